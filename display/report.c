@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/* profview report: the function list. */
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+static const char report_usage[] =
+	"Usage: profview report PROFILE [--sort=COL] [--filter=REGEX] [--format=text|json]\n"
+	"\n"
+	"The function list: calls, self cycles and their share of the total,\n"
+	"self+descendants cycles and share, min and max self cycles per call,\n"
+	"name and object. Only functions that ran are listed.\n"
+	"\n"
+	"  --sort=COL      self (default), incl, calls, min, max, name, object\n"
+	"  --filter=REGEX  only functions whose name matches (POSIX extended)\n"
+	"  --format=FMT    text (default) or json\n";
+
+enum sort_col { S_SELF, S_INCL, S_CALLS, S_MIN, S_MAX, S_NAME, S_OBJECT };
+
+struct sort_ctx {
+	const struct profile *p;
+	const struct func_table *t;
+	enum sort_col col;
+} sctx;
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? -1 : a < b;
+}
+
+static int cmp_rows(const void *x, const void *y)
+{
+	const struct func_view *a = &sctx.t->f[*(const uint32_t *)x];
+	const struct func_view *b = &sctx.t->f[*(const uint32_t *)y];
+	int c = 0;
+	switch (sctx.col) {
+	case S_SELF: c = cmp_u64(a->self, b->self); break;
+	case S_INCL: c = cmp_u64(a->incl, b->incl); break;
+	case S_CALLS: c = cmp_u64(a->calls, b->calls); break;
+	case S_MIN: c = cmp_u64(a->min_self, b->min_self); break;
+	case S_MAX: c = cmp_u64(a->max_self, b->max_self); break;
+	case S_NAME: c = strcmp(sctx.p->funcs[a->g].name, sctx.p->funcs[b->g].name); break;
+	case S_OBJECT: c = strcmp(sctx.p->funcs[a->g].object, sctx.p->funcs[b->g].object); break;
+	}
+	if (!c)
+		c = cmp_u64(a->self, b->self);
+	if (!c)
+		c = strcmp(sctx.p->funcs[a->g].name, sctx.p->funcs[b->g].name);
+	return c ? c : (a->g > b->g) - (a->g < b->g);
+}
+
+static double pct(uint64_t v, uint64_t tot)
+{
+	return tot ? 100.0 * (double)v / (double)tot : 0.0;
+}
+
+static void print_json(const struct profile *p, const struct func_table *t, const uint32_t *rows, uint32_t n)
+{
+	FILE *o = stdout;
+	fprintf(o, "{\n  \"total_cycles\": %llu,\n", (unsigned long long)t->total_self);
+	fprintf(o, "  \"pid\": %u,\n  \"exe\": ", p->hdr->pid);
+	pv_json_str(o, p->hdr->exe);
+	fprintf(o, ",\n  \"cpu\": ");
+	pv_json_str(o, p->nobjs ? prof_str(&p->objs[0], p->objs[0].map->cpu) : "");
+	fprintf(o, ",\n  \"threads\": %u,\n  \"functions\": [", p->nthreads);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct func_view *v = &t->f[rows[i]];
+		fprintf(o, "%s\n    {\"name\": ", i ? "," : "");
+		pv_json_str(o, pv_name(p, v->g));
+		fprintf(o, ", \"symbol\": ");
+		pv_json_str(o, p->funcs[v->g].name);
+		fprintf(o, ", \"object\": ");
+		pv_json_str(o, p->funcs[v->g].object);
+		fprintf(o, ", \"calls\": %llu, \"self_cycles\": %llu, \"incl_cycles\": %llu, "
+			   "\"min_self_cycles\": %llu, \"max_self_cycles\": %llu, \"block_cycles\": %llu, "
+			   "\"callers\": [",
+			(unsigned long long)v->calls, (unsigned long long)v->self, (unsigned long long)v->incl,
+			(unsigned long long)v->min_self, (unsigned long long)v->max_self,
+			(unsigned long long)v->block_cycles);
+		for (uint32_t c = 0; c < v->ncallers; c++) {
+			const struct caller_rec *cr = &v->callers[c];
+			fprintf(o, "%s{\"name\": ", c ? ", " : "");
+			pv_json_str(o, cr->caller == UINT32_MAX ? "<root>" : pv_name(p, cr->caller));
+			fprintf(o, ", \"calls\": %llu, \"incl_cycles\": %llu}", (unsigned long long)cr->calls,
+				(unsigned long long)cr->incl);
+		}
+		fprintf(o, "]}");
+	}
+	fprintf(o, "\n  ]\n}\n");
+}
+
+static void print_text(const struct profile *p, const struct func_table *t, const uint32_t *rows, uint32_t n)
+{
+	printf("Profile of %s (pid %u), %u thread%s, model %s\n", p->hdr->exe, p->hdr->pid, p->nthreads,
+	       p->nthreads == 1 ? "" : "s", p->nobjs ? prof_str(&p->objs[0], p->objs[0].map->cpu) : "?");
+	printf("Total: %llu cycles\n\n", (unsigned long long)t->total_self);
+	printf("%12s %14s %6s %14s %6s %10s %10s  %s\n", "Calls", "Self", "Self%", "Incl", "Incl%", "MinSelf",
+	       "MaxSelf", "Function [object]");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct func_view *v = &t->f[rows[i]];
+		printf("%12llu %14llu %5.1f%% %14llu %5.1f%% %10llu %10llu  %s [%s]\n",
+		       (unsigned long long)v->calls, (unsigned long long)v->self, pct(v->self, t->total_self),
+		       (unsigned long long)v->incl, pct(v->incl, t->total_self), (unsigned long long)v->min_self,
+		       (unsigned long long)v->max_self, pv_name(p, v->g), p->funcs[v->g].object);
+	}
+}
+
+int cmd_report(int argc, char **argv)
+{
+	const char *path = NULL, *filter = NULL, *format = "text";
+	enum sort_col col = S_SELF;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(report_usage, stdout);
+			return 0;
+		} else if (!strncmp(a, "--sort=", 7)) {
+			static const char *names[] = {"self", "incl", "calls", "min", "max", "name", "object"};
+			int k = -1;
+			for (int j = 0; j < 7; j++)
+				if (!strcmp(a + 7, names[j]))
+					k = j;
+			if (k < 0) {
+				pv_error("unknown sort column '%s' (self, incl, calls, min, max, name, object)", a + 7);
+				return 2;
+			}
+			col = (enum sort_col)k;
+		} else if (!strncmp(a, "--filter=", 9)) {
+			filter = a + 9;
+		} else if (!strncmp(a, "--format=", 9)) {
+			format = a + 9;
+			if (strcmp(format, "text") && strcmp(format, "json")) {
+				pv_error("unknown format '%s' (text, json)", format);
+				return 2;
+			}
+		} else if (a[0] == '-' && a[1]) {
+			pv_error("report: unknown option %s", a);
+			return 2;
+		} else if (!path) {
+			path = a;
+		} else {
+			pv_error("report: one profile at a time");
+			return 2;
+		}
+	}
+	if (!path) {
+		fputs(report_usage, stderr);
+		return 2;
+	}
+	regex_t re;
+	if (filter && regcomp(&re, filter, REG_EXTENDED | REG_NOSUB)) {
+		pv_error("bad --filter regular expression '%s'", filter);
+		return 2;
+	}
+	struct profile p;
+	if (pv_load(&p, path)) {
+		if (filter)
+			regfree(&re);
+		return 1;
+	}
+	struct func_table t;
+	if (func_table_build(&t, &p)) {
+		pv_error("out of memory");
+		prof_free(&p);
+		return 1;
+	}
+	uint32_t *rows = malloc((t.n ? t.n : 1) * sizeof(uint32_t));
+	uint32_t n = 0;
+	for (uint32_t g = 0; g < t.n; g++) {
+		if (!t.f[g].calls && !t.f[g].self)
+			continue;
+		if (filter && regexec(&re, pv_name(&p, g), 0, NULL, 0))
+			continue;
+		rows[n++] = g;
+	}
+	sctx = (struct sort_ctx){&p, &t, col};
+	qsort(rows, n, sizeof(*rows), cmp_rows);
+	if (!strcmp(format, "json"))
+		print_json(&p, &t, rows, n);
+	else
+		print_text(&p, &t, rows, n);
+	free(rows);
+	func_table_free(&t);
+	prof_free(&p);
+	if (filter)
+		regfree(&re);
+	return 0;
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profinst on-disk and in-memory formats, shared by the rewriter (which
+ * emits the per-object map and descriptors), the runtime (which copies them
+ * into the profile) and profview (which reads them back).
+ *
+ * All integers are little-endian, all structures naturally aligned, and no
+ * structure contains a pointer except the run-time records in the
+ * executable (pi_objdesc, pi_funcrec), whose pointers are filled in by the
+ * linker through relocations the rewriter emits.
+ *
+ * See libprof/FORMAT.md for the prose description.
+ */
+#ifndef PROFINST_FORMAT_H
+#define PROFINST_FORMAT_H
+
+#include <stdint.h>
+
+/* ----- The map: one blob per instrumented object, emitted by the rewriter
+ * into the allocated section "profinst_map" and copied verbatim into the
+ * profile by the runtime.  It describes the object as it was before
+ * instrumentation, so that every figure can be shown at its original place. */
+
+#define PI_MAP_MAGIC 0x50414d50u /* "PMAP" */
+#define PI_MAP_VERSION 1
+
+struct pi_map_hdr {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t size;       /* bytes of the whole blob, header included */
+	uint32_t object;     /* string: "file.o" or "lib.a(member.o)" */
+	uint32_t nfuncs;
+	uint32_t nblocks;
+	uint32_t nsites;
+	uint32_t funcs_off;  /* -> struct pi_map_func[nfuncs] */
+	uint32_t blocks_off; /* -> struct pi_map_block[nblocks] */
+	uint32_t sites_off;  /* -> struct pi_map_site[nsites] */
+	uint32_t str_off;    /* string table; a string is an offset into it */
+	uint32_t str_size;
+	uint32_t cpu;        /* string: the timing model's name */
+	uint32_t reserved;
+};
+
+#define PI_FUNC_COMDAT 0x1      /* defined in a COMDAT group: may be a discarded copy */
+#define PI_FUNC_UNINSTRUMENTED 0x2 /* left as it was: no counts */
+#define PI_FUNC_GLOBAL 0x4
+
+struct pi_map_func {
+	uint32_t name;        /* string: symbol name (mangled) */
+	uint32_t section;     /* string: original section name of the entry */
+	uint32_t offset;      /* original offset of the entry in that section */
+	uint32_t size;        /* original size of the entry piece */
+	uint32_t first_block; /* blocks of a function are contiguous */
+	uint32_t nblocks;
+	uint32_t first_site;  /* call sites of a function are contiguous */
+	uint32_t nsites;
+	uint32_t flags;       /* PI_FUNC_* */
+	uint32_t ninsns;      /* static instruction count, all pieces */
+};
+
+struct pi_map_block {
+	uint32_t func;    /* index into funcs */
+	uint32_t section; /* string: original section name */
+	uint32_t offset;  /* original offset in that section */
+	uint32_t size;    /* original bytes */
+	uint32_t ninsns;
+	uint32_t cost;    /* fixed cycles of the block under the map's cpu model */
+};
+
+/* A call site: a call instruction of the original object.  The runtime
+ * records return addresses; profview finds the site by the piece and the
+ * offset of the return address in the instrumented piece. */
+struct pi_map_site {
+	uint32_t func;
+	uint32_t piece;   /* which piece of the function (0 = entry piece) */
+	uint32_t ret_off; /* return address, as offset in the instrumented piece */
+	uint32_t section; /* string: original section name */
+	uint32_t offset;  /* original offset of the call instruction */
+	uint32_t block;   /* block holding the call */
+};
+
+/* ----- Run-time records, in the instrumented executable. */
+
+#define PI_MAX_PIECES 4
+
+/* One per instrumented object, in section "profinst_objs". */
+struct pi_objdesc {
+	uint64_t magic;          /* PI_OBJDESC_MAGIC */
+	const struct pi_map_hdr *map;
+	int32_t counts_tpoff;    /* TLS offset of uint64_t counts[nblocks] */
+	uint32_t nblocks;
+	uint32_t nfuncs;
+	uint32_t index;          /* filled in by the runtime at start-up */
+};
+#define PI_OBJDESC_MAGIC 0x534544504e495250ull /* "PRINPDES" */
+
+/* One per function, in a section "profinst_funcs" that joins the
+ * function's COMDAT group, so that a discarded copy takes its record along.
+ * The entry stub passes its address to the runtime: it is the function's
+ * identity at run time. */
+struct pi_funcrec {
+	const struct pi_objdesc *obj;
+	uint32_t index;          /* into the object's map funcs */
+	uint32_t npieces;
+	uint64_t addr[PI_MAX_PIECES]; /* instrumented address of each piece */
+	uint32_t size[PI_MAX_PIECES]; /* instrumented size of each piece */
+};
+
+/* ----- The profile file. */
+
+#define PI_PROF_MAGIC "PROFINST"
+#define PI_PROF_VERSION 1
+
+#define PI_PROF_ENDED_BY_SIGNAL 0x1
+
+struct pi_prof_hdr {
+	char magic[8];
+	uint32_t version;
+	uint32_t hdr_size;  /* sizeof(struct pi_prof_hdr) when written */
+	uint64_t features;  /* reserved, 0 */
+	uint64_t flags;     /* PI_PROF_* */
+	uint32_t pid;
+	uint32_t signal;    /* the fatal signal, when ENDED_BY_SIGNAL */
+	uint64_t tsc_per_kcycle; /* rdtsc ticks per 1000 model cycles; 0 = unknown */
+	char exe[256];      /* path of the executable, NUL-terminated */
+};
+
+/* Records follow the header: a pi_prof_rec then size bytes of payload,
+ * padded to 8.  Unknown tags are skipped by readers. */
+struct pi_prof_rec {
+	uint32_t tag;
+	uint32_t reserved;
+	uint64_t size;
+};
+
+enum {
+	PI_REC_OBJECT = 1,  /* u32 index, u32 pad, then the map blob */
+	PI_REC_COUNTS = 2,  /* u32 object, u32 thread, then uint64_t[nblocks] */
+	PI_REC_FUNCREC = 3, /* struct pi_prof_funcrec[] */
+	PI_REC_THREAD = 4,  /* struct pi_prof_thread, then pi_prof_node[] */
+	PI_REC_END = 0xffff,
+};
+
+struct pi_prof_funcrec {
+	uint32_t obj;
+	uint32_t func;
+	uint32_t npieces;
+	uint32_t pad;
+	uint64_t addr[PI_MAX_PIECES];
+	uint32_t size[PI_MAX_PIECES];
+};
+
+struct pi_prof_thread {
+	uint32_t index;
+	uint32_t tid;
+	uint32_t nnodes;
+	uint32_t nrec;      /* recursive-call edges, after the nodes */
+	uint64_t clock;     /* the thread's final virtual clock */
+};
+
+/* Calling-context tree node; nodes are written parents first. Node 0 is the
+ * thread's root, which has no function (obj = func = UINT32_MAX). */
+struct pi_prof_node {
+	uint32_t parent;
+	uint32_t obj;
+	uint32_t func;
+	uint32_t pad;
+	uint64_t ret_addr;    /* raw return address of the call (instrumented) */
+	uint64_t calls;       /* activations, recursive ones included */
+	uint64_t rec_calls;   /* of which recursive (collapsed into this node) */
+	uint64_t self;        /* cycles */
+	uint64_t incl;        /* cycles, outermost activations only */
+	uint64_t min_self;
+	uint64_t max_self;
+};
+
+/* A recursive call collapsed into an ancestor node: who called (caller
+ * node's function) and from where. */
+struct pi_prof_recedge {
+	uint32_t node;        /* the callee's node */
+	uint32_t caller_obj;
+	uint32_t caller_func;
+	uint32_t pad;
+	uint64_t ret_addr;
+	uint64_t calls;
+	uint64_t incl;
+};
+
+#endif

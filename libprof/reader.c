@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+#include "reader.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *err, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static bool str_ok(const struct pi_map_hdr *m, uint32_t s)
+{
+	if (s >= m->str_size)
+		return false;
+	const char *str = (const char *)m + m->str_off;
+	return memchr(str + s, 0, m->str_size - s) != NULL;
+}
+
+static int check_map(const struct pi_map_hdr *m, uint64_t avail, char *err, size_t n)
+{
+	if (avail < sizeof(*m) || m->magic != PI_MAP_MAGIC)
+		return fail(err, n, "bad object map");
+	if (m->version != PI_MAP_VERSION)
+		return fail(err, n, "object map version %u not supported", m->version);
+	if (m->size > avail || m->size < sizeof(*m))
+		return fail(err, n, "object map overruns its record");
+	uint64_t sz = m->size;
+	if ((uint64_t)m->funcs_off + (uint64_t)m->nfuncs * sizeof(struct pi_map_func) > sz ||
+	    (uint64_t)m->blocks_off + (uint64_t)m->nblocks * sizeof(struct pi_map_block) > sz ||
+	    (uint64_t)m->sites_off + (uint64_t)m->nsites * sizeof(struct pi_map_site) > sz ||
+	    (uint64_t)m->str_off + m->str_size > sz || m->str_size == 0 ||
+	    m->funcs_off % 4 || m->blocks_off % 4 || m->sites_off % 4)
+		return fail(err, n, "object map tables overrun the map");
+	const char *str = (const char *)m + m->str_off;
+	if (str[m->str_size - 1] != 0)
+		return fail(err, n, "object map string table is not terminated");
+	if (!str_ok(m, m->object) || !str_ok(m, m->cpu))
+		return fail(err, n, "bad string in object map");
+	const struct pi_map_func *f = (const void *)((const char *)m + m->funcs_off);
+	for (uint32_t i = 0; i < m->nfuncs; i++) {
+		if (!str_ok(m, f[i].name) || !str_ok(m, f[i].section))
+			return fail(err, n, "bad function name in object map");
+		if ((uint64_t)f[i].first_block + f[i].nblocks > m->nblocks ||
+		    (uint64_t)f[i].first_site + f[i].nsites > m->nsites)
+			return fail(err, n, "bad function in object map");
+	}
+	const struct pi_map_block *b = (const void *)((const char *)m + m->blocks_off);
+	for (uint32_t i = 0; i < m->nblocks; i++)
+		if (b[i].func >= m->nfuncs || !str_ok(m, b[i].section))
+			return fail(err, n, "bad block in object map");
+	const struct pi_map_site *s = (const void *)((const char *)m + m->sites_off);
+	for (uint32_t i = 0; i < m->nsites; i++)
+		if (s[i].func >= m->nfuncs || !str_ok(m, s[i].section) || s[i].piece >= PI_MAX_PIECES)
+			return fail(err, n, "bad call site in object map");
+	return 0;
+}
+
+#define GROW(arr, len, cap)                                                          \
+	do {                                                                         \
+		if ((len) == (cap)) {                                                \
+			(cap) = (cap) ? 2 * (cap) : 8;                               \
+			void *np_ = realloc((arr), (cap) * sizeof(*(arr)));          \
+			if (!np_)                                                    \
+				return fail(err, errsz, "out of memory");            \
+			(arr) = np_;                                                 \
+		}                                                                    \
+	} while (0)
+
+static int parse(struct profile *p, char *err, size_t errsz)
+{
+	const uint8_t *d = p->data;
+	size_t size = p->size;
+	if (size < 16 || memcmp(d, PI_PROF_MAGIC, 8))
+		return fail(err, errsz, "not a profinst profile");
+	const struct pi_prof_hdr *h = (const void *)d;
+	if (size < sizeof(*h))
+		return fail(err, errsz, "truncated profile header");
+	if (h->version != PI_PROF_VERSION)
+		return fail(err, errsz, "profile version %u not supported (this profview reads %u)",
+			    h->version, PI_PROF_VERSION);
+	if (h->hdr_size < sizeof(*h) || h->hdr_size > size || h->hdr_size % 8)
+		return fail(err, errsz, "bad profile header size");
+	p->hdr = h;
+	size_t objcap = 0, thcap = 0;
+	bool ended = false;
+	uint64_t off = h->hdr_size;
+	/* counts records are applied after all objects are known */
+	const uint8_t **counts = NULL;
+	size_t ncounts = 0, countcap = 0;
+	while (off < size) {
+		if (size - off < sizeof(struct pi_prof_rec))
+			return fail(err, errsz, "truncated record at offset %llu", (unsigned long long)off);
+		const struct pi_prof_rec *r = (const void *)(d + off);
+		uint64_t body = off + sizeof(*r);
+		if (r->size > size - body)
+			return fail(err, errsz, "truncated record at offset %llu", (unsigned long long)off);
+		const uint8_t *pl = d + body;
+		switch (r->tag) {
+		case PI_REC_OBJECT: {
+			if (r->size < 8)
+				return fail(err, errsz, "bad object record");
+			uint32_t idx;
+			memcpy(&idx, pl, 4);
+			if (idx != p->nobjs)
+				return fail(err, errsz, "object records out of order");
+			const struct pi_map_hdr *m = (const void *)(pl + 8);
+			if (check_map(m, r->size - 8, err, errsz))
+				return -1;
+			GROW(p->objs, p->nobjs, objcap);
+			struct prof_obj *o = &p->objs[p->nobjs++];
+			memset(o, 0, sizeof(*o));
+			o->map = m;
+			o->funcs = (const void *)((const char *)m + m->funcs_off);
+			o->blocks = (const void *)((const char *)m + m->blocks_off);
+			o->sites = (const void *)((const char *)m + m->sites_off);
+			o->str = (const char *)m + m->str_off;
+			o->counts = calloc(m->nblocks ? m->nblocks : 1, sizeof(uint64_t));
+			if (!o->counts)
+				return fail(err, errsz, "out of memory");
+			break;
+		}
+		case PI_REC_COUNTS:
+			GROW(counts, ncounts, countcap);
+			counts[ncounts++] = d + off;
+			break;
+		case PI_REC_FUNCREC:
+			if (r->size % sizeof(struct pi_prof_funcrec))
+				return fail(err, errsz, "bad function record table");
+			p->recs = (const void *)pl;
+			p->nrecs = (uint32_t)(r->size / sizeof(struct pi_prof_funcrec));
+			break;
+		case PI_REC_THREAD: {
+			const struct pi_prof_thread *t = (const void *)pl;
+			if (r->size < sizeof(*t) ||
+			    r->size != sizeof(*t) + (uint64_t)t->nnodes * sizeof(struct pi_prof_node) +
+					       (uint64_t)t->nrec * sizeof(struct pi_prof_recedge) ||
+			    t->nnodes == 0)
+				return fail(err, errsz, "bad thread record");
+			GROW(p->threads, p->nthreads, thcap);
+			struct prof_thread *pt = &p->threads[p->nthreads++];
+			pt->hdr = t;
+			pt->nodes = (const void *)(pl + sizeof(*t));
+			pt->recs = (const void *)(pl + sizeof(*t) + (uint64_t)t->nnodes * sizeof(struct pi_prof_node));
+			break;
+		}
+		case PI_REC_END:
+			ended = true;
+			break;
+		default:
+			break; /* unknown: skip */
+		}
+		if (ended)
+			break;
+		off = body + ((r->size + 7) & ~7ull);
+	}
+	if (!ended) {
+		free(counts);
+		return fail(err, errsz, "truncated profile (no end record)");
+	}
+	/* global functions */
+	for (uint32_t i = 0; i < p->nobjs; i++) {
+		p->objs[i].first_gfunc = p->nfuncs;
+		if (p->nfuncs + (uint64_t)p->objs[i].map->nfuncs > UINT32_MAX / 2) {
+			free(counts);
+			return fail(err, errsz, "too many functions");
+		}
+		p->nfuncs += p->objs[i].map->nfuncs;
+	}
+	p->funcs = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*p->funcs));
+	if (!p->funcs) {
+		free(counts);
+		return fail(err, errsz, "out of memory");
+	}
+	for (uint32_t i = 0; i < p->nobjs; i++) {
+		const struct prof_obj *o = &p->objs[i];
+		for (uint32_t f = 0; f < o->map->nfuncs; f++) {
+			struct prof_gfunc *g = &p->funcs[o->first_gfunc + f];
+			g->obj = i;
+			g->func = f;
+			g->name = prof_str(o, o->funcs[f].name);
+			g->object = prof_str(o, o->map->object);
+		}
+	}
+	for (uint32_t i = 0; i < p->nrecs; i++) {
+		const struct pi_prof_funcrec *r = &p->recs[i];
+		if (r->obj >= p->nobjs || r->func >= p->objs[r->obj].map->nfuncs || r->npieces > PI_MAX_PIECES) {
+			free(counts);
+			return fail(err, errsz, "bad function record");
+		}
+		p->funcs[p->objs[r->obj].first_gfunc + r->func].rec = r;
+	}
+	for (size_t i = 0; i < ncounts; i++) {
+		const struct pi_prof_rec *r = (const void *)counts[i];
+		const uint8_t *pl = counts[i] + sizeof(*r);
+		uint32_t obj;
+		memcpy(&obj, pl, 4);
+		if (r->size < 8 || obj >= p->nobjs || r->size - 8 != 8ull * p->objs[obj].map->nblocks) {
+			free(counts);
+			return fail(err, errsz, "bad block counter record");
+		}
+		const uint64_t *c = (const void *)(pl + 8);
+		for (uint32_t b = 0; b < p->objs[obj].map->nblocks; b++)
+			p->objs[obj].counts[b] += c[b];
+	}
+	free(counts);
+	for (uint32_t i = 0; i < p->nthreads; i++) {
+		const struct prof_thread *t = &p->threads[i];
+		for (uint32_t n = 0; n < t->hdr->nnodes; n++) {
+			const struct pi_prof_node *nd = &t->nodes[n];
+			if (n == 0 ? nd->parent != UINT32_MAX : nd->parent >= n)
+				return fail(err, errsz, "bad calling-context tree");
+			if (n && prof_gfunc(p, nd->obj, nd->func) == UINT32_MAX)
+				return fail(err, errsz, "calling-context node names an unknown function");
+		}
+		for (uint32_t k = 0; k < t->hdr->nrec; k++) {
+			const struct pi_prof_recedge *re = &t->recs[k];
+			if (re->node == 0 || re->node >= t->hdr->nnodes ||
+			    prof_gfunc(p, re->caller_obj, re->caller_func) == UINT32_MAX)
+				return fail(err, errsz, "bad recursive edge");
+		}
+	}
+	return 0;
+}
+
+uint32_t prof_gfunc(const struct profile *p, uint32_t obj, uint32_t func)
+{
+	if (obj >= p->nobjs || func >= p->objs[obj].map->nfuncs)
+		return UINT32_MAX;
+	return p->objs[obj].first_gfunc + func;
+}
+
+int prof_parse(struct profile *p, const void *data, size_t size, char *err, size_t errsz)
+{
+	memset(p, 0, sizeof(*p));
+	/* aligned copy: records are 8-aligned relative to the start */
+	p->data = malloc(size ? size : 1);
+	if (!p->data)
+		return fail(err, errsz, "out of memory");
+	memcpy(p->data, data, size);
+	p->size = size;
+	return parse(p, err, errsz);
+}
+
+int prof_load(struct profile *p, const char *path, char *err, size_t errsz)
+{
+	memset(p, 0, sizeof(*p));
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return fail(err, errsz, "%s", strerror(errno));
+	size_t cap = 1 << 16, len = 0;
+	uint8_t *buf = malloc(cap);
+	size_t n;
+	while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += n;
+		if (len == cap) {
+			uint8_t *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+			}
+			buf = nb;
+		}
+	}
+	int rerr = ferror(f);
+	fclose(f);
+	if (!buf)
+		return fail(err, errsz, "out of memory");
+	if (rerr) {
+		free(buf);
+		return fail(err, errsz, "read error");
+	}
+	p->data = buf;
+	p->size = len;
+	return parse(p, err, errsz);
+}
+
+void prof_free(struct profile *p)
+{
+	for (uint32_t i = 0; i < p->nobjs; i++)
+		free(p->objs[i].counts);
+	free(p->objs);
+	free(p->threads);
+	free(p->funcs);
+	free(p->data);
+	memset(p, 0, sizeof(*p));
+}
+
+bool prof_find_site(const struct profile *p, uint64_t ra, uint32_t *gfunc, const struct pi_map_site **site)
+{
+	for (uint32_t i = 0; i < p->nrecs; i++) {
+		const struct pi_prof_funcrec *r = &p->recs[i];
+		for (uint32_t k = 0; k < r->npieces; k++) {
+			if (ra < r->addr[k] || ra > r->addr[k] + r->size[k])
+				continue;
+			const struct prof_obj *o = &p->objs[r->obj];
+			const struct pi_map_func *f = &o->funcs[r->func];
+			for (uint32_t s = f->first_site; s < f->first_site + f->nsites; s++)
+				if (o->sites[s].piece == k && o->sites[s].ret_off == ra - r->addr[k]) {
+					*gfunc = o->first_gfunc + r->func;
+					*site = &o->sites[s];
+					return true;
+				}
+		}
+	}
+	return false;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading a profile.  prof_load validates everything it hands out: record
+ * bounds, map offsets, string offsets, node parents, object and function
+ * indices.  A profile that fails any check is refused with a message; the
+ * rest of profview can trust what it gets.
+ */
+#ifndef PI_READER_H
+#define PI_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+
+struct prof_obj {
+	const struct pi_map_hdr *map;
+	const struct pi_map_func *funcs;
+	const struct pi_map_block *blocks;
+	const struct pi_map_site *sites;
+	const char *str;
+	uint64_t *counts;      /* [nblocks], summed over threads */
+	uint32_t first_gfunc;  /* global index of its function 0 */
+};
+
+struct prof_thread {
+	const struct pi_prof_thread *hdr;
+	const struct pi_prof_node *nodes;
+	const struct pi_prof_recedge *recs;
+};
+
+/* A function of the whole program: (object, index in its map). */
+struct prof_gfunc {
+	uint32_t obj, func;
+	const char *name;     /* as in the symbol table */
+	const char *object;
+	const struct pi_prof_funcrec *rec; /* where it landed, if linked */
+};
+
+struct profile {
+	uint8_t *data;
+	size_t size;
+	const struct pi_prof_hdr *hdr;
+	struct prof_obj *objs;
+	uint32_t nobjs;
+	const struct pi_prof_funcrec *recs;
+	uint32_t nrecs;
+	struct prof_thread *threads;
+	uint32_t nthreads;
+	struct prof_gfunc *funcs;
+	uint32_t nfuncs;
+};
+
+/* Load and validate path. Returns 0, or -1 with a one-line message in err. */
+int prof_load(struct profile *p, const char *path, char *err, size_t errsz);
+/* Same, from memory (the buffer is copied). */
+int prof_parse(struct profile *p, const void *data, size_t size, char *err, size_t errsz);
+void prof_free(struct profile *p);
+
+/* String s of object o (validated). */
+static inline const char *prof_str(const struct prof_obj *o, uint32_t s)
+{
+	return o->str + s;
+}
+
+/* Global function index of (obj, func), or UINT32_MAX. */
+uint32_t prof_gfunc(const struct profile *p, uint32_t obj, uint32_t func);
+
+/* The call site a return address belongs to: its caller function and the
+ * site in its map, or false. */
+bool prof_find_site(const struct profile *p, uint64_t ret_addr, uint32_t *gfunc,
+		    const struct pi_map_site **site);
+
+#endif

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading static archives (libelf) and writing them back (GNU format with a
+ * symbol index, so that the linker pulls members exactly as before). */
+#ifndef PI_ARCHIVE_H
+#define PI_ARCHIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ar_member {
+	char *name;
+	uint8_t *data;
+	size_t size;
+};
+
+struct archive {
+	struct ar_member *m;
+	size_t n, cap;
+};
+
+bool is_archive(const void *image, size_t size);
+/* Read all members of the archive image. 0 or -1 (message names path). */
+int archive_read(struct archive *a, const char *path, const void *image, size_t size);
+/* Write members to path (via a temporary file). 0 or -1. */
+int archive_write(const struct archive *a, const char *path);
+void archive_free(struct archive *a);
+
+/* Global symbols an ELF object defines, for the archive index. */
+void elf_defined_globals(const uint8_t *image, size_t size,
+			 void (*cb)(const char *name, void *arg), void *arg);
+
+#endif

@@ -1,0 +1,709 @@
+/* SPDX-License-Identifier: MIT */
+#include "cfg.h"
+
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ----- relocation helpers */
+
+bool rel_is_pcrel(uint32_t t)
+{
+	return t == R_X86_64_PC32 || t == R_X86_64_PLT32 || t == R_X86_64_PC16 ||
+	       t == R_X86_64_PC8 || t == R_X86_64_PC64;
+}
+
+bool rel_is_address(uint32_t t)
+{
+	return rel_is_pcrel(t) || t == R_X86_64_64 || t == R_X86_64_32 ||
+	       t == R_X86_64_32S || t == R_X86_64_16 || t == R_X86_64_8;
+}
+
+int rel_size(uint32_t t)
+{
+	switch (t) {
+	case R_X86_64_64: case R_X86_64_PC64: case R_X86_64_DTPOFF64:
+	case R_X86_64_TPOFF64: case R_X86_64_GOTOFF64: case R_X86_64_GOTPC64:
+	case R_X86_64_SIZE64:
+		return 8;
+	case R_X86_64_16: case R_X86_64_PC16:
+		return 2;
+	case R_X86_64_8: case R_X86_64_PC8:
+		return 1;
+	case R_X86_64_TLSDESC_CALL: case R_X86_64_NONE:
+		return 0;
+	default:
+		return 4;
+	}
+}
+
+static int cmp_rela(const void *a, const void *b)
+{
+	const struct rela *x = a, *y = b;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+size_t rela_lower_bound(const struct section *rs, uint64_t off)
+{
+	size_t lo = 0, hi = rs->nrelas;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (rs->relas[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool is_text(const struct code *c, int sec)
+{
+	return sec > 0 && (size_t)sec < c->o->nsecs && c->text_of_sec[sec] >= 0;
+}
+
+uint64_t data_pcrel_base(const struct code *c, int sec, uint64_t field)
+{
+	uint64_t best = field;
+	bool found = false;
+	for (size_t i = 0; i < c->nbases; i++)
+		if (c->bases[i].sec == sec && c->bases[i].off <= field &&
+		    (!found || c->bases[i].off > best))
+			best = c->bases[i].off, found = true;
+	return best;
+}
+
+bool rel_target(const struct code *c, int sec, const struct rela *r, uint64_t insn_end,
+		int *tsec, uint64_t *toff)
+{
+	const struct symbol *s = &c->o->syms[r->sym];
+	if (!rel_is_address(r->type) || s->shndx == SHN_UNDEF || s->shndx >= SHN_LORESERVE)
+		return false;
+	*tsec = (int)s->shndx;
+	uint64_t t = s->value + (uint64_t)r->addend;
+	if (rel_is_pcrel(r->type)) {
+		if (is_text(c, sec))
+			t += insn_end - r->off;
+		else
+			t -= r->off - data_pcrel_base(c, sec, r->off);
+	}
+	*toff = t;
+	return true;
+}
+
+/* ----- functions and pieces */
+
+static bool is_debug(const char *n)
+{
+	return !strncmp(n, ".debug", 6) || !strncmp(n, ".zdebug", 7) || !strncmp(n, ".gnu.debuglto", 13);
+}
+
+static bool cold_base(const char *name, char *base, size_t n)
+{
+	const char *p = strstr(name, ".cold");
+	if (!p || p == name)
+		return false;
+	const char *q = p + 5;
+	if (*q == '.') {
+		q++;
+		if (!*q)
+			return false;
+		while (*q >= '0' && *q <= '9')
+			q++;
+	}
+	if (*q)
+		return false;
+	size_t len = (size_t)(p - name);
+	if (len >= n)
+		return false;
+	memcpy(base, name, len);
+	base[len] = 0;
+	return true;
+}
+
+struct fsym {
+	int sym;
+	int sec;
+	uint64_t value, size;
+};
+
+static int cmp_fsym(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+	if (x->sec != y->sec)
+		return x->sec - y->sec;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return x->sym - y->sym;
+}
+
+static bool better_primary(const struct object *o, int a, int b)
+{
+	/* prefer global names, then names without a '.' suffix */
+	bool ga = ELF64_ST_BIND(o->syms[a].info) != STB_LOCAL;
+	bool gb = ELF64_ST_BIND(o->syms[b].info) != STB_LOCAL;
+	if (ga != gb)
+		return ga;
+	return strchr(o->syms[b].name, '.') && !strchr(o->syms[a].name, '.');
+}
+
+static void find_functions(struct code *c)
+{
+	struct object *o = c->o;
+	struct fsym *fs = NULL;
+	size_t nfs = 0, fscap = 0;
+	for (size_t i = 1; i < o->nsyms; i++) {
+		const struct symbol *s = &o->syms[i];
+		int t = ELF64_ST_TYPE(s->info);
+		if ((t != STT_FUNC && t != STT_GNU_IFUNC) || !is_text(c, (int)s->shndx))
+			continue;
+		if (s->value >= o->secs[s->shndx].size)
+			continue;
+		struct fsym *f = VEC_PUSH(fs, nfs, fscap);
+		f->sym = (int)i, f->sec = (int)s->shndx, f->value = s->value, f->size = s->size;
+	}
+	qsort(fs, nfs, sizeof(*fs), cmp_fsym);
+	c->func_of_sym = xcalloc(o->nsyms + 1, sizeof(*c->func_of_sym));
+	for (size_t i = 0; i < o->nsyms; i++)
+		c->func_of_sym[i] = -1;
+	/* One function per distinct start; aliases share it. */
+	for (size_t i = 0; i < nfs;) {
+		size_t j = i;
+		int prim = fs[i].sym;
+		uint64_t size = fs[i].size;
+		while (j < nfs && fs[j].sec == fs[i].sec && fs[j].value == fs[i].value) {
+			if (better_primary(o, fs[j].sym, prim))
+				prim = fs[j].sym;
+			if (fs[j].size > size)
+				size = fs[j].size;
+			j++;
+		}
+		uint64_t end = o->secs[fs[i].sec].size;
+		if (j < nfs && fs[j].sec == fs[i].sec)
+			end = fs[j].value;
+		if (size && fs[i].value + size < end)
+			end = fs[i].value + size;
+		struct func *f = VEC_PUSH(c->funcs, c->nfuncs, c->funccap);
+		memset(f, 0, sizeof(*f));
+		f->name = xstrdup(o->syms[prim].name);
+		f->sym = prim;
+		f->npieces = 1;
+		f->pieces[0].ts = c->text_of_sec[fs[i].sec];
+		f->pieces[0].start = fs[i].value;
+		f->pieces[0].end = end;
+		f->instrument = true;
+		f->group = o->secs[fs[i].sec].group;
+		for (size_t k = i; k < j; k++)
+			c->func_of_sym[fs[k].sym] = (int32_t)(c->nfuncs - 1);
+		i = j;
+	}
+	free(fs);
+	/* foo.cold pieces join foo. */
+	for (size_t i = 0; i < c->nfuncs; i++) {
+		char base[512];
+		struct func *f = &c->funcs[i];
+		if (!cold_base(f->name, base, sizeof(base)))
+			continue;
+		for (size_t k = 0; k < c->nfuncs; k++) {
+			struct func *g = &c->funcs[k];
+			if (k == i || strcmp(g->name, base) || g->npieces >= PI_MAX_PIECES || !g->instrument)
+				continue;
+			g->pieces[g->npieces++] = f->pieces[0];
+			for (size_t s = 0; s < o->nsyms; s++)
+				if (c->func_of_sym[s] == (int32_t)i)
+					c->func_of_sym[s] = (int32_t)k;
+			f->npieces = 0; /* merged: removed below */
+			break;
+		}
+	}
+	size_t n = 0;
+	int32_t *remap = xcalloc(c->nfuncs, sizeof(*remap));
+	for (size_t i = 0; i < c->nfuncs; i++) {
+		if (!c->funcs[i].npieces) {
+			free(c->funcs[i].name);
+			remap[i] = -1;
+			continue;
+		}
+		remap[i] = (int32_t)n;
+		c->funcs[n++] = c->funcs[i];
+	}
+	for (size_t s = 0; s < o->nsyms; s++)
+		if (c->func_of_sym[s] >= 0)
+			c->func_of_sym[s] = remap[c->func_of_sym[s]];
+	/* merged cold pieces had their symbols remapped to the owner before */
+	c->nfuncs = n;
+	free(remap);
+}
+
+/* ----- decoding */
+
+static void add_vrange(struct text *t, uint64_t start, uint64_t end)
+{
+	struct vrange *v = VEC_PUSH(t->vr, t->nvr, t->vrcap);
+	v->start = start, v->end = end, v->nstart = 0;
+}
+
+struct region {
+	uint64_t start, end;
+	int32_t fn;
+};
+
+static int cmp_region(const void *a, const void *b)
+{
+	const struct region *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void func_warn(struct code *c, struct func *f, const char *fmt, uint64_t off, const char *why)
+{
+	if (f->warned)
+		return;
+	f->warned = true;
+	c->nwarn++;
+	char *msg = xasprintf(fmt, f->name, (unsigned long long)off, why);
+	pi_warn("%s: %s: %s", c->o->name, c->o->secs[c->texts[f->pieces[0].ts].sec].name, msg);
+	free(msg);
+}
+
+/* Decode [start,end) of text t; false if it is not all instructions. */
+static bool decode_range(struct text *t, const uint8_t *data, uint64_t start, uint64_t end,
+			 struct insn **ins, size_t *nins, size_t *cap, uint64_t *badoff)
+{
+	for (uint64_t off = start; off < end;) {
+		struct insn in;
+		if (!insn_decode(data + off, end - off, off, &in) || in.kind == INSN_BAD) {
+			*badoff = off;
+			return false;
+		}
+		*VEC_PUSH(*ins, *nins, *cap) = in;
+		off += in.len;
+	}
+	(void)t;
+	return true;
+}
+
+static void decode_text(struct code *c, int ti)
+{
+	struct text *t = &c->texts[ti];
+	struct section *s = &c->o->secs[t->sec];
+	struct region *rg = NULL;
+	size_t nrg = 0, rgcap = 0;
+	for (size_t f = 0; f < c->nfuncs; f++)
+		for (int p = 0; p < c->funcs[f].npieces; p++)
+			if (c->funcs[f].pieces[p].ts == ti) {
+				struct region *r = VEC_PUSH(rg, nrg, rgcap);
+				r->start = c->funcs[f].pieces[p].start;
+				r->end = c->funcs[f].pieces[p].end;
+				r->fn = (int32_t)f;
+			}
+	qsort(rg, nrg, sizeof(*rg), cmp_region);
+	/* gaps between functions: padding, or code without symbols */
+	size_t nfunc_rg = nrg;
+	uint64_t cur = 0;
+	for (size_t i = 0; i <= nfunc_rg; i++) {
+		uint64_t next = i < nfunc_rg ? rg[i].start : s->size;
+		if (next > cur) {
+			struct region *r = VEC_PUSH(rg, nrg, rgcap);
+			r->start = cur, r->end = next, r->fn = -1;
+		}
+		if (i < nfunc_rg && rg[i].end > cur)
+			cur = rg[i].end;
+	}
+	qsort(rg, nrg, sizeof(*rg), cmp_region);
+
+	t->at = xmalloc((s->size + 1) * sizeof(*t->at));
+	for (uint64_t k = 0; k <= s->size; k++)
+		t->at[k] = NO_INSN;
+	struct insn *ins = NULL;
+	size_t nins = 0, cap = 0;
+	int32_t *fnof = NULL;
+	size_t nfn = 0, fncap = 0;
+	for (size_t i = 0; i < nrg; i++) {
+		size_t before = nins;
+		uint64_t bad;
+		if (!decode_range(t, s->data, rg[i].start, rg[i].end, &ins, &nins, &cap, &bad)) {
+			nins = before;
+			add_vrange(t, rg[i].start, rg[i].end);
+			if (rg[i].fn >= 0) {
+				struct func *f = &c->funcs[rg[i].fn];
+				f->instrument = false;
+				func_warn(c, f, "%s+0x%llx: %s; function left uninstrumented",
+					  bad - rg[i].start, "cannot decode instruction");
+			}
+			continue;
+		}
+		for (size_t k = before; k < nins; k++)
+			*VEC_PUSH(fnof, nfn, fncap) = rg[i].fn;
+	}
+	free(rg);
+	t->insns = ins;
+	t->ninsns = (uint32_t)nins;
+	t->fn = fnof;
+	for (uint32_t k = 0; k < t->ninsns; k++)
+		t->at[t->insns[k].off] = k;
+	t->mark = xcalloc(nins + 1, 1);
+	t->rel_at = xcalloc(nins + 1, sizeof(bool));
+	t->block = xcalloc(nins + 1, sizeof(uint32_t));
+	t->pre = xcalloc(nins + 1, sizeof(uint32_t));
+	t->lab = xcalloc(nins + 1, sizeof(uint32_t));
+	t->pos = xcalloc(nins + 1, sizeof(uint32_t));
+	t->entry = xcalloc(nins + 1, sizeof(uint32_t));
+}
+
+/* The instruction at offset off of text t, or NO_INSN. */
+static uint32_t insn_at(const struct text *t, const struct section *s, uint64_t off)
+{
+	return off <= s->size ? t->at[off] : NO_INSN;
+}
+
+/* The instruction whose bytes hold offset off, or NO_INSN. */
+static uint32_t insn_containing(const struct text *t, uint64_t off)
+{
+	for (uint64_t b = off, n = 0; n < 16; b--, n++) {
+		uint32_t k = t->at[b];
+		if (k != NO_INSN)
+			return off < t->insns[k].off + t->insns[k].len ? k : NO_INSN;
+		if (b == 0)
+			break;
+	}
+	return NO_INSN;
+}
+
+static void mark(struct code *c, int sec, uint64_t off, uint8_t m)
+{
+	if (!is_text(c, sec))
+		return;
+	struct text *t = &c->texts[c->text_of_sec[sec]];
+	uint32_t i = insn_at(t, &c->o->secs[sec], off);
+	if (i != NO_INSN)
+		t->mark[i] |= m;
+}
+
+static bool in_func(const struct code *c, const struct func *f, int sec, uint64_t off)
+{
+	if (!is_text(c, sec))
+		return false;
+	int ts = c->text_of_sec[sec];
+	for (int p = 0; p < f->npieces; p++)
+		if (f->pieces[p].ts == ts && off >= f->pieces[p].start && off < f->pieces[p].end)
+			return true;
+	return false;
+}
+
+/* Relocation on instruction k of text t, if any, covering the branch field. */
+static const struct rela *branch_rela(const struct code *c, const struct text *t, uint32_t k)
+{
+	const struct section *s = &c->o->secs[t->sec];
+	if (!s->rela)
+		return NULL;
+	const struct section *rs = &c->o->secs[s->rela];
+	const struct insn *in = &t->insns[k];
+	size_t r = rela_lower_bound(rs, in->off + in->rel_off);
+	if (r < rs->nrelas && rs->relas[r].off == in->off + in->rel_off)
+		return &rs->relas[r];
+	return NULL;
+}
+
+/* Where a direct branch goes: (sec, off), or false if outside this object. */
+static bool branch_target(const struct code *c, const struct text *t, uint32_t k,
+			  int *tsec, uint64_t *toff)
+{
+	const struct insn *in = &t->insns[k];
+	const struct rela *r = branch_rela(c, t, k);
+	if (r)
+		return rel_target(c, t->sec, r, in->off + in->len, tsec, toff);
+	*tsec = t->sec;
+	*toff = in->target;
+	return true;
+}
+
+static void find_leaders(struct code *c)
+{
+	struct object *o = c->o;
+	for (size_t f = 0; f < c->nfuncs; f++)
+		for (int p = 0; p < c->funcs[f].npieces; p++) {
+			struct piece *pc = &c->funcs[f].pieces[p];
+			int sec = c->texts[pc->ts].sec;
+			mark(c, sec, pc->start, MARK_LEADER | MARK_PSTART | (p == 0 ? MARK_FSTART : 0));
+		}
+	/* relocations: jump table bases first (code taking a data address) */
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		struct text *t = &c->texts[ti];
+		struct section *s = &o->secs[t->sec];
+		if (!s->rela)
+			continue;
+		struct section *rs = &o->secs[s->rela];
+		for (size_t r = 0; r < rs->nrelas; r++) {
+			uint32_t k = insn_containing(t, rs->relas[r].off);
+			if (k == NO_INSN)
+				continue;
+			t->rel_at[k] = true;
+			int tsec;
+			uint64_t toff;
+			const struct insn *in = &t->insns[k];
+			if (!rel_target(c, t->sec, &rs->relas[r], in->off + in->len, &tsec, &toff))
+				continue;
+			if (!is_text(c, tsec)) {
+				struct base *b = VEC_PUSH(c->bases, c->nbases, c->basecap);
+				b->sec = tsec, b->off = toff;
+				continue;
+			}
+			bool is_branch_field = in->rel_size && rs->relas[r].off == in->off + in->rel_off;
+			mark(c, tsec, toff, MARK_LEADER | (is_branch_field ? 0 : MARK_ADDR));
+		}
+	}
+	/* data relocations naming code: jump tables, function pointers, labels */
+	for (size_t si = 1; si < o->nsecs; si++) {
+		struct section *s = &o->secs[si];
+		if (s->type != SHT_RELA || is_text(c, (int)s->info))
+			continue;
+		struct section *tgt = &o->secs[s->info];
+		if (!(tgt->flags & SHF_ALLOC) || is_debug(tgt->name) || !strcmp(tgt->name, ".eh_frame"))
+			continue;
+		for (size_t r = 0; r < s->nrelas; r++) {
+			int tsec;
+			uint64_t toff;
+			if (rel_target(c, (int)s->info, &s->relas[r], 0, &tsec, &toff))
+				mark(c, tsec, toff, MARK_LEADER | MARK_ADDR);
+		}
+	}
+	/* branches, and what follows a control transfer */
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		struct text *t = &c->texts[ti];
+		struct section *s = &o->secs[t->sec];
+		for (uint32_t k = 0; k < t->ninsns; k++) {
+			struct insn *in = &t->insns[k];
+			if (in->rip_rel && !t->rel_at[k]) {
+				int32_t disp = (int32_t)rd32(s->data + in->off + in->disp_off);
+				mark(c, t->sec, in->off + in->len + (int64_t)disp, MARK_LEADER | MARK_ADDR);
+			}
+			switch (in->kind) {
+			case INSN_JMP: case INSN_JCC: case INSN_LOOP: case INSN_CALL: {
+				int tsec;
+				uint64_t toff;
+				if (branch_target(c, t, k, &tsec, &toff))
+					mark(c, tsec, toff, MARK_LEADER);
+			}
+				/* fallthrough */
+			case INSN_RET: case INSN_JMP_IND: case INSN_CALL_IND: case INSN_TRAP:
+				if (k + 1 < t->ninsns)
+					t->mark[k + 1] |= MARK_LEADER;
+				break;
+			default:
+				break;
+			}
+		}
+	}
+	/* functions holding indirect-jump targets dispatch inside themselves */
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		struct text *t = &c->texts[ti];
+		for (uint32_t k = 0; k < t->ninsns; k++)
+			if ((t->mark[k] & MARK_ADDR) && !(t->mark[k] & MARK_PSTART) && t->fn[k] >= 0)
+				c->funcs[t->fn[k]].has_ind_targets = true;
+	}
+	/* tail calls */
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		struct text *t = &c->texts[ti];
+		for (uint32_t k = 0; k < t->ninsns; k++) {
+			if (t->fn[k] < 0)
+				continue;
+			struct func *f = &c->funcs[t->fn[k]];
+			struct insn *in = &t->insns[k];
+			if (in->kind == INSN_JMP || in->kind == INSN_JCC) {
+				int tsec;
+				uint64_t toff;
+				if (!branch_target(c, t, k, &tsec, &toff) || !in_func(c, f, tsec, toff))
+					t->mark[k] |= MARK_TAIL;
+			} else if (in->kind == INSN_JMP_IND && !f->has_ind_targets) {
+				t->mark[k] |= MARK_TAIL;
+			}
+		}
+	}
+}
+
+/* ----- blocks */
+
+static void build_blocks(struct code *c)
+{
+	for (size_t fi = 0; fi < c->nfuncs; fi++) {
+		struct func *f = &c->funcs[fi];
+		if (!f->instrument)
+			continue;
+		f->first_block = (uint32_t)c->nblocks;
+		for (int p = 0; p < f->npieces; p++) {
+			struct text *t = &c->texts[f->pieces[p].ts];
+			struct section *s = &c->o->secs[t->sec];
+			uint32_t k = insn_at(t, s, f->pieces[p].start);
+			struct block *cur = NULL;
+			for (; k != NO_INSN && k < t->ninsns && t->insns[k].off < f->pieces[p].end; k++) {
+				if (!cur || (t->mark[k] & MARK_LEADER)) {
+					cur = VEC_PUSH(c->blocks, c->nblocks, c->blockcap);
+					memset(cur, 0, sizeof(*cur));
+					cur->fn = (uint32_t)fi;
+					cur->ts = f->pieces[p].ts;
+					cur->first = k;
+					t->mark[k] |= MARK_LEADER;
+				}
+				cur->n++;
+				t->block[k] = (uint32_t)(c->nblocks - 1);
+				f->ninsns++;
+			}
+		}
+		f->nblocks = (uint32_t)c->nblocks - f->first_block;
+		for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
+			struct block *bl = &c->blocks[b];
+			bl->cost = c->model->block_cost(c->model, &c->texts[bl->ts].insns[bl->first], bl->n);
+		}
+	}
+}
+
+/* Backward liveness of the status flags, per function, to a fixed point. */
+static uint16_t block_live_out(struct code *c, const struct func *f, const struct block *b)
+{
+	struct text *t = &c->texts[b->ts];
+	const struct insn *last = &t->insns[b->first + b->n - 1];
+	uint32_t k = b->first + b->n - 1;
+	uint16_t out = 0;
+	int tsec;
+	uint64_t toff;
+	bool falls = true;
+	switch (last->kind) {
+	case INSN_RET: case INSN_TRAP:
+		return 0;
+	case INSN_JMP_IND:
+		if (!(t->mark[k] & MARK_TAIL)) {
+			/* any address-taken block of the function */
+			for (uint32_t i = f->first_block; i < f->first_block + f->nblocks; i++) {
+				const struct block *x = &c->blocks[i];
+				if (c->texts[x->ts].mark[x->first] & MARK_ADDR)
+					out |= x->live_in;
+			}
+		}
+		return out;
+	case INSN_JMP:
+		falls = false;
+		/* fallthrough */
+	case INSN_JCC: case INSN_LOOP:
+		if (!(t->mark[k] & MARK_TAIL) && branch_target(c, t, k, &tsec, &toff) && is_text(c, tsec)) {
+			struct text *tt = &c->texts[c->text_of_sec[tsec]];
+			uint32_t ti = insn_at(tt, &c->o->secs[tsec], toff);
+			if (ti != NO_INSN && tt->fn[ti] >= 0 && c->funcs[tt->fn[ti]].instrument)
+				out |= c->blocks[tt->block[ti]].live_in;
+			else
+				out |= FLAGS_STATUS;
+		}
+		break;
+	default:
+		break;
+	}
+	if (falls) {
+		uint32_t nk = k + 1;
+		if (nk < t->ninsns && t->fn[nk] == t->fn[k] && t->fn[nk] >= 0 &&
+		    t->insns[nk].off == last->off + last->len)
+			out |= c->blocks[t->block[nk]].live_in;
+		else if (last->kind != INSN_CALL && last->kind != INSN_CALL_IND)
+			out |= FLAGS_STATUS; /* falls out of the function: be safe */
+	}
+	return out;
+}
+
+static void liveness(struct code *c)
+{
+	for (size_t fi = 0; fi < c->nfuncs; fi++) {
+		struct func *f = &c->funcs[fi];
+		if (!f->instrument)
+			continue;
+		bool changed = true;
+		while (changed) {
+			changed = false;
+			for (uint32_t b = f->first_block + f->nblocks; b-- > f->first_block;) {
+				struct block *bl = &c->blocks[b];
+				struct text *t = &c->texts[bl->ts];
+				uint16_t live = block_live_out(c, f, bl);
+				for (uint32_t k = bl->first + bl->n; k-- > bl->first;) {
+					const struct insn *in = &t->insns[k];
+					if (in->kind == INSN_CALL || in->kind == INSN_CALL_IND)
+						live = 0; /* the callee clobbers all status flags */
+					live = (uint16_t)((live & ~in->flags_written) | in->flags_read);
+				}
+				if (live != bl->live_in) {
+					bl->live_in |= live;
+					changed = true;
+				}
+			}
+		}
+	}
+}
+
+static void find_sites(struct code *c)
+{
+	for (size_t fi = 0; fi < c->nfuncs; fi++) {
+		struct func *f = &c->funcs[fi];
+		f->first_site = (uint32_t)c->nsites;
+		if (!f->instrument)
+			continue;
+		for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
+			struct block *bl = &c->blocks[b];
+			struct text *t = &c->texts[bl->ts];
+			for (uint32_t k = bl->first; k < bl->first + bl->n; k++) {
+				if (t->insns[k].kind != INSN_CALL && t->insns[k].kind != INSN_CALL_IND)
+					continue;
+				struct site *s = VEC_PUSH(c->sites, c->nsites, c->sitecap);
+				s->fn = (uint32_t)fi;
+				s->ts = bl->ts;
+				s->block = b;
+				s->orig_off = t->insns[k].off;
+				s->piece = 0;
+				for (int p = 0; p < f->npieces; p++)
+					if (f->pieces[p].ts == bl->ts && t->insns[k].off >= f->pieces[p].start &&
+					    t->insns[k].off < f->pieces[p].end)
+						s->piece = (uint32_t)p;
+			}
+		}
+		f->nsites = (uint32_t)c->nsites - f->first_site;
+	}
+}
+
+int code_analyse(struct code *c, struct object *o, const struct cpu_model *m)
+{
+	memset(c, 0, sizeof(*c));
+	c->o = o;
+	c->model = m;
+	for (size_t i = 1; i < o->nsecs; i++)
+		if (o->secs[i].type == SHT_RELA)
+			qsort(o->secs[i].relas, o->secs[i].nrelas, sizeof(struct rela), cmp_rela);
+	c->text_of_sec = xmalloc((o->nsecs + 1) * sizeof(int));
+	for (size_t i = 0; i <= o->nsecs; i++)
+		c->text_of_sec[i] = -1;
+	for (size_t i = 1; i < o->nsecs; i++) {
+		struct section *s = &o->secs[i];
+		if (s->type == SHT_PROGBITS && (s->flags & SHF_EXECINSTR) && (s->flags & SHF_ALLOC) && s->size)
+			c->text_of_sec[i] = c->ntexts++;
+	}
+	c->texts = xcalloc((size_t)c->ntexts + 1, sizeof(*c->texts));
+	for (size_t i = 1; i < o->nsecs; i++)
+		if (c->text_of_sec[i] >= 0)
+			c->texts[c->text_of_sec[i]].sec = (int)i;
+	find_functions(c);
+	for (int ti = 0; ti < c->ntexts; ti++)
+		decode_text(c, ti);
+	find_leaders(c);
+	build_blocks(c);
+	liveness(c);
+	find_sites(c);
+	return 0;
+}
+
+void code_free(struct code *c)
+{
+	for (int i = 0; i < c->ntexts; i++) {
+		struct text *t = &c->texts[i];
+		free(t->insns), free(t->at), free(t->fn), free(t->mark), free(t->block);
+		free(t->pre), free(t->lab), free(t->pos), free(t->entry), free(t->vr), free(t->rel_at);
+		buf_free(&t->out);
+	}
+	for (size_t i = 0; i < c->nfuncs; i++)
+		free(c->funcs[i].name);
+	free(c->texts), free(c->text_of_sec), free(c->funcs), free(c->blocks), free(c->sites);
+	free(c->func_of_sym), free(c->bases);
+	memset(c, 0, sizeof(*c));
+}

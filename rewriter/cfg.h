@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Code analysis of one object: its executable sections decoded into
+ * instructions, its functions (a function is an entry piece plus its
+ * foo.cold pieces), basic blocks, and which status flags are live where a
+ * stub goes.  Also the new layout (layout.c) fills positions in here.
+ */
+#ifndef PI_CFG_H
+#define PI_CFG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "decode.h"
+#include "format.h"
+#include "model.h"
+#include "objfile.h"
+#include "util.h"
+
+#define NO_INSN UINT32_MAX
+
+struct piece {
+	int ts;          /* index into code.texts */
+	uint64_t start;  /* original offsets [start, end) */
+	uint64_t end;
+	uint64_t nstart, nend; /* instrumented offsets, after layout */
+};
+
+struct func {
+	char *name;
+	int sym;            /* primary symbol */
+	struct piece pieces[PI_MAX_PIECES];
+	int npieces;
+	bool instrument;    /* false: copied as it was */
+	bool has_ind_targets; /* jump tables / computed goto inside */
+	int group;          /* COMDAT group section, or 0 */
+	uint32_t first_block, nblocks;
+	uint32_t first_site, nsites;
+	uint32_t ninsns;
+	int rec_sec;        /* section of its pi_funcrec */
+	uint64_t rec_off;
+	bool warned;
+};
+
+struct block {
+	uint32_t fn;
+	int ts;
+	uint32_t first, n;  /* instruction indices in the text section */
+	uint32_t cost;
+	uint16_t live_in;   /* status flags live at the block's start */
+};
+
+/* One executable section. */
+struct text {
+	int sec;
+	struct insn *insns;
+	uint32_t ninsns;
+	uint32_t *at;       /* [size+1]: instruction index starting at offset, or NO_INSN */
+	int32_t *fn;        /* per instruction: function index or -1 */
+	uint8_t *mark;      /* per instruction: MARK_* */
+	uint32_t *block;    /* per instruction: block index (instrumented funcs) */
+	/* layout results (per instruction) */
+	uint32_t *pre, *lab, *pos;
+	uint32_t *entry;    /* per instruction: entry position if a function starts here */
+	uint64_t nsize;
+	struct buf out;
+	/* verbatim ranges (functions left as they were, undecodable gaps) */
+	struct vrange { uint64_t start, end, nstart; } *vr;
+	size_t nvr, vrcap;
+	bool *rel_at;       /* per instruction: a relocation covers part of it */
+};
+
+#define MARK_LEADER   0x01
+#define MARK_FSTART   0x02 /* first instruction of a function's entry piece */
+#define MARK_ADDR     0x04 /* address taken by data or code (jump table, label) */
+#define MARK_PSTART   0x08 /* first instruction of any piece */
+#define MARK_TAIL     0x10 /* a jump that leaves the function (tail call) */
+
+struct site {
+	uint32_t fn, piece, ret_off, block;
+	int ts;
+	uint64_t orig_off;
+};
+
+struct code {
+	struct object *o;
+	const struct cpu_model *model;
+	struct text *texts;
+	int ntexts;
+	int *text_of_sec;   /* [nsecs] -> text index or -1 */
+	struct func *funcs;
+	size_t nfuncs, funccap;
+	struct block *blocks;
+	size_t nblocks, blockcap;
+	struct site *sites;
+	size_t nsites, sitecap;
+	/* per symbol: function whose entry it names, or -1 */
+	int32_t *func_of_sym;
+	/* data-section offsets that code takes the address of (jump table bases) */
+	struct base { int sec; uint64_t off; } *bases;
+	size_t nbases, basecap;
+	/* new symbols for stubs */
+	int sym_tls, sym_enter, sym_exit, sym_tailexit, sym_rep;
+	int counts_sec, desc_sec, map_sec;
+	uint32_t nwarn;
+};
+
+/* Decode, find functions, blocks and liveness. 0 or -1 (message printed). */
+int code_analyse(struct code *c, struct object *o, const struct cpu_model *m);
+void code_free(struct code *c);
+
+/* Relocation helpers used by analysis and layout. */
+bool rel_is_pcrel(uint32_t type);
+bool rel_is_address(uint32_t type); /* S + A (+ pc) names a place, not a GOT/TLS slot */
+int rel_size(uint32_t type);
+/* The place (section, offset) a relocation in section sec at r names.
+ * For PC-relative code relocations, insn_end is the end of the instruction
+ * holding the field. Returns false if it is not in a section of o. */
+bool rel_target(const struct code *c, int sec, const struct rela *r, uint64_t insn_end,
+		int *tsec, uint64_t *toff);
+uint64_t data_pcrel_base(const struct code *c, int sec, uint64_t field);
+
+/* First relocation in section sec at offset >= off (relocations sorted). */
+size_t rela_lower_bound(const struct section *rs, uint64_t off);
+
+#endif

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/* The one file of the rewriter that speaks Zydis. */
+#include "decode.h"
+
+#include <Zydis/Zydis.h>
+#include <stdio.h>
+#include <string.h>
+
+static ZydisDecoder *decoder(void)
+{
+	static ZydisDecoder dec;
+	static bool ready;
+	if (!ready) {
+		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+		ready = true;
+	}
+	return &dec;
+}
+
+static bool is_shift_by_reg(const ZydisDecodedInstruction *in,
+			    const ZydisDecodedOperand *ops)
+{
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_SHL: case ZYDIS_MNEMONIC_SHR: case ZYDIS_MNEMONIC_SAR:
+	case ZYDIS_MNEMONIC_ROL: case ZYDIS_MNEMONIC_ROR: case ZYDIS_MNEMONIC_RCL:
+	case ZYDIS_MNEMONIC_RCR: case ZYDIS_MNEMONIC_SHLD: case ZYDIS_MNEMONIC_SHRD:
+		break;
+	default:
+		return false;
+	}
+	/* A count of 0 leaves the flags alone: only a count in CL can be 0. */
+	for (int i = 0; i < in->operand_count_visible; i++)
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[i].reg.value == ZYDIS_REGISTER_CL)
+			return true;
+	return false;
+}
+
+static uint8_t classify(const ZydisDecodedInstruction *in, bool mem_read, bool mem_write)
+{
+	switch (in->meta.category) {
+	case ZYDIS_CATEGORY_NOP: case ZYDIS_CATEGORY_WIDENOP:
+		return ICLS_NOP;
+	case ZYDIS_CATEGORY_COND_BR: case ZYDIS_CATEGORY_UNCOND_BR:
+		return ICLS_BRANCH;
+	case ZYDIS_CATEGORY_CALL:
+		return ICLS_CALL;
+	case ZYDIS_CATEGORY_RET:
+		return ICLS_RET;
+	case ZYDIS_CATEGORY_STRINGOP:
+		return ICLS_STRING;
+	case ZYDIS_CATEGORY_SYSCALL: case ZYDIS_CATEGORY_SYSTEM: case ZYDIS_CATEGORY_INTERRUPT:
+		return ICLS_SYSTEM;
+	case ZYDIS_CATEGORY_X87_ALU: case ZYDIS_CATEGORY_FCMOV:
+		return ICLS_FP;
+	case ZYDIS_CATEGORY_SSE: case ZYDIS_CATEGORY_AVX: case ZYDIS_CATEGORY_AVX2:
+	case ZYDIS_CATEGORY_AVX512: case ZYDIS_CATEGORY_MMX: case ZYDIS_CATEGORY_AES:
+	case ZYDIS_CATEGORY_PCLMULQDQ: case ZYDIS_CATEGORY_SHA:
+		return ICLS_VEC;
+	default:
+		break;
+	}
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_MUL: case ZYDIS_MNEMONIC_IMUL: case ZYDIS_MNEMONIC_MULX:
+		return ICLS_MUL;
+	case ZYDIS_MNEMONIC_DIV: case ZYDIS_MNEMONIC_IDIV:
+		return ICLS_DIV;
+	case ZYDIS_MNEMONIC_MOV: case ZYDIS_MNEMONIC_MOVZX: case ZYDIS_MNEMONIC_MOVSX:
+	case ZYDIS_MNEMONIC_MOVSXD: case ZYDIS_MNEMONIC_LEA:
+		if (mem_write)
+			return ICLS_STORE;
+		if (mem_read)
+			return ICLS_LOAD;
+		return ICLS_MOV;
+	default:
+		break;
+	}
+	if (mem_write)
+		return ICLS_STORE;
+	if (mem_read)
+		return ICLS_LOAD;
+	return ICLS_ALU;
+}
+
+bool insn_decode(const uint8_t *buf, size_t avail, uint64_t off, struct insn *out)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	memset(out, 0, sizeof(*out));
+	out->off = off;
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(decoder(), buf, avail, &in, ops)))
+		return false;
+	out->len = in.length;
+	out->mnemonic = (uint16_t)in.mnemonic;
+	out->nops = in.operand_count_visible;
+	if (in.cpu_flags) {
+		uint32_t w = in.cpu_flags->modified | in.cpu_flags->set_0 |
+			     in.cpu_flags->set_1 | in.cpu_flags->undefined;
+		out->flags_read = (uint16_t)(in.cpu_flags->tested & FLAGS_STATUS);
+		out->flags_written = (uint16_t)(w & FLAGS_STATUS);
+	}
+	if (is_shift_by_reg(&in, ops))
+		out->flags_written = 0;
+	for (int i = 0; i < in.operand_count; i++) {
+		if (ops[i].type != ZYDIS_OPERAND_TYPE_MEMORY)
+			continue;
+		if (ops[i].mem.base == ZYDIS_REGISTER_RIP) {
+			out->rip_rel = true;
+			out->disp_off = in.raw.disp.offset;
+		}
+		if (ops[i].mem.type == ZYDIS_MEMOP_TYPE_AGEN)
+			continue;
+		if (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_READ)
+			out->mem_read = true;
+		if (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+			out->mem_write = true;
+	}
+	out->cls = classify(&in, out->mem_read, out->mem_write);
+	if (in.meta.category == ZYDIS_CATEGORY_STRINGOP) {
+		if (in.attributes & ZYDIS_ATTRIB_HAS_REPE)
+			out->rep = REP_REPE;
+		else if (in.attributes & ZYDIS_ATTRIB_HAS_REPNE)
+			out->rep = REP_REPNE;
+		else if (in.attributes & ZYDIS_ATTRIB_HAS_REP)
+			out->rep = REP_REP;
+		/* With a count of zero a repeated string op writes no flag. */
+		if (out->rep)
+			out->flags_written = 0;
+	}
+	out->endbr = in.mnemonic == ZYDIS_MNEMONIC_ENDBR64;
+
+	bool rel = (in.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && in.raw.imm[0].is_relative;
+	const ZydisDecodedOperand *op0 = &ops[0];
+	switch (in.meta.category) {
+	case ZYDIS_CATEGORY_UNCOND_BR:
+		if (in.mnemonic != ZYDIS_MNEMONIC_JMP)
+			return out->kind = INSN_BAD, true;
+		if (rel)
+			out->kind = INSN_JMP;
+		else if (op0->type == ZYDIS_OPERAND_TYPE_REGISTER || op0->type == ZYDIS_OPERAND_TYPE_MEMORY)
+			out->kind = INSN_JMP_IND;
+		else
+			out->kind = INSN_BAD; /* far jump */
+		break;
+	case ZYDIS_CATEGORY_COND_BR:
+		switch (in.mnemonic) {
+		case ZYDIS_MNEMONIC_LOOP: case ZYDIS_MNEMONIC_LOOPE: case ZYDIS_MNEMONIC_LOOPNE:
+		case ZYDIS_MNEMONIC_JCXZ: case ZYDIS_MNEMONIC_JECXZ: case ZYDIS_MNEMONIC_JRCXZ:
+			out->kind = INSN_LOOP;
+			break;
+		default:
+			out->kind = INSN_JCC;
+			out->cc = in.opcode & 0xf;
+		}
+		break;
+	case ZYDIS_CATEGORY_CALL:
+		if (rel)
+			out->kind = INSN_CALL;
+		else if (in.mnemonic == ZYDIS_MNEMONIC_CALL &&
+			 (op0->type == ZYDIS_OPERAND_TYPE_REGISTER || op0->type == ZYDIS_OPERAND_TYPE_MEMORY) &&
+			 !(op0->type == ZYDIS_OPERAND_TYPE_MEMORY && op0->mem.segment != ZYDIS_REGISTER_DS &&
+			   op0->mem.segment != ZYDIS_REGISTER_SS && op0->mem.segment != ZYDIS_REGISTER_NONE &&
+			   in.operand_width != 64))
+			out->kind = INSN_CALL_IND;
+		else
+			out->kind = INSN_BAD;
+		break;
+	case ZYDIS_CATEGORY_RET:
+		out->kind = in.mnemonic == ZYDIS_MNEMONIC_RET ? INSN_RET : INSN_BAD;
+		break;
+	case ZYDIS_CATEGORY_SYSCALL:
+		out->kind = in.mnemonic == ZYDIS_MNEMONIC_SYSCALL ? INSN_SYSCALL : INSN_BAD;
+		break;
+	default:
+		switch (in.mnemonic) {
+		case ZYDIS_MNEMONIC_UD0: case ZYDIS_MNEMONIC_UD1: case ZYDIS_MNEMONIC_UD2:
+		case ZYDIS_MNEMONIC_HLT: case ZYDIS_MNEMONIC_INT3:
+			out->kind = INSN_TRAP;
+			break;
+		case ZYDIS_MNEMONIC_IRET: case ZYDIS_MNEMONIC_IRETD: case ZYDIS_MNEMONIC_IRETQ:
+		case ZYDIS_MNEMONIC_SYSRET: case ZYDIS_MNEMONIC_SYSEXIT:
+		case ZYDIS_MNEMONIC_XBEGIN:
+			out->kind = INSN_BAD;
+			break;
+		default:
+			out->kind = INSN_OTHER;
+		}
+	}
+	if (rel && out->kind != INSN_BAD) {
+		out->rel_off = in.raw.imm[0].offset;
+		out->rel_size = in.raw.imm[0].size / 8;
+		out->target = off + in.length + (uint64_t)in.raw.imm[0].value.s;
+	}
+	if (out->kind == INSN_JMP_IND || out->kind == INSN_CALL_IND) {
+		if (op0->type == ZYDIS_OPERAND_TYPE_REGISTER) {
+			out->ind_reg = (uint8_t)(1 + ZydisRegisterGetId(op0->reg.value));
+			if (ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64, op0->reg.value) != 64)
+				out->kind = INSN_BAD;
+		} else {
+			out->modrm_off = in.raw.modrm.offset;
+			if (op0->mem.segment == ZYDIS_REGISTER_FS || op0->mem.segment == ZYDIS_REGISTER_GS)
+				out->kind = INSN_BAD;
+		}
+	}
+	return true;
+}
+
+void insn_format(const uint8_t *buf, size_t len, uint64_t addr, char *out, size_t outsz)
+{
+	static ZydisFormatter fmt;
+	static bool ready;
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	if (!ready) {
+		ZydisFormatterInit(&fmt, ZYDIS_FORMATTER_STYLE_ATT);
+		ready = true;
+	}
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(decoder(), buf, len, &in, ops)) ||
+	    !ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&fmt, &in, ops, in.operand_count_visible,
+							  out, outsz, addr, NULL)))
+		snprintf(out, outsz, "(bad)");
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The rewriter's own small instruction vocabulary.  decode.c is the only
+ * file that knows Zydis: it turns bytes into struct insn, which says what
+ * the layout, CFG, liveness and timing model need and nothing more.
+ */
+#ifndef PI_DECODE_H
+#define PI_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum insn_kind {
+	INSN_OTHER,
+	INSN_JMP,      /* direct jmp rel8/rel32 */
+	INSN_JCC,      /* direct conditional jump rel8/rel32 */
+	INSN_LOOP,     /* loop/loope/loopne/jrcxz: rel8 only */
+	INSN_CALL,     /* direct call rel32 */
+	INSN_RET,
+	INSN_JMP_IND,  /* jmp through a register or memory */
+	INSN_CALL_IND,
+	INSN_SYSCALL,
+	INSN_TRAP,     /* ud2, hlt, int3: control does not fall through */
+	INSN_BAD,      /* privileged or far control transfer we cannot move */
+};
+
+/* Status flags as in RFLAGS: CF PF AF ZF SF OF. */
+#define FLAGS_STATUS 0x8d5u
+
+enum rep_kind { REP_NONE, REP_REP, REP_REPE, REP_REPNE };
+
+enum insn_class {
+	/* coarse categories for the timing models */
+	ICLS_ALU, ICLS_MOV, ICLS_LOAD, ICLS_STORE, ICLS_MUL, ICLS_DIV,
+	ICLS_BRANCH, ICLS_CALL, ICLS_RET, ICLS_NOP, ICLS_FP, ICLS_VEC,
+	ICLS_STRING, ICLS_SYSTEM, ICLS_OTHER,
+};
+
+struct insn {
+	uint64_t off;       /* offset in its section */
+	uint64_t target;    /* INSN_JMP/JCC/LOOP/CALL: section offset of target
+			       (meaningless when the field carries a relocation) */
+	uint16_t mnemonic;  /* Zydis mnemonic, for the timing models */
+	uint8_t len;
+	uint8_t kind;       /* enum insn_kind */
+	uint8_t rel_off;    /* offset of the branch displacement in the insn */
+	uint8_t rel_size;   /* 1 or 4; 0 if none */
+	uint8_t disp_off;   /* offset of a RIP-relative disp32, 0 if none */
+	uint8_t rep;        /* enum rep_kind, for string instructions */
+	uint8_t cls;        /* enum insn_class */
+	uint8_t nops;       /* decoded operand count (explicit) */
+	uint16_t flags_read;    /* status flags tested */
+	uint16_t flags_written; /* status flags certainly written */
+	bool endbr;
+	bool rip_rel;       /* has a RIP-relative memory operand */
+	bool mem_read, mem_write;
+	uint8_t cc;         /* JCC: condition code 0..15 */
+	uint8_t ind_reg;    /* INSN_JMP_IND/CALL_IND through a register: 1+reg (0..15), else 0 */
+	uint8_t modrm_off;  /* INSN_JMP_IND through memory: offset of ModRM */
+};
+
+/* Decode one instruction at buf[0..avail). Returns false if the bytes are not
+ * a valid x86-64 instruction. */
+bool insn_decode(const uint8_t *buf, size_t avail, uint64_t off, struct insn *out);
+
+/* Format an instruction in AT&T syntax, for annotated disassembly. */
+void insn_format(const uint8_t *buf, size_t len, uint64_t addr, char *out, size_t outsz);
+
+#endif

@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: MIT */
+#include "ehframe.h"
+
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+
+#define DW_EH_PE_omit 0xff
+#define DW_EH_PE_uleb128 0x01
+#define DW_EH_PE_udata2 0x02
+#define DW_EH_PE_udata4 0x03
+#define DW_EH_PE_udata8 0x04
+#define DW_EH_PE_sleb128 0x09
+#define DW_EH_PE_sdata2 0x0a
+#define DW_EH_PE_sdata4 0x0b
+#define DW_EH_PE_sdata8 0x0c
+
+struct cur {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+static uint64_t get_uleb(struct cur *c)
+{
+	uint64_t v = 0;
+	int sh = 0;
+	while (c->p < c->end) {
+		uint8_t b = *c->p++;
+		if (sh < 64)
+			v |= (uint64_t)(b & 0x7f) << sh;
+		sh += 7;
+		if (!(b & 0x80))
+			return v;
+	}
+	c->bad = true;
+	return 0;
+}
+
+static int64_t get_sleb(struct cur *c)
+{
+	int64_t v = 0;
+	int sh = 0;
+	uint8_t b = 0;
+	while (c->p < c->end) {
+		b = *c->p++;
+		if (sh < 64)
+			v |= (int64_t)(b & 0x7f) << sh;
+		sh += 7;
+		if (!(b & 0x80)) {
+			if (sh < 64 && (b & 0x40))
+				v |= -((int64_t)1 << sh);
+			return v;
+		}
+	}
+	c->bad = true;
+	return 0;
+}
+
+static uint64_t get_n(struct cur *c, int n)
+{
+	if (c->end - c->p < n) {
+		c->bad = true;
+		c->p = c->end;
+		return 0;
+	}
+	uint64_t v = 0;
+	for (int i = 0; i < n; i++)
+		v |= (uint64_t)c->p[i] << (8 * i);
+	c->p += n;
+	return v;
+}
+
+static int enc_size(uint8_t enc)
+{
+	switch (enc & 0x0f) {
+	case 0x00: return 8; /* absptr */
+	case DW_EH_PE_udata2: case DW_EH_PE_sdata2: return 2;
+	case DW_EH_PE_udata4: case DW_EH_PE_sdata4: return 4;
+	case DW_EH_PE_udata8: case DW_EH_PE_sdata8: return 8;
+	default: return -1; /* leb128: not used for pointers here */
+	}
+}
+
+struct cie {
+	uint64_t off, noff;
+	uint64_t code_align;
+	uint8_t fde_enc, lsda_enc;
+	bool aug_z;
+	bool std_initial; /* CFA = rsp+8 at entry */
+};
+
+/* Advance the new location to nloc from *last. */
+static void put_advance(struct buf *b, uint64_t *last, uint64_t nloc, uint64_t code_align)
+{
+	if (nloc <= *last)
+		return;
+	uint64_t d = (nloc - *last) / code_align;
+	if (d < 0x40) {
+		buf_u8(b, (uint8_t)(0x40 | d));
+	} else if (d < 0x100) {
+		buf_u8(b, 0x02), buf_u8(b, (uint8_t)d);
+	} else if (d < 0x10000) {
+		buf_u8(b, 0x03), buf_u8(b, (uint8_t)d), buf_u8(b, (uint8_t)(d >> 8));
+	} else {
+		buf_u8(b, 0x04), buf_u32(b, (uint32_t)d);
+	}
+	*last = nloc;
+}
+
+/* Operand bytes of a CFA instruction (not advance), for copying. */
+static bool skip_cfa_operands(struct cur *c, uint8_t op)
+{
+	switch (op >> 6) {
+	case 2: get_uleb(c); return !c->bad; /* offset */
+	case 3: return true;                 /* restore */
+	}
+	switch (op) {
+	case 0x00: case 0x0a: case 0x0b: return true;
+	case 0x05: case 0x09: case 0x0c: case 0x14: case 0x2f:
+		get_uleb(c), get_uleb(c); break;
+	case 0x06: case 0x07: case 0x08: case 0x0d: case 0x0e: case 0x2e:
+		get_uleb(c); break;
+	case 0x11: case 0x12: case 0x15:
+		get_uleb(c), get_sleb(c); break;
+	case 0x13:
+		get_sleb(c); break;
+	case 0x0f: {
+		uint64_t n = get_uleb(c);
+		if ((uint64_t)(c->end - c->p) < n)
+			return false;
+		c->p += n;
+		break;
+	}
+	case 0x10: case 0x16: {
+		get_uleb(c);
+		uint64_t n = get_uleb(c);
+		if ((uint64_t)(c->end - c->p) < n)
+			return false;
+		c->p += n;
+		break;
+	}
+	default:
+		return false;
+	}
+	return !c->bad;
+}
+
+struct ehctx {
+	struct code *c;
+	struct section *eh;
+	const struct section *rs;
+	struct buf out;
+	struct rela *relas;
+	size_t nrelas, cap;
+	struct cie *cies;
+	size_t ncies, ciecap;
+};
+
+static void move_relocs(struct ehctx *x, uint64_t from, uint64_t to, uint64_t nfrom)
+{
+	if (!x->rs)
+		return;
+	for (size_t i = rela_lower_bound(x->rs, from); i < x->rs->nrelas && x->rs->relas[i].off < to; i++) {
+		struct rela *r = VEC_PUSH(x->relas, x->nrelas, x->cap);
+		*r = x->rs->relas[i];
+		r->off = nfrom + (r->off - from);
+	}
+}
+
+static const struct rela *reloc_at(const struct ehctx *x, uint64_t off)
+{
+	if (!x->rs)
+		return NULL;
+	size_t i = rela_lower_bound(x->rs, off);
+	return i < x->rs->nrelas && x->rs->relas[i].off == off ? &x->rs->relas[i] : NULL;
+}
+
+static bool parse_cie(struct ehctx *x, uint64_t off, const uint8_t *p, const uint8_t *end, struct cie *ci)
+{
+	struct cur c = {p, end, false};
+	memset(ci, 0, sizeof(*ci));
+	ci->off = off;
+	ci->fde_enc = 0; /* absptr */
+	ci->lsda_enc = DW_EH_PE_omit;
+	uint8_t ver = (uint8_t)get_n(&c, 1);
+	const char *aug = (const char *)c.p;
+	while (c.p < c.end && *c.p)
+		c.p++;
+	if (c.p >= c.end)
+		return false;
+	c.p++;
+	ci->code_align = get_uleb(&c);
+	get_sleb(&c);
+	if (ver == 1)
+		get_n(&c, 1);
+	else
+		get_uleb(&c);
+	if (aug[0] == 'z') {
+		ci->aug_z = true;
+		uint64_t alen = get_uleb(&c);
+		const uint8_t *aend = c.p + alen;
+		for (const char *a = aug + 1; *a && !c.bad; a++) {
+			if (*a == 'R') {
+				ci->fde_enc = (uint8_t)get_n(&c, 1);
+			} else if (*a == 'L') {
+				ci->lsda_enc = (uint8_t)get_n(&c, 1);
+			} else if (*a == 'P') {
+				uint8_t enc = (uint8_t)get_n(&c, 1);
+				int n = enc_size(enc);
+				if (n < 0)
+					return false;
+				get_n(&c, n);
+			} else if (*a == 'S' || *a == 'B') {
+				continue;
+			} else {
+				return false;
+			}
+		}
+		c.p = aend;
+	}
+	if (c.bad || !ci->code_align)
+		return false;
+	/* def_cfa rsp+8; offset rip at cfa-8 */
+	static const uint8_t std[] = {0x0c, 0x07, 0x08, 0x90, 0x01};
+	ci->std_initial = end - c.p >= (long)sizeof(std) && !memcmp(c.p, std, sizeof(std));
+	(void)x;
+	return true;
+}
+
+/* Emit one FDE for new code. Returns false if it cannot be understood. */
+static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, const uint8_t *end,
+			const struct cie *ci)
+{
+	struct code *c = x->c;
+	/* body points after the CIE pointer */
+	uint64_t pcb_off = off + 8;
+	const struct rela *pr = reloc_at(x, pcb_off);
+	int n = enc_size(ci->fde_enc);
+	if (n != 4 || !pr)
+		return false;
+	int tsec;
+	uint64_t toff;
+	struct rela tmp = *pr;
+	if (!rel_target(c, -1, &tmp, 0, &tsec, &toff))
+		return false;
+	/* pc_begin is pcrel to the field itself, so S + A names the code */
+	toff = c->o->syms[pr->sym].value + (uint64_t)pr->addend;
+	if (tsec < 0 || c->text_of_sec[tsec] < 0)
+		return false;
+	int ti = c->text_of_sec[tsec];
+	struct cur cu = {body, end, false};
+	get_n(&cu, 4); /* pc_begin: from the relocation */
+	uint64_t range = get_n(&cu, 4);
+	const uint8_t *aug = cu.p;
+	uint64_t auglen = 0;
+	if (ci->aug_z) {
+		auglen = get_uleb(&cu);
+		aug = cu.p;
+		if ((uint64_t)(cu.end - cu.p) < auglen)
+			return false;
+		cu.p += auglen;
+	}
+	if (cu.bad)
+		return false;
+	uint64_t nbegin = layout_map(c, ti, toff, MAP_PLACE);
+	uint64_t nend = layout_map(c, ti, toff + range, MAP_PLACE);
+
+	struct buf *b = &x->out;
+	uint64_t start = b->len;
+	buf_u32(b, 0); /* length, patched */
+	buf_u32(b, 0); /* CIE pointer, patched by the caller */
+	struct rela *r = VEC_PUSH(x->relas, x->nrelas, x->cap);
+	*r = *pr;
+	r->off = b->len;
+	r->addend = (int64_t)nbegin - (int64_t)c->o->syms[pr->sym].value;
+	if (ELF64_ST_TYPE(c->o->syms[pr->sym].info) != STT_SECTION)
+		r->addend = (int64_t)(nbegin - layout_map(c, ti, c->o->syms[pr->sym].value, MAP_PLACE));
+	buf_u32(b, 0);
+	buf_u32(b, (uint32_t)(nend - nbegin));
+	if (ci->aug_z) {
+		buf_uleb(b, auglen);
+		uint64_t aoff = (uint64_t)(aug - x->eh->data);
+		move_relocs(x, aoff, aoff + auglen, b->len);
+		buf_put(b, aug, auglen);
+	}
+	/* The entry stub pushes %r11 around its call: say so, where the CFA
+	 * is still the standard one at a function entry. */
+	struct text *t = &c->texts[ti];
+	uint32_t k = toff < c->o->secs[tsec].size ? t->at[toff] : NO_INSN;
+	uint64_t last = nbegin, oloc = toff;
+	if (k != NO_INSN && (t->mark[k] & MARK_FSTART) && ci->std_initial && t->fn[k] >= 0 &&
+	    c->funcs[t->fn[k]].instrument) {
+		uint64_t stub = t->entry[k] + (t->insns[k].endbr ? t->insns[k].len : 0);
+		put_advance(b, &last, stub + 2, ci->code_align);
+		buf_u8(b, 0x0e), buf_uleb(b, 16);
+		put_advance(b, &last, stub + 16, ci->code_align);
+		buf_u8(b, 0x0e), buf_uleb(b, 8);
+	}
+	while (cu.p < cu.end) {
+		uint8_t op = *cu.p++;
+		uint64_t delta = 0;
+		bool adv = true;
+		if ((op >> 6) == 1)
+			delta = op & 0x3f;
+		else if (op == 0x02)
+			delta = get_n(&cu, 1);
+		else if (op == 0x03)
+			delta = get_n(&cu, 2);
+		else if (op == 0x04)
+			delta = get_n(&cu, 4);
+		else if (op == 0x01)
+			return false; /* set_loc: not emitted by gcc or clang */
+		else
+			adv = false;
+		if (cu.bad)
+			return false;
+		if (adv) {
+			oloc += delta * ci->code_align;
+			put_advance(b, &last, layout_map(c, ti, oloc, MAP_PLACE), ci->code_align);
+			continue;
+		}
+		const uint8_t *opstart = cu.p - 1;
+		if (!skip_cfa_operands(&cu, op))
+			return false;
+		buf_put(b, opstart, (size_t)(cu.p - opstart));
+	}
+	while ((b->len - start) % 8)
+		buf_u8(b, 0);
+	wr32(b->p + start, (uint32_t)(b->len - start - 4));
+	return true;
+}
+
+int ehframe_rewrite(struct code *c)
+{
+	struct object *o = c->o;
+	int ehs = 0;
+	for (size_t i = 1; i < o->nsecs; i++)
+		if (!strcmp(o->secs[i].name, ".eh_frame") && o->secs[i].type != SHT_NOBITS)
+			ehs = (int)i;
+	if (!ehs || !o->secs[ehs].size)
+		return 0;
+	struct ehctx x = {.c = c, .eh = &o->secs[ehs]};
+	if (x.eh->rela)
+		x.rs = &o->secs[x.eh->rela];
+	const uint8_t *d = x.eh->data;
+	uint64_t size = x.eh->size, off = 0;
+	int rc = 0;
+	while (off + 4 <= size) {
+		uint32_t len = rd32(d + off);
+		if (len == 0) { /* terminator */
+			buf_u32(&x.out, 0);
+			off += 4;
+			continue;
+		}
+		if (len == 0xffffffff || off + 4 + len > size || len < 4) {
+			pi_error("%s: .eh_frame+0x%llx: unsupported or corrupt entry", o->name,
+				 (unsigned long long)off);
+			rc = -1;
+			break;
+		}
+		uint64_t eoff = off + 4 + len;
+		uint32_t id = rd32(d + off + 4);
+		uint64_t noff = x.out.len;
+		if (id == 0) {
+			struct cie *ci = VEC_PUSH(x.cies, x.ncies, x.ciecap);
+			if (!parse_cie(&x, off, d + off + 8, d + eoff, ci)) {
+				pi_error("%s: .eh_frame+0x%llx: unsupported CIE", o->name, (unsigned long long)off);
+				rc = -1;
+				break;
+			}
+			ci->noff = noff;
+			move_relocs(&x, off, eoff, noff);
+			buf_put(&x.out, d + off, eoff - off);
+			off = eoff;
+			continue;
+		}
+		uint64_t cie_off = off + 4 - id;
+		struct cie *ci = NULL;
+		for (size_t i = 0; i < x.ncies; i++)
+			if (x.cies[i].off == cie_off)
+				ci = &x.cies[i];
+		if (!ci) {
+			pi_error("%s: .eh_frame+0x%llx: FDE without its CIE", o->name, (unsigned long long)off);
+			rc = -1;
+			break;
+		}
+		size_t saved = x.nrelas;
+		if (!rewrite_fde(&x, off, d + off + 8, d + eoff, ci)) {
+			/* not about rewritten code (or not understood): keep it */
+			x.out.len = noff;
+			x.nrelas = saved;
+			move_relocs(&x, off, eoff, noff);
+			buf_put(&x.out, d + off, eoff - off);
+		}
+		wr32(x.out.p + noff + 4, (uint32_t)(noff + 4 - ci->noff));
+		off = eoff;
+	}
+	if (rc == 0) {
+		free(x.eh->data);
+		x.eh->data = x.out.p;
+		x.eh->size = x.out.len;
+		x.out.p = NULL;
+		if (x.eh->rela) {
+			struct section *rs = &o->secs[x.eh->rela];
+			free(rs->relas);
+			rs->relas = x.relas;
+			rs->nrelas = x.nrelas;
+			rs->relcap = x.cap;
+			x.relas = NULL;
+		}
+	}
+	buf_free(&x.out);
+	free(x.relas);
+	free(x.cies);
+	return rc;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * .eh_frame regeneration.  FDE start addresses are relocated, but the
+ * advances of the CFA program are plain offsets inside the function: they
+ * are re-emitted for the new layout, so that unwinding (C++ exceptions,
+ * backtraces) works through instrumented frames.
+ */
+#ifndef PI_EHFRAME_H
+#define PI_EHFRAME_H
+
+#include "cfg.h"
+
+/* Rewrite c->o's .eh_frame for the layout just computed (before symbol
+ * values are updated). Returns 0, or -1 with a message. */
+int ehframe_rewrite(struct code *c);
+
+#endif

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PI_INSTRUMENT_H
+#define PI_INSTRUMENT_H
+
+#include "model.h"
+#include "objfile.h"
+
+struct istats {
+	size_t objects, functions, uninstrumented, blocks, insns;
+};
+
+/* Instrument every function of o in place. 0, or -1 after one message. */
+int instrument_object(struct object *o, const struct cpu_model *m, struct istats *st);
+
+#endif

@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: MIT */
+#include "layout.h"
+
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ehframe.h"
+#include "stub_abi.h"
+
+struct emit {
+	struct code *c;
+	int ti;
+	struct text *t;
+	struct section *s;
+	bool final;
+	struct rela *relas; /* new relocations of this section (final pass) */
+	size_t nrelas, cap;
+	uint64_t *newval;   /* new symbol values (final pass) */
+};
+
+uint64_t layout_map(const struct code *c, int ti, uint64_t off, enum map_kind kind)
+{
+	const struct text *t = &c->texts[ti];
+	const struct section *s = &c->o->secs[t->sec];
+	if (off >= s->size)
+		return t->nsize + (off - s->size);
+	uint32_t k = t->at[off];
+	if (k != NO_INSN)
+		return kind == MAP_BRANCH ? t->lab[k] : t->pre[k];
+	for (size_t i = 0; i < t->nvr; i++)
+		if (off >= t->vr[i].start && off < t->vr[i].end)
+			return t->vr[i].nstart + (off - t->vr[i].start);
+	/* inside an instruction: keep the distance from its start */
+	for (uint64_t b = off; b-- > 0 && off - b < 16;)
+		if (t->at[b] != NO_INSN)
+			return t->pos[t->at[b]] + (off - b);
+	return t->nsize;
+}
+
+static uint64_t cur(const struct emit *e)
+{
+	return e->t->out.len;
+}
+
+static void add_rela(struct emit *e, uint64_t off, uint32_t type, uint32_t sym, int64_t addend)
+{
+	if (!e->final)
+		return;
+	struct rela *r = VEC_PUSH(e->relas, e->nrelas, e->cap);
+	r->off = off, r->type = type, r->sym = sym, r->addend = addend;
+}
+
+/* The new addend of relocation r (of this text section), now at new_field
+ * in an instruction ending at new_end (was old_end). */
+static int64_t remap_addend(struct emit *e, const struct rela *r, uint64_t old_end,
+			    uint64_t new_field, uint64_t new_end, enum map_kind kind)
+{
+	struct code *c = e->c;
+	int tsec;
+	uint64_t toff;
+	if (!e->final || !rel_target(c, e->t->sec, r, old_end, &tsec, &toff) ||
+	    c->text_of_sec[tsec] < 0)
+		return r->addend;
+	uint64_t nt = layout_map(c, c->text_of_sec[tsec], toff, kind);
+	int64_t a = (int64_t)(nt - e->newval[r->sym]);
+	if (rel_is_pcrel(r->type))
+		a -= (int64_t)(new_end - new_field);
+	return a;
+}
+
+/* Is a direct branch of instruction k (to tsec/toff) inside its function? */
+static enum map_kind branch_kind(const struct emit *e, uint32_t k)
+{
+	return (e->t->mark[k] & MARK_TAIL) ? MAP_PLACE : MAP_BRANCH;
+}
+
+static const struct rela *rela_at(const struct emit *e, uint64_t off)
+{
+	if (!e->s->rela)
+		return NULL;
+	const struct section *rs = &e->c->o->secs[e->s->rela];
+	size_t i = rela_lower_bound(rs, off);
+	return i < rs->nrelas && rs->relas[i].off == off ? &rs->relas[i] : NULL;
+}
+
+/* Copy instruction k (possibly modified in tmp[0..len)), moving its
+ * relocations and fixing a RIP-relative displacement that has none.
+ * skip: bytes of prefix dropped from the front of the original. */
+static void emit_copy(struct emit *e, uint32_t k, const uint8_t *tmp, size_t len, size_t skip,
+		      bool got_plain)
+{
+	const struct insn *in = &e->t->insns[k];
+	uint64_t at = cur(e);
+	buf_put(&e->t->out, tmp, len);
+	uint64_t old_end = in->off + in->len, new_end = at + len;
+	if (in->rip_rel && !rela_at(e, in->off + in->disp_off) && e->final) {
+		int32_t disp = (int32_t)rd32(e->s->data + in->off + in->disp_off);
+		uint64_t target = old_end + (int64_t)disp;
+		uint64_t nt = layout_map(e->c, e->ti, target, MAP_PLACE);
+		wr32(e->t->out.p + at + in->disp_off - skip, (uint32_t)(int32_t)(nt - new_end));
+	}
+	if (!e->s->rela || !e->final)
+		return;
+	const struct section *rs = &e->c->o->secs[e->s->rela];
+	for (size_t i = rela_lower_bound(rs, in->off); i < rs->nrelas && rs->relas[i].off < old_end; i++) {
+		const struct rela *r = &rs->relas[i];
+		uint64_t nf = at + (r->off - in->off) - skip;
+		uint32_t type = r->type;
+		if (got_plain && (type == R_X86_64_GOTPCRELX || type == R_X86_64_REX_GOTPCRELX))
+			type = R_X86_64_GOTPCREL;
+		add_rela(e, nf, type, r->sym, remap_addend(e, r, old_end, nf, new_end, MAP_PLACE));
+	}
+}
+
+/* A rel32 field at the end of the bytes just emitted, aimed where
+ * instruction k's direct branch goes. lea: this is a lea for a tail stub. */
+static void emit_rel32_to_target(struct emit *e, uint32_t k, enum map_kind kind, bool lea)
+{
+	const struct insn *in = &e->t->insns[k];
+	uint64_t field = cur(e);
+	buf_u32(&e->t->out, 0);
+	if (!e->final)
+		return;
+	uint64_t end = field + 4;
+	const struct rela *r = rela_at(e, in->off + in->rel_off);
+	if (r) {
+		uint32_t type = r->type;
+		if (lea && type != R_X86_64_PLT32)
+			type = R_X86_64_PC32;
+		add_rela(e, field, type, r->sym,
+			 remap_addend(e, r, in->off + in->len, field, end, kind));
+		return;
+	}
+	uint64_t nt = layout_map(e->c, e->ti, in->target, kind);
+	wr32(e->t->out.p + field, (uint32_t)(int32_t)(nt - end));
+}
+
+static void emit_call_rt(struct emit *e, int sym)
+{
+	buf_u8(&e->t->out, 0xe8);
+	add_rela(e, cur(e), R_X86_64_PLT32, (uint32_t)sym, -4);
+	buf_u32(&e->t->out, 0);
+}
+
+static void emit_lea_r11_funcrec(struct emit *e, const struct func *f)
+{
+	static const uint8_t lea[] = {0x4c, 0x8d, 0x1d};
+	buf_put(&e->t->out, lea, sizeof(lea));
+	add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)obj_section_symbol(e->c->o, f->rec_sec),
+		 (int64_t)f->rec_off - 4);
+	buf_u32(&e->t->out, 0);
+}
+
+static const uint8_t PUSH_R11[] = {0x41, 0x53}, POP_R11[] = {0x41, 0x5b};
+static const uint8_t LEA_RSP_M8[] = {0x48, 0x8d, 0x64, 0x24, 0xf8};
+static const uint8_t LEA_RSP_P8[] = {0x48, 0x8d, 0x64, 0x24, 0x08};
+static const uint8_t LEA_RSP_M128[] = {0x48, 0x8d, 0x64, 0x24, 0x80};
+static const uint8_t LEA_RSP_P128[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};
+
+#define PUT(e, arr) buf_put(&(e)->t->out, (arr), sizeof(arr))
+
+/* push %r11; lea rec(%rip),%r11; call __profinst_enter; pop %r11 */
+static void emit_entry_stub(struct emit *e, const struct func *f)
+{
+	PUT(e, PUSH_R11);
+	emit_lea_r11_funcrec(e, f);
+	emit_call_rt(e, e->c->sym_enter);
+	PUT(e, POP_R11);
+}
+
+/* addq $imm, %fs:sym+addend */
+static void emit_add_fs(struct emit *e, int sym, int64_t addend, uint32_t imm)
+{
+	static const uint8_t pfx[] = {0x64, 0x48};
+	PUT(e, pfx);
+	buf_u8(&e->t->out, imm < 128 ? 0x83 : 0x81);
+	buf_u8(&e->t->out, 0x04);
+	buf_u8(&e->t->out, 0x25);
+	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)sym, addend);
+	buf_u32(&e->t->out, 0);
+	if (imm < 128)
+		buf_u8(&e->t->out, (uint8_t)imm);
+	else
+		buf_u32(&e->t->out, imm);
+}
+
+static void emit_block_stub(struct emit *e, uint32_t b)
+{
+	const struct block *bl = &e->c->blocks[b];
+	bool save = bl->live_in & FLAGS_STATUS;
+	if (save) {
+		/* lea -128(%rsp),%rsp; push %rax; lahf; seto %al */
+		static const uint8_t pre[] = {0x50, 0x9f, 0x0f, 0x90, 0xc0};
+		PUT(e, LEA_RSP_M128);
+		PUT(e, pre);
+	}
+	if (bl->cost)
+		emit_add_fs(e, e->c->sym_tls, STUB_TLS_CLOCK, bl->cost);
+	emit_add_fs(e, obj_section_symbol(e->c->o, e->c->counts_sec), (int64_t)b * 8, 1);
+	if (save) {
+		/* add $0x7f,%al (restores OF); sahf; pop %rax; lea 128(%rsp),%rsp */
+		static const uint8_t post[] = {0x04, 0x7f, 0x9e, 0x58};
+		PUT(e, post);
+		PUT(e, LEA_RSP_P128);
+	}
+}
+
+/* Tail call through a direct jump: tell the runtime where it goes. */
+static void emit_tail_direct(struct emit *e, uint32_t k, const struct func *f)
+{
+	static const uint8_t lea_r11[] = {0x4c, 0x8d, 0x1d};
+	static const uint8_t mov_r11[] = {0x4c, 0x89, 0x5c, 0x24, 0x08};
+	PUT(e, LEA_RSP_M8);
+	PUT(e, PUSH_R11);
+	PUT(e, lea_r11);
+	emit_rel32_to_target(e, k, MAP_PLACE, true);
+	PUT(e, mov_r11);
+	emit_lea_r11_funcrec(e, f);
+	emit_call_rt(e, e->c->sym_tailexit);
+	PUT(e, POP_R11);
+	PUT(e, LEA_RSP_P8);
+}
+
+static size_t legacy_prefixes(const uint8_t *p, size_t len, size_t *keep_out, uint8_t *kept)
+{
+	size_t i = 0, keep = 0;
+	while (i < len && (p[i] == 0xf2 || p[i] == 0x3e || p[i] == 0x2e || p[i] == 0x66 ||
+			   p[i] == 0x67 || p[i] == 0xf3 || p[i] == 0x26 || p[i] == 0x36)) {
+		if (p[i] == 0x67 || p[i] == 0x66)
+			kept[keep++] = p[i];
+		i++;
+	}
+	*keep_out = keep;
+	return i;
+}
+
+/* Tail call through jmp *reg or jmp *mem: push the target, then as above. */
+static void emit_tail_indirect(struct emit *e, uint32_t k, const struct func *f)
+{
+	const struct insn *in = &e->t->insns[k];
+	const uint8_t *orig = e->s->data + in->off;
+	if (in->ind_reg) {
+		uint8_t r = in->ind_reg - 1;
+		if (r >= 8)
+			buf_u8(&e->t->out, 0x41);
+		buf_u8(&e->t->out, 0x50 + (r & 7));
+	} else {
+		/* FF /4 (jmp) becomes FF /6 (push) over the same operand */
+		uint8_t tmp[16], kept[16];
+		size_t keep;
+		size_t np = legacy_prefixes(orig, in->len, &keep, kept);
+		memcpy(tmp, kept, keep);
+		memcpy(tmp + keep, orig + np, in->len - np);
+		size_t modrm = in->modrm_off - np + keep;
+		tmp[modrm] = (uint8_t)((tmp[modrm] & ~0x38) | (6 << 3));
+		emit_copy(e, k, tmp, in->len - np + keep, np - keep, true);
+	}
+	PUT(e, PUSH_R11);
+	emit_lea_r11_funcrec(e, f);
+	emit_call_rt(e, e->c->sym_tailexit);
+	PUT(e, POP_R11);
+	PUT(e, LEA_RSP_P8);
+}
+
+static void emit_rep_pre(struct emit *e)
+{
+	/* mov %rcx,%fs:__profinst_tls+REPSAVE */
+	static const uint8_t mov[] = {0x64, 0x48, 0x89, 0x0c, 0x25};
+	PUT(e, mov);
+	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_REPSAVE);
+	buf_u32(&e->t->out, 0);
+}
+
+static void emit_rep_post(struct emit *e, const struct insn *in)
+{
+	const struct cpu_model *m = e->c->model;
+	uint32_t kind = (uint32_t)in->rep | (m->rep_counts_passes ? STUB_REP_PASSES : 0) |
+			(m->rep_iter_cost << STUB_REP_COST_SHIFT);
+	PUT(e, LEA_RSP_M128);
+	PUT(e, PUSH_R11);
+	buf_u8(&e->t->out, 0x41); /* mov $kind,%r11d */
+	buf_u8(&e->t->out, 0xbb);
+	buf_u32(&e->t->out, kind);
+	emit_call_rt(e, e->c->sym_rep);
+	PUT(e, POP_R11);
+	PUT(e, LEA_RSP_P128);
+}
+
+/* The instruction itself, branches widened to rel32. */
+static void emit_body(struct emit *e, uint32_t k, const struct func *f)
+{
+	const struct insn *in = &e->t->insns[k];
+	const uint8_t *orig = e->s->data + in->off;
+	switch (in->kind) {
+	case INSN_JMP:
+		buf_u8(&e->t->out, 0xe9);
+		emit_rel32_to_target(e, k, branch_kind(e, k), false);
+		return;
+	case INSN_CALL:
+		buf_u8(&e->t->out, 0xe8);
+		emit_rel32_to_target(e, k, MAP_PLACE, false);
+		return;
+	case INSN_JCC:
+		if (f && (e->t->mark[k] & MARK_TAIL)) {
+			/* j!cc over: tail stub; jmp target */
+			buf_u8(&e->t->out, 0x0f);
+			buf_u8(&e->t->out, (uint8_t)(0x80 | (in->cc ^ 1)));
+			uint64_t field = cur(e);
+			buf_u32(&e->t->out, 0);
+			emit_tail_direct(e, k, f);
+			buf_u8(&e->t->out, 0xe9);
+			emit_rel32_to_target(e, k, MAP_PLACE, false);
+			wr32(e->t->out.p + field, (uint32_t)(cur(e) - field - 4));
+			return;
+		}
+		buf_u8(&e->t->out, 0x0f);
+		buf_u8(&e->t->out, (uint8_t)(0x80 | in->cc));
+		emit_rel32_to_target(e, k, branch_kind(e, k), false);
+		return;
+	case INSN_LOOP: {
+		/* loop +2; jmp +5; jmp rel32 target */
+		buf_put(&e->t->out, orig, in->len - 1);
+		static const uint8_t seq[] = {0x02, 0xeb, 0x05, 0xe9};
+		PUT(e, seq);
+		emit_rel32_to_target(e, k, branch_kind(e, k), false);
+		return;
+	}
+	default:
+		emit_copy(e, k, orig, in->len, 0, false);
+	}
+}
+
+static void emit_insn(struct emit *e, uint32_t k)
+{
+	struct text *t = e->t;
+	const struct insn *in = &t->insns[k];
+	const struct func *f = t->fn[k] >= 0 && e->c->funcs[t->fn[k]].instrument
+				       ? &e->c->funcs[t->fn[k]] : NULL;
+	uint64_t start = cur(e);
+	bool done = false;
+	t->pre[k] = (uint32_t)start;
+	t->entry[k] = (uint32_t)start;
+	if (f && in->endbr && (t->mark[k] & (MARK_FSTART | MARK_LEADER))) {
+		/* endbr64 stays the first instruction of an indirect target */
+		t->pos[k] = (uint32_t)start;
+		buf_put(&t->out, e->s->data + in->off, in->len);
+		done = true;
+	}
+	if (f && (t->mark[k] & MARK_FSTART))
+		emit_entry_stub(e, f);
+	t->lab[k] = (uint32_t)((f && (t->mark[k] & MARK_FSTART)) ? cur(e) : start);
+	if (f && (t->mark[k] & MARK_LEADER))
+		emit_block_stub(e, t->block[k]);
+	if (f) {
+		if (in->kind == INSN_RET)
+			emit_call_rt(e, e->c->sym_exit);
+		else if (in->kind == INSN_JMP && (t->mark[k] & MARK_TAIL))
+			emit_tail_direct(e, k, f);
+		else if (in->kind == INSN_JMP_IND && (t->mark[k] & MARK_TAIL))
+			emit_tail_indirect(e, k, f);
+		if (in->rep)
+			emit_rep_pre(e);
+	}
+	if (!done) {
+		t->pos[k] = (uint32_t)cur(e);
+		emit_body(e, k, f);
+	}
+	if (f && in->rep)
+		emit_rep_post(e, in);
+}
+
+static void emit_verbatim(struct emit *e, struct vrange *v)
+{
+	v->nstart = cur(e);
+	buf_put(&e->t->out, e->s->data + v->start, v->end - v->start);
+	if (!e->s->rela || !e->final)
+		return;
+	const struct section *rs = &e->c->o->secs[e->s->rela];
+	for (size_t i = rela_lower_bound(rs, v->start); i < rs->nrelas && rs->relas[i].off < v->end; i++) {
+		const struct rela *r = &rs->relas[i];
+		uint64_t nf = v->nstart + (r->off - v->start);
+		/* PC-relative fields here: assume the field ends the instruction */
+		int sz = rel_size(r->type);
+		add_rela(e, nf, r->type, r->sym,
+			 remap_addend(e, r, r->off + (uint64_t)sz, nf, nf + (uint64_t)sz, MAP_PLACE));
+	}
+}
+
+static void emit_text(struct emit *e)
+{
+	struct text *t = e->t;
+	t->out.len = 0;
+	size_t v = 0;
+	uint64_t size = e->s->size;
+	uint32_t k = 0;
+	for (uint64_t off = 0; off < size;) {
+		if (k < t->ninsns && t->insns[k].off == off) {
+			emit_insn(e, k);
+			off += t->insns[k].len;
+			k++;
+		} else if (v < t->nvr && t->vr[v].start == off) {
+			emit_verbatim(e, &t->vr[v]);
+			off = t->vr[v].end;
+			v++;
+		} else {
+			/* cannot happen: regions tile the section */
+			buf_u8(&t->out, e->s->data[off]);
+			off++;
+		}
+	}
+	t->nsize = t->out.len;
+}
+
+/* New value of every symbol, from the first pass's positions. */
+static uint64_t *new_symbol_values(struct code *c)
+{
+	struct object *o = c->o;
+	uint64_t *nv = xcalloc(o->nsyms + 1, sizeof(*nv));
+	for (size_t i = 0; i < o->nsyms; i++) {
+		struct symbol *s = &o->syms[i];
+		nv[i] = s->value;
+		if (s->shndx == SHN_UNDEF || s->shndx >= SHN_LORESERVE || c->text_of_sec[s->shndx] < 0)
+			continue;
+		if (ELF64_ST_TYPE(s->info) == STT_SECTION)
+			continue;
+		nv[i] = layout_map(c, c->text_of_sec[s->shndx], s->value, MAP_PLACE);
+	}
+	return nv;
+}
+
+static void update_symbols(struct code *c, const uint64_t *nv)
+{
+	struct object *o = c->o;
+	for (size_t i = 0; i < o->nsyms; i++) {
+		struct symbol *s = &o->syms[i];
+		if (s->shndx == SHN_UNDEF || s->shndx >= SHN_LORESERVE || c->text_of_sec[s->shndx] < 0 ||
+		    ELF64_ST_TYPE(s->info) == STT_SECTION)
+			continue;
+		int ti = c->text_of_sec[s->shndx];
+		if (s->size) {
+			uint64_t end = layout_map(c, ti, s->value + s->size, MAP_PLACE);
+			s->size = end - nv[i];
+		}
+		s->value = nv[i];
+	}
+}
+
+/* Relocations in sections other than code that name code. */
+static void remap_data_relocs(struct code *c, const uint64_t *nv)
+{
+	struct object *o = c->o;
+	for (size_t si = 1; si < o->nsecs; si++) {
+		struct section *rs = &o->secs[si];
+		if (rs->type != SHT_RELA || c->text_of_sec[rs->info] >= 0)
+			continue;
+		if (!strcmp(o->secs[rs->info].name, ".eh_frame"))
+			continue;
+		for (size_t i = 0; i < rs->nrelas; i++) {
+			struct rela *r = &rs->relas[i];
+			int tsec;
+			uint64_t toff;
+			if (!rel_target(c, (int)rs->info, r, 0, &tsec, &toff) || c->text_of_sec[tsec] < 0)
+				continue;
+			uint64_t nt = layout_map(c, c->text_of_sec[tsec], toff, MAP_PLACE);
+			int64_t a = (int64_t)(nt - nv[r->sym]);
+			if (rel_is_pcrel(r->type))
+				a += (int64_t)(r->off - data_pcrel_base(c, (int)rs->info, r->off));
+			r->addend = a;
+		}
+	}
+}
+
+int layout_object(struct code *c)
+{
+	struct object *o = c->o;
+	struct emit *es = xcalloc((size_t)c->ntexts + 1, sizeof(*es));
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		es[ti] = (struct emit){.c = c, .ti = ti, .t = &c->texts[ti], .s = &o->secs[c->texts[ti].sec]};
+		emit_text(&es[ti]);
+	}
+	uint64_t *nv = new_symbol_values(c);
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		es[ti].final = true;
+		es[ti].newval = nv;
+		emit_text(&es[ti]);
+	}
+	/* call sites' return addresses, per piece */
+	for (size_t i = 0; i < c->nsites; i++) {
+		struct site *s = &c->sites[i];
+		struct text *t = &c->texts[s->ts];
+		uint32_t k = t->at[s->orig_off];
+		uint64_t ret = t->pos[k] + (t->insns[k].kind == INSN_CALL ? 5u : t->insns[k].len);
+		const struct func *f = &c->funcs[s->fn];
+		s->ret_off = (uint32_t)(ret - layout_map(c, s->ts, f->pieces[s->piece].start, MAP_PLACE));
+	}
+	for (size_t fi = 0; fi < c->nfuncs; fi++)
+		for (int p = 0; p < c->funcs[fi].npieces; p++) {
+			struct piece *pc = &c->funcs[fi].pieces[p];
+			pc->nstart = layout_map(c, pc->ts, pc->start, MAP_PLACE);
+			pc->nend = layout_map(c, pc->ts, pc->end, MAP_PLACE);
+		}
+	int rc = ehframe_rewrite(c);
+	remap_data_relocs(c, nv);
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		struct text *t = &c->texts[ti];
+		struct section *s = &o->secs[t->sec];
+		free(s->data);
+		s->data = xmalloc(t->out.len);
+		memcpy(s->data, t->out.p, t->out.len);
+		s->size = t->out.len;
+		if (s->rela || es[ti].nrelas) {
+			struct section *rs = &o->secs[obj_rela_section(o, t->sec)];
+			free(rs->relas);
+			rs->relas = es[ti].relas;
+			rs->nrelas = es[ti].nrelas;
+			rs->relcap = es[ti].cap;
+			es[ti].relas = NULL;
+		}
+		free(es[ti].relas);
+	}
+	update_symbols(c, nv);
+	free(nv);
+	free(es);
+	return rc;
+}

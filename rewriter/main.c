@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profinst: instrument relocatable objects and archives, and link them with
+ * the runtime into a profiling executable.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <ar.h>
+
+#include "archive.h"
+#include "instrument.h"
+#include "model.h"
+#include "util.h"
+
+#ifndef PROFINST_VERSION
+#define PROFINST_VERSION "0.1"
+#endif
+
+static const char usage_text[] =
+	"Usage: profinst [OPTION]... INPUT... -o OUTPUT [LINKER-ARG]...\n"
+	"       profinst -c INPUT -o OUTPUT\n"
+	"\n"
+	"Instrument every function of the relocatable objects (.o) and static\n"
+	"archives (.a) given as INPUT, and link them with the profinst runtime into\n"
+	"OUTPUT. Running OUTPUT writes an exact, deterministic profile (every call\n"
+	"and every basic block counted, costed in cycles of a CPU timing model) to\n"
+	"$PROFINST_OUTPUT, or to profinst.out.PID; read it with profview.\n"
+	"\n"
+	"Arguments that are not objects or archives (-lm, -L..., -Wl,..., shared\n"
+	"libraries) are passed to the compiler driver that links, in their order.\n"
+	"\n"
+	"Options:\n"
+	"  -o FILE           write the executable (or, with -c, the object) to FILE\n"
+	"  -c                instrument one object or archive and write it, do not link\n"
+	"  --cpu=NAME        timing model (default: host); see --list-cpus\n"
+	"  --list-cpus       list the timing models and exit\n"
+	"  --cc=DRIVER       compiler driver used to link (default: cc, or c++ when an\n"
+	"                    input holds C++ code; also $PROFINST_CC)\n"
+	"  --runtime=FILE    the runtime archive (default: found next to profinst;\n"
+	"                    also $PROFINST_RUNTIME)\n"
+	"  --keep-temps      keep the instrumented objects (their directory is printed)\n"
+	"  -v, --verbose     print the link command and a summary\n"
+	"  -q, --quiet       no warnings\n"
+	"  -h, --help        show this help and exit\n"
+	"  --version         show the version and exit\n"
+	"\n"
+	"Exit status: 0 on success, 1 if an input cannot be processed or the link\n"
+	"fails (no output is left behind), 2 on a usage error.\n"
+	"\n"
+	"Example:\n"
+	"  profinst main.o util.o /usr/lib/x86_64-linux-gnu/libz.a -o app.prof -lm\n"
+	"  PROFINST_OUTPUT=app.%p.prof ./app.prof\n"
+	"  profview report app.<pid>.prof\n";
+
+struct opts {
+	const char *out;
+	const char *cc;
+	const char *runtime;
+	const struct cpu_model *model;
+	bool compile_only;
+	bool keep;
+	bool verbose;
+	char **inputs; /* all non-option arguments and linker args, in order */
+	size_t ninputs, incap;
+};
+
+struct file {
+	uint8_t *data;
+	size_t size;
+};
+
+static int read_file(const char *path, struct file *f)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp) {
+		pi_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct buf b = {0};
+	char tmp[65536];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof(tmp), fp)) > 0)
+		buf_put(&b, tmp, n);
+	int err = ferror(fp);
+	fclose(fp);
+	if (err) {
+		pi_error("%s: read error", path);
+		buf_free(&b);
+		return -1;
+	}
+	f->data = b.p;
+	f->size = b.len;
+	return 0;
+}
+
+static bool has_cxx(const struct object *o)
+{
+	for (size_t i = 0; i < o->nsyms; i++)
+		if (!strncmp(o->syms[i].name, "_Z", 2) || !strcmp(o->syms[i].name, "__gxx_personality_v0"))
+			return true;
+	return false;
+}
+
+static bool tty_progress;
+
+static void progress(const char *what, size_t i, size_t n)
+{
+	if (!tty_progress)
+		return;
+	fprintf(stderr, "\rprofinst: instrumenting %s: %zu/%zu", what, i, n);
+	if (i == n)
+		fputs("\r\033[K", stderr);
+	fflush(stderr);
+}
+
+/* Instrument one ELF image; the result is written to out_path or returned. */
+static int instrument_image(const char *name, const uint8_t *img, size_t size, const struct opts *op,
+			    struct istats *st, bool *cxx, const char *out_path, struct file *out)
+{
+	struct object o;
+	if (obj_read(&o, name, img, size)) {
+		obj_free(&o);
+		return -1;
+	}
+	if (cxx && has_cxx(&o))
+		*cxx = true;
+	int rc = instrument_object(&o, op->model, st);
+	if (!rc) {
+		char tmp[PATH_MAX];
+		const char *p = out_path;
+		if (!p) {
+			snprintf(tmp, sizeof(tmp), "%s", "/tmp/profinst.objXXXXXX");
+			int fd = mkstemp(tmp);
+			if (fd < 0) {
+				pi_error("cannot create a temporary file: %s", strerror(errno));
+				obj_free(&o);
+				return -1;
+			}
+			close(fd);
+			p = tmp;
+		}
+		rc = obj_write(&o, p);
+		if (!rc && out)
+			rc = read_file(p, out);
+		if (!out_path)
+			unlink(p);
+	}
+	obj_free(&o);
+	return rc;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+/* Instrument input path into out_path (an object or an archive). */
+static int instrument_file(const char *path, const char *out_path, const struct opts *op,
+			   struct istats *st, bool *cxx)
+{
+	struct file f;
+	if (read_file(path, &f))
+		return -1;
+	int rc = 0;
+	if (is_archive(f.data, f.size)) {
+		struct archive a;
+		if (archive_read(&a, path, f.data, f.size)) {
+			free(f.data);
+			archive_free(&a);
+			return -1;
+		}
+		for (size_t i = 0; i < a.n && !rc; i++) {
+			progress(base_name(path), i, a.n);
+			struct ar_member *m = &a.m[i];
+			if (m->size < 4 || memcmp(m->data, "\177ELF", 4))
+				continue; /* not an object: keep as it is */
+			char *name = xasprintf("%s(%s)", base_name(path), m->name);
+			struct file out;
+			rc = instrument_image(name, m->data, m->size, op, st, cxx, NULL, &out);
+			free(name);
+			if (!rc) {
+				free(m->data);
+				m->data = out.data;
+				m->size = out.size;
+			}
+		}
+		progress(base_name(path), a.n, a.n);
+		if (!rc)
+			rc = archive_write(&a, out_path);
+		archive_free(&a);
+	} else if (f.size >= 4 && !memcmp(f.data, "\177ELF", 4)) {
+		rc = instrument_image(base_name(path), f.data, f.size, op, st, cxx, out_path, NULL);
+	} else {
+		/* let obj_read say what it is */
+		struct object o;
+		rc = obj_read(&o, path, f.data, f.size);
+		obj_free(&o);
+		if (!rc) {
+			pi_error("%s: not an object file or archive", path);
+			rc = -1;
+		}
+	}
+	free(f.data);
+	return rc;
+}
+
+static bool is_input_file(const char *arg)
+{
+	if (arg[0] == '-')
+		return false;
+	size_t n = strlen(arg);
+	if (n > 2 && (!strcmp(arg + n - 2, ".o") || !strcmp(arg + n - 2, ".a")))
+		return true;
+	/* other existing files: objects or archives by their magic */
+	FILE *f = fopen(arg, "rb");
+	if (!f)
+		return false;
+	char m[8] = {0};
+	size_t got = fread(m, 1, sizeof(m), f);
+	fclose(f);
+	if (got >= 8 && !memcmp(m, ARMAG, 8))
+		return true;
+	if (got >= 4 && !memcmp(m, "\177ELF", 4)) {
+		/* ET_REL only; shared libraries pass through */
+		FILE *g = fopen(arg, "rb");
+		unsigned char h[18];
+		bool rel = g && fread(h, 1, sizeof(h), g) == sizeof(h) && h[16] == 1 && h[17] == 0;
+		if (g)
+			fclose(g);
+		return rel;
+	}
+	return false;
+}
+
+static char *find_runtime(const struct opts *op)
+{
+	if (op->runtime)
+		return xstrdup(op->runtime);
+	const char *env = getenv("PROFINST_RUNTIME");
+	if (env && *env)
+		return xstrdup(env);
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		char *dir = dirname(exe);
+		static const char *rel[] = {"/../runtime/libprofinst_rt.a", "/../lib/profinst/libprofinst_rt.a",
+					    "/libprofinst_rt.a"};
+		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+			char *p = xasprintf("%s%s", dir, rel[i]);
+			if (!access(p, R_OK))
+				return p;
+			free(p);
+		}
+	}
+#ifdef PROFINST_RUNTIME_PATH
+	if (!access(PROFINST_RUNTIME_PATH, R_OK))
+		return xstrdup(PROFINST_RUNTIME_PATH);
+#endif
+	pi_error("cannot find the runtime library libprofinst_rt.a (use --runtime=FILE)");
+	return NULL;
+}
+
+static int run(char **argv, bool verbose)
+{
+	if (verbose) {
+		fprintf(stderr, "profinst:");
+		for (char **a = argv; *a; a++)
+			fprintf(stderr, " %s", *a);
+		fputc('\n', stderr);
+	}
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		pi_error("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "profinst: error: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void rm_rf(const char *dir)
+{
+	char *cmd[] = {"rm", "-rf", (char *)dir, NULL};
+	run(cmd, false);
+}
+
+static int do_link(struct opts *op)
+{
+	char tmpl[] = "/tmp/profinst.XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	if (!dir) {
+		pi_error("cannot create a temporary directory: %s", strerror(errno));
+		return 1;
+	}
+	struct istats st = {0};
+	bool cxx = false;
+	int rc = 0;
+	char **argv = xcalloc(op->ninputs + 16, sizeof(char *));
+	size_t na = 0;
+	char *runtime = find_runtime(op);
+	if (!runtime)
+		rc = 1;
+	const char *cc = op->cc ? op->cc : getenv("PROFINST_CC");
+	char *outtmp = xasprintf("%s.profinst-tmp.%d", op->out, (int)getpid());
+	argv[na++] = NULL; /* driver, below */
+	argv[na++] = "-o";
+	argv[na++] = outtmp;
+	size_t nobj = 0;
+	for (size_t i = 0; i < op->ninputs && !rc; i++) {
+		const char *in = op->inputs[i];
+		if (!is_input_file(in)) {
+			if (in[0] != '-' && access(in, F_OK)) {
+				pi_error("%s: %s", in, strerror(errno));
+				rc = 1;
+				break;
+			}
+			argv[na++] = (char *)in;
+			continue;
+		}
+		size_t n = strlen(in);
+		bool ar = n > 2 && !strcmp(in + n - 2, ".a");
+		char *p = xasprintf("%s/%zu-%s%s", dir, nobj++, base_name(in), ar || n < 2 || strcmp(in + n - 2, ".o") ? (ar ? "" : ".o") : "");
+		if (instrument_file(in, p, op, &st, &cxx))
+			rc = 1;
+		argv[na++] = p;
+	}
+	if (!rc && !nobj) {
+		pi_error("no object or archive to instrument");
+		rc = 2;
+	}
+	if (!rc) {
+		argv[0] = (char *)(cc ? cc : cxx ? "c++" : "cc");
+		argv[na++] = runtime;
+		argv[na++] = "-lpthread";
+		argv[na] = NULL;
+		int lr = run(argv, op->verbose);
+		if (lr) {
+			pi_error("link failed (%s exited with status %d)", argv[0], lr);
+			rc = 1;
+		} else if (rename(outtmp, op->out)) {
+			pi_error("%s: %s", op->out, strerror(errno));
+			rc = 1;
+		}
+	}
+	if (rc)
+		unlink(outtmp);
+	if (op->verbose && !rc)
+		fprintf(stderr, "profinst: %zu objects, %zu functions (%zu left uninstrumented), %zu blocks, %zu instructions\n",
+			st.objects, st.functions, st.uninstrumented, st.blocks, st.insns);
+	for (size_t i = 1; i < na; i++)
+		if (argv[i] && !strncmp(argv[i], dir, strlen(dir)))
+			free(argv[i]);
+	if (op->keep)
+		fprintf(stderr, "profinst: instrumented objects kept in %s\n", dir);
+	else
+		rm_rf(dir);
+	free(outtmp);
+	free(runtime);
+	free(argv);
+	return rc;
+}
+
+static int do_compile(struct opts *op)
+{
+	size_t nin = 0;
+	const char *in = NULL;
+	for (size_t i = 0; i < op->ninputs; i++) {
+		if (op->inputs[i][0] == '-') {
+			pi_error("-c: unexpected argument %s", op->inputs[i]);
+			return 2;
+		}
+		in = op->inputs[i];
+		nin++;
+	}
+	if (nin != 1) {
+		pi_error("-c takes exactly one input (object or archive)");
+		return 2;
+	}
+	char *tmp = xasprintf("%s.profinst-tmp.%d", op->out, (int)getpid());
+	struct istats st = {0};
+	int rc = instrument_file(in, tmp, op, &st, NULL);
+	if (!rc && rename(tmp, op->out)) {
+		pi_error("%s: %s", op->out, strerror(errno));
+		rc = -1;
+	}
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts op = {0};
+	const char *cpu = "host";
+	tty_progress = isatty(2);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage_text, stdout);
+			return 0;
+		} else if (!strcmp(a, "--version")) {
+			printf("profinst %s\n", PROFINST_VERSION);
+			return 0;
+		} else if (!strcmp(a, "--list-cpus")) {
+			model_list(stdout);
+			return 0;
+		} else if (!strncmp(a, "--cpu=", 6)) {
+			cpu = a + 6;
+		} else if (!strcmp(a, "--cpu") && i + 1 < argc) {
+			cpu = argv[++i];
+		} else if (!strncmp(a, "--cc=", 5)) {
+			op.cc = a + 5;
+		} else if (!strncmp(a, "--runtime=", 10)) {
+			op.runtime = a + 10;
+		} else if (!strcmp(a, "--keep-temps")) {
+			op.keep = true;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			op.verbose = true;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			pi_quiet = true;
+		} else if (!strcmp(a, "-c")) {
+			op.compile_only = true;
+		} else if (!strcmp(a, "-o")) {
+			if (i + 1 >= argc) {
+				pi_error("-o needs a file name");
+				return 2;
+			}
+			op.out = argv[++i];
+		} else if (!strncmp(a, "-o", 2)) {
+			op.out = a + 2;
+		} else {
+			*VEC_PUSH(op.inputs, op.ninputs, op.incap) = argv[i];
+		}
+	}
+	op.model = model_find(cpu);
+	if (!op.model) {
+		pi_error("unknown CPU model '%s' (see profinst --list-cpus)", cpu);
+		return 2;
+	}
+	if (!op.ninputs) {
+		fputs("profinst: no input files\nTry 'profinst --help' for more information.\n", stderr);
+		return 2;
+	}
+	if (!op.out) {
+		pi_error("no output file (-o FILE)");
+		return 2;
+	}
+	int rc = op.compile_only ? do_compile(&op) : do_link(&op);
+	free(op.inputs);
+	return rc;
+}

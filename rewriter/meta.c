@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+#include "meta.h"
+
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stub_abi.h"
+
+#define FUNCREC_SIZE sizeof(struct pi_funcrec)
+
+static int undef(struct object *o, const char *name, int type)
+{
+	return obj_add_symbol(o, name, 0, 0, ELF64_ST_INFO(STB_GLOBAL, type), STV_HIDDEN, SHN_UNDEF);
+}
+
+void meta_prepare(struct code *c)
+{
+	struct object *o = c->o;
+	c->sym_tls = obj_add_symbol(o, STUB_TLS_SYMBOL, 0, 0, ELF64_ST_INFO(STB_GLOBAL, STT_TLS),
+				    STV_DEFAULT, SHN_UNDEF);
+	c->sym_enter = undef(o, STUB_ENTER_SYMBOL, STT_NOTYPE);
+	c->sym_exit = undef(o, STUB_EXIT_SYMBOL, STT_NOTYPE);
+	c->sym_tailexit = undef(o, STUB_TAILEXIT_SYMBOL, STT_NOTYPE);
+	c->sym_rep = undef(o, STUB_REP_SYMBOL, STT_NOTYPE);
+	c->counts_sec = obj_add_section(o, ".tbss.profinst", SHT_NOBITS,
+					SHF_ALLOC | SHF_WRITE | SHF_TLS, 8, NULL,
+					8 * (c->nblocks ? c->nblocks : 1));
+	obj_section_symbol(o, c->counts_sec);
+	c->desc_sec = obj_add_section(o, "profinst_objs", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 8,
+				      NULL, sizeof(struct pi_objdesc));
+	obj_section_symbol(o, c->desc_sec);
+	c->map_sec = obj_add_section(o, "profinst_map", SHT_PROGBITS, SHF_ALLOC, 8, NULL, 0);
+	obj_section_symbol(o, c->map_sec);
+
+	/* one record section per COMDAT group, one for the rest */
+	int *sec_of_group = xcalloc(o->nsecs + 1, sizeof(int));
+	size_t ngroups = o->nsecs;
+	int plain = 0;
+	for (size_t fi = 0; fi < c->nfuncs; fi++) {
+		struct func *f = &c->funcs[fi];
+		if (!f->instrument)
+			continue;
+		int *slot = f->group && (size_t)f->group < ngroups ? &sec_of_group[f->group] : &plain;
+		if (!*slot) {
+			*slot = obj_add_section(o, "profinst_funcs", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE,
+						8, NULL, 0);
+			if (f->group)
+				obj_group_add(o, f->group, *slot);
+			obj_section_symbol(o, *slot);
+		}
+		struct section *s = &o->secs[*slot];
+		f->rec_sec = *slot;
+		f->rec_off = s->size;
+		s->data = xrealloc(s->data, s->size + FUNCREC_SIZE);
+		memset(s->data + s->size, 0, FUNCREC_SIZE);
+		s->size += FUNCREC_SIZE;
+	}
+	free(sec_of_group);
+}
+
+static void fill_funcrecs(struct code *c)
+{
+	struct object *o = c->o;
+	for (size_t fi = 0; fi < c->nfuncs; fi++) {
+		struct func *f = &c->funcs[fi];
+		if (!f->instrument)
+			continue;
+		uint8_t *r = o->secs[f->rec_sec].data + f->rec_off;
+		obj_add_rela(o, f->rec_sec, f->rec_off + offsetof(struct pi_funcrec, obj), R_X86_64_64,
+			     (uint32_t)o->secs[c->desc_sec].secsym, 0);
+		wr32(r + offsetof(struct pi_funcrec, index), (uint32_t)fi);
+		wr32(r + offsetof(struct pi_funcrec, npieces), (uint32_t)f->npieces);
+		for (int p = 0; p < f->npieces; p++) {
+			const struct piece *pc = &f->pieces[p];
+			int tsec = c->texts[pc->ts].sec;
+			obj_add_rela(o, f->rec_sec, f->rec_off + offsetof(struct pi_funcrec, addr) + 8 * (size_t)p,
+				     R_X86_64_64, (uint32_t)obj_section_symbol(o, tsec), (int64_t)pc->nstart);
+			wr32(r + offsetof(struct pi_funcrec, size) + 4 * (size_t)p, (uint32_t)(pc->nend - pc->nstart));
+		}
+	}
+}
+
+static void build_map(struct code *c, struct buf *b)
+{
+	struct object *o = c->o;
+	struct strtab st;
+	strtab_init(&st);
+	struct pi_map_hdr h = {
+		.magic = PI_MAP_MAGIC,
+		.version = PI_MAP_VERSION,
+		.object = strtab_add(&st, o->name),
+		.nfuncs = (uint32_t)c->nfuncs,
+		.nblocks = (uint32_t)c->nblocks,
+		.nsites = (uint32_t)c->nsites,
+		.cpu = strtab_add(&st, c->model->name),
+	};
+	struct buf body = {0};
+	h.funcs_off = sizeof(h);
+	for (size_t fi = 0; fi < c->nfuncs; fi++) {
+		const struct func *f = &c->funcs[fi];
+		const struct symbol *sym = &o->syms[f->sym];
+		struct pi_map_func mf = {
+			.name = strtab_add(&st, f->name),
+			.section = strtab_add(&st, o->secs[c->texts[f->pieces[0].ts].sec].name),
+			.offset = (uint32_t)f->pieces[0].start,
+			.size = (uint32_t)(f->pieces[0].end - f->pieces[0].start),
+			.first_block = f->first_block,
+			.nblocks = f->instrument ? f->nblocks : 0,
+			.first_site = f->first_site,
+			.nsites = f->instrument ? f->nsites : 0,
+			.flags = (f->group ? PI_FUNC_COMDAT : 0) | (f->instrument ? 0 : PI_FUNC_UNINSTRUMENTED) |
+				 (ELF64_ST_BIND(sym->info) != STB_LOCAL ? PI_FUNC_GLOBAL : 0),
+			.ninsns = f->ninsns,
+		};
+		buf_put(&body, &mf, sizeof(mf));
+	}
+	h.blocks_off = (uint32_t)(sizeof(h) + body.len);
+	for (size_t bi = 0; bi < c->nblocks; bi++) {
+		const struct block *bl = &c->blocks[bi];
+		const struct text *t = &c->texts[bl->ts];
+		const struct insn *first = &t->insns[bl->first], *last = &t->insns[bl->first + bl->n - 1];
+		struct pi_map_block mb = {
+			.func = bl->fn,
+			.section = strtab_add(&st, o->secs[t->sec].name),
+			.offset = (uint32_t)first->off,
+			.size = (uint32_t)(last->off + last->len - first->off),
+			.ninsns = bl->n,
+			.cost = bl->cost,
+		};
+		buf_put(&body, &mb, sizeof(mb));
+	}
+	h.sites_off = (uint32_t)(sizeof(h) + body.len);
+	for (size_t si = 0; si < c->nsites; si++) {
+		const struct site *s = &c->sites[si];
+		struct pi_map_site ms = {
+			.func = s->fn,
+			.piece = s->piece,
+			.ret_off = s->ret_off,
+			.section = strtab_add(&st, o->secs[c->texts[s->ts].sec].name),
+			.offset = (uint32_t)s->orig_off,
+			.block = s->block,
+		};
+		buf_put(&body, &ms, sizeof(ms));
+	}
+	h.str_off = (uint32_t)(sizeof(h) + body.len);
+	h.str_size = (uint32_t)st.b.len;
+	h.size = (uint32_t)(h.str_off + st.b.len);
+	buf_put(b, &h, sizeof(h));
+	buf_put(b, body.p, body.len);
+	buf_put(b, st.b.p, st.b.len);
+	buf_align(b, 8);
+	buf_free(&body);
+	strtab_free(&st);
+}
+
+void meta_finish(struct code *c)
+{
+	struct object *o = c->o;
+	fill_funcrecs(c);
+	struct section *d = &o->secs[c->desc_sec];
+	wr64(d->data + offsetof(struct pi_objdesc, magic), PI_OBJDESC_MAGIC);
+	wr32(d->data + offsetof(struct pi_objdesc, nblocks), (uint32_t)c->nblocks);
+	wr32(d->data + offsetof(struct pi_objdesc, nfuncs), (uint32_t)c->nfuncs);
+	obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, map), R_X86_64_64,
+		     (uint32_t)o->secs[c->map_sec].secsym, 0);
+	obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, counts_tpoff), R_X86_64_TPOFF32,
+		     (uint32_t)o->secs[c->counts_sec].secsym, 0);
+	struct buf m = {0};
+	build_map(c, &m);
+	struct section *ms = &o->secs[c->map_sec];
+	free(ms->data);
+	ms->data = m.p;
+	ms->size = m.len;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Runtime internals.  The runtime lives inside someone else's program: it
+ * never exits, never calls malloc on the hot path (memory comes from mmap
+ * arenas), preserves errno, and never profiles itself.
+ */
+#ifndef PI_RT_H
+#define PI_RT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format.h"
+
+/* Calling-context tree node.  A node with alias != NULL is a recursive call
+ * edge: activations through it are charged to the ancestor alias names. */
+struct rt_node {
+	const struct pi_funcrec *fn;
+	uint64_t ra;
+	struct rt_node *parent, *first_child, *next_sibling, *last_hit;
+	struct rt_node *alias;
+	uint64_t calls, rec_calls, self, incl, min_self, max_self;
+	uint32_t active;  /* frames open on this node */
+	uint32_t index;   /* when written */
+};
+
+struct rt_frame {
+	struct rt_node *node;  /* the node charged */
+	struct rt_node *alias; /* the recursive edge taken, or NULL */
+	uint64_t sp;           /* the function's %rsp at entry (its return address slot) */
+	uint64_t entry_clock;
+	uint64_t child;        /* cycles of its children */
+	uint64_t tail_target;  /* where it tail-jumped, if tail */
+	uint64_t tail;
+};
+
+struct rt_thread {
+	struct rt_frame *stack;
+	uint64_t depth, cap;
+	struct rt_node root;
+	char *arena, *arena_end;
+	struct rt_thread *next;
+	uint64_t tp;          /* thread pointer, to reach its TLS counters */
+	uint64_t *saved_counts; /* copy of the counters, once the thread ended */
+	uint64_t final_clock;
+	uint32_t tid;
+	uint32_t index;
+	int finished;
+};
+
+/* The thread-local block the stubs address (stub_abi.h). */
+struct pi_tls {
+	uint64_t clock;
+	uint64_t repsave;
+	struct rt_thread *th;
+	uint32_t busy;
+	uint32_t dead;
+};
+
+extern __thread struct pi_tls __profinst_tls;
+
+/* raw system calls: no libc on the hot path, no errno */
+long rt_syscall6(long nr, long a, long b, long c, long d, long e, long f);
+void *rt_mmap(uint64_t size);
+void rt_munmap(void *p, uint64_t size);
+
+struct rt_thread *rt_thread_init(struct pi_tls *t);
+void rt_close_all(struct rt_thread *th, uint64_t now);
+void rt_thread_finish(struct pi_tls *t);
+
+extern struct rt_thread *rt_threads;
+
+/* objects and function records, from the linker's __start_/__stop_ */
+const struct pi_objdesc *rt_objs_begin(void);
+const struct pi_objdesc *rt_objs_end(void);
+const struct pi_funcrec *rt_funcs_begin(void);
+const struct pi_funcrec *rt_funcs_end(void);
+
+void rt_write_profile(int signal);
+
+#endif

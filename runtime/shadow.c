@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The shadow call stack and the calling-context tree: the C half of the
+ * entry, exit, tail-exit and rep helpers.  Compiled with
+ * -mgeneral-regs-only; runs with every register of the program saved.
+ */
+#include <stddef.h>
+
+#include "rt.h"
+#include "stub_abi.h"
+
+__thread struct pi_tls __profinst_tls __attribute__((tls_model("initial-exec")));
+
+static struct rt_node *node_new(struct rt_thread *th)
+{
+	if ((uint64_t)(th->arena_end - th->arena) < sizeof(struct rt_node)) {
+		uint64_t sz = 1 << 20;
+		char *p = rt_mmap(sz);
+		if (!p)
+			return NULL;
+		th->arena = p;
+		th->arena_end = p + sz;
+	}
+	struct rt_node *n = (struct rt_node *)th->arena;
+	th->arena += sizeof(*n);
+	n->min_self = UINT64_MAX;
+	return n; /* the rest is zero: fresh mmap memory */
+}
+
+/* The child of parent for a call of fn returning to ra. */
+static struct rt_node *child(struct rt_thread *th, struct rt_node *parent,
+			     const struct pi_funcrec *fn, uint64_t ra)
+{
+	struct rt_node *c = parent->last_hit;
+	if (c && c->fn == fn && c->ra == ra)
+		return c;
+	for (c = parent->first_child; c; c = c->next_sibling)
+		if (c->fn == fn && c->ra == ra)
+			goto hit;
+	c = node_new(th);
+	if (!c)
+		return NULL;
+	c->fn = fn;
+	c->ra = ra;
+	c->parent = parent;
+	/* A function is never its own descendant: a recursive call becomes
+	 * an edge back to the ancestor already running it. */
+	for (struct rt_node *a = parent; a && a->fn; a = a->parent)
+		if (a->fn == fn && !a->alias) {
+			c->alias = a;
+			break;
+		}
+	c->next_sibling = parent->first_child;
+	parent->first_child = c;
+hit:
+	parent->last_hit = c;
+	return c;
+}
+
+static void close_top(struct rt_thread *th, uint64_t now)
+{
+	struct rt_frame *f = &th->stack[th->depth - 1];
+	uint64_t dur = now - f->entry_clock;
+	uint64_t self = dur - f->child;
+	struct rt_node *n = f->node;
+	n->self += self;
+	if (self < n->min_self)
+		n->min_self = self;
+	if (self > n->max_self)
+		n->max_self = self;
+	if (--n->active == 0)
+		n->incl += dur;
+	if (f->alias)
+		f->alias->incl += dur;
+	th->depth--;
+	if (th->depth)
+		th->stack[th->depth - 1].child += dur;
+}
+
+void rt_close_all(struct rt_thread *th, uint64_t now)
+{
+	while (th->depth)
+		close_top(th, now);
+}
+
+/* Frames at or below sp are dead: their functions left without an exit
+ * stub (longjmp, exception, tail call out of instrumented code). */
+static void unwind_to(struct rt_thread *th, uint64_t sp, uint64_t now)
+{
+	while (th->depth && th->stack[th->depth - 1].sp < sp)
+		close_top(th, now);
+}
+
+void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra)
+{
+	struct pi_tls *t = &__profinst_tls;
+	if (t->busy || t->dead)
+		return;
+	t->busy = 1;
+	struct rt_thread *th = t->th ? t->th : rt_thread_init(t);
+	if (!th || th->depth >= th->cap)
+		goto out;
+	uint64_t now = t->clock;
+	unwind_to(th, sp, now);
+	while (th->depth && th->stack[th->depth - 1].sp == sp) {
+		struct rt_frame *top = &th->stack[th->depth - 1];
+		if (top->tail && top->tail_target == fn->addr[0])
+			break; /* the function it tail-called: it stays, as the caller */
+		close_top(th, now);
+	}
+	struct rt_node *parent = th->depth ? th->stack[th->depth - 1].node : &th->root;
+	struct rt_node *c = child(th, parent, fn, ra);
+	if (!c)
+		goto out;
+	struct rt_frame *f = &th->stack[th->depth++];
+	f->alias = c->alias ? c : NULL;
+	f->node = c->alias ? c->alias : c;
+	f->sp = sp;
+	f->entry_clock = now;
+	f->child = 0;
+	f->tail = 0;
+	f->tail_target = 0;
+	f->node->calls++;
+	f->node->active++;
+	if (f->alias) {
+		f->alias->calls++;
+		f->node->rec_calls++;
+	}
+out:
+	t->busy = 0;
+}
+
+void pi_rt_exit(uint64_t sp)
+{
+	struct pi_tls *t = &__profinst_tls;
+	struct rt_thread *th = t->th;
+	if (t->busy || t->dead || !th)
+		return;
+	t->busy = 1;
+	uint64_t now = t->clock;
+	unwind_to(th, sp, now);
+	if (th->depth && th->stack[th->depth - 1].sp == sp) {
+		close_top(th, now);
+		/* the functions that tail-called it return with it */
+		while (th->depth && th->stack[th->depth - 1].sp == sp && th->stack[th->depth - 1].tail)
+			close_top(th, now);
+	}
+	t->busy = 0;
+}
+
+void pi_rt_tailexit(const struct pi_funcrec *fn, uint64_t sp, uint64_t target)
+{
+	struct pi_tls *t = &__profinst_tls;
+	struct rt_thread *th = t->th;
+	(void)fn;
+	if (t->busy || t->dead || !th)
+		return;
+	t->busy = 1;
+	unwind_to(th, sp, t->clock);
+	if (th->depth && th->stack[th->depth - 1].sp == sp) {
+		struct rt_frame *f = &th->stack[th->depth - 1];
+		f->tail = 1;
+		f->tail_target = target;
+	}
+	t->busy = 0;
+}
+
+#define ZF 0x40
+
+void pi_rt_rep(uint64_t kind, uint64_t rcx, uint64_t flags)
+{
+	struct pi_tls *t = &__profinst_tls;
+	uint64_t k = t->repsave - rcx; /* iterations done */
+	uint64_t extra;
+	if (kind & STUB_REP_PASSES) {
+		/* valgrind runs the instruction once per iteration, and once more
+		 * when it stops because %rcx reached 0 */
+		uint64_t passes;
+		switch (kind & 3) {
+		case 2: /* repe: goes on while ZF=1 */
+			passes = k == 0 ? 1 : k + ((flags & ZF) ? 1 : 0);
+			break;
+		case 3: /* repne: goes on while ZF=0 */
+			passes = k == 0 ? 1 : k + ((flags & ZF) ? 0 : 1);
+			break;
+		default:
+			passes = k + 1;
+		}
+		extra = passes - 1;
+	} else {
+		extra = k * (kind >> STUB_REP_COST_SHIFT);
+	}
+	t->clock += extra;
+}

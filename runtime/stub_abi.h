@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The contract between the stubs the rewriter inserts and the runtime.
+ *
+ * Thread-local block __profinst_tls (struct pi_tls in the runtime):
+ *   +0  uint64_t clock    the thread's virtual cycle clock; block stubs add
+ *                         their cost with `addq $c, %fs:__profinst_tls@tpoff`
+ *   +8  uint64_t repsave  %rcx saved before a rep-prefixed string op
+ *
+ * Entry stub   push %r11; lea funcrec(%rip),%r11; call __profinst_enter; pop %r11
+ *              -> in the helper: %r11 = struct pi_funcrec *, 16(%rsp) = the
+ *                 function's return address.
+ * Exit stub    call __profinst_exit, right before a ret
+ *              -> 8(%rsp) = the function's return address.
+ * Tail stub    [push target]; push %r11; lea funcrec(%rip),%r11;
+ *              call __profinst_tailexit; pop %r11; lea 8(%rsp),%rsp; jmp ...
+ *              -> %r11 = funcrec of the function leaving, 16(%rsp) = where
+ *                 the jump goes, 24(%rsp) = the function's return address.
+ * Rep stub     mov %rcx,%fs:repsave; REP OP;
+ *              lea -128(%rsp),%rsp; push %r11; mov $kind,%r11d;
+ *              call __profinst_rep; pop %r11; lea 128(%rsp),%rsp
+ *
+ * Every helper preserves every register and the flags.
+ */
+#ifndef PI_STUB_ABI_H
+#define PI_STUB_ABI_H
+
+#define STUB_TLS_SYMBOL "__profinst_tls"
+#define STUB_ENTER_SYMBOL "__profinst_enter"
+#define STUB_EXIT_SYMBOL "__profinst_exit"
+#define STUB_TAILEXIT_SYMBOL "__profinst_tailexit"
+#define STUB_REP_SYMBOL "__profinst_rep"
+
+#define STUB_TLS_CLOCK 0
+#define STUB_TLS_REPSAVE 8
+
+/* kind passed to __profinst_rep: bits 0-1 enum rep_kind (1 rep, 2 repe,
+ * 3 repne), bit 2 count passes as valgrind does, bits 8-31 per-iteration
+ * cost in cycles. */
+#define STUB_REP_PASSES 0x4
+#define STUB_REP_COST_SHIFT 8
+
+#endif

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-thread state: created on a thread's first instrumented call, kept
+ * after the thread ends (its counters copied out of TLS), written with the
+ * profile when the process ends.
+ */
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "rt.h"
+
+struct rt_thread *rt_threads;
+static uint32_t nthreads;
+static pthread_key_t exit_key;
+static int have_key;
+
+long rt_syscall6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	long ret;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+void *rt_mmap(uint64_t size)
+{
+	long p = rt_syscall6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p < 0 && p > -4096 ? NULL : (void *)p;
+}
+
+void rt_munmap(void *p, uint64_t size)
+{
+	rt_syscall6(SYS_munmap, (long)p, (long)size, 0, 0, 0, 0);
+}
+
+extern const struct pi_objdesc __start_profinst_objs[] __attribute__((weak, visibility("hidden")));
+extern const struct pi_objdesc __stop_profinst_objs[] __attribute__((weak, visibility("hidden")));
+extern const struct pi_funcrec __start_profinst_funcs[] __attribute__((weak, visibility("hidden")));
+extern const struct pi_funcrec __stop_profinst_funcs[] __attribute__((weak, visibility("hidden")));
+
+const struct pi_objdesc *rt_objs_begin(void) { return __start_profinst_objs; }
+const struct pi_objdesc *rt_objs_end(void) { return __stop_profinst_objs; }
+const struct pi_funcrec *rt_funcs_begin(void) { return __start_profinst_funcs; }
+const struct pi_funcrec *rt_funcs_end(void) { return __stop_profinst_funcs; }
+
+/* Frames deep enough for 10^6-level recursion; only touched pages cost. */
+#define STACK_FRAMES (1ull << 22)
+
+struct rt_thread *rt_thread_init(struct pi_tls *t)
+{
+	struct rt_thread *th = rt_mmap(sizeof(*th));
+	if (!th) {
+		t->dead = 1;
+		return NULL;
+	}
+	th->stack = rt_mmap(STACK_FRAMES * sizeof(struct rt_frame));
+	if (!th->stack) {
+		rt_munmap(th, sizeof(*th));
+		t->dead = 1;
+		return NULL;
+	}
+	th->cap = STACK_FRAMES;
+	th->root.min_self = UINT64_MAX;
+	__asm__("mov %%fs:0, %0" : "=r"(th->tp));
+	th->tid = (uint32_t)rt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	th->index = __atomic_fetch_add(&nthreads, 1, __ATOMIC_RELAXED);
+	struct rt_thread *head = __atomic_load_n(&rt_threads, __ATOMIC_ACQUIRE);
+	do
+		th->next = head;
+	while (!__atomic_compare_exchange_n(&rt_threads, &head, th, 1, __ATOMIC_RELEASE,
+					    __ATOMIC_ACQUIRE));
+	t->th = th;
+	if (have_key)
+		pthread_setspecific(exit_key, th);
+	return th;
+}
+
+/* Copy a thread's counters out of its TLS, which goes away with it. */
+static void save_counts(struct rt_thread *th)
+{
+	uint64_t total = 0;
+	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
+		total += d->nblocks;
+	uint64_t *buf = rt_mmap((total ? total : 1) * sizeof(uint64_t));
+	if (!buf)
+		return;
+	uint64_t i = 0;
+	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
+		const uint64_t *c = (const uint64_t *)(th->tp + (int64_t)d->counts_tpoff);
+		for (uint32_t b = 0; b < d->nblocks; b++)
+			buf[i++] = c[b];
+	}
+	th->saved_counts = buf;
+}
+
+void rt_thread_finish(struct pi_tls *t)
+{
+	struct rt_thread *th = t->th;
+	if (!th || th->finished)
+		return;
+	t->busy = 1;
+	rt_close_all(th, t->clock);
+	th->final_clock = t->clock;
+	save_counts(th);
+	th->finished = 1;
+	t->dead = 1;
+}
+
+static void thread_exit(void *arg)
+{
+	(void)arg;
+	struct pi_tls *t = &__profinst_tls;
+	if (t->th && !t->th->finished)
+		rt_thread_finish(t);
+}
+
+__attribute__((constructor(101))) static void rt_init(void)
+{
+	if (!pthread_key_create(&exit_key, thread_exit))
+		have_key = 1;
+	uint32_t i = 0;
+	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
+		((struct pi_objdesc *)d)->index = i++;
+}
+
+__attribute__((destructor(101))) static void rt_fini(void)
+{
+	rt_write_profile(0);
+}
