@@ -21,6 +21,31 @@ bool is_archive(const void *image, size_t size)
 int archive_read(struct archive *a, const char *path, const void *image, size_t size)
 {
 	memset(a, 0, sizeof(*a));
+	/* libelf stops quietly at a damaged member: walk the headers first */
+	const char *img = image;
+	for (size_t off = SARMAG; off < size;) {
+		if (size - off < sizeof(struct ar_hdr)) {
+			pi_error("%s: damaged archive (truncated member header at offset %zu)", path, off);
+			return -1;
+		}
+		const struct ar_hdr *h = (const void *)(img + off);
+		char num[11];
+		memcpy(num, h->ar_size, 10);
+		num[10] = 0;
+		char *end;
+		unsigned long long msz = strtoull(num, &end, 10);
+		if (memcmp(h->ar_fmag, ARFMAG, 2) || end == num) {
+			pi_error("%s: damaged archive member header at offset %zu", path, off);
+			return -1;
+		}
+		off += sizeof(struct ar_hdr);
+		if (msz > size - off) {
+			pi_error("%s: damaged archive (member at offset %zu truncated)", path,
+				 off - sizeof(struct ar_hdr));
+			return -1;
+		}
+		off += msz + (msz & 1);
+	}
 	elf_version(EV_CURRENT);
 	char *copy = xmalloc(size);
 	memcpy(copy, image, size);

@@ -520,6 +520,31 @@ static void find_leaders(struct code *c)
 	}
 }
 
+static bool returns_twice(const char *n)
+{
+	static const char *names[] = {"setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "savectx",
+				      "vfork", "getcontext", "__builtin_setjmp", NULL};
+	for (const char **p = names; *p; p++)
+		if (!strcmp(n, *p))
+			return true;
+	return false;
+}
+
+/* Where a setjmp returns the second time, the shadow stack must catch up. */
+static void find_resync_points(struct code *c)
+{
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		struct text *t = &c->texts[ti];
+		for (uint32_t k = 0; k + 1 < t->ninsns; k++) {
+			if (t->insns[k].kind != INSN_CALL)
+				continue;
+			const struct rela *r = branch_rela(c, t, k);
+			if (r && returns_twice(c->o->syms[r->sym].name))
+				t->mark[k + 1] |= MARK_RESYNC | MARK_LEADER;
+		}
+	}
+}
+
 /* ----- blocks */
 
 static void build_blocks(struct code *c)
@@ -687,6 +712,7 @@ int code_analyse(struct code *c, struct object *o, const struct cpu_model *m)
 	for (int ti = 0; ti < c->ntexts; ti++)
 		decode_text(c, ti);
 	find_leaders(c);
+	find_resync_points(c);
 	build_blocks(c);
 	liveness(c);
 	find_sites(c);

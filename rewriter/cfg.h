@@ -75,6 +75,7 @@ struct text {
 #define MARK_ADDR     0x04 /* address taken by data or code (jump table, label) */
 #define MARK_PSTART   0x08 /* first instruction of any piece */
 #define MARK_TAIL     0x10 /* a jump that leaves the function (tail call) */
+#define MARK_RESYNC   0x20 /* reached without call or return: setjmp's return, landing pad */
 
 struct site {
 	uint32_t fn, piece, ret_off, block;
@@ -100,7 +101,7 @@ struct code {
 	struct base { int sec; uint64_t off; } *bases;
 	size_t nbases, basecap;
 	/* new symbols for stubs */
-	int sym_tls, sym_enter, sym_exit, sym_tailexit, sym_rep;
+	int sym_tls, sym_enter, sym_exit, sym_tailexit, sym_rep, sym_resync;
 	int counts_sec, desc_sec, map_sec;
 	uint32_t nwarn;
 };

@@ -298,6 +298,12 @@ static void emit_body(struct emit *e, uint32_t k, const struct func *f)
 		emit_rel32_to_target(e, k, branch_kind(e, k), false);
 		return;
 	case INSN_CALL:
+		if (rela_at(e, in->off + in->rel_off)) {
+			/* byte-exact: the linker pattern-matches TLS calls
+			 * (data16 data16 rex.W call __tls_get_addr) */
+			emit_copy(e, k, orig, in->len, 0, false);
+			return;
+		}
 		buf_u8(&e->t->out, 0xe8);
 		emit_rel32_to_target(e, k, MAP_PLACE, false);
 		return;
@@ -331,6 +337,15 @@ static void emit_body(struct emit *e, uint32_t k, const struct func *f)
 	}
 }
 
+/* Bytes the instruction k takes in the new layout (calls only). */
+static uint64_t call_len(const struct emit *e, uint32_t k)
+{
+	const struct insn *in = &e->t->insns[k];
+	if (in->kind == INSN_CALL && !rela_at(e, in->off + in->rel_off))
+		return 5;
+	return in->len;
+}
+
 static void emit_insn(struct emit *e, uint32_t k)
 {
 	struct text *t = e->t;
@@ -350,6 +365,12 @@ static void emit_insn(struct emit *e, uint32_t k)
 	if (f && (t->mark[k] & MARK_FSTART))
 		emit_entry_stub(e, f);
 	t->lab[k] = (uint32_t)((f && (t->mark[k] & MARK_FSTART)) ? cur(e) : start);
+	if (f && (t->mark[k] & MARK_RESYNC)) {
+		/* before the block stub: its cost belongs to the code resuming */
+		PUT(e, LEA_RSP_M128);
+		emit_call_rt(e, e->c->sym_resync);
+		PUT(e, LEA_RSP_P128);
+	}
 	if (f && (t->mark[k] & MARK_LEADER))
 		emit_block_stub(e, t->block[k]);
 	if (f) {
@@ -490,7 +511,7 @@ int layout_object(struct code *c)
 		struct site *s = &c->sites[i];
 		struct text *t = &c->texts[s->ts];
 		uint32_t k = t->at[s->orig_off];
-		uint64_t ret = t->pos[k] + (t->insns[k].kind == INSN_CALL ? 5u : t->insns[k].len);
+		uint64_t ret = t->pos[k] + call_len(&es[s->ts], k);
 		const struct func *f = &c->funcs[s->fn];
 		s->ret_off = (uint32_t)(ret - layout_map(c, s->ts, f->pieces[s->piece].start, MAP_PLACE));
 	}

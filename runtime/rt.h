@@ -78,4 +78,9 @@ const struct pi_funcrec *rt_funcs_end(void);
 
 void rt_write_profile(int signal);
 
+/* Is addr the entry of an instrumented function? (sorted table built at
+ * start-up; false before it exists) */
+int rt_is_entry(uint64_t addr);
+void rt_entries_init(void);
+
 #endif

@@ -156,12 +156,32 @@ void pi_rt_tailexit(const struct pi_funcrec *fn, uint64_t sp, uint64_t target)
 	if (t->busy || t->dead || !th)
 		return;
 	t->busy = 1;
-	unwind_to(th, sp, t->clock);
+	uint64_t now = t->clock;
+	unwind_to(th, sp, now);
 	if (th->depth && th->stack[th->depth - 1].sp == sp) {
-		struct rt_frame *f = &th->stack[th->depth - 1];
-		f->tail = 1;
-		f->tail_target = target;
+		if (rt_is_entry(target)) {
+			/* it stays, as the caller of the function it jumps to */
+			struct rt_frame *f = &th->stack[th->depth - 1];
+			f->tail = 1;
+			f->tail_target = target;
+		} else {
+			/* jumps out of instrumented code: nothing will exit for it */
+			close_top(th, now);
+			while (th->depth && th->stack[th->depth - 1].sp == sp && th->stack[th->depth - 1].tail)
+				close_top(th, now);
+		}
 	}
+	t->busy = 0;
+}
+
+void pi_rt_resync(uint64_t sp)
+{
+	struct pi_tls *t = &__profinst_tls;
+	struct rt_thread *th = t->th;
+	if (t->busy || t->dead || !th)
+		return;
+	t->busy = 1;
+	unwind_to(th, sp, t->clock);
 	t->busy = 0;
 }
 

@@ -20,6 +20,12 @@
  *              lea -128(%rsp),%rsp; push %r11; mov $kind,%r11d;
  *              call __profinst_rep; pop %r11; lea 128(%rsp),%rsp
  *
+ * Resync     lea -128(%rsp),%rsp; call __profinst_resync; lea 128(%rsp),%rsp
+ *              where control arrives without a call or return (the second
+ *              return of setjmp, exception landing pads)
+ *              -> 136(%rsp) is the %rsp of the code that resumes: frames
+ *                 below it are dead.
+ *
  * Every helper preserves every register and the flags.
  */
 #ifndef PI_STUB_ABI_H
@@ -30,6 +36,7 @@
 #define STUB_EXIT_SYMBOL "__profinst_exit"
 #define STUB_TAILEXIT_SYMBOL "__profinst_tailexit"
 #define STUB_REP_SYMBOL "__profinst_rep"
+#define STUB_RESYNC_SYMBOL "__profinst_resync"
 
 #define STUB_TLS_CLOCK 0
 #define STUB_TLS_REPSAVE 8

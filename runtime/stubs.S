@@ -103,4 +103,14 @@ __profinst_rep:
 	RESTORE
 	.size __profinst_rep, .-__profinst_rep
 
+	.globl __profinst_resync
+	.hidden __profinst_resync
+	.type __profinst_resync, @function
+__profinst_resync:
+	SAVE
+	lea 224(%rbx), %rdi       /* %rsp of the code resuming */
+	call pi_rt_resync
+	RESTORE
+	.size __profinst_resync, .-__profinst_resync
+
 	.section .note.GNU-stack,"",@progbits

@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""profinst's test runner.
+
+  tests/run.py [--build DIR] [-k PATTERN] [-j N] [--quick]
+
+Runs, in tiers:
+  unit      unit test programs built by meson (tests/unit)
+  e2e       tests/e2e/NNN_*.c, each built with gcc and clang at -O0, -O2 and
+            -O3: the instrumented program's output and exit status must equal
+            the native one's, and with --cpu=instructions every function's
+            self count and call count must equal callgrind's exactly
+  badinput  inputs profinst must refuse with one line and no output
+  real      Debian's libz.a, libsqlite3.a and liblua5.4.a linked whole with
+            drivers from tests/real, checked the same way
+
+Ends with the line "N passed, N failed".
+"""
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(HERE, "lib"))
+import oracle  # noqa: E402
+
+COMPILERS = ["gcc", "clang"]
+OPTS = ["-O0", "-O2", "-O3"]
+
+
+class Fail(Exception):
+    pass
+
+
+def sh(cmd, **kw):
+    kw.setdefault("capture_output", True)
+    kw.setdefault("text", True)
+    kw.setdefault("timeout", 900)
+    return subprocess.run(cmd, **kw)
+
+
+def must(cmd, what, **kw):
+    p = sh(cmd, **kw)
+    if p.returncode != 0:
+        raise Fail("%s failed (%d): %s\n%s" % (what, p.returncode, " ".join(cmd),
+                                                (p.stderr or "")[-2000:]))
+    return p
+
+
+def directives(path):
+    """// key: value lines at the top of a test program."""
+    d = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"\s*//\s*(\w+):\s*(.*)", line)
+            if m:
+                d.setdefault(m.group(1), []).append(m.group(2).strip())
+    return d
+
+
+class Ctx:
+    def __init__(self, build, keep):
+        self.build = os.path.abspath(build)
+        self.profinst = os.path.join(self.build, "rewriter", "profinst")
+        self.profview = os.path.join(self.build, "display", "profview")
+        self.keep = keep
+
+
+def profile_json(ctx, prof):
+    p = must([ctx.profview, "report", prof, "--format=json"], "profview report")
+    return json.loads(p.stdout)
+
+
+def compare_counts(prof, cg, ours, ignore=()):
+    """Every function of ours: profile's self and calls == callgrind's."""
+    got = {}
+    for f in prof["functions"]:
+        e = got.setdefault(f["symbol"], {"self": 0, "calls": 0})
+        e["self"] += f["self_cycles"]
+        e["calls"] += f["calls"]
+    errs = []
+    for name in sorted(ours):
+        if name in ignore:
+            continue
+        want = cg.get(name, {"self": 0, "calls": 0})
+        have = got.get(name, {"self": 0, "calls": 0})
+        if want != have:
+            errs.append("%s: profile self=%d calls=%d, callgrind self=%d calls=%d" % (
+                name, have["self"], have["calls"], want["self"], want["calls"]))
+    for name in sorted(got):
+        if name not in ours and got[name]["calls"]:
+            errs.append("%s: in the profile but not one of the inputs' functions" % name)
+    if errs:
+        raise Fail("counts differ from callgrind:\n  " + "\n  ".join(errs[:40]) +
+                   ("\n  ... %d more" % (len(errs) - 40) if len(errs) > 40 else ""))
+
+
+def object_functions(paths):
+    names = set()
+    for p in paths:
+        out = sh(["nm", "--defined-only", p]).stdout
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in "tTwWiI":
+                names.add(oracle.fold(parts[2]))
+    return names
+
+
+def run_pair(ctx, tmp, native, prof_exe, args, stdin_data=None, env_extra=None):
+    env = dict(os.environ)
+    env.update(env_extra or {})
+    a = sh([native] + args, input=stdin_data, env=env, cwd=tmp)
+    penv = dict(env, PROFINST_OUTPUT=os.path.join(tmp, "out.%p.prof"))
+    for f in os.listdir(tmp):
+        if f.startswith("out.") and f.endswith(".prof"):
+            os.unlink(os.path.join(tmp, f))
+    b = sh([prof_exe] + args, input=stdin_data, env=penv, cwd=tmp)
+    if a.stdout != b.stdout:
+        raise Fail("output differs:\n--- native\n%s\n--- instrumented\n%s" % (a.stdout[-1500:], b.stdout[-1500:]))
+    if a.returncode != b.returncode:
+        raise Fail("exit status differs: native %d, instrumented %d\n%s" % (a.returncode, b.returncode, b.stderr[-1500:]))
+    profs = [f for f in os.listdir(tmp) if f.startswith("out.") and f.endswith(".prof")]
+    if len(profs) != 1:
+        raise Fail("expected one profile, found %r; stderr: %s" % (profs, b.stderr[-800:]))
+    return os.path.join(tmp, profs[0]), a
+
+
+def e2e_case(ctx, src, cc, opt):
+    d = directives(src)
+    name = os.path.splitext(os.path.basename(src))[0]
+    tmp = tempfile.mkdtemp(prefix="pi-%s-%s%s-" % (name, cc, opt))
+    try:
+        cflags = " ".join(d.get("cflags", [])).split()
+        ldflags = " ".join(d.get("ldflags", [])).split()
+        args = " ".join(d.get("args", [])).split()
+        obj = os.path.join(tmp, name + ".o")
+        must([cc, opt, "-c", src, "-o", obj] + cflags, "compile")
+        native = os.path.join(tmp, name + ".native")
+        must([cc, obj, "-o", native, "-no-pie"] + ldflags, "native link")
+        prof_exe = os.path.join(tmp, name + ".prof")
+        must([ctx.profinst, "--cpu=instructions", obj, "-o", prof_exe] + ldflags, "profinst")
+        prof, _ = run_pair(ctx, tmp, native, prof_exe, args)
+        pj = profile_json(ctx, prof)
+        if d.get("callgrind", ["yes"])[0] != "no":
+            cgout = os.path.join(tmp, "cg.out")
+            oracle.run_callgrind(native, args, cgout, cwd=tmp)
+            cg = oracle.attribute(native, cgout)
+            compare_counts(pj, cg, object_functions([obj]))
+        for exp in d.get("expect", []):
+            check_expect(pj, exp)
+    finally:
+        if not ctx.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_expect(pj, exp):
+    """expect: FUNC field=N ..."""
+    parts = exp.split()
+    fn = [f for f in pj["functions"] if f["name"] == parts[0]]
+    if not fn:
+        raise Fail("expect: no function %s in the profile" % parts[0])
+    for kv in parts[1:]:
+        k, v = kv.split("=")
+        if str(fn[0][k]) != v:
+            raise Fail("expect: %s %s=%s, profile says %s" % (parts[0], k, v, fn[0][k]))
+
+
+def collect(ctx, args):
+    tests = []
+    e2e = sorted(f for f in os.listdir(os.path.join(HERE, "e2e")) if f.endswith(".c"))
+    for f in e2e:
+        for cc in COMPILERS:
+            for opt in (["-O2"] if args.quick else OPTS):
+                tests.append(("e2e/%s[%s %s]" % (f[:-2], cc, opt),
+                              lambda f=f, cc=cc, opt=opt: e2e_case(ctx, os.path.join(HERE, "e2e", f), cc, opt)))
+    import badinput
+    import real
+    tests += badinput.tests(ctx, Fail, sh)
+    tests += real.tests(ctx, Fail, sh, must, run_pair, profile_json, compare_counts, object_functions)
+    return tests
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("-k", dest="pattern", default=None)
+    ap.add_argument("-j", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--quick", action="store_true", help="-O2 only")
+    ap.add_argument("--keep", action="store_true", help="keep temporary directories")
+    args = ap.parse_args()
+    ctx = Ctx(args.build, args.keep)
+    for tool in (ctx.profinst, ctx.profview):
+        if not os.access(tool, os.X_OK):
+            sys.exit("tests/run.py: %s not built (meson compile -C %s)" % (tool, args.build))
+    tests = collect(ctx, args)
+    if args.pattern:
+        tests = [t for t in tests if re.search(args.pattern, t[0])]
+    passed = failed = 0
+
+    def one(t):
+        try:
+            t[1]()
+            return t[0], None
+        except Fail as e:
+            return t[0], str(e)
+        except Exception:
+            return t[0], traceback.format_exc()
+
+    with cf.ThreadPoolExecutor(max_workers=args.j) as ex:
+        for name, err in ex.map(one, tests):
+            if err is None:
+                passed += 1
+                print("PASS %s" % name, flush=True)
+            else:
+                failed += 1
+                print("FAIL %s\n  %s" % (name, err.replace("\n", "\n  ")), flush=True)
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
