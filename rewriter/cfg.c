@@ -58,7 +58,7 @@ size_t rela_lower_bound(const struct section *rs, uint64_t off)
 
 static bool is_text(const struct code *c, int sec)
 {
-	return sec > 0 && (size_t)sec < c->o->nsecs && c->text_of_sec[sec] >= 0;
+	return text_index(c, sec) >= 0;
 }
 
 uint64_t data_pcrel_base(const struct code *c, int sec, uint64_t field)
@@ -372,7 +372,7 @@ static void mark(struct code *c, int sec, uint64_t off, uint8_t m)
 {
 	if (!is_text(c, sec))
 		return;
-	struct text *t = &c->texts[c->text_of_sec[sec]];
+	struct text *t = &c->texts[text_index(c, sec)];
 	uint32_t i = insn_at(t, &c->o->secs[sec], off);
 	if (i != NO_INSN)
 		t->mark[i] |= m;
@@ -609,7 +609,7 @@ static uint16_t block_live_out(struct code *c, const struct func *f, const struc
 		/* fallthrough */
 	case INSN_JCC: case INSN_LOOP:
 		if (!(t->mark[k] & MARK_TAIL) && branch_target(c, t, k, &tsec, &toff) && is_text(c, tsec)) {
-			struct text *tt = &c->texts[c->text_of_sec[tsec]];
+			struct text *tt = &c->texts[text_index(c, tsec)];
 			uint32_t ti = insn_at(tt, &c->o->secs[tsec], toff);
 			if (ti != NO_INSN && tt->fn[ti] >= 0 && c->funcs[tt->fn[ti]].instrument)
 				out |= c->blocks[tt->block[ti]].live_in;
@@ -696,6 +696,7 @@ int code_analyse(struct code *c, struct object *o, const struct cpu_model *m)
 	for (size_t i = 1; i < o->nsecs; i++)
 		if (o->secs[i].type == SHT_RELA)
 			qsort(o->secs[i].relas, o->secs[i].nrelas, sizeof(struct rela), cmp_rela);
+	c->nsecs0 = o->nsecs;
 	c->text_of_sec = xmalloc((o->nsecs + 1) * sizeof(int));
 	for (size_t i = 0; i <= o->nsecs; i++)
 		c->text_of_sec[i] = -1;

@@ -88,7 +88,8 @@ struct code {
 	const struct cpu_model *model;
 	struct text *texts;
 	int ntexts;
-	int *text_of_sec;   /* [nsecs] -> text index or -1 */
+	int *text_of_sec;   /* [nsecs at analysis] -> text index or -1: use text_index() */
+	size_t nsecs0;
 	struct func *funcs;
 	size_t nfuncs, funccap;
 	struct block *blocks;
@@ -105,6 +106,12 @@ struct code {
 	int counts_sec, desc_sec, map_sec;
 	uint32_t nwarn;
 };
+
+/* The text index of section sec, or -1 (also for sections added later). */
+static inline int text_index(const struct code *c, int sec)
+{
+	return sec > 0 && (size_t)sec < c->nsecs0 ? c->text_of_sec[sec] : -1;
+}
 
 /* Decode, find functions, blocks and liveness. 0 or -1 (message printed). */
 int code_analyse(struct code *c, struct object *o, const struct cpu_model *m);

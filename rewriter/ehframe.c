@@ -247,9 +247,9 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 		return false;
 	/* pc_begin is pcrel to the field itself, so S + A names the code */
 	toff = c->o->syms[pr->sym].value + (uint64_t)pr->addend;
-	if (tsec < 0 || c->text_of_sec[tsec] < 0)
+	if (tsec < 0 || text_index(c, (int)(tsec)) < 0)
 		return false;
-	int ti = c->text_of_sec[tsec];
+	int ti = text_index(c, (int)(tsec));
 	struct cur cu = {body, end, false};
 	get_n(&cu, 4); /* pc_begin: from the relocation */
 	uint64_t range = get_n(&cu, 4);

@@ -60,9 +60,9 @@ static int64_t remap_addend(struct emit *e, const struct rela *r, uint64_t old_e
 	int tsec;
 	uint64_t toff;
 	if (!e->final || !rel_target(c, e->t->sec, r, old_end, &tsec, &toff) ||
-	    c->text_of_sec[tsec] < 0)
+	    text_index(c, (int)(tsec)) < 0)
 		return r->addend;
-	uint64_t nt = layout_map(c, c->text_of_sec[tsec], toff, kind);
+	uint64_t nt = layout_map(c, text_index(c, (int)(tsec)), toff, kind);
 	int64_t a = (int64_t)(nt - e->newval[r->sym]);
 	if (rel_is_pcrel(r->type))
 		a -= (int64_t)(new_end - new_field);
@@ -441,11 +441,11 @@ static uint64_t *new_symbol_values(struct code *c)
 	for (size_t i = 0; i < o->nsyms; i++) {
 		struct symbol *s = &o->syms[i];
 		nv[i] = s->value;
-		if (s->shndx == SHN_UNDEF || s->shndx >= SHN_LORESERVE || c->text_of_sec[s->shndx] < 0)
+		if (s->shndx == SHN_UNDEF || s->shndx >= SHN_LORESERVE || text_index(c, (int)(s->shndx)) < 0)
 			continue;
 		if (ELF64_ST_TYPE(s->info) == STT_SECTION)
 			continue;
-		nv[i] = layout_map(c, c->text_of_sec[s->shndx], s->value, MAP_PLACE);
+		nv[i] = layout_map(c, text_index(c, (int)(s->shndx)), s->value, MAP_PLACE);
 	}
 	return nv;
 }
@@ -455,10 +455,10 @@ static void update_symbols(struct code *c, const uint64_t *nv)
 	struct object *o = c->o;
 	for (size_t i = 0; i < o->nsyms; i++) {
 		struct symbol *s = &o->syms[i];
-		if (s->shndx == SHN_UNDEF || s->shndx >= SHN_LORESERVE || c->text_of_sec[s->shndx] < 0 ||
+		if (s->shndx == SHN_UNDEF || s->shndx >= SHN_LORESERVE || text_index(c, (int)(s->shndx)) < 0 ||
 		    ELF64_ST_TYPE(s->info) == STT_SECTION)
 			continue;
-		int ti = c->text_of_sec[s->shndx];
+		int ti = text_index(c, (int)(s->shndx));
 		if (s->size) {
 			uint64_t end = layout_map(c, ti, s->value + s->size, MAP_PLACE);
 			s->size = end - nv[i];
@@ -473,7 +473,7 @@ static void remap_data_relocs(struct code *c, const uint64_t *nv)
 	struct object *o = c->o;
 	for (size_t si = 1; si < o->nsecs; si++) {
 		struct section *rs = &o->secs[si];
-		if (rs->type != SHT_RELA || c->text_of_sec[rs->info] >= 0)
+		if (rs->type != SHT_RELA || text_index(c, (int)(rs->info)) >= 0)
 			continue;
 		if (!strcmp(o->secs[rs->info].name, ".eh_frame"))
 			continue;
@@ -481,9 +481,9 @@ static void remap_data_relocs(struct code *c, const uint64_t *nv)
 			struct rela *r = &rs->relas[i];
 			int tsec;
 			uint64_t toff;
-			if (!rel_target(c, (int)rs->info, r, 0, &tsec, &toff) || c->text_of_sec[tsec] < 0)
+			if (!rel_target(c, (int)rs->info, r, 0, &tsec, &toff) || text_index(c, (int)(tsec)) < 0)
 				continue;
-			uint64_t nt = layout_map(c, c->text_of_sec[tsec], toff, MAP_PLACE);
+			uint64_t nt = layout_map(c, text_index(c, (int)(tsec)), toff, MAP_PLACE);
 			int64_t a = (int64_t)(nt - nv[r->sym]);
 			if (rel_is_pcrel(r->type))
 				a += (int64_t)(r->off - data_pcrel_base(c, (int)rs->info, r->off));
