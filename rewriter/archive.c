@@ -56,7 +56,8 @@ int archive_read(struct archive *a, const char *path, const void *image, size_t 
 		rc = -1;
 		goto out;
 	}
-	Elf_Cmd cmd = ELF_C_READ;
+	/* members of an in-memory archive: only the MMAP command finds them */
+	Elf_Cmd cmd = ELF_C_READ_MMAP;
 	Elf *m;
 	size_t seen = 0;
 	while ((m = elf_begin(-1, cmd, ar)) != NULL) {

@@ -511,7 +511,10 @@ static void find_leaders(struct code *c)
 			if (in->kind == INSN_JMP || in->kind == INSN_JCC) {
 				int tsec;
 				uint64_t toff;
-				if (!branch_target(c, t, k, &tsec, &toff) || !in_func(c, f, tsec, toff))
+				/* a jump to its own entry is a self tail call: it calls
+				 * (callgrind counts it so), it does not loop */
+				if (!branch_target(c, t, k, &tsec, &toff) || !in_func(c, f, tsec, toff) ||
+				    (tsec == c->texts[f->pieces[0].ts].sec && toff == f->pieces[0].start))
 					t->mark[k] |= MARK_TAIL;
 			} else if (in->kind == INSN_JMP_IND && !f->has_ind_targets) {
 				t->mark[k] |= MARK_TAIL;

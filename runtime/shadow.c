@@ -108,6 +108,21 @@ void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra)
 			break; /* the function it tail-called: it stays, as the caller */
 		close_top(th, now);
 	}
+	if (th->depth) {
+		struct rt_frame *top = &th->stack[th->depth - 1];
+		if (top->tail && top->sp == sp && top->node->fn == fn) {
+			/* A self tail call: one more call, no new frame, so that a
+			 * tail-recursive loop runs in bounded memory. */
+			struct rt_node *e = child(th, top->node, fn, ra);
+			if (e && e->alias) {
+				e->calls++;
+				top->node->calls++;
+				top->node->rec_calls++;
+			}
+			top->tail = 0;
+			goto out;
+		}
+	}
 	struct rt_node *parent = th->depth ? th->stack[th->depth - 1].node : &th->root;
 	struct rt_node *c = child(th, parent, fn, ra);
 	if (!c)
