@@ -102,7 +102,7 @@ struct code {
 	struct base { int sec; uint64_t off; } *bases;
 	size_t nbases, basecap;
 	/* new symbols for stubs */
-	int sym_tls, sym_enter, sym_exit, sym_tailexit, sym_rep, sym_resync;
+	int sym_tls, sym_enter, sym_enter_flags, sym_exit, sym_tailexit, sym_rep, sym_resync;
 	int counts_sec, desc_sec, map_sec;
 	uint32_t nwarn;
 };

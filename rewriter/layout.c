@@ -163,9 +163,10 @@ static const uint8_t LEA_RSP_P128[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00,
 /* push %r11; lea rec(%rip),%r11; call __profinst_enter; pop %r11 */
 static void emit_entry_stub(struct emit *e, const struct func *f)
 {
+	bool flags = e->c->blocks[f->first_block].live_in & FLAGS_STATUS;
 	PUT(e, PUSH_R11);
 	emit_lea_r11_funcrec(e, f);
-	emit_call_rt(e, e->c->sym_enter);
+	emit_call_rt(e, flags ? e->c->sym_enter_flags : e->c->sym_enter);
 	PUT(e, POP_R11);
 }
 

@@ -20,6 +20,7 @@ void meta_prepare(struct code *c)
 	c->sym_tls = obj_add_symbol(o, STUB_TLS_SYMBOL, 0, 0, ELF64_ST_INFO(STB_GLOBAL, STT_TLS),
 				    STV_DEFAULT, SHN_UNDEF);
 	c->sym_enter = undef(o, STUB_ENTER_SYMBOL, STT_NOTYPE);
+	c->sym_enter_flags = undef(o, STUB_ENTER_FLAGS_SYMBOL, STT_NOTYPE);
 	c->sym_exit = undef(o, STUB_EXIT_SYMBOL, STT_NOTYPE);
 	c->sym_tailexit = undef(o, STUB_TAILEXIT_SYMBOL, STT_NOTYPE);
 	c->sym_rep = undef(o, STUB_REP_SYMBOL, STT_NOTYPE);

@@ -39,6 +39,9 @@ struct rt_thread {
 	uint64_t depth, cap;
 	struct rt_node root;
 	char *arena, *arena_end;
+	/* children of every node, by (parent, fn, return address) */
+	struct rt_node **hash;
+	uint64_t hmask, hcount;
 	struct rt_thread *next;
 	uint64_t tp;          /* thread pointer, to reach its TLS counters */
 	uint64_t *saved_counts; /* copy of the counters, once the thread ended */

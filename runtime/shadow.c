@@ -27,6 +27,39 @@ static struct rt_node *node_new(struct rt_thread *th)
 	return n; /* the rest is zero: fresh mmap memory */
 }
 
+static uint64_t hash_key(const struct rt_node *parent, const struct pi_funcrec *fn, uint64_t ra)
+{
+	uint64_t h = (uint64_t)parent * 0x9e3779b97f4a7c15ull ^ (uint64_t)fn * 0xc2b2ae3d27d4eb4full ^
+		     ra * 0x165667b19e3779f9ull;
+	return h ^ (h >> 29);
+}
+
+static void hash_insert(struct rt_node **tab, uint64_t mask, struct rt_node *n)
+{
+	uint64_t i = hash_key(n->parent, n->fn, n->ra) & mask;
+	while (tab[i])
+		i = (i + 1) & mask;
+	tab[i] = n;
+}
+
+/* Keep the load under a half; a failed grow keeps the old table. */
+static int hash_grow(struct rt_thread *th)
+{
+	uint64_t ncap = th->hash ? (th->hmask + 1) * 2 : 4096;
+	struct rt_node **nt = rt_mmap(ncap * sizeof(*nt));
+	if (!nt)
+		return th->hash && th->hcount + 1 < th->hmask ? 0 : -1;
+	if (th->hash) {
+		for (uint64_t i = 0; i <= th->hmask; i++)
+			if (th->hash[i])
+				hash_insert(nt, ncap - 1, th->hash[i]);
+		rt_munmap(th->hash, (th->hmask + 1) * sizeof(*nt));
+	}
+	th->hash = nt;
+	th->hmask = ncap - 1;
+	return 0;
+}
+
 /* The child of parent for a call of fn returning to ra. */
 static struct rt_node *child(struct rt_thread *th, struct rt_node *parent,
 			     const struct pi_funcrec *fn, uint64_t ra)
@@ -34,9 +67,13 @@ static struct rt_node *child(struct rt_thread *th, struct rt_node *parent,
 	struct rt_node *c = parent->last_hit;
 	if (c && c->fn == fn && c->ra == ra)
 		return c;
-	for (c = parent->first_child; c; c = c->next_sibling)
-		if (c->fn == fn && c->ra == ra)
-			goto hit;
+	if (th->hash) {
+		for (uint64_t i = hash_key(parent, fn, ra) & th->hmask; (c = th->hash[i]); i = (i + 1) & th->hmask)
+			if (c->parent == parent && c->fn == fn && c->ra == ra)
+				goto hit;
+	}
+	if (2 * (th->hcount + 1) > th->hmask && hash_grow(th))
+		return NULL;
 	c = node_new(th);
 	if (!c)
 		return NULL;
@@ -52,6 +89,8 @@ static struct rt_node *child(struct rt_thread *th, struct rt_node *parent,
 		}
 	c->next_sibling = parent->first_child;
 	parent->first_child = c;
+	hash_insert(th->hash, th->hmask, c);
+	th->hcount++;
 hit:
 	parent->last_hit = c;
 	return c;

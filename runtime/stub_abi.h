@@ -26,13 +26,18 @@
  *              -> 136(%rsp) is the %rsp of the code that resumes: frames
  *                 below it are dead.
  *
- * Every helper preserves every register and the flags.
+ * Every helper preserves every register.  The status flags are dead at a
+ * function's entry and at its ret by the ABI, so __profinst_enter and
+ * __profinst_exit may change them; where liveness shows a function reading
+ * flags it did not set, its entry stub calls __profinst_enter_flags
+ * instead.  The other helpers preserve the flags.
  */
 #ifndef PI_STUB_ABI_H
 #define PI_STUB_ABI_H
 
 #define STUB_TLS_SYMBOL "__profinst_tls"
 #define STUB_ENTER_SYMBOL "__profinst_enter"
+#define STUB_ENTER_FLAGS_SYMBOL "__profinst_enter_flags"
 #define STUB_EXIT_SYMBOL "__profinst_exit"
 #define STUB_TAILEXIT_SYMBOL "__profinst_tailexit"
 #define STUB_REP_SYMBOL "__profinst_rep"

@@ -7,10 +7,52 @@
  */
 	.text
 
+/* The full save, for helpers that run where the flags may be live (after
+ * a string op, at a landing pad): every register, the flags, and a stack
+ * aligned for the C half. */
 .macro SAVE
 	.cfi_startproc
 	pushfq
 	.cfi_adjust_cfa_offset 8
+	SAVE_GPRS
+	push %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov %rsp, %rbx
+	.cfi_def_cfa_register %rbx
+	and $-16, %rsp
+	cld
+.endm
+
+/* 88 = 11 saved quadwords: %rbx + 88 is the helper's entry %rsp */
+.macro RESTORE
+	mov %rbx, %rsp
+	.cfi_def_cfa_register %rsp
+	pop %rbx
+	.cfi_adjust_cfa_offset -8
+	RESTORE_GPRS
+	popfq
+	.cfi_adjust_cfa_offset -8
+	ret
+	.cfi_endproc
+.endm
+
+/* The light save, at function entry, ret and tail jumps, where the ABI says
+ * the status flags are dead and DF is clear: only the registers the C half
+ * (compiled -mgeneral-regs-only, so it needs no stack alignment) may
+ * clobber.  %rsp + 72 is the helper's entry %rsp. */
+.macro SAVE_LIGHT
+	.cfi_startproc
+	SAVE_GPRS
+.endm
+
+.macro RESTORE_LIGHT
+	RESTORE_GPRS
+	ret
+	.cfi_endproc
+.endm
+
+.macro SAVE_GPRS
 	push %rax
 	.cfi_adjust_cfa_offset 8
 	push %rcx
@@ -29,64 +71,72 @@
 	.cfi_adjust_cfa_offset 8
 	push %r11
 	.cfi_adjust_cfa_offset 8
-	push %rbx
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %rbx, 0
-	mov %rsp, %rbx
-	.cfi_def_cfa_register %rbx
-	and $-16, %rsp
-	cld
 .endm
 
-/* 88 = 11 saved quadwords: %rbx + 88 is the helper's entry %rsp */
-.macro RESTORE
-	mov %rbx, %rsp
-	.cfi_def_cfa_register %rsp
-	pop %rbx
+.macro RESTORE_GPRS
 	pop %r11
+	.cfi_adjust_cfa_offset -8
 	pop %r10
+	.cfi_adjust_cfa_offset -8
 	pop %r9
+	.cfi_adjust_cfa_offset -8
 	pop %r8
+	.cfi_adjust_cfa_offset -8
 	pop %rdi
+	.cfi_adjust_cfa_offset -8
 	pop %rsi
+	.cfi_adjust_cfa_offset -8
 	pop %rdx
+	.cfi_adjust_cfa_offset -8
 	pop %rcx
+	.cfi_adjust_cfa_offset -8
 	pop %rax
-	popfq
-	ret
-	.cfi_endproc
+	.cfi_adjust_cfa_offset -8
 .endm
 
 	.globl __profinst_enter
 	.hidden __profinst_enter
 	.type __profinst_enter, @function
 __profinst_enter:
-	SAVE
+	SAVE_LIGHT
 	mov %r11, %rdi            /* funcrec */
-	lea 104(%rbx), %rsi       /* the function's %rsp at entry */
+	lea 88(%rsp), %rsi        /* the function's %rsp at entry (72 + 16) */
 	mov (%rsi), %rdx          /* its return address */
 	call pi_rt_enter
-	RESTORE
+	RESTORE_LIGHT
 	.size __profinst_enter, .-__profinst_enter
+
+/* The same, where the function's first block reads flags it did not set. */
+	.globl __profinst_enter_flags
+	.hidden __profinst_enter_flags
+	.type __profinst_enter_flags, @function
+__profinst_enter_flags:
+	SAVE
+	mov %r11, %rdi
+	lea 104(%rbx), %rsi       /* 88 + 16 */
+	mov (%rsi), %rdx
+	call pi_rt_enter
+	RESTORE
+	.size __profinst_enter_flags, .-__profinst_enter_flags
 
 	.globl __profinst_exit
 	.hidden __profinst_exit
 	.type __profinst_exit, @function
 __profinst_exit:
-	SAVE
-	lea 96(%rbx), %rdi        /* the function's %rsp at its ret */
+	SAVE_LIGHT
+	lea 80(%rsp), %rdi        /* the function's %rsp at its ret (72 + 8) */
 	call pi_rt_exit
-	RESTORE
+	RESTORE_LIGHT
 	.size __profinst_exit, .-__profinst_exit
 
 	.globl __profinst_tailexit
 	.hidden __profinst_tailexit
 	.type __profinst_tailexit, @function
 __profinst_tailexit:
-	SAVE
+	SAVE                      /* the function jumped to may read the flags */
 	mov %r11, %rdi            /* funcrec of the function leaving */
-	lea 112(%rbx), %rsi       /* its %rsp: where its return address is */
-	mov 104(%rbx), %rdx       /* where the jump goes */
+	lea 112(%rbx), %rsi       /* its %rsp: where its return address is (88 + 24) */
+	mov 104(%rbx), %rdx       /* where the jump goes (88 + 16) */
 	call pi_rt_tailexit
 	RESTORE
 	.size __profinst_tailexit, .-__profinst_tailexit

@@ -4,6 +4,7 @@
 #include <lua.h>
 #include <lualib.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static const char script[] =
 	"local function fib(n) if n < 2 then return n end return fib(n-1) + fib(n-2) end\n"
@@ -21,11 +22,18 @@ static const char script[] =
 	"print(fib(20), t[1], t[#t], table.concat(parts, ','), s, #table.concat(acc))\n"
 	"print(string.format('%.3f', math.sqrt(2) * math.pi), ('%d items'):format(#t))\n";
 
-int main(void)
+int main(int argc, char **argv)
 {
+	/* argv[1]: repetitions of the script, for benchmarks */
+	int reps = argc > 1 ? atoi(argv[1]) : 1;
 	lua_State *L = luaL_newstate();
 	luaL_openlibs(L);
-	int rc = luaL_dostring(L, script);
+	int rc = 0;
+	for (int r = 0; r < reps && !rc; r++) {
+		if (r == 1) /* only the first repetition prints */
+			luaL_dostring(L, "print = function() end");
+		rc = luaL_dostring(L, script);
+	}
 	if (rc)
 		fprintf(stderr, "lua: %s\n", lua_tostring(L, -1));
 	lua_close(L);

@@ -22,8 +22,10 @@ static void exec(sqlite3 *db, const char *sql)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	/* argv[1]: repetitions of the queries, for benchmarks */
+	int reps = argc > 1 ? atoi(argv[1]) : 1;
 	sqlite3 *db;
 	if (sqlite3_open(":memory:", &db) != SQLITE_OK)
 		return 1;
@@ -50,6 +52,11 @@ int main(void)
 		char sql[128];
 		snprintf(sql, sizeof(sql), "INSERT INTO g VALUES(%d, 'group-%c')", i, 'A' + i);
 		exec(db, sql);
+	}
+	for (int r = 1; r < reps; r++) {
+		sqlite3_exec(db, "SELECT g.label, count(*), avg(t.score) FROM t JOIN g ON g.id = t.grp GROUP BY g.label "
+				 "ORDER BY count(*) DESC", NULL, NULL, NULL);
+		sqlite3_exec(db, "SELECT name FROM t WHERE grp = 3 ORDER BY score DESC, name", NULL, NULL, NULL);
 	}
 	exec(db, "SELECT g.label, count(*), printf('%.2f', avg(t.score)), max(t.name) FROM t JOIN g ON g.id = t.grp "
 		 "GROUP BY g.label ORDER BY count(*) DESC, g.label LIMIT 6;");

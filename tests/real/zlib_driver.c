@@ -39,15 +39,19 @@ static size_t stream_deflate(const unsigned char *in, size_t n, unsigned char *o
 	return len;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	/* argv[1]: repetitions, for benchmarks (the output stays the same) */
+	int reps = argc > 1 ? atoi(argv[1]) : 1;
 	size_t n = 200000;
 	unsigned char *in = make_input(n);
 	size_t cap = compressBound((uLong)n);
 	unsigned char *z = malloc(cap), *back = malloc(n);
 	printf("adler32 %08lx crc32 %08lx\n", adler32(1, in, (uInt)n), crc32(0, in, (uInt)n));
 	for (int level = 1; level <= 9; level += 4) {
-		size_t zl = stream_deflate(in, n, z, cap, level);
+		size_t zl = 0;
+		for (int r = 0; r < reps; r++)
+			zl = stream_deflate(in, n, z, cap, level);
 		uLongf bl = (uLongf)n;
 		int rc = uncompress(back, &bl, z, (uLong)zl);
 		printf("level %d: %zu -> %zu bytes, inflate %s\n", level, n, zl,

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Run-time overhead of instrumented programs against native ones.
+
+  bench/overhead.py [--build DIR] [--runs N] [--cpu MODEL]
+
+Builds the real-archive drivers of tests/real natively and with profinst,
+runs native and instrumented alternately (the machines are shared and
+noisy: only ratios measured side by side in one run mean anything), and
+prints the best-of-N wall time of each and their ratio, then the geometric
+mean of the ratios."""
+import argparse
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+import real  # noqa: E402
+
+
+def build(tmp, profinst, cpu, name, driver, archive, cflags, libs):
+    obj = os.path.join(tmp, name + ".o")
+    subprocess.run(["gcc", "-O2", "-c", os.path.join(ROOT, "tests", "real", driver), "-o", obj] + cflags,
+                   check=True)
+    ar = os.path.join(real.LIBDIR, archive)
+    nat = os.path.join(tmp, name + ".native")
+    subprocess.run(["gcc", obj, ar] + libs + ["-o", nat], check=True)
+    prof = os.path.join(tmp, name + ".prof")
+    subprocess.run([profinst, "--cpu=" + cpu, obj, ar] + libs + ["-o", prof], check=True)
+    return nat, prof
+
+
+# repetitions passed to each driver: about a second of native work
+SCALE = {"zlib": "12", "sqlite3": "60", "lua5.4": "150"}
+
+
+def timed(exe, arg, env, cwd):
+    t = time.perf_counter()
+    subprocess.run([exe, arg], env=env, cwd=cwd, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - t
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--cpu", default="host")
+    a = ap.parse_args()
+    profinst = os.path.join(a.build, "rewriter", "profinst")
+    tmp = tempfile.mkdtemp(prefix="pi-bench-")
+    env = dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "bench.prof"))
+    try:
+        print("%-10s %12s %12s %8s" % ("workload", "native s", "profinst s", "ratio"))
+        ratios = []
+        for case in real.CASES:
+            nat, prof = build(tmp, profinst, a.cpu, *case)
+            tn, tp = [], []
+            for _ in range(a.runs):
+                tn.append(timed(nat, SCALE[case[0]], env, tmp))
+                tp.append(timed(prof, SCALE[case[0]], env, tmp))
+            r = min(tp) / min(tn)
+            ratios.append(r)
+            print("%-10s %12.4f %12.4f %7.2fx" % (case[0], min(tn), min(tp), r), flush=True)
+        print("%-10s %12s %12s %7.2fx" % ("geomean", "", "", math.exp(sum(map(math.log, ratios)) / len(ratios))))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
