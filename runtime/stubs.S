@@ -164,3 +164,17 @@ __profinst_resync:
 	.size __profinst_resync, .-__profinst_resync
 
 	.section .note.GNU-stack,"",@progbits
+
+/* The helpers are only reached by direct calls and return normally: they
+ * keep indirect-branch tracking and shadow stacks valid, and say so, so
+ * that the linker keeps a CET program's property. */
+	.section .note.gnu.property,"a"
+	.p2align 3
+	.long 4                   /* name size */
+	.long 16                  /* descriptor size */
+	.long 5                   /* NT_GNU_PROPERTY_TYPE_0 */
+	.asciz "GNU"
+	.long 0xc0000002          /* GNU_PROPERTY_X86_FEATURE_1_AND */
+	.long 4
+	.long 3                   /* IBT | SHSTK */
+	.p2align 3

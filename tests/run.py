@@ -33,6 +33,12 @@ import oracle  # noqa: E402
 
 COMPILERS = ["gcc", "clang"]
 OPTS = ["-O0", "-O2", "-O3"]
+# code-generation variants, each tried at -O2: (name, cflags, ldflags)
+VARIANTS = [
+    ("nopic", ["-fno-pic"], ["-no-pie"]),
+    ("funcsec", ["-ffunction-sections", "-fdata-sections"], ["-Wl,--gc-sections"]),
+    ("cet", ["-fcf-protection=full"], []),
+]
 
 
 class Fail(Exception):
@@ -132,13 +138,13 @@ def run_pair(ctx, tmp, native, prof_exe, args, stdin_data=None, env_extra=None):
     return os.path.join(tmp, profs[0]), a
 
 
-def e2e_case(ctx, src, cc, opt):
+def e2e_case(ctx, src, cc, opt, vflags=(), vldflags=()):
     d = directives(src)
     name = os.path.splitext(os.path.basename(src))[0]
-    tmp = tempfile.mkdtemp(prefix="pi-%s-%s%s-" % (name, cc, opt))
+    tmp = tempfile.mkdtemp(prefix="pi-%s-%s%s%s-" % (name, cc, opt, "".join(vflags)))
     try:
-        cflags = " ".join(d.get("cflags", [])).split()
-        ldflags = " ".join(d.get("ldflags", [])).split()
+        cflags = " ".join(d.get("cflags", [])).split() + list(vflags)
+        ldflags = " ".join(d.get("ldflags", [])).split() + list(vldflags)
         args = " ".join(d.get("args", [])).split()
         obj = os.path.join(tmp, name + ".o")
         must([cc, opt, "-c", src, "-o", obj] + cflags, "compile")
@@ -148,6 +154,9 @@ def e2e_case(ctx, src, cc, opt):
         must([ctx.profinst, "--cpu=instructions", obj, "-o", prof_exe] + ldflags, "profinst")
         prof, _ = run_pair(ctx, tmp, native, prof_exe, args)
         pj = profile_json(ctx, prof)
+        if "-fcf-protection=full" in cflags and cet_features(native) != cet_features(prof_exe):
+            raise Fail("CET properties differ: native %r, instrumented %r" % (
+                cet_features(native), cet_features(prof_exe)))
         if d.get("callgrind", ["yes"])[0] != "no":
             cgout = os.path.join(tmp, "cg.out")
             oracle.run_callgrind(native, args, cgout, cwd=tmp)
@@ -158,6 +167,11 @@ def e2e_case(ctx, src, cc, opt):
     finally:
         if not ctx.keep:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def cet_features(exe):
+    out = sh(["readelf", "-n", exe]).stdout
+    return sorted(l.strip() for l in out.splitlines() if "x86 feature" in l)
 
 
 def check_expect(pj, exp):
@@ -180,6 +194,12 @@ def collect(ctx, args):
             for opt in (["-O2"] if args.quick else OPTS):
                 tests.append(("e2e/%s[%s %s]" % (f[:-2], cc, opt),
                               lambda f=f, cc=cc, opt=opt: e2e_case(ctx, os.path.join(HERE, "e2e", f), cc, opt)))
+    for f in e2e:
+        for cc in COMPILERS:
+            for vname, vc, vl in ([] if args.quick else VARIANTS):
+                tests.append(("e2e/%s[%s -O2 %s]" % (f[:-2], cc, vname),
+                              lambda f=f, cc=cc, vc=vc, vl=vl: e2e_case(
+                                  ctx, os.path.join(HERE, "e2e", f), cc, "-O2", vc, vl)))
     import badinput
     import real
     tests += badinput.tests(ctx, Fail, sh)
