@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "cfg.h"
 
+#include "ehframe.h"
+
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -717,6 +719,7 @@ int code_analyse(struct code *c, struct object *o, const struct cpu_model *m)
 		decode_text(c, ti);
 	find_leaders(c);
 	find_resync_points(c);
+	ehframe_mark_landing_pads(c);
 	build_blocks(c);
 	liveness(c);
 	find_sites(c);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "lsda.h"
 
 #define DW_EH_PE_omit 0xff
 #define DW_EH_PE_uleb128 0x01
@@ -229,6 +230,30 @@ static bool parse_cie(struct ehctx *x, uint64_t off, const uint8_t *p, const uin
 	return true;
 }
 
+/* The LSDA pointer at the start of the augmentation data (now at naug in
+ * the new section): point it at a copy rebuilt for the new layout. */
+static bool rewrite_lsda_ptr(struct ehctx *x, size_t first, uint64_t naug, int ti, uint64_t fstart,
+			     uint64_t nfstart)
+{
+	struct code *c = x->c;
+	for (size_t i = first; i < x->nrelas; i++) {
+		struct rela *r = &x->relas[i];
+		if (r->off != naug)
+			continue;
+		const struct symbol *s = &c->o->syms[r->sym];
+		/* pcrel to the field itself (PIC) or absolute: S + A either way */
+		if (s->shndx == SHN_UNDEF || s->shndx >= c->o->nsecs || rel_size(r->type) != 4 ||
+		    !rel_is_address(r->type))
+			return false;
+		uint64_t noff;
+		if (!lsda_rewrite(c, (int)s->shndx, s->value + (uint64_t)r->addend, ti, fstart, nfstart, &noff))
+			return false;
+		r->addend = (int64_t)(noff - s->value);
+		return true;
+	}
+	return true; /* no LSDA for this FDE */
+}
+
 /* Emit one FDE for new code. Returns false if it cannot be understood. */
 static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, const uint8_t *end,
 			const struct cie *ci)
@@ -282,8 +307,11 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 	if (ci->aug_z) {
 		buf_uleb(b, auglen);
 		uint64_t aoff = (uint64_t)(aug - x->eh->data);
+		size_t first = x->nrelas;
 		move_relocs(x, aoff, aoff + auglen, b->len);
 		buf_put(b, aug, auglen);
+		if (ci->lsda_enc != DW_EH_PE_omit && !rewrite_lsda_ptr(x, first, b->len - auglen, ti, toff, nbegin))
+			return false;
 	}
 	/* The entry stub pushes %r11 around its call: say so, where the CFA
 	 * is still the standard one at a function entry. */
@@ -415,4 +443,51 @@ int ehframe_rewrite(struct code *c)
 	free(x.relas);
 	free(x.cies);
 	return rc;
+}
+
+/* Landing pads, found before layout: every FDE of code with an LSDA. */
+void ehframe_mark_landing_pads(struct code *c)
+{
+	struct object *o = c->o;
+	for (size_t si = 1; si < o->nsecs; si++) {
+		struct section *eh = &o->secs[si];
+		if (strcmp(eh->name, ".eh_frame") || eh->type == SHT_NOBITS || !eh->rela)
+			continue;
+		struct ehctx x = {.c = c, .eh = eh, .rs = &o->secs[eh->rela]};
+		const uint8_t *d = eh->data;
+		for (uint64_t off = 0; off + 8 <= eh->size;) {
+			uint32_t len = rd32(d + off);
+			if (len == 0 || len == 0xffffffff || off + 4 + len > eh->size)
+				break;
+			uint64_t eoff = off + 4 + len;
+			uint32_t id = rd32(d + off + 4);
+			if (id == 0) {
+				struct cie *ci = VEC_PUSH(x.cies, x.ncies, x.ciecap);
+				if (!parse_cie(&x, off, d + off + 8, d + eoff, ci))
+					x.ncies--;
+				off = eoff;
+				continue;
+			}
+			struct cie *ci = NULL;
+			for (size_t i = 0; i < x.ncies; i++)
+				if (x.cies[i].off == off + 4 - id)
+					ci = &x.cies[i];
+			const struct rela *pr = reloc_at(&x, off + 8);
+			if (ci && ci->aug_z && ci->lsda_enc != DW_EH_PE_omit && enc_size(ci->fde_enc) == 4 && pr) {
+				const struct symbol *ps = &o->syms[pr->sym];
+				int ti = ps->shndx < SHN_LORESERVE ? text_index(c, (int)ps->shndx) : -1;
+				struct cur cu = {d + off + 16, d + eoff, false};
+				get_uleb(&cu);
+				const struct rela *lr = reloc_at(&x, (uint64_t)(cu.p - d));
+				if (ti >= 0 && lr && !cu.bad) {
+					const struct symbol *ls = &o->syms[lr->sym];
+					if (ls->shndx && ls->shndx < o->nsecs)
+						lsda_mark_landing_pads(c, (int)ls->shndx, ls->value + (uint64_t)lr->addend,
+								       ti, ps->value + (uint64_t)pr->addend);
+				}
+			}
+			off = eoff;
+		}
+		free(x.cies);
+	}
 }

@@ -14,4 +14,8 @@
  * values are updated). Returns 0, or -1 with a message. */
 int ehframe_rewrite(struct code *c);
 
+/* Mark exception landing pads as blocks where the shadow stack resyncs.
+ * Before blocks are built. */
+void ehframe_mark_landing_pads(struct code *c);
+
 #endif

@@ -28,6 +28,21 @@ def symbols(exe):
     return syms
 
 
+def aliases(exe):
+    """{name: canonical name} for symbols that share an address (C1/C2
+    constructors, weak aliases): the profile and callgrind may each pick
+    another of them."""
+    groups = {}
+    for start, end, name, cold in symbols(exe):
+        groups.setdefault((start, cold), set()).add(name)
+    canon = {}
+    for names in groups.values():
+        first = min(names)
+        for n in names:
+            canon[n] = first
+    return canon
+
+
 def fold(name):
     i = name.find(".cold")
     if i > 0:
@@ -78,16 +93,17 @@ def attribute(exe, outfile):
         return None
 
     self_ir, calls = parse(outfile)
+    canon = aliases(exe)
     res = {}
     for addr, cost in self_ir.items():
         s = owner(addr)
         if s:
-            res.setdefault(s[2], {"self": 0, "calls": 0})["self"] += cost
+            res.setdefault(canon[s[2]], {"self": 0, "calls": 0})["self"] += cost
     for addr, n in calls.items():
         s = owner(addr)
         # a jump from foo into foo.cold is no call of foo
         if s and s[0] == addr and not s[3]:
-            res.setdefault(s[2], {"self": 0, "calls": 0})["calls"] += n
+            res.setdefault(canon[s[2]], {"self": 0, "calls": 0})["calls"] += n
     return res
 
 

@@ -66,7 +66,8 @@ def tests(ctx, Fail, sh, must, run_pair, profile_json, compare_counts, object_fu
                 unstable |= {f for f in set(r) | set(prof_runs[0]) if r.get(f) != prof_runs[0].get(f)}
             if len(unstable) > len(ours) // 10:
                 raise Fail("%d functions differ between two native runs" % len(unstable))
-            compare_counts(pj, runs[0], ours, ignore=unstable)
+            canon = oracle.aliases(native)
+            compare_counts(pj, runs[0], ours, ignore={canon.get(n, n) for n in unstable}, canon=canon)
         finally:
             if not ctx.keep:
                 shutil.rmtree(tmp, ignore_errors=True)
