@@ -163,7 +163,8 @@ static void find_functions(struct code *c)
 		struct fsym *f = VEC_PUSH(fs, nfs, fscap);
 		f->sym = (int)i, f->sec = (int)s->shndx, f->value = s->value, f->size = s->size;
 	}
-	qsort(fs, nfs, sizeof(*fs), cmp_fsym);
+	if (nfs)
+		qsort(fs, nfs, sizeof(*fs), cmp_fsym);
 	c->func_of_sym = xcalloc(o->nsyms + 1, sizeof(*c->func_of_sym));
 	for (size_t i = 0; i < o->nsyms; i++)
 		c->func_of_sym[i] = -1;
@@ -297,7 +298,8 @@ static void decode_text(struct code *c, int ti)
 				r->end = c->funcs[f].pieces[p].end;
 				r->fn = (int32_t)f;
 			}
-	qsort(rg, nrg, sizeof(*rg), cmp_region);
+	if (nrg)
+		qsort(rg, nrg, sizeof(*rg), cmp_region);
 	/* gaps between functions: padding, or code without symbols */
 	size_t nfunc_rg = nrg;
 	uint64_t cur = 0;
@@ -310,7 +312,8 @@ static void decode_text(struct code *c, int ti)
 		if (i < nfunc_rg && rg[i].end > cur)
 			cur = rg[i].end;
 	}
-	qsort(rg, nrg, sizeof(*rg), cmp_region);
+	if (nrg)
+		qsort(rg, nrg, sizeof(*rg), cmp_region);
 
 	t->at = xmalloc((s->size + 1) * sizeof(*t->at));
 	for (uint64_t k = 0; k <= s->size; k++)
@@ -550,7 +553,45 @@ static void find_resync_points(struct code *c)
 	}
 }
 
+/* In an executable the linker turns the local-dynamic TLS pair
+ * `lea x@tlsld(%rip),%rdi; call __tls_get_addr` into one instruction
+ * (mov %fs:0,%rax): its call never executes, so it costs nothing. */
+static void find_vanishing_calls(struct code *c)
+{
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		struct text *t = &c->texts[ti];
+		const struct section *s = &c->o->secs[t->sec];
+		if (!s->rela)
+			continue;
+		const struct section *rs = &c->o->secs[s->rela];
+		for (size_t r = 0; r < rs->nrelas; r++) {
+			if (rs->relas[r].type != R_X86_64_TLSLD)
+				continue;
+			uint32_t k = insn_containing(t, rs->relas[r].off);
+			if (k != NO_INSN && k + 1 < t->ninsns &&
+			    (t->insns[k + 1].kind == INSN_CALL || t->insns[k + 1].kind == INSN_CALL_IND))
+				t->mark[k + 1] |= MARK_NOCOST;
+		}
+	}
+}
+
 /* ----- blocks */
+
+static uint32_t block_cost(const struct code *c, const struct block *bl)
+{
+	const struct text *t = &c->texts[bl->ts];
+	struct insn tmp[64], *v = tmp;
+	if (bl->n > 64)
+		v = xmalloc(bl->n * sizeof(*v));
+	uint32_t n = 0;
+	for (uint32_t k = bl->first; k < bl->first + bl->n; k++)
+		if (!(t->mark[k] & MARK_NOCOST))
+			v[n++] = t->insns[k];
+	uint32_t cost = c->model->block_cost(c->model, v, n);
+	if (v != tmp)
+		free(v);
+	return cost;
+}
 
 static void build_blocks(struct code *c)
 {
@@ -581,7 +622,7 @@ static void build_blocks(struct code *c)
 		f->nblocks = (uint32_t)c->nblocks - f->first_block;
 		for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
 			struct block *bl = &c->blocks[b];
-			bl->cost = c->model->block_cost(c->model, &c->texts[bl->ts].insns[bl->first], bl->n);
+			bl->cost = block_cost(c, bl);
 		}
 	}
 }
@@ -699,7 +740,7 @@ int code_analyse(struct code *c, struct object *o, const struct cpu_model *m)
 	c->o = o;
 	c->model = m;
 	for (size_t i = 1; i < o->nsecs; i++)
-		if (o->secs[i].type == SHT_RELA)
+		if (o->secs[i].type == SHT_RELA && o->secs[i].nrelas)
 			qsort(o->secs[i].relas, o->secs[i].nrelas, sizeof(struct rela), cmp_rela);
 	c->nsecs0 = o->nsecs;
 	c->text_of_sec = xmalloc((o->nsecs + 1) * sizeof(int));
@@ -719,6 +760,7 @@ int code_analyse(struct code *c, struct object *o, const struct cpu_model *m)
 		decode_text(c, ti);
 	find_leaders(c);
 	find_resync_points(c);
+	find_vanishing_calls(c);
 	ehframe_mark_landing_pads(c);
 	build_blocks(c);
 	liveness(c);

@@ -76,6 +76,7 @@ struct text {
 #define MARK_PSTART   0x08 /* first instruction of any piece */
 #define MARK_TAIL     0x10 /* a jump that leaves the function (tail call) */
 #define MARK_RESYNC   0x20 /* reached without call or return: setjmp's return, landing pad */
+#define MARK_NOCOST   0x40 /* gone after linking: the call of a TLS local-dynamic pair */
 
 struct site {
 	uint32_t fn, piece, ret_off, block;

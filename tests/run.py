@@ -156,7 +156,13 @@ def e2e_case(ctx, src, cc, opt, vflags=(), vldflags=()):
         native = os.path.join(tmp, name + ".native")
         must([cc, obj, "-o", native, "-no-pie"] + ldflags, "native link")
         prof_exe = os.path.join(tmp, name + ".prof")
-        must([ctx.profinst, "--cpu=instructions", obj, "-o", prof_exe] + ldflags, "profinst")
+        p = must([ctx.profinst, "--cpu=instructions", obj, "-o", prof_exe] + ldflags, "profinst")
+        warns = [l for l in p.stderr.splitlines() if "warning" in l]
+        for w in d.get("warn", []):
+            if not any(re.search(w, l) for l in warns):
+                raise Fail("expected a warning matching %r, got:\n%s" % (w, p.stderr))
+        if len(warns) != len(d.get("warn", [])):
+            raise Fail("unexpected warnings:\n" + p.stderr)
         prof, _ = run_pair(ctx, tmp, native, prof_exe, args)
         pj = profile_json(ctx, prof)
         if "-fcf-protection=full" in cflags and cet_features(native) != cet_features(prof_exe):
@@ -166,7 +172,8 @@ def e2e_case(ctx, src, cc, opt, vflags=(), vldflags=()):
             cgout = os.path.join(tmp, "cg.out")
             oracle.run_callgrind(native, args, cgout, cwd=tmp)
             cg = oracle.attribute(native, cgout)
-            compare_counts(pj, cg, object_functions([obj]), canon=oracle.aliases(native))
+            compare_counts(pj, cg, object_functions([obj]), canon=oracle.aliases(native),
+                           ignore=set(" ".join(d.get("uncounted", [])).split()))
         for exp in d.get("expect", []):
             check_expect(pj, exp)
     finally:
