@@ -129,6 +129,8 @@ bool insn_decode(const uint8_t *buf, size_t avail, uint64_t off, struct insn *ou
 	out->endbr = in.mnemonic == ZYDIS_MNEMONIC_ENDBR64;
 
 	bool rel = (in.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && in.raw.imm[0].is_relative;
+	if (in.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
+		return out->kind = INSN_BAD, true; /* far jmp/call: cannot be moved */
 	const ZydisDecodedOperand *op0 = &ops[0];
 	switch (in.meta.category) {
 	case ZYDIS_CATEGORY_UNCOND_BR:

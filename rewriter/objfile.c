@@ -363,8 +363,11 @@ int obj_write(struct object *o, const char *path)
 			if (o->secs[i].type == SHT_RELA)
 				o->secs[i].link = (uint32_t)o->symtab;
 	}
-	if (!o->nsyms)
-		obj_add_symbol(o, "", 0, 0, 0, 0, 0), o->nsyms = 1;
+	if (!o->nsyms) {
+		struct symbol *z = VEC_PUSH(o->syms, o->nsyms, o->symcap);
+		memset(z, 0, sizeof(*z));
+		z->name = xstrdup("");
+	}
 	if ((int)o->secs[o->symtab].link == o->shstrndx) {
 		/* LLVM shares one table for section and symbol names: split it. */
 		free(o->secs[o->shstrndx].name);

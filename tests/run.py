@@ -198,8 +198,34 @@ def check_expect(pj, exp):
             raise Fail("expect: %s %s=%s, profile says %s" % (parts[0], k, v, fn[0][k]))
 
 
+def unit_decode(ctx):
+    must([os.path.join(ctx.build, "tests", "test_decode")], "test_decode")
+
+
+def unit_reader(ctx):
+    """Every truncation and bit flip of a real profile: refused or usable."""
+    tmp = tempfile.mkdtemp(prefix="pi-reader-")
+    try:
+        src = os.path.join(HERE, "e2e", "005_function_pointers.c")
+        obj = os.path.join(tmp, "a.o")
+        must(["gcc", "-O2", "-c", src, "-o", obj], "compile")
+        exe = os.path.join(tmp, "a.prof")
+        must([ctx.profinst, obj, "-o", exe], "profinst")
+        must([exe], "run", env=dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "p.pf")), cwd=tmp)
+        must([os.path.join(ctx.build, "tests", "test_reader"), os.path.join(tmp, "p.pf")], "test_reader")
+        # and profview on a truncated one: one line, status 1
+        data = open(os.path.join(tmp, "p.pf"), "rb").read()
+        with open(os.path.join(tmp, "t.pf"), "wb") as f:
+            f.write(data[: len(data) // 2])
+        p = sh([ctx.profview, "report", os.path.join(tmp, "t.pf")])
+        if p.returncode != 1 or len(p.stderr.strip().splitlines()) != 1 or "t.pf" not in p.stderr:
+            raise Fail("profview on a truncated profile: status %d, stderr %r" % (p.returncode, p.stderr))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def collect(ctx, args):
-    tests = []
+    tests = [("unit/decode", lambda: unit_decode(ctx)), ("unit/reader", lambda: unit_reader(ctx))]
     e2e = sorted(f for f in os.listdir(os.path.join(HERE, "e2e")) if f.endswith((".c", ".cc")))
     for f in e2e:
         for cc in COMPILERS:

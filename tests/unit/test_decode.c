@@ -1,0 +1,93 @@
+/* Unit tests of the rewriter's instruction vocabulary (rewriter/decode.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "decode.h"
+
+static int failures;
+
+#define CHECK(cond)                                                                 \
+	do {                                                                        \
+		if (!(cond)) {                                                      \
+			fprintf(stderr, "%s:%d: %s: CHECK(%s) failed\n", __FILE__,  \
+				__LINE__, name, #cond);                             \
+			failures++;                                                 \
+		}                                                                   \
+	} while (0)
+
+struct want {
+	const char *name;
+	const char *bytes;
+	size_t len;
+	int kind;
+	int rel_size;
+	uint64_t target; /* at offset 0x100 */
+};
+
+static const struct want cases[] = {
+	{"jmp rel8", "\xeb\x10", 2, INSN_JMP, 1, 0x112},
+	{"jmp rel32", "\xe9\x00\x01\x00\x00", 5, INSN_JMP, 4, 0x205},
+	{"jne rel8", "\x75\xfe", 2, INSN_JCC, 1, 0x100},
+	{"jg rel32", "\x0f\x8f\x10\x00\x00\x00", 6, INSN_JCC, 4, 0x116},
+	{"loop", "\xe2\xf0", 2, INSN_LOOP, 1, 0xf2},
+	{"jrcxz", "\xe3\x05", 2, INSN_LOOP, 1, 0x107},
+	{"call rel32", "\xe8\x00\x00\x00\x00", 5, INSN_CALL, 4, 0x105},
+	{"ret", "\xc3", 1, INSN_RET, 0, 0},
+	{"ret imm16", "\xc2\x08\x00", 3, INSN_RET, 0, 0},
+	{"jmp *%rax", "\xff\xe0", 2, INSN_JMP_IND, 0, 0},
+	{"notrack jmp *%rax", "\x3e\xff\xe0", 3, INSN_JMP_IND, 0, 0},
+	{"jmp *8(%rdi)", "\xff\x67\x08", 3, INSN_JMP_IND, 0, 0},
+	{"call *%rdx", "\xff\xd2", 2, INSN_CALL_IND, 0, 0},
+	{"syscall", "\x0f\x05", 2, INSN_SYSCALL, 0, 0},
+	{"ud2", "\x0f\x0b", 2, INSN_TRAP, 0, 0},
+	{"hlt", "\xf4", 1, INSN_TRAP, 0, 0},
+	{"add", "\x48\x01\xd8", 3, INSN_OTHER, 0, 0},
+	{"ljmp *(%rax)", "\xff\x28", 2, INSN_BAD, 0, 0},
+};
+
+int main(void)
+{
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct want *w = &cases[i];
+		const char *name = w->name;
+		struct insn in;
+		CHECK(insn_decode((const uint8_t *)w->bytes, w->len, 0x100, &in));
+		CHECK(in.len == w->len);
+		CHECK(in.kind == w->kind);
+		CHECK(in.rel_size == w->rel_size);
+		if (w->rel_size)
+			CHECK(in.target == w->target);
+	}
+	struct insn in;
+	const char *name = "flags";
+	/* cmp writes all status flags, reads none */
+	CHECK(insn_decode((const uint8_t *)"\x48\x39\xd8", 3, 0, &in));
+	CHECK(in.flags_written == FLAGS_STATUS && in.flags_read == 0);
+	/* adc reads CF */
+	CHECK(insn_decode((const uint8_t *)"\x48\x11\xd8", 3, 0, &in));
+	CHECK(in.flags_read & 1);
+	/* inc leaves CF alone */
+	CHECK(insn_decode((const uint8_t *)"\x48\xff\xc0", 3, 0, &in));
+	CHECK(!(in.flags_written & 1) && (in.flags_written & 0x40));
+	/* a shift by %cl may shift by 0 and keep every flag: kills none */
+	CHECK(insn_decode((const uint8_t *)"\x48\xd3\xe0", 3, 0, &in));
+	CHECK(in.flags_written == 0);
+	name = "rep";
+	CHECK(insn_decode((const uint8_t *)"\xf3\xa4", 2, 0, &in));
+	CHECK(in.rep == REP_REP && in.flags_written == 0);
+	CHECK(insn_decode((const uint8_t *)"\xf3\xa6", 2, 0, &in));
+	CHECK(in.rep == REP_REPE);
+	CHECK(insn_decode((const uint8_t *)"\xf2\xae", 2, 0, &in));
+	CHECK(in.rep == REP_REPNE);
+	CHECK(insn_decode((const uint8_t *)"\xf3\xc3", 2, 0, &in)); /* rep ret is a ret */
+	CHECK(in.kind == INSN_RET && in.rep == REP_NONE);
+	name = "misc";
+	CHECK(insn_decode((const uint8_t *)"\xf3\x0f\x1e\xfa", 4, 0, &in));
+	CHECK(in.endbr);
+	CHECK(insn_decode((const uint8_t *)"\x48\x8d\x05\x10\x00\x00\x00", 7, 0, &in));
+	CHECK(in.rip_rel && in.disp_off == 3);
+	CHECK(!insn_decode((const uint8_t *)"\xd6", 1, 0, &in)); /* salc: invalid in 64-bit mode */
+	CHECK(!insn_decode((const uint8_t *)"\x0f", 1, 0, &in)); /* truncated */
+	printf("test_decode: %s\n", failures ? "FAILED" : "ok");
+	return failures != 0;
+}
