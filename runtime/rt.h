@@ -34,9 +34,14 @@ struct rt_frame {
 	uint64_t tail;
 };
 
+/* The entry fast path's cache of calling-context children: direct-mapped
+ * by (parent node, return address), see rt_cache_index. */
+#define RT_CACHE_BITS 12
+
 struct rt_thread {
 	struct rt_frame *stack;
 	uint64_t depth, cap;
+	struct rt_node **cache; /* [1 << RT_CACHE_BITS] */
 	struct rt_node root;
 	char *arena, *arena_end;
 	/* children of every node, by (parent, fn, return address) */
@@ -50,6 +55,13 @@ struct rt_thread {
 	uint32_t index;
 	int finished;
 };
+
+/* Same computation as the entry fast path in stubs.S. */
+static inline uint64_t rt_cache_index(const struct rt_node *parent, uint64_t ra)
+{
+	uint64_t h = (ra ^ ((uint64_t)parent >> 3)) * 0xffffffff9e3779b1ull;
+	return h >> (64 - RT_CACHE_BITS);
+}
 
 /* The thread-local block the stubs address (stub_abi.h). */
 struct pi_tls {

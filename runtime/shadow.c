@@ -7,7 +7,38 @@
 #include <stddef.h>
 
 #include "rt.h"
+#include "rt_layout.h"
 #include "stub_abi.h"
+
+#define LAYOUT(type, field, off) _Static_assert(offsetof(type, field) == (off), #type "." #field)
+LAYOUT(struct pi_tls, clock, TLS_CLOCK);
+LAYOUT(struct pi_tls, th, TLS_TH);
+LAYOUT(struct pi_tls, busy, TLS_BUSY);
+LAYOUT(struct pi_tls, dead, TLS_BUSY + 4);
+LAYOUT(struct rt_thread, stack, TH_STACK);
+LAYOUT(struct rt_thread, depth, TH_DEPTH);
+LAYOUT(struct rt_thread, cap, TH_CAP);
+LAYOUT(struct rt_thread, cache, TH_CACHE);
+_Static_assert(RT_CACHE_BITS == RT_CACHE_BITS_ASM, "cache bits");
+_Static_assert(sizeof(struct rt_frame) == FRAME_SIZE, "frame size");
+LAYOUT(struct rt_frame, node, FR_NODE);
+LAYOUT(struct rt_frame, alias, FR_ALIAS);
+LAYOUT(struct rt_frame, sp, FR_SP);
+LAYOUT(struct rt_frame, entry_clock, FR_ENTRY);
+LAYOUT(struct rt_frame, child, FR_CHILD);
+LAYOUT(struct rt_frame, tail, FR_TAIL);
+LAYOUT(struct rt_node, fn, ND_FN);
+LAYOUT(struct rt_node, parent, ND_PARENT);
+LAYOUT(struct rt_node, ra, ND_RA);
+LAYOUT(struct rt_node, last_hit, ND_LAST_HIT);
+LAYOUT(struct rt_node, alias, ND_ALIAS);
+LAYOUT(struct rt_node, calls, ND_CALLS);
+LAYOUT(struct rt_node, rec_calls, ND_RECCALLS);
+LAYOUT(struct rt_node, self, ND_SELF);
+LAYOUT(struct rt_node, incl, ND_INCL);
+LAYOUT(struct rt_node, min_self, ND_MIN);
+LAYOUT(struct rt_node, max_self, ND_MAX);
+LAYOUT(struct rt_node, active, ND_ACTIVE);
 
 __thread struct pi_tls __profinst_tls __attribute__((tls_model("initial-exec")));
 
@@ -93,6 +124,8 @@ static struct rt_node *child(struct rt_thread *th, struct rt_node *parent,
 	th->hcount++;
 hit:
 	parent->last_hit = c;
+	if (th->cache)
+		th->cache[rt_cache_index(parent, ra)] = c;
 	return c;
 }
 

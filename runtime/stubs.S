@@ -5,6 +5,10 @@
  * the C half, which is compiled with -mgeneral-regs-only so that vector
  * and x87 state are never touched.
  */
+#include "rt_layout.h"
+
+#define TLS(off) %fs:__profinst_tls@tpoff+(off)
+
 	.text
 
 /* The full save, for helpers that run where the flags may be live (after
@@ -94,17 +98,125 @@
 	.cfi_adjust_cfa_offset -8
 .endm
 
+/*
+ * Entry, fast path: the caller's frame is live above us, and the child of
+ * its node for this (function, return address) is the one it called last
+ * (a plain child, or a recursive edge back to an ancestor).
+ * Pushes the frame without a call into C; anything else goes to the C path
+ * (__profinst_enter_slow), with every register as it came.
+ * In: %r11 = funcrec; after the six pushes the function's %rsp is
+ * %rsp + 64 (stub's return, saved %r11, then the return address).
+ */
 	.globl __profinst_enter
 	.hidden __profinst_enter
 	.type __profinst_enter, @function
 __profinst_enter:
+	.cfi_startproc
+	push %rax
+	.cfi_adjust_cfa_offset 8
+	push %rcx
+	.cfi_adjust_cfa_offset 8
+	push %rdx
+	.cfi_adjust_cfa_offset 8
+	push %rsi
+	.cfi_adjust_cfa_offset 8
+	push %rdi
+	.cfi_adjust_cfa_offset 8
+	push %r8
+	.cfi_adjust_cfa_offset 8
+	cmpq $0, TLS(TLS_BUSY)
+	jne .Lenter_slow
+	mov TLS(TLS_TH), %rcx
+	test %rcx, %rcx
+	jz .Lenter_slow
+	mov TH_DEPTH(%rcx), %rax
+	test %rax, %rax
+	jz .Lenter_slow
+	cmp TH_CAP(%rcx), %rax
+	jae .Lenter_slow
+	imul $FRAME_SIZE, %rax, %rax
+	add TH_STACK(%rcx), %rax          /* the new frame */
+	lea 64(%rsp), %rdx                /* the function's %rsp */
+	cmp %rdx, FR_SP-FRAME_SIZE(%rax)
+	jbe .Lenter_slow                  /* caller's frame dead or tail-calling */
+	mov %rdx, FR_SP(%rax)
+	mov (%rdx), %rdx                  /* return address */
+	mov FR_NODE-FRAME_SIZE(%rax), %rsi /* parent node */
+	mov %rsi, %rdi                    /* cache index: rt_cache_index() */
+	shr $3, %rdi
+	xor %rdx, %rdi
+	imul $-1640531535, %rdi, %rdi  /* 0x9e3779b1 sign-extended */
+	shr $(64 - RT_CACHE_BITS_ASM), %rdi
+	mov TH_CACHE(%rcx), %r8
+	test %r8, %r8
+	jz .Lenter_slow
+	mov (%r8,%rdi,8), %r8             /* candidate child */
+	test %r8, %r8
+	jz .Lenter_slow
+	cmp %rsi, ND_PARENT(%r8)
+	jne .Lenter_slow
+	cmp %rdx, ND_RA(%r8)
+	jne .Lenter_slow
+	cmp %r11, ND_FN(%r8)
+	jne .Lenter_slow
+	mov %r8, %rsi
+	mov ND_ALIAS(%rsi), %rdx
+	test %rdx, %rdx
+	jz 1f
+	incq ND_CALLS(%rsi)               /* a recursive edge: count it, */
+	incq ND_RECCALLS(%rdx)
+	mov %rsi, FR_ALIAS(%rax)
+	mov %rdx, %rsi                    /* and charge the ancestor */
+	jmp 2f
+1:	movq $0, FR_ALIAS(%rax)
+2:	mov %rsi, FR_NODE(%rax)
+	mov TLS(TLS_CLOCK), %rdx
+	mov %rdx, FR_ENTRY(%rax)
+	movq $0, FR_CHILD(%rax)
+	movq $0, FR_TAIL(%rax)
+	incq ND_CALLS(%rsi)
+	incl ND_ACTIVE(%rsi)
+	incq TH_DEPTH(%rcx)               /* last: the frame is complete */
+	pop %r8
+	.cfi_adjust_cfa_offset -8
+	pop %rdi
+	.cfi_adjust_cfa_offset -8
+	pop %rsi
+	.cfi_adjust_cfa_offset -8
+	pop %rdx
+	.cfi_adjust_cfa_offset -8
+	pop %rcx
+	.cfi_adjust_cfa_offset -8
+	pop %rax
+	.cfi_adjust_cfa_offset -8
+	ret
+.Lenter_slow:
+	.cfi_adjust_cfa_offset 48
+	pop %r8
+	.cfi_adjust_cfa_offset -8
+	pop %rdi
+	.cfi_adjust_cfa_offset -8
+	pop %rsi
+	.cfi_adjust_cfa_offset -8
+	pop %rdx
+	.cfi_adjust_cfa_offset -8
+	pop %rcx
+	.cfi_adjust_cfa_offset -8
+	pop %rax
+	.cfi_adjust_cfa_offset -8
+	jmp __profinst_enter_slow
+	.cfi_endproc
+	.size __profinst_enter, .-__profinst_enter
+
+	.type __profinst_enter_slow, @function
+__profinst_enter_slow:
 	SAVE_LIGHT
 	mov %r11, %rdi            /* funcrec */
 	lea 88(%rsp), %rsi        /* the function's %rsp at entry (72 + 16) */
 	mov (%rsi), %rdx          /* its return address */
 	call pi_rt_enter
 	RESTORE_LIGHT
-	.size __profinst_enter, .-__profinst_enter
+	.size __profinst_enter_slow, .-__profinst_enter_slow
 
 /* The same, where the function's first block reads flags it did not set. */
 	.globl __profinst_enter_flags
@@ -119,15 +231,99 @@ __profinst_enter_flags:
 	RESTORE
 	.size __profinst_enter_flags, .-__profinst_enter_flags
 
+/*
+ * Exit, fast path: the top frame is this function's; closes it without a
+ * call into C.  A tail-calling frame under it
+ * (which must close too) is left to the C path.  After the five pushes the
+ * function's %rsp is %rsp + 48.
+ */
 	.globl __profinst_exit
 	.hidden __profinst_exit
 	.type __profinst_exit, @function
 __profinst_exit:
+	.cfi_startproc
+	push %rax
+	.cfi_adjust_cfa_offset 8
+	push %rcx
+	.cfi_adjust_cfa_offset 8
+	push %rdx
+	.cfi_adjust_cfa_offset 8
+	push %rsi
+	.cfi_adjust_cfa_offset 8
+	push %r11
+	.cfi_adjust_cfa_offset 8
+	cmpq $0, TLS(TLS_BUSY)
+	jne .Lexit_slow
+	mov TLS(TLS_TH), %rcx
+	test %rcx, %rcx
+	jz .Lexit_slow
+	mov TH_DEPTH(%rcx), %rax
+	test %rax, %rax
+	jz .Lexit_slow
+	imul $FRAME_SIZE, %rax, %rax
+	add TH_STACK(%rcx), %rax
+	sub $FRAME_SIZE, %rax             /* the top frame */
+	lea 48(%rsp), %rdx
+	cmp %rdx, FR_SP(%rax)
+	jne .Lexit_slow
+	mov TLS(TLS_CLOCK), %rdx
+	sub FR_ENTRY(%rax), %rdx          /* duration */
+	mov FR_NODE(%rax), %rsi
+	mov %rdx, %r11
+	sub FR_CHILD(%rax), %r11          /* self */
+	add %r11, ND_SELF(%rsi)
+	cmp ND_MIN(%rsi), %r11
+	jae 1f
+	mov %r11, ND_MIN(%rsi)
+1:	cmp ND_MAX(%rsi), %r11
+	jbe 2f
+	mov %r11, ND_MAX(%rsi)
+2:	decl ND_ACTIVE(%rsi)
+	jnz 3f
+	add %rdx, ND_INCL(%rsi)
+3:	mov FR_ALIAS(%rax), %r11
+	test %r11, %r11
+	jz 5f
+	add %rdx, ND_INCL(%r11)           /* the recursive edge's time */
+5:	decq TH_DEPTH(%rcx)
+	jz 4f
+	add %rdx, FR_CHILD-FRAME_SIZE(%rax)
+	cmpq $0, FR_TAIL-FRAME_SIZE(%rax)
+	jne .Lexit_slow                   /* its tail caller returns with it */
+4:	pop %r11
+	.cfi_adjust_cfa_offset -8
+	pop %rsi
+	.cfi_adjust_cfa_offset -8
+	pop %rdx
+	.cfi_adjust_cfa_offset -8
+	pop %rcx
+	.cfi_adjust_cfa_offset -8
+	pop %rax
+	.cfi_adjust_cfa_offset -8
+	ret
+.Lexit_slow:
+	.cfi_adjust_cfa_offset 40
+	pop %r11
+	.cfi_adjust_cfa_offset -8
+	pop %rsi
+	.cfi_adjust_cfa_offset -8
+	pop %rdx
+	.cfi_adjust_cfa_offset -8
+	pop %rcx
+	.cfi_adjust_cfa_offset -8
+	pop %rax
+	.cfi_adjust_cfa_offset -8
+	jmp __profinst_exit_slow
+	.cfi_endproc
+	.size __profinst_exit, .-__profinst_exit
+
+	.type __profinst_exit_slow, @function
+__profinst_exit_slow:
 	SAVE_LIGHT
 	lea 80(%rsp), %rdi        /* the function's %rsp at its ret (72 + 8) */
 	call pi_rt_exit
 	RESTORE_LIGHT
-	.size __profinst_exit, .-__profinst_exit
+	.size __profinst_exit_slow, .-__profinst_exit_slow
 
 	.globl __profinst_tailexit
 	.hidden __profinst_tailexit

@@ -68,6 +68,7 @@ struct rt_thread *rt_thread_init(struct pi_tls *t)
 		return NULL;
 	}
 	th->cap = STACK_FRAMES;
+	th->cache = rt_mmap(sizeof(*th->cache) << RT_CACHE_BITS); /* NULL: no fast path */
 	th->root.min_self = UINT64_MAX;
 	__asm__("mov %%fs:0, %0" : "=r"(th->tp));
 	th->tid = (uint32_t)rt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Offsets of the runtime's structures, for the assembly fast paths in
+ * stubs.S.  shadow.c checks every one of them against the C definitions
+ * at compile time.
+ */
+#ifndef PI_RT_LAYOUT_H
+#define PI_RT_LAYOUT_H
+
+/* struct pi_tls */
+#define TLS_CLOCK 0
+#define TLS_TH 16
+#define TLS_BUSY 24 /* busy and dead, two uint32_t: one 64-bit test */
+
+/* struct rt_thread */
+#define TH_STACK 0
+#define TH_DEPTH 8
+#define TH_CAP 16
+#define TH_CACHE 24
+
+/* struct rt_frame */
+#define FRAME_SIZE 56
+#define FR_NODE 0
+#define FR_ALIAS 8
+#define FR_SP 16
+#define FR_ENTRY 24
+#define FR_CHILD 32
+#define FR_TAIL 48
+
+/* struct rt_node */
+#define ND_FN 0
+#define ND_PARENT 16
+#define ND_RA 8
+#define ND_LAST_HIT 40
+#define ND_ALIAS 48
+#define ND_CALLS 56
+#define ND_RECCALLS 64
+#define ND_SELF 72
+#define ND_INCL 80
+#define ND_MIN 88
+#define ND_MAX 96
+#define ND_ACTIVE 104
+
+#endif
+
+
+#define RT_CACHE_BITS_ASM 12
