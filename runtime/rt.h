@@ -35,8 +35,8 @@ struct rt_frame {
 };
 
 /* The entry fast path's cache of calling-context children: direct-mapped
- * by (parent node, return address), see rt_cache_index. */
-#define RT_CACHE_BITS 12
+ * by (parent node, function, return address), see rt_cache_index. */
+#define RT_CACHE_BITS 16
 
 struct rt_thread {
 	struct rt_frame *stack;
@@ -57,9 +57,9 @@ struct rt_thread {
 };
 
 /* Same computation as the entry fast path in stubs.S. */
-static inline uint64_t rt_cache_index(const struct rt_node *parent, uint64_t ra)
+static inline uint64_t rt_cache_index(const struct rt_node *parent, const void *fn, uint64_t ra)
 {
-	uint64_t h = (ra ^ ((uint64_t)parent >> 3)) * 0xffffffff9e3779b1ull;
+	uint64_t h = (ra ^ ((uint64_t)parent >> 3) ^ (uint64_t)fn) * 0x9e3779b97f4a7c15ull;
 	return h >> (64 - RT_CACHE_BITS);
 }
 

@@ -12,6 +12,9 @@
 #define TLS_TH 16
 #define TLS_BUSY 24 /* busy and dead, two uint32_t: one 64-bit test */
 
+/* struct pi_funcrec (libprof/format.h) */
+#define FREC_ADDR 16
+
 /* struct rt_thread */
 #define TH_STACK 0
 #define TH_DEPTH 8
@@ -25,6 +28,7 @@
 #define FR_SP 16
 #define FR_ENTRY 24
 #define FR_CHILD 32
+#define FR_TAIL_TARGET 40
 #define FR_TAIL 48
 
 /* struct rt_node */
@@ -44,4 +48,4 @@
 #endif
 
 
-#define RT_CACHE_BITS_ASM 12
+#define RT_CACHE_BITS_ASM 16

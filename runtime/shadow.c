@@ -15,6 +15,7 @@ LAYOUT(struct pi_tls, clock, TLS_CLOCK);
 LAYOUT(struct pi_tls, th, TLS_TH);
 LAYOUT(struct pi_tls, busy, TLS_BUSY);
 LAYOUT(struct pi_tls, dead, TLS_BUSY + 4);
+LAYOUT(struct pi_funcrec, addr, FREC_ADDR);
 LAYOUT(struct rt_thread, stack, TH_STACK);
 LAYOUT(struct rt_thread, depth, TH_DEPTH);
 LAYOUT(struct rt_thread, cap, TH_CAP);
@@ -26,6 +27,7 @@ LAYOUT(struct rt_frame, alias, FR_ALIAS);
 LAYOUT(struct rt_frame, sp, FR_SP);
 LAYOUT(struct rt_frame, entry_clock, FR_ENTRY);
 LAYOUT(struct rt_frame, child, FR_CHILD);
+LAYOUT(struct rt_frame, tail_target, FR_TAIL_TARGET);
 LAYOUT(struct rt_frame, tail, FR_TAIL);
 LAYOUT(struct rt_node, fn, ND_FN);
 LAYOUT(struct rt_node, parent, ND_PARENT);
@@ -97,7 +99,7 @@ static struct rt_node *child(struct rt_thread *th, struct rt_node *parent,
 {
 	struct rt_node *c = parent->last_hit;
 	if (c && c->fn == fn && c->ra == ra)
-		return c;
+		goto hit;
 	if (th->hash) {
 		for (uint64_t i = hash_key(parent, fn, ra) & th->hmask; (c = th->hash[i]); i = (i + 1) & th->hmask)
 			if (c->parent == parent && c->fn == fn && c->ra == ra)
@@ -125,7 +127,7 @@ static struct rt_node *child(struct rt_thread *th, struct rt_node *parent,
 hit:
 	parent->last_hit = c;
 	if (th->cache)
-		th->cache[rt_cache_index(parent, ra)] = c;
+		th->cache[rt_cache_index(parent, fn, ra)] = c;
 	return c;
 }
 

@@ -138,14 +138,27 @@ __profinst_enter:
 	add TH_STACK(%rcx), %rax          /* the new frame */
 	lea 64(%rsp), %rdx                /* the function's %rsp */
 	cmp %rdx, FR_SP-FRAME_SIZE(%rax)
-	jbe .Lenter_slow                  /* caller's frame dead or tail-calling */
+	ja 3f                             /* the caller's frame is live above */
+	jne .Lenter_slow                  /* frames below us are dead */
+	/* same %rsp: the top frame jumped here (a tail call), or is dead */
+	cmpq $0, FR_TAIL-FRAME_SIZE(%rax)
+	je .Lenter_slow
+	mov FREC_ADDR(%r11), %rsi         /* fn->addr[0], its entry */
+	cmp %rsi, FR_TAIL_TARGET-FRAME_SIZE(%rax)
+	jne .Lenter_slow
+	mov FR_NODE-FRAME_SIZE(%rax), %rsi
+	cmp %r11, ND_FN(%rsi)
+	je .Lenter_slow                   /* a self tail call: the C path counts it */
+3:
 	mov %rdx, FR_SP(%rax)
 	mov (%rdx), %rdx                  /* return address */
 	mov FR_NODE-FRAME_SIZE(%rax), %rsi /* parent node */
 	mov %rsi, %rdi                    /* cache index: rt_cache_index() */
 	shr $3, %rdi
 	xor %rdx, %rdi
-	imul $-1640531535, %rdi, %rdi  /* 0x9e3779b1 sign-extended */
+	xor %r11, %rdi
+	movabs $0x9e3779b97f4a7c15, %r8
+	imul %r8, %rdi
 	shr $(64 - RT_CACHE_BITS_ASM), %rdi
 	mov TH_CACHE(%rcx), %r8
 	test %r8, %r8
@@ -252,6 +265,8 @@ __profinst_exit:
 	.cfi_adjust_cfa_offset 8
 	push %r11
 	.cfi_adjust_cfa_offset 8
+	push %rdi
+	.cfi_adjust_cfa_offset 8
 	cmpq $0, TLS(TLS_BUSY)
 	jne .Lexit_slow
 	mov TLS(TLS_TH), %rcx
@@ -263,9 +278,11 @@ __profinst_exit:
 	imul $FRAME_SIZE, %rax, %rax
 	add TH_STACK(%rcx), %rax
 	sub $FRAME_SIZE, %rax             /* the top frame */
-	lea 48(%rsp), %rdx
+	lea 56(%rsp), %rdx
 	cmp %rdx, FR_SP(%rax)
 	jne .Lexit_slow
+	mov %rdx, %rdi                    /* the function's %rsp, kept in %rdi */
+.Lexit_close:                             /* close the frame at %rax */
 	mov TLS(TLS_CLOCK), %rdx
 	sub FR_ENTRY(%rax), %rdx          /* duration */
 	mov FR_NODE(%rax), %rsi
@@ -289,8 +306,14 @@ __profinst_exit:
 	jz 4f
 	add %rdx, FR_CHILD-FRAME_SIZE(%rax)
 	cmpq $0, FR_TAIL-FRAME_SIZE(%rax)
-	jne .Lexit_slow                   /* its tail caller returns with it */
-4:	pop %r11
+	je 4f
+	cmp %rdi, FR_SP-FRAME_SIZE(%rax)
+	jne 4f
+	sub $FRAME_SIZE, %rax             /* its tail caller returns with it */
+	jmp .Lexit_close
+4:	pop %rdi
+	.cfi_adjust_cfa_offset -8
+	pop %r11
 	.cfi_adjust_cfa_offset -8
 	pop %rsi
 	.cfi_adjust_cfa_offset -8
@@ -302,7 +325,9 @@ __profinst_exit:
 	.cfi_adjust_cfa_offset -8
 	ret
 .Lexit_slow:
-	.cfi_adjust_cfa_offset 40
+	.cfi_adjust_cfa_offset 48
+	pop %rdi
+	.cfi_adjust_cfa_offset -8
 	pop %r11
 	.cfi_adjust_cfa_offset -8
 	pop %rsi
@@ -325,17 +350,107 @@ __profinst_exit_slow:
 	RESTORE_LIGHT
 	.size __profinst_exit_slow, .-__profinst_exit_slow
 
+/*
+ * Tail exit, fast path: the top frame is the function leaving, and the jump
+ * goes to an instrumented entry: mark the frame.  Preserves the flags (the
+ * function jumped to may read them).  In: %r11 = funcrec; after pushfq and
+ * the four pushes, the target is at %rsp + 56 and the function's %rsp is
+ * %rsp + 64.
+ */
 	.globl __profinst_tailexit
 	.hidden __profinst_tailexit
 	.type __profinst_tailexit, @function
 __profinst_tailexit:
+	.cfi_startproc
+	pushfq
+	.cfi_adjust_cfa_offset 8
+	push %rax
+	.cfi_adjust_cfa_offset 8
+	push %rcx
+	.cfi_adjust_cfa_offset 8
+	push %rdx
+	.cfi_adjust_cfa_offset 8
+	push %rsi
+	.cfi_adjust_cfa_offset 8
+	cmpq $0, TLS(TLS_BUSY)
+	jne .Ltail_slow
+	mov TLS(TLS_TH), %rcx
+	test %rcx, %rcx
+	jz .Ltail_slow
+	mov TH_DEPTH(%rcx), %rax
+	test %rax, %rax
+	jz .Ltail_slow
+	imul $FRAME_SIZE, %rax, %rax
+	add TH_STACK(%rcx), %rax
+	sub $FRAME_SIZE, %rax             /* the top frame */
+	lea 64(%rsp), %rdx
+	cmp %rdx, FR_SP(%rax)
+	jne .Ltail_slow
+	/* is the target an entry? rt_is_entry(), inline */
+	mov rt_entry_tab(%rip), %rsi
+	test %rsi, %rsi
+	jz .Ltail_slow
+	mov 56(%rsp), %rdx                /* target */
+	push %rdi
+	.cfi_adjust_cfa_offset 8
+	push %rdx
+	.cfi_adjust_cfa_offset 8
+	movabs $0x9e3779b97f4a7c15, %rdi
+	imul %rdi, %rdx
+	mov rt_entry_shift(%rip), %rcx
+	shr %cl, %rdx                     /* slot */
+	pop %rdi                          /* target */
+	.cfi_adjust_cfa_offset -8
+1:	mov (%rsi,%rdx,8), %rcx
+	cmp %rdi, %rcx
+	je 2f
+	test %rcx, %rcx
+	jz 3f                             /* not an entry: the C path closes the frame */
+	inc %rdx
+	and rt_entry_mask(%rip), %rdx
+	jmp 1b
+2:	movq $1, FR_TAIL(%rax)
+	mov %rdi, FR_TAIL_TARGET(%rax)
+	pop %rdi
+	.cfi_adjust_cfa_offset -8
+	pop %rsi
+	.cfi_adjust_cfa_offset -8
+	pop %rdx
+	.cfi_adjust_cfa_offset -8
+	pop %rcx
+	.cfi_adjust_cfa_offset -8
+	pop %rax
+	.cfi_adjust_cfa_offset -8
+	popfq
+	.cfi_adjust_cfa_offset -8
+	ret
+3:	.cfi_adjust_cfa_offset 8
+	pop %rdi
+	.cfi_adjust_cfa_offset -8
+.Ltail_slow:
+	pop %rsi
+	.cfi_adjust_cfa_offset -8
+	pop %rdx
+	.cfi_adjust_cfa_offset -8
+	pop %rcx
+	.cfi_adjust_cfa_offset -8
+	pop %rax
+	.cfi_adjust_cfa_offset -8
+	popfq
+	.cfi_adjust_cfa_offset -8
+	jmp __profinst_tailexit_slow
+	.cfi_endproc
+	.size __profinst_tailexit, .-__profinst_tailexit
+
+	.type __profinst_tailexit_slow, @function
+__profinst_tailexit_slow:
 	SAVE                      /* the function jumped to may read the flags */
 	mov %r11, %rdi            /* funcrec of the function leaving */
 	lea 112(%rbx), %rsi       /* its %rsp: where its return address is (88 + 24) */
 	mov 104(%rbx), %rdx       /* where the jump goes (88 + 16) */
 	call pi_rt_tailexit
 	RESTORE
-	.size __profinst_tailexit, .-__profinst_tailexit
+	.size __profinst_tailexit_slow, .-__profinst_tailexit_slow
 
 	.globl __profinst_rep
 	.hidden __profinst_rep

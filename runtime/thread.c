@@ -123,61 +123,44 @@ static void thread_exit(void *arg)
 		rt_thread_finish(t);
 }
 
-static uint64_t *entries;
-static uint64_t nentries;
+/* Entries of every instrumented function, as an open-addressing set that
+ * the tail-exit fast path (stubs.S) probes too: index = (addr * K) >> shift,
+ * linear probing, 0 marks an empty slot. */
+uint64_t *rt_entry_tab;
+uint64_t rt_entry_mask;
+uint64_t rt_entry_shift = 64;
 
 int rt_is_entry(uint64_t addr)
 {
-	uint64_t lo = 0, hi = nentries;
-	while (lo < hi) {
-		uint64_t mid = (lo + hi) / 2;
-		if (entries[mid] < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (!rt_entry_tab)
+		return 0;
+	for (uint64_t i = (addr * 0x9e3779b97f4a7c15ull) >> rt_entry_shift;; i = (i + 1) & rt_entry_mask) {
+		if (rt_entry_tab[i] == addr)
+			return 1;
+		if (!rt_entry_tab[i])
+			return 0;
 	}
-	return lo < nentries && entries[lo] == addr;
 }
 
 void rt_entries_init(void)
 {
 	uint64_t n = (uint64_t)(rt_funcs_end() - rt_funcs_begin());
-	uint64_t *e = rt_mmap((n ? n : 1) * sizeof(uint64_t));
-	if (!e)
+	uint64_t bits = 4;
+	while ((1ull << bits) < 2 * n)
+		bits++;
+	uint64_t *tab = rt_mmap(sizeof(uint64_t) << bits);
+	if (!tab)
 		return;
-	uint64_t k = 0;
-	for (const struct pi_funcrec *f = rt_funcs_begin(); f < rt_funcs_end(); f++)
-		e[k++] = f->addr[0];
-	/* insertion sort would be quadratic on big programs: heap sort */
-	for (uint64_t i = n / 2; i-- > 0;) {
-		for (uint64_t r = i;;) {
-			uint64_t c = 2 * r + 1;
-			if (c >= n)
-				break;
-			if (c + 1 < n && e[c + 1] > e[c])
-				c++;
-			if (e[r] >= e[c])
-				break;
-			uint64_t t = e[r]; e[r] = e[c]; e[c] = t;
-			r = c;
-		}
+	uint64_t mask = (1ull << bits) - 1;
+	for (const struct pi_funcrec *f = rt_funcs_begin(); f < rt_funcs_end(); f++) {
+		uint64_t a = f->addr[0], i = (a * 0x9e3779b97f4a7c15ull) >> (64 - bits);
+		while (tab[i] && tab[i] != a)
+			i = (i + 1) & mask;
+		tab[i] = a;
 	}
-	for (uint64_t end = n; end-- > 1;) {
-		uint64_t t = e[0]; e[0] = e[end]; e[end] = t;
-		for (uint64_t r = 0;;) {
-			uint64_t c = 2 * r + 1;
-			if (c >= end)
-				break;
-			if (c + 1 < end && e[c + 1] > e[c])
-				c++;
-			if (e[r] >= e[c])
-				break;
-			t = e[r]; e[r] = e[c]; e[c] = t;
-			r = c;
-		}
-	}
-	entries = e;
-	__atomic_store_n(&nentries, n, __ATOMIC_RELEASE);
+	rt_entry_mask = mask;
+	rt_entry_shift = 64 - bits;
+	__atomic_store_n(&rt_entry_tab, tab, __ATOMIC_RELEASE);
 }
 
 __attribute__((constructor(101))) static void rt_init(void)
