@@ -239,10 +239,10 @@ static void find_functions(struct code *c)
 
 /* ----- decoding */
 
-static void add_vrange(struct text *t, uint64_t start, uint64_t end)
+static void add_vrange(struct text *t, uint64_t start, uint64_t end, bool gap)
 {
 	struct vrange *v = VEC_PUSH(t->vr, t->nvr, t->vrcap);
-	v->start = start, v->end = end, v->nstart = 0;
+	v->start = start, v->end = end, v->nstart = 0, v->gap = gap;
 }
 
 struct region {
@@ -325,9 +325,15 @@ static void decode_text(struct code *c, int ti)
 	for (size_t i = 0; i < nrg; i++) {
 		size_t before = nins;
 		uint64_t bad;
+		if (rg[i].fn < 0) {
+			/* Not a function: padding, or data that could decode as
+			 * anything. Never re-encode it. */
+			add_vrange(t, rg[i].start, rg[i].end, true);
+			continue;
+		}
 		if (!decode_range(t, s->data, rg[i].start, rg[i].end, &ins, &nins, &cap, &bad)) {
 			nins = before;
-			add_vrange(t, rg[i].start, rg[i].end);
+			add_vrange(t, rg[i].start, rg[i].end, false);
 			if (rg[i].fn >= 0) {
 				struct func *f = &c->funcs[rg[i].fn];
 				f->instrument = false;
@@ -371,6 +377,12 @@ static uint32_t insn_containing(const struct text *t, uint64_t off)
 			break;
 	}
 	return NO_INSN;
+}
+
+static uint32_t insn_at_off(const struct code *c, int sec, uint64_t off)
+{
+	const struct text *t = &c->texts[text_index(c, sec)];
+	return off <= c->o->secs[sec].size ? t->at[off] : NO_INSN;
 }
 
 static void mark(struct code *c, int sec, uint64_t off, uint8_t m)
@@ -447,10 +459,12 @@ static void find_leaders(struct code *c)
 			const struct insn *in = &t->insns[k];
 			if (!rel_target(c, t->sec, &rs->relas[r], in->off + in->len, &tsec, &toff))
 				continue;
-			if (!is_text(c, tsec)) {
+			/* data, in a data section or between functions: a table base */
+			if (!is_text(c, tsec) || insn_at_off(c, tsec, toff) == NO_INSN) {
 				struct base *b = VEC_PUSH(c->bases, c->nbases, c->basecap);
 				b->sec = tsec, b->off = toff;
-				continue;
+				if (!is_text(c, tsec))
+					continue;
 			}
 			bool is_branch_field = in->rel_size && rs->relas[r].off == in->off + in->rel_off;
 			mark(c, tsec, toff, MARK_LEADER | (is_branch_field ? 0 : MARK_ADDR));

@@ -64,8 +64,9 @@ struct text {
 	uint32_t *entry;    /* per instruction: entry position if a function starts here */
 	uint64_t nsize;
 	struct buf out;
-	/* verbatim ranges (functions left as they were, undecodable gaps) */
-	struct vrange { uint64_t start, end, nstart; } *vr;
+	/* verbatim ranges: functions left as they were, and the gaps between
+	 * functions (padding, or data such as asm constant tables) */
+	struct vrange { uint64_t start, end, nstart; bool gap; } *vr;
 	size_t nvr, vrcap;
 	bool *rel_at;       /* per instruction: a relocation covers part of it */
 };

@@ -402,11 +402,41 @@ static void emit_verbatim(struct emit *e, struct vrange *v)
 	for (size_t i = rela_lower_bound(rs, v->start); i < rs->nrelas && rs->relas[i].off < v->end; i++) {
 		const struct rela *r = &rs->relas[i];
 		uint64_t nf = v->nstart + (r->off - v->start);
-		/* PC-relative fields here: assume the field ends the instruction */
-		int sz = rel_size(r->type);
-		add_rela(e, nf, r->type, r->sym,
-			 remap_addend(e, r, r->off + (uint64_t)sz, nf, nf + (uint64_t)sz, MAP_PLACE));
+		/* A PC-relative field: in a function kept as it was, assume it
+		 * ends its instruction; between functions it is data, relative to
+		 * its table's base (as in a data section). */
+		uint64_t k = (uint64_t)rel_size(r->type);
+		if (v->gap)
+			k = -(r->off - data_pcrel_base(e->c, e->t->sec, r->off));
+		add_rela(e, nf, r->type, r->sym, remap_addend(e, r, r->off + k, nf, nf + k, MAP_PLACE));
 	}
+}
+
+/* Keep a function's alignment, for speed: the largest power of two
+ * dividing its original offset, up to the section's. Padding is nops, in
+ * case code falls into it. */
+static void align_region(struct emit *e, uint64_t off)
+{
+	uint64_t a = e->s->addralign ? e->s->addralign : 1;
+	if (off)
+		while (a > 1 && off % a)
+			a /= 2;
+	if (a > 4096)
+		a = 4096;
+	while (cur(e) % a)
+		buf_u8(&e->t->out, 0x90);
+}
+
+/* A range copied as it was keeps its offset modulo the section's
+ * alignment, so everything inside it (a table at +0x40 of a gap) keeps
+ * its alignment too. */
+static void align_congruent(struct emit *e, uint64_t off)
+{
+	uint64_t a = e->s->addralign ? e->s->addralign : 1;
+	if (a > 4096)
+		a = 4096;
+	while (cur(e) % a != off % a)
+		buf_u8(&e->t->out, 0x90);
 }
 
 static void emit_text(struct emit *e)
@@ -418,10 +448,13 @@ static void emit_text(struct emit *e)
 	uint32_t k = 0;
 	for (uint64_t off = 0; off < size;) {
 		if (k < t->ninsns && t->insns[k].off == off) {
+			if (t->mark[k] & MARK_PSTART)
+				align_region(e, off);
 			emit_insn(e, k);
 			off += t->insns[k].len;
 			k++;
 		} else if (v < t->nvr && t->vr[v].start == off) {
+			align_congruent(e, off);
 			emit_verbatim(e, &t->vr[v]);
 			off = t->vr[v].end;
 			v++;
