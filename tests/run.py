@@ -224,8 +224,39 @@ def unit_reader(ctx):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def compile_only_mode(ctx):
+    """profinst -c on an object and on an archive, linked later by cc."""
+    tmp = tempfile.mkdtemp(prefix="pi-cmode-")
+    try:
+        with open(os.path.join(tmp, "lib.c"), "w") as f:
+            f.write("int twice(int x) { return 2 * x; }\nint thrice(int x) { return 3 * x; }\n")
+        with open(os.path.join(tmp, "main.c"), "w") as f:
+            f.write("#include <stdio.h>\nint twice(int); int thrice(int);\n"
+                    "int main(void) { int s = 0; for (int i = 0; i < 7; i++) s += twice(i) + thrice(i);"
+                    " printf(\"%d\\n\", s); return 0; }\n")
+        for n in ("lib", "main"):
+            must(["gcc", "-O1", "-c", os.path.join(tmp, n + ".c"), "-o", os.path.join(tmp, n + ".o")], "compile")
+        must(["ar", "rcs", os.path.join(tmp, "libx.a"), os.path.join(tmp, "lib.o")], "ar")
+        must([ctx.profinst, "-c", os.path.join(tmp, "main.o"), "-o", os.path.join(tmp, "main.i.o")], "profinst -c .o")
+        must([ctx.profinst, "-c", os.path.join(tmp, "libx.a"), "-o", os.path.join(tmp, "libx.i.a")], "profinst -c .a")
+        rt = os.path.join(ctx.build, "runtime", "libprofinst_rt.a")
+        exe = os.path.join(tmp, "app")
+        must(["cc", os.path.join(tmp, "main.i.o"), os.path.join(tmp, "libx.i.a"), rt, "-lpthread", "-o", exe], "link")
+        p = must([exe], "run", env=dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "p.pf")), cwd=tmp)
+        if p.stdout != "105\n":  # 5 * (0 + 1 + ... + 6)
+            raise Fail("output %r" % p.stdout)
+        pj = profile_json(ctx, os.path.join(tmp, "p.pf"))
+        calls = {f["name"]: (f["calls"], f["object"]) for f in pj["functions"]}
+        want = {"main": (1, "main.o"), "twice": (7, "libx.a(lib.o)"), "thrice": (7, "libx.a(lib.o)")}
+        if calls != want:
+            raise Fail("profile functions %r, expected %r" % (calls, want))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def collect(ctx, args):
-    tests = [("unit/decode", lambda: unit_decode(ctx)), ("unit/reader", lambda: unit_reader(ctx))]
+    tests = [("unit/decode", lambda: unit_decode(ctx)), ("unit/reader", lambda: unit_reader(ctx)),
+             ("cmode/object_and_archive", lambda: compile_only_mode(ctx))]
     e2e = sorted(f for f in os.listdir(os.path.join(HERE, "e2e")) if f.endswith((".c", ".cc")))
     for f in e2e:
         for cc in COMPILERS:
