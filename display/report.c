@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* profview report: the function list. */
 #include <regex.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,7 +65,8 @@ static void print_json(const struct profile *p, const struct func_table *t, cons
 	pv_json_str(o, p->hdr->exe);
 	fprintf(o, ",\n  \"cpu\": ");
 	pv_json_str(o, p->nobjs ? prof_str(&p->objs[0], p->objs[0].map->cpu) : "");
-	fprintf(o, ",\n  \"threads\": %u,\n  \"functions\": [", p->nthreads);
+	fprintf(o, ",\n  \"threads\": %u,\n  \"ended_by_signal\": %u,\n  \"functions\": [", p->nthreads,
+		(p->hdr->flags & PI_PROF_ENDED_BY_SIGNAL) ? p->hdr->signal : 0);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct func_view *v = &t->f[rows[i]];
 		fprintf(o, "%s\n    {\"name\": ", i ? "," : "");
@@ -95,6 +97,8 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 {
 	printf("Profile of %s (pid %u), %u thread%s, model %s\n", p->hdr->exe, p->hdr->pid, p->nthreads,
 	       p->nthreads == 1 ? "" : "s", p->nobjs ? prof_str(&p->objs[0], p->objs[0].map->cpu) : "?");
+	if (p->hdr->flags & PI_PROF_ENDED_BY_SIGNAL)
+		printf("The program ended on signal %u (%s)\n", p->hdr->signal, strsignal((int)p->hdr->signal));
 	printf("Total: %llu cycles\n\n", (unsigned long long)t->total_self);
 	printf("%12s %14s %6s %14s %6s %10s %10s  %s\n", "Calls", "Self", "Self%", "Incl", "Incl%", "MinSelf",
 	       "MaxSelf", "Function [object]");

@@ -552,17 +552,33 @@ static bool returns_twice(const char *n)
 	return false;
 }
 
-/* Where a setjmp returns the second time, the shadow stack must catch up. */
+static bool ends_image(const char *n)
+{
+	static const char *names[] = {"_exit", "_Exit", "quick_exit", "execve", "execv", "execvp",
+				      "execvpe", "execl", "execle", "execlp", "fexecve", "execveat", NULL};
+	for (const char **p = names; *p; p++)
+		if (!strcmp(n, *p))
+			return true;
+	return false;
+}
+
+/* Where a setjmp returns the second time, the shadow stack must catch up;
+ * before _exit or exec, the profile must be written. */
 static void find_resync_points(struct code *c)
 {
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		struct text *t = &c->texts[ti];
-		for (uint32_t k = 0; k + 1 < t->ninsns; k++) {
-			if (t->insns[k].kind != INSN_CALL)
+		for (uint32_t k = 0; k < t->ninsns; k++) {
+			if (t->insns[k].kind != INSN_CALL && t->insns[k].kind != INSN_JMP)
 				continue;
 			const struct rela *r = branch_rela(c, t, k);
-			if (r && returns_twice(c->o->syms[r->sym].name))
+			if (!r)
+				continue;
+			const char *name = c->o->syms[r->sym].name;
+			if (t->insns[k].kind == INSN_CALL && k + 1 < t->ninsns && returns_twice(name))
 				t->mark[k + 1] |= MARK_RESYNC | MARK_LEADER;
+			if (ends_image(name))
+				t->mark[k] |= MARK_FLUSH;
 		}
 	}
 }

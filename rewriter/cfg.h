@@ -78,6 +78,7 @@ struct text {
 #define MARK_TAIL     0x10 /* a jump that leaves the function (tail call) */
 #define MARK_RESYNC   0x20 /* reached without call or return: setjmp's return, landing pad */
 #define MARK_NOCOST   0x40 /* gone after linking: the call of a TLS local-dynamic pair */
+#define MARK_FLUSH    0x80 /* a call or jump ending the process image (_exit, exec) */
 
 struct site {
 	uint32_t fn, piece, ret_off, block;
@@ -104,7 +105,7 @@ struct code {
 	struct base { int sec; uint64_t off; } *bases;
 	size_t nbases, basecap;
 	/* new symbols for stubs */
-	int sym_tls, sym_enter, sym_enter_flags, sym_exit, sym_tailexit, sym_rep, sym_resync;
+	int sym_tls, sym_enter, sym_enter_flags, sym_exit, sym_tailexit, sym_rep, sym_resync, sym_flush;
 	int counts_sec, desc_sec, map_sec;
 	uint32_t nwarn;
 };

@@ -374,6 +374,11 @@ static void emit_insn(struct emit *e, uint32_t k)
 	}
 	if (f && (t->mark[k] & MARK_LEADER))
 		emit_block_stub(e, t->block[k]);
+	if (f && (t->mark[k] & MARK_FLUSH)) {
+		PUT(e, LEA_RSP_M128);
+		emit_call_rt(e, e->c->sym_flush);
+		PUT(e, LEA_RSP_P128);
+	}
 	if (f) {
 		if (in->kind == INSN_RET)
 			emit_call_rt(e, e->c->sym_exit);

@@ -25,6 +25,7 @@ void meta_prepare(struct code *c)
 	c->sym_tailexit = undef(o, STUB_TAILEXIT_SYMBOL, STT_NOTYPE);
 	c->sym_rep = undef(o, STUB_REP_SYMBOL, STT_NOTYPE);
 	c->sym_resync = undef(o, STUB_RESYNC_SYMBOL, STT_NOTYPE);
+	c->sym_flush = undef(o, STUB_FLUSH_SYMBOL, STT_NOTYPE);
 	c->counts_sec = obj_add_section(o, ".tbss.profinst", SHT_NOBITS,
 					SHF_ALLOC | SHF_WRITE | SHF_TLS, 8, NULL,
 					8 * (c->nblocks ? c->nblocks : 1));

@@ -121,20 +121,37 @@ static void expand_path(char *out, size_t n, const char *pattern)
 	out[o] = 0;
 }
 
+static int written;
+
+void rt_profile_reset(void)
+{
+	written = 0;
+}
+
+/* Threads still running: their open frames are charged up to now. They
+ * may be running still, so they are stopped from recording first. */
+static void close_threads(void)
+{
+	struct pi_tls *self = &__profinst_tls;
+	for (struct rt_thread *th = rt_threads; th; th = th->next) {
+		if (th->finished)
+			continue;
+		struct pi_tls *t = th == self->th ? self : rt_tls_of(th);
+		__atomic_store_n(&t->dead, 1, __ATOMIC_SEQ_CST);
+		rt_close_all(th, t->clock);
+		th->final_clock = t->clock;
+	}
+}
+
 void rt_write_profile(int sig)
 {
-	static int written;
 	struct pi_tls *t = &__profinst_tls;
-	if (written || !rt_threads)
+	if (__atomic_exchange_n(&written, 1, __ATOMIC_SEQ_CST) || !rt_threads)
 		return;
-	written = 1;
 	int saved_errno = errno;
 	uint32_t busy = t->busy;
 	t->busy = 1;
-	if (t->th && !t->th->finished) {
-		rt_close_all(t->th, t->clock);
-		t->th->final_clock = t->clock;
-	}
+	close_threads();
 	const char *pat = getenv("PROFINST_OUTPUT");
 	char path[4096], tmp[4200];
 	expand_path(path, sizeof(path), pat && *pat ? pat : "profinst.out.%p");

@@ -7,6 +7,7 @@
 #ifndef PI_RT_H
 #define PI_RT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -92,6 +93,11 @@ const struct pi_funcrec *rt_funcs_begin(void);
 const struct pi_funcrec *rt_funcs_end(void);
 
 void rt_write_profile(int signal);
+void rt_profile_reset(void);          /* a forked child may write again */
+void rt_process_init(void);
+int rt_in_profiled_process(void);
+void rt_reset_for_child(struct pi_tls *t);
+struct pi_tls *rt_tls_of(const struct rt_thread *th); /* another thread's block */
 
 /* Is addr the entry of an instrumented function? (sorted table built at
  * start-up; false before it exists) */

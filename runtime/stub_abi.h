@@ -26,6 +26,10 @@
  *              -> 136(%rsp) is the %rsp of the code that resumes: frames
  *                 below it are dead.
  *
+ * Flush      lea -128(%rsp),%rsp; call __profinst_flush; lea 128(%rsp),%rsp
+ *              before a call or jump to _exit, _Exit, quick_exit or exec*:
+ *              the profile is written, as the process image ends there.
+ *
  * Every helper preserves every register.  The status flags are dead at a
  * function's entry and at its ret by the ABI, so __profinst_enter and
  * __profinst_exit may change them; where liveness shows a function reading
@@ -42,6 +46,7 @@
 #define STUB_TAILEXIT_SYMBOL "__profinst_tailexit"
 #define STUB_REP_SYMBOL "__profinst_rep"
 #define STUB_RESYNC_SYMBOL "__profinst_resync"
+#define STUB_FLUSH_SYMBOL "__profinst_flush"
 
 #define STUB_TLS_CLOCK 0
 #define STUB_TLS_REPSAVE 8

@@ -125,7 +125,11 @@ __profinst_enter:
 	push %r8
 	.cfi_adjust_cfa_offset 8
 	cmpq $0, TLS(TLS_BUSY)
-	jne .Lenter_slow
+	jne .Lenter_out                   /* inside the runtime, or done */
+	/* A signal handler running instrumented code from here on is not
+	 * recorded (its time goes to the function it interrupted), so it
+	 * cannot see a half-built frame. */
+	movl $1, TLS(TLS_BUSY)
 	mov TLS(TLS_TH), %rcx
 	test %rcx, %rcx
 	jz .Lenter_slow
@@ -190,6 +194,8 @@ __profinst_enter:
 	incq ND_CALLS(%rsi)
 	incl ND_ACTIVE(%rsi)
 	incq TH_DEPTH(%rcx)               /* last: the frame is complete */
+	movl $0, TLS(TLS_BUSY)
+.Lenter_out:
 	pop %r8
 	.cfi_adjust_cfa_offset -8
 	pop %rdi
@@ -205,6 +211,7 @@ __profinst_enter:
 	ret
 .Lenter_slow:
 	.cfi_adjust_cfa_offset 48
+	movl $0, TLS(TLS_BUSY)
 	pop %r8
 	.cfi_adjust_cfa_offset -8
 	pop %rdi
@@ -268,7 +275,8 @@ __profinst_exit:
 	push %rdi
 	.cfi_adjust_cfa_offset 8
 	cmpq $0, TLS(TLS_BUSY)
-	jne .Lexit_slow
+	jne .Lexit_out
+	movl $1, TLS(TLS_BUSY)
 	mov TLS(TLS_TH), %rcx
 	test %rcx, %rcx
 	jz .Lexit_slow
@@ -311,7 +319,9 @@ __profinst_exit:
 	jne 4f
 	sub $FRAME_SIZE, %rax             /* its tail caller returns with it */
 	jmp .Lexit_close
-4:	pop %rdi
+4:	movl $0, TLS(TLS_BUSY)
+.Lexit_out:
+	pop %rdi
 	.cfi_adjust_cfa_offset -8
 	pop %r11
 	.cfi_adjust_cfa_offset -8
@@ -326,6 +336,7 @@ __profinst_exit:
 	ret
 .Lexit_slow:
 	.cfi_adjust_cfa_offset 48
+	movl $0, TLS(TLS_BUSY)
 	pop %rdi
 	.cfi_adjust_cfa_offset -8
 	pop %r11
@@ -373,7 +384,8 @@ __profinst_tailexit:
 	push %rsi
 	.cfi_adjust_cfa_offset 8
 	cmpq $0, TLS(TLS_BUSY)
-	jne .Ltail_slow
+	jne .Ltail_out
+	movl $1, TLS(TLS_BUSY)
 	mov TLS(TLS_TH), %rcx
 	test %rcx, %rcx
 	jz .Ltail_slow
@@ -413,6 +425,8 @@ __profinst_tailexit:
 	mov %rdi, FR_TAIL_TARGET(%rax)
 	pop %rdi
 	.cfi_adjust_cfa_offset -8
+	movl $0, TLS(TLS_BUSY)
+.Ltail_out:
 	pop %rsi
 	.cfi_adjust_cfa_offset -8
 	pop %rdx
@@ -428,6 +442,7 @@ __profinst_tailexit:
 	pop %rdi
 	.cfi_adjust_cfa_offset -8
 .Ltail_slow:
+	movl $0, TLS(TLS_BUSY)
 	pop %rsi
 	.cfi_adjust_cfa_offset -8
 	pop %rdx
@@ -463,6 +478,16 @@ __profinst_rep:
 	call pi_rt_rep
 	RESTORE
 	.size __profinst_rep, .-__profinst_rep
+
+/* Before _exit, _Exit, quick_exit and exec: write the profile now. */
+	.globl __profinst_flush
+	.hidden __profinst_flush
+	.type __profinst_flush, @function
+__profinst_flush:
+	SAVE
+	call pi_rt_flush
+	RESTORE
+	.size __profinst_flush, .-__profinst_flush
 
 	.globl __profinst_resync
 	.hidden __profinst_resync

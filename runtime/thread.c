@@ -166,6 +166,7 @@ void rt_entries_init(void)
 __attribute__((constructor(101))) static void rt_init(void)
 {
 	rt_entries_init();
+	rt_process_init();
 	if (!pthread_key_create(&exit_key, thread_exit))
 		have_key = 1;
 	uint32_t i = 0;
@@ -173,7 +174,55 @@ __attribute__((constructor(101))) static void rt_init(void)
 		((struct pi_objdesc *)d)->index = i++;
 }
 
-__attribute__((destructor(101))) static void rt_fini(void)
+
+/* Offset of __profinst_tls from a thread pointer: the same in every thread. */
+static int64_t tls_offset(void)
 {
-	rt_write_profile(0);
+	uint64_t tp;
+	__asm__("mov %%fs:0, %0" : "=r"(tp));
+	return (int64_t)((uint64_t)&__profinst_tls - tp);
+}
+
+struct pi_tls *rt_tls_of(const struct rt_thread *th)
+{
+	return (struct pi_tls *)(th->tp + (uint64_t)tls_offset());
+}
+
+static void zero_tree(struct rt_node *root)
+{
+	for (struct rt_node *n = root; n;) {
+		n->calls = n->rec_calls = n->self = n->incl = n->max_self = 0;
+		n->min_self = UINT64_MAX;
+		if (n->first_child) {
+			n = n->first_child;
+			continue;
+		}
+		while (n != root && !n->next_sibling)
+			n = n->parent;
+		n = n == root ? NULL : n->next_sibling;
+	}
+}
+
+void rt_reset_for_child(struct pi_tls *t)
+{
+	struct rt_thread *th = t->th;
+	/* the other threads do not exist here */
+	rt_threads = th;
+	nthreads = th ? 1 : 0;
+	rt_profile_reset();
+	if (!th)
+		return;
+	th->next = NULL;
+	th->index = 0;
+	th->tid = (uint32_t)rt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	zero_tree(&th->root);
+	for (uint64_t i = 0; i < th->depth; i++) {
+		th->stack[i].entry_clock = t->clock;
+		th->stack[i].child = 0;
+	}
+	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
+		uint64_t *c = (uint64_t *)(th->tp + (int64_t)d->counts_tpoff);
+		for (uint32_t b = 0; b < d->nblocks; b++)
+			c[b] = 0;
+	}
 }

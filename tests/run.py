@@ -122,7 +122,7 @@ def object_functions(paths):
     return names
 
 
-def run_pair(ctx, tmp, native, prof_exe, args, stdin_data=None, env_extra=None):
+def run_pair(ctx, tmp, native, prof_exe, args, stdin_data=None, env_extra=None, nprofiles=1):
     env = dict(os.environ)
     env.update(env_extra or {})
     a = sh([native] + args, input=stdin_data, env=env, cwd=tmp)
@@ -135,9 +135,11 @@ def run_pair(ctx, tmp, native, prof_exe, args, stdin_data=None, env_extra=None):
         raise Fail("output differs:\n--- native\n%s\n--- instrumented\n%s" % (a.stdout[-1500:], b.stdout[-1500:]))
     if a.returncode != b.returncode:
         raise Fail("exit status differs: native %d, instrumented %d\n%s" % (a.returncode, b.returncode, b.stderr[-1500:]))
-    profs = [f for f in os.listdir(tmp) if f.startswith("out.") and f.endswith(".prof")]
-    if len(profs) != 1:
-        raise Fail("expected one profile, found %r; stderr: %s" % (profs, b.stderr[-800:]))
+    profs = sorted(f for f in os.listdir(tmp) if f.startswith("out.") and f.endswith(".prof"))
+    if len(profs) != nprofiles:
+        raise Fail("expected %d profile(s), found %r; stderr: %s" % (nprofiles, profs, b.stderr[-800:]))
+    if nprofiles != 1:
+        return [os.path.join(tmp, f) for f in profs], a
     return os.path.join(tmp, profs[0]), a
 
 
@@ -163,7 +165,21 @@ def e2e_case(ctx, src, cc, opt, vflags=(), vldflags=()):
                 raise Fail("expected a warning matching %r, got:\n%s" % (w, p.stderr))
         if len(warns) != len(d.get("warn", [])):
             raise Fail("unexpected warnings:\n" + p.stderr)
-        prof, _ = run_pair(ctx, tmp, native, prof_exe, args)
+        nprof = int(d.get("profiles", ["1"])[0])
+        prof, _ = run_pair(ctx, tmp, native, prof_exe, args, nprofiles=nprof)
+        if nprof != 1:
+            pjs = [profile_json(ctx, p) for p in prof]
+            for exp in d.get("expect", []):
+                errs = []
+                for pj in pjs:
+                    try:
+                        check_expect(pj, exp)
+                        break
+                    except Fail as e:
+                        errs.append(str(e))
+                else:
+                    raise Fail("no profile satisfies: " + "; ".join(errs))
+            return
         pj = profile_json(ctx, prof)
         if "-fcf-protection=full" in cflags and cet_features(native) != cet_features(prof_exe):
             raise Fail("CET properties differ: native %r, instrumented %r" % (
@@ -187,8 +203,14 @@ def cet_features(exe):
 
 
 def check_expect(pj, exp):
-    """expect: FUNC field=N ..."""
+    """expect: FUNC field=N ...  (or: @ key=N ... for the profile's own fields)"""
     parts = exp.split()
+    if parts[0] == "@":
+        for kv in parts[1:]:
+            k, v = kv.split("=")
+            if str(pj[k]) != v:
+                raise Fail("expect: %s=%s, profile says %s" % (k, v, pj[k]))
+        return
     fn = [f for f in pj["functions"] if f["name"] == parts[0]]
     if not fn:
         raise Fail("expect: no function %s in the profile" % parts[0])
