@@ -62,3 +62,39 @@ void pv_json_str(FILE *out, const char *s)
 	}
 	fputc('"', out);
 }
+
+const char *pv_site_label(const struct profile *p, uint64_t ra, char *buf, size_t n)
+{
+	uint32_t g;
+	const struct pi_map_site *s;
+	if (!prof_find_site(p, ra, &g, &s)) {
+		snprintf(buf, n, "from uninstrumented code");
+		return buf;
+	}
+	const struct prof_gfunc *gf = &p->funcs[g];
+	const struct prof_obj *o = &p->objs[gf->obj];
+	const struct pi_map_func *f = &o->funcs[gf->func];
+	if (s->section == f->section && s->offset >= f->offset)
+		snprintf(buf, n, "%s+0x%x", pv_name(p, g), s->offset - f->offset);
+	else
+		snprintf(buf, n, "%s:%s+0x%x", pv_name(p, g), prof_str(o, s->section), s->offset);
+	return buf;
+}
+
+uint32_t pv_lookup(const struct profile *p, const struct func_table *t, const char *name, uint32_t *out,
+		   uint32_t max)
+{
+	uint32_t n = 0;
+	for (uint32_t g = 0; g < p->nfuncs && n < max; g++) {
+		if (!t->f[g].calls && !t->f[g].self)
+			continue;
+		if (!strcmp(p->funcs[g].name, name) || !strcmp(pv_name(p, g), name))
+			out[n++] = g;
+	}
+	return n;
+}
+
+double pv_pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}

@@ -14,6 +14,16 @@ const char *pv_name(const struct profile *p, uint32_t g);
 void pv_json_str(FILE *out, const char *s);
 void pv_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* "caller+0x2a": the call instruction a return address follows. */
+const char *pv_site_label(const struct profile *p, uint64_t ra, char *buf, size_t n);
+/* Global functions whose name (demangled or symbol) is name. */
+uint32_t pv_lookup(const struct profile *p, const struct func_table *t, const char *name, uint32_t *out,
+		   uint32_t max);
+double pv_pct(uint64_t v, uint64_t total);
+
 int cmd_report(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
+int cmd_callgraph(int argc, char **argv);
+int cmd_detail(int argc, char **argv);
 
 #endif

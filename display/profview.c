@@ -9,6 +9,9 @@ static const char usage[] =
 	"\n"
 	"Commands:\n"
 	"  report     the function list (calls, self, self+descendants, min/max)\n"
+	"  detail     one function: callers, callees, call sites\n"
+	"  tree       the calling-context tree of each thread\n"
+	"  callgraph  gprof-style call graph stanzas\n"
 	"\n"
 	"'profview COMMAND --help' describes a command's options.\n";
 
@@ -22,8 +25,18 @@ int main(int argc, char **argv)
 		puts("profview 0.1");
 		return 0;
 	}
-	if (!strcmp(argv[1], "report"))
-		return cmd_report(argc - 2, argv + 2);
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} cmds[] = {
+		{"report", cmd_report},
+		{"detail", cmd_detail},
+		{"tree", cmd_tree},
+		{"callgraph", cmd_callgraph},
+	};
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 2, argv + 2);
 	pv_error("unknown command '%s' (see profview --help)", argv[1]);
 	return 2;
 }

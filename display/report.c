@@ -82,11 +82,12 @@ static void print_json(const struct profile *p, const struct func_table *t, cons
 			(unsigned long long)v->min_self, (unsigned long long)v->max_self,
 			(unsigned long long)v->block_cycles);
 		for (uint32_t c = 0; c < v->ncallers; c++) {
-			const struct caller_rec *cr = &v->callers[c];
+			const struct arc *cr = &v->callers[c];
 			fprintf(o, "%s{\"name\": ", c ? ", " : "");
-			pv_json_str(o, cr->caller == UINT32_MAX ? "<root>" : pv_name(p, cr->caller));
+			pv_json_str(o, cr->other == UINT32_MAX ? "<root>" : pv_name(p, cr->other));
+			/* a recursive caller's calls last what the nested activations did */
 			fprintf(o, ", \"calls\": %llu, \"incl_cycles\": %llu}", (unsigned long long)cr->calls,
-				(unsigned long long)cr->incl);
+				(unsigned long long)(cr->incl + cr->rec_incl));
 		}
 		fprintf(o, "]}");
 	}

@@ -180,7 +180,7 @@ struct pi_prof_recedge {
 	uint32_t node;        /* the callee's node */
 	uint32_t caller_obj;
 	uint32_t caller_func;
-	uint32_t pad;
+	uint32_t caller_node; /* the node the call was made from */
 	uint64_t ret_addr;
 	uint64_t calls;
 	uint64_t incl;

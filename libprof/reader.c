@@ -222,7 +222,7 @@ static int parse(struct profile *p, char *err, size_t errsz)
 		}
 		for (uint32_t k = 0; k < t->hdr->nrec; k++) {
 			const struct pi_prof_recedge *re = &t->recs[k];
-			if (re->node == 0 || re->node >= t->hdr->nnodes ||
+			if (re->node == 0 || re->node >= t->hdr->nnodes || re->caller_node >= t->hdr->nnodes ||
 			    prof_gfunc(p, re->caller_obj, re->caller_func) == UINT32_MAX)
 				return fail(err, errsz, "bad recursive edge");
 		}
@@ -289,15 +289,65 @@ void prof_free(struct profile *p)
 	free(p->objs);
 	free(p->threads);
 	free(p->funcs);
+	free(p->pieces);
 	free(p->data);
 	memset(p, 0, sizeof(*p));
 }
 
+struct piece_ix {
+	uint64_t addr, end;
+	uint32_t rec, piece;
+};
+
+static int cmp_piece(const void *a, const void *b)
+{
+	const struct piece_ix *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Pieces sorted by address, built on first use. */
+static const struct piece_ix *pieces(const struct profile *p, size_t *n)
+{
+	struct profile *mp = (struct profile *)p;
+	if (!mp->pieces) {
+		size_t cnt = 0;
+		for (uint32_t i = 0; i < p->nrecs; i++)
+			cnt += p->recs[i].npieces;
+		struct piece_ix *v = calloc(cnt ? cnt : 1, sizeof(*v));
+		if (!v)
+			return NULL;
+		size_t k = 0;
+		for (uint32_t i = 0; i < p->nrecs; i++)
+			for (uint32_t j = 0; j < p->recs[i].npieces; j++)
+				v[k++] = (struct piece_ix){p->recs[i].addr[j], p->recs[i].addr[j] + p->recs[i].size[j], i, j};
+		if (cnt)
+			qsort(v, cnt, sizeof(*v), cmp_piece);
+		mp->pieces = v;
+		mp->npieces = cnt;
+	}
+	*n = mp->npieces;
+	return mp->pieces;
+}
+
 bool prof_find_site(const struct profile *p, uint64_t ra, uint32_t *gfunc, const struct pi_map_site **site)
 {
-	for (uint32_t i = 0; i < p->nrecs; i++) {
-		const struct pi_prof_funcrec *r = &p->recs[i];
-		for (uint32_t k = 0; k < r->npieces; k++) {
+	size_t n;
+	const struct piece_ix *v = pieces(p, &n);
+	if (!v)
+		return false;
+	size_t lo = 0, hi = n;
+	while (lo < hi) { /* last piece starting at or before ra */
+		size_t mid = (lo + hi) / 2;
+		if (v[mid].addr <= ra)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* a return address may sit at the very end of a piece (a call last) */
+	for (size_t i = lo; i-- > 0 && i + 4 > lo;) {
+		const struct pi_prof_funcrec *r = &p->recs[v[i].rec];
+		uint32_t k = v[i].piece;
+		{
 			if (ra < r->addr[k] || ra > r->addr[k] + r->size[k])
 				continue;
 			const struct prof_obj *o = &p->objs[r->obj];

@@ -50,6 +50,8 @@ struct profile {
 	uint32_t nthreads;
 	struct prof_gfunc *funcs;
 	uint32_t nfuncs;
+	struct piece_ix *pieces; /* lazily built index for prof_find_site */
+	size_t npieces;
 };
 
 /* Load and validate path. Returns 0, or -1 with a one-line message in err. */

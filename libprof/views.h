@@ -8,11 +8,21 @@
 
 #include "reader.h"
 
-struct caller_rec {
-	uint32_t caller; /* global function, or UINT32_MAX for the thread root */
+/* An arc of the call graph, seen from one end.  For the caller's arcs,
+ * `other` is the callee; for the callee's, the caller (UINT32_MAX: the
+ * thread's root).  self and incl are the callee's time on those calls.
+ * A recursive call (to a function already running) carries its calls but
+ * no time: its time is inside the activation it recursed into, which keeps
+ * gprof's invariants (callers' calls, self and incl add up to the
+ * function's; callees' incl add up to its incl minus its self). */
+struct arc {
+	uint32_t other;
 	uint64_t calls;
-	uint64_t incl;   /* the callee's self+descendants time on calls from it */
+	uint64_t self;
+	uint64_t incl;
+	uint64_t rec_incl; /* the recursive calls' own self+descendants time */
 };
+#define caller_rec arc
 
 struct func_view {
 	uint32_t g;          /* global function index */
@@ -21,8 +31,10 @@ struct func_view {
 	uint64_t self, incl, min_self, max_self;
 	uint64_t block_cycles; /* sum over its blocks of count x cost */
 	uint64_t block_execs;
-	struct caller_rec *callers;
+	struct arc *callers;
 	uint32_t ncallers, callercap;
+	struct arc *callees;
+	uint32_t ncallees, calleecap;
 };
 
 struct func_table {
@@ -35,3 +47,28 @@ int func_table_build(struct func_table *t, const struct profile *p);
 void func_table_free(struct func_table *t);
 
 #endif
+
+/* Cycles of the call graph (gprof): functions calling each other
+ * recursively, shown as a whole.  Computed exactly from the calling-context
+ * trees: the cycle's self+descendants time is that of its entry nodes
+ * (nodes of a member whose parent is not a member), which never nest. */
+struct cycle {
+	uint32_t *members;
+	uint32_t nmembers;
+	uint64_t calls;       /* from outside */
+	uint64_t internal;    /* calls between members */
+	uint64_t self, incl;
+	struct arc *parents;  /* callers outside the cycle: time of its entries */
+	uint32_t nparents, parentcap;
+	struct arc *children; /* callees outside the cycle */
+	uint32_t nchildren, childcap;
+};
+
+struct cycle_table {
+	uint32_t *cycle_of;   /* per global function: 0, or 1 + cycle index */
+	struct cycle *c;
+	uint32_t n;
+};
+
+int cycles_build(struct cycle_table *ct, const struct profile *p, const struct func_table *t);
+void cycles_free(struct cycle_table *ct);

@@ -86,6 +86,7 @@ static void write_thread(struct rt_thread *th)
 			.incl = n->incl,
 		};
 		fn_ids(n->parent->fn, &re.caller_obj, &re.caller_func);
+		re.caller_node = n->parent->index;
 		pw_put(&w, &re, sizeof(re));
 	}
 	pw_pad(&w, size);

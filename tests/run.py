@@ -169,6 +169,8 @@ def e2e_case(ctx, src, cc, opt, vflags=(), vldflags=()):
         prof, _ = run_pair(ctx, tmp, native, prof_exe, args, nprofiles=nprof)
         if nprof != 1:
             pjs = [profile_json(ctx, p) for p in prof]
+            for p in prof:
+                check_callgraph(ctx, p)
             for exp in d.get("expect", []):
                 errs = []
                 for pj in pjs:
@@ -181,6 +183,7 @@ def e2e_case(ctx, src, cc, opt, vflags=(), vldflags=()):
                     raise Fail("no profile satisfies: " + "; ".join(errs))
             return
         pj = profile_json(ctx, prof)
+        check_callgraph(ctx, prof)
         if "-fcf-protection=full" in cflags and cet_features(native) != cet_features(prof_exe):
             raise Fail("CET properties differ: native %r, instrumented %r" % (
                 cet_features(native), cet_features(prof_exe)))
@@ -200,6 +203,30 @@ def e2e_case(ctx, src, cc, opt, vflags=(), vldflags=()):
 def cet_features(exe):
     out = sh(["readelf", "-n", exe]).stdout
     return sorted(l.strip() for l in out.splitlines() if "x86 feature" in l)
+
+
+def check_callgraph(ctx, prof):
+    """Seed 004's invariants, exactly, on every function of a profile."""
+    p = must([ctx.profview, "callgraph", prof, "--format=json"], "profview callgraph")
+    cg = json.loads(p.stdout)
+    errs = []
+    # members of a cycle: their calls add up; their time is the cycle's
+    for f in cg["functions"] + cg["cycles"]:
+        ps, cs = f["parents"], f["children"]
+        name = f.get("name") or "<cycle %d>" % f["cycle"]
+        if sum(a["calls"] for a in ps) != f["calls"]:
+            errs.append("%s: parents' calls %d != calls %d" % (name, sum(a["calls"] for a in ps), f["calls"]))
+        if f.get("name") and f["cycle"]:
+            continue
+        if sum(a["self_cycles"] for a in ps) != f["self_cycles"]:
+            errs.append("%s: parents' self != self" % name)
+        if sum(a["incl_cycles"] for a in ps) != f["incl_cycles"]:
+            errs.append("%s: parents' cum != cum" % name)
+        if sum(a["incl_cycles"] for a in cs) != f["incl_cycles"] - f["self_cycles"]:
+            errs.append("%s: children's cum %d != cum - self %d" % (
+                name, sum(a["incl_cycles"] for a in cs), f["incl_cycles"] - f["self_cycles"]))
+    if errs:
+        raise Fail("call graph invariants:\n  " + "\n  ".join(errs[:20]))
 
 
 def check_expect(pj, exp):
@@ -294,7 +321,8 @@ def collect(ctx, args):
     import badinput
     import real
     tests += badinput.tests(ctx, Fail, sh)
-    tests += real.tests(ctx, Fail, sh, must, run_pair, profile_json, compare_counts, object_functions)
+    tests += real.tests(ctx, Fail, sh, must, run_pair, profile_json, compare_counts, object_functions,
+                        check_callgraph)
     return tests
 
 

@@ -38,7 +38,7 @@ def by_symbol(pj):
     return {f["symbol"]: (f["self_cycles"], f["calls"]) for f in pj["functions"]}
 
 
-def tests(ctx, Fail, sh, must, run_pair, profile_json, compare_counts, object_functions):
+def tests(ctx, Fail, sh, must, run_pair, profile_json, compare_counts, object_functions, check_callgraph):
     import oracle
 
     def case(name, driver, archive, cflags, libs):
@@ -62,6 +62,7 @@ def tests(ctx, Fail, sh, must, run_pair, profile_json, compare_counts, object_fu
             env = dict(os.environ, **ENV.get(name, {}))
             prof, _ = run_pair(ctx, tmp, native, prof_exe, [], env_extra=ENV.get(name))
             pj = profile_json(ctx, prof)
+            check_callgraph(ctx, prof)
             # Under valgrind the address layout is fixed, so its runs differ
             # only by the clock: space them out, and also run the (ASLR)
             # instrumented program again, to find what varies natively.

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/* profview detail: one function, its callers and callees (seed 003,
+ * Figs. 10-11), with the call sites. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+static const char detail_usage[] =
+	"Usage: profview detail PROFILE FUNCTION\n"
+	"\n"
+	"Object, section, calls, self (cycles and share of the total),\n"
+	"self+descendants, min/max self per call; then its callers and callees\n"
+	"with their calls and the share of FUNCTION's self+descendants time each\n"
+	"accounts for, and every call site (caller+0xoffset) it was called from.\n";
+
+struct site_count {
+	uint64_t ra, calls, incl;
+};
+
+static int by_calls(const void *a, const void *b)
+{
+	const struct site_count *x = a, *y = b;
+	if (x->calls != y->calls)
+		return x->calls > y->calls ? -1 : 1;
+	return (x->ra > y->ra) - (x->ra < y->ra);
+}
+
+static void show(const struct profile *p, const struct func_table *t, uint32_t g)
+{
+	const struct func_view *v = &t->f[g];
+	const struct prof_gfunc *gf = &p->funcs[g];
+	const struct prof_obj *o = &p->objs[gf->obj];
+	const struct pi_map_func *mf = &o->funcs[gf->func];
+	printf("%s\n", pv_name(p, g));
+	printf("  object            %s, %s+0x%x\n", gf->object, prof_str(o, mf->section), mf->offset);
+	printf("  calls             %llu", (unsigned long long)v->calls);
+	if (v->rec_calls)
+		printf(" (%llu recursive)", (unsigned long long)v->rec_calls);
+	printf("\n  self              %llu cycles (%.2f%% of %llu)\n", (unsigned long long)v->self,
+	       pv_pct(v->self, t->total_self), (unsigned long long)t->total_self);
+	printf("  self+descendants  %llu cycles (%.2f%%)\n", (unsigned long long)v->incl,
+	       pv_pct(v->incl, t->total_self));
+	printf("  self per call     min %llu, max %llu, mean %.1f cycles\n", (unsigned long long)v->min_self,
+	       (unsigned long long)v->max_self, v->calls ? (double)v->self / (double)v->calls : 0.0);
+	printf("\n  %-40s %12s %8s\n", "callers", "calls", "share");
+	for (uint32_t k = 0; k < v->ncallers; k++) {
+		const struct arc *a = &v->callers[k];
+		char name[512];
+		snprintf(name, sizeof(name), "%s%s", a->other == UINT32_MAX ? "<root>" : pv_name(p, a->other),
+			 a->rec_incl || (!a->incl && a->calls && a->other == g) ? " (recursive)" : "");
+		printf("  %-40s %12llu %7.1f%%\n", name, (unsigned long long)a->calls, pv_pct(a->incl, v->incl));
+	}
+	printf("\n  %-40s %12s %8s\n", "callees", "calls", "share");
+	for (uint32_t k = 0; k < v->ncallees; k++) {
+		const struct arc *a = &v->callees[k];
+		printf("  %-40s %12llu %7.1f%%\n", pv_name(p, a->other), (unsigned long long)a->calls,
+		       pv_pct(a->incl, v->incl));
+	}
+	/* call sites, from the calling-context trees */
+	struct site_count *s = NULL;
+	size_t ns = 0, cap = 0;
+	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
+		const struct prof_thread *th = &p->threads[ti];
+		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
+			const struct pi_prof_node *nd = &th->nodes[n];
+			if (prof_gfunc(p, nd->obj, nd->func) != g)
+				continue;
+			size_t i;
+			for (i = 0; i < ns && s[i].ra != nd->ret_addr; i++)
+				;
+			if (i == ns) {
+				if (ns == cap) {
+					cap = cap ? 2 * cap : 16;
+					s = realloc(s, cap * sizeof(*s));
+				}
+				s[ns++] = (struct site_count){nd->ret_addr, 0, 0};
+			}
+			s[i].calls += nd->calls - nd->rec_calls;
+			s[i].incl += nd->incl;
+		}
+		for (uint32_t r = 0; r < th->hdr->nrec; r++) {
+			const struct pi_prof_recedge *re = &th->recs[r];
+			const struct pi_prof_node *tn = &th->nodes[re->node];
+			if (prof_gfunc(p, tn->obj, tn->func) != g)
+				continue;
+			size_t i;
+			for (i = 0; i < ns && s[i].ra != re->ret_addr; i++)
+				;
+			if (i == ns) {
+				if (ns == cap) {
+					cap = cap ? 2 * cap : 16;
+					s = realloc(s, cap * sizeof(*s));
+				}
+				s[ns++] = (struct site_count){re->ret_addr, 0, 0};
+			}
+			s[i].calls += re->calls;
+		}
+	}
+	if (ns)
+		qsort(s, ns, sizeof(*s), by_calls);
+	printf("\n  %-40s %12s %8s\n", "call sites", "calls", "share");
+	for (size_t i = 0; i < ns; i++) {
+		char lab[512];
+		printf("  %-40s %12llu %7.1f%%\n", pv_site_label(p, s[i].ra, lab, sizeof(lab)),
+		       (unsigned long long)s[i].calls, pv_pct(s[i].incl, v->incl));
+	}
+	free(s);
+}
+
+int cmd_detail(int argc, char **argv)
+{
+	const char *path = NULL, *fn = NULL;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(detail_usage, stdout);
+			return 0;
+		} else if (argv[i][0] == '-') {
+			pv_error("detail: unknown option %s", argv[i]);
+			return 2;
+		} else if (!path) {
+			path = argv[i];
+		} else if (!fn) {
+			fn = argv[i];
+		} else {
+			pv_error("detail: too many arguments");
+			return 2;
+		}
+	}
+	if (!path || !fn) {
+		fputs(detail_usage, stderr);
+		return 2;
+	}
+	struct profile p;
+	struct func_table t;
+	if (pv_load(&p, path))
+		return 1;
+	if (func_table_build(&t, &p)) {
+		pv_error("out of memory");
+		prof_free(&p);
+		return 1;
+	}
+	uint32_t found[16];
+	uint32_t n = pv_lookup(&p, &t, fn, found, 16);
+	if (!n)
+		pv_error("%s: no function '%s' ran", path, fn);
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			putchar('\n');
+		show(&p, &t, found[i]);
+	}
+	func_table_free(&t);
+	prof_free(&p);
+	return n ? 0 : 1;
+}
