@@ -28,7 +28,7 @@ static void print_node(const struct profile *p, const struct prof_thread *th, co
 	const struct pi_prof_node *nd = &th->nodes[n];
 	char site[256];
 	uint32_t g = prof_gfunc(p, nd->obj, nd->func);
-	printf("%5d %3d %12llu %14llu %14llu  %*s%s  [%s]\n", level, 0, (unsigned long long)nd->calls,
+	printf("%5d %3d %12llu %14llu %14llu  %*s%s  [%s]\n", level, 0, (unsigned long long)(nd->calls - nd->rec_calls),
 	       (unsigned long long)nd->self, (unsigned long long)nd->incl, 2 * (level - 1), "", pv_name(p, g),
 	       pv_site_label(p, nd->ret_addr, site, sizeof(site)));
 	for (uint32_t r = k->rfirst[n]; r != UINT32_MAX; r = k->rnext[r]) {

@@ -303,9 +303,53 @@ def compile_only_mode(ctx):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+# Text views checked against tests/golden/ (Debian 12's gcc, -O1,
+# --cpu=instructions); `tests/run.py --rebase` rewrites them after a
+# deliberate change: review the diff before committing it.
+GOLDEN = [
+    ("002_mutual_recursion", [["report"], ["tree"], ["callgraph"], ["detail", "is_even"]]),
+    ("005_function_pointers", [["report"], ["tree"], ["callgraph"], ["detail", "apply"]]),
+]
+
+
+def normalize(text):
+    text = re.sub(r"\(pid \d+\)", "(pid N)", text)
+    text = re.sub(r"\(tid \d+\)", "(tid N)", text)
+    return re.sub(r"Profile of \S+", "Profile of PROGRAM", text)
+
+
+def golden_case(ctx, name, views, rebase):
+    tmp = tempfile.mkdtemp(prefix="pi-golden-")
+    try:
+        obj = os.path.join(tmp, name + ".o")
+        must(["gcc", "-O1", "-c", os.path.join(HERE, "e2e", name + ".c"), "-o", obj], "compile")
+        exe = os.path.join(tmp, name)
+        must([ctx.profinst, "--cpu=instructions", obj, "-o", exe], "profinst")
+        sh([exe], env=dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "p.pf")), cwd=tmp)  # any status
+        diffs = []
+        for view in views:
+            out = normalize(must([ctx.profview, view[0], os.path.join(tmp, "p.pf")] + view[1:], "profview").stdout)
+            gold = os.path.join(HERE, "golden", "%s.%s.txt" % (name, "-".join(view)))
+            if rebase:
+                os.makedirs(os.path.dirname(gold), exist_ok=True)
+                with open(gold, "w") as f:
+                    f.write(out)
+                continue
+            want = open(gold).read() if os.path.exists(gold) else "(missing %s)\n" % gold
+            if out != want:
+                import difflib
+                diffs.append("".join(difflib.unified_diff(want.splitlines(True), out.splitlines(True),
+                                                          gold, "profview " + " ".join(view))))
+        if diffs:
+            raise Fail("differs from the golden files (tests/run.py --rebase rewrites them):\n" + "".join(diffs))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def collect(ctx, args):
     tests = [("unit/decode", lambda: unit_decode(ctx)), ("unit/reader", lambda: unit_reader(ctx)),
              ("cmode/object_and_archive", lambda: compile_only_mode(ctx))]
+    tests += [("golden/%s" % n, lambda n=n, v=v: golden_case(ctx, n, v, args.rebase)) for n, v in GOLDEN]
     e2e = sorted(f for f in os.listdir(os.path.join(HERE, "e2e")) if f.endswith((".c", ".cc")))
     for f in e2e:
         for cc in COMPILERS:
@@ -333,6 +377,7 @@ def main():
     ap.add_argument("-j", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--quick", action="store_true", help="-O2 only")
     ap.add_argument("--keep", action="store_true", help="keep temporary directories")
+    ap.add_argument("--rebase", action="store_true", help="rewrite the golden files")
     args = ap.parse_args()
     ctx = Ctx(args.build, args.keep)
     for tool in (ctx.profinst, ctx.profview):
