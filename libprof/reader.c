@@ -93,8 +93,6 @@ static int parse(struct profile *p, char *err, size_t errsz)
 	bool ended = false;
 	uint64_t off = h->hdr_size;
 	/* counts records are applied after all objects are known */
-	const uint8_t **counts = NULL;
-	size_t ncounts = 0, countcap = 0;
 	while (off < size) {
 		if (size - off < sizeof(struct pi_prof_rec))
 			return fail(err, errsz, "truncated record at offset %llu", (unsigned long long)off);
@@ -128,8 +126,8 @@ static int parse(struct profile *p, char *err, size_t errsz)
 			break;
 		}
 		case PI_REC_COUNTS:
-			GROW(counts, ncounts, countcap);
-			counts[ncounts++] = d + off;
+			GROW(p->counts_recs, p->ncounts, p->countcap);
+			p->counts_recs[p->ncounts++] = d + off;
 			break;
 		case PI_REC_FUNCREC:
 			if (r->size % sizeof(struct pi_prof_funcrec))
@@ -161,24 +159,18 @@ static int parse(struct profile *p, char *err, size_t errsz)
 			break;
 		off = body + ((r->size + 7) & ~7ull);
 	}
-	if (!ended) {
-		free(counts);
+	if (!ended)
 		return fail(err, errsz, "truncated profile (no end record)");
-	}
 	/* global functions */
 	for (uint32_t i = 0; i < p->nobjs; i++) {
 		p->objs[i].first_gfunc = p->nfuncs;
-		if (p->nfuncs + (uint64_t)p->objs[i].map->nfuncs > UINT32_MAX / 2) {
-			free(counts);
+		if (p->nfuncs + (uint64_t)p->objs[i].map->nfuncs > UINT32_MAX / 2)
 			return fail(err, errsz, "too many functions");
-		}
 		p->nfuncs += p->objs[i].map->nfuncs;
 	}
 	p->funcs = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*p->funcs));
-	if (!p->funcs) {
-		free(counts);
+	if (!p->funcs)
 		return fail(err, errsz, "out of memory");
-	}
 	for (uint32_t i = 0; i < p->nobjs; i++) {
 		const struct prof_obj *o = &p->objs[i];
 		for (uint32_t f = 0; f < o->map->nfuncs; f++) {
@@ -191,26 +183,21 @@ static int parse(struct profile *p, char *err, size_t errsz)
 	}
 	for (uint32_t i = 0; i < p->nrecs; i++) {
 		const struct pi_prof_funcrec *r = &p->recs[i];
-		if (r->obj >= p->nobjs || r->func >= p->objs[r->obj].map->nfuncs || r->npieces > PI_MAX_PIECES) {
-			free(counts);
+		if (r->obj >= p->nobjs || r->func >= p->objs[r->obj].map->nfuncs || r->npieces > PI_MAX_PIECES)
 			return fail(err, errsz, "bad function record");
-		}
 		p->funcs[p->objs[r->obj].first_gfunc + r->func].rec = r;
 	}
-	for (size_t i = 0; i < ncounts; i++) {
-		const struct pi_prof_rec *r = (const void *)counts[i];
-		const uint8_t *pl = counts[i] + sizeof(*r);
+	for (size_t i = 0; i < p->ncounts; i++) {
+		const struct pi_prof_rec *r = (const void *)p->counts_recs[i];
+		const uint8_t *pl = p->counts_recs[i] + sizeof(*r);
 		uint32_t obj;
 		memcpy(&obj, pl, 4);
-		if (r->size < 8 || obj >= p->nobjs || r->size - 8 != 8ull * p->objs[obj].map->nblocks) {
-			free(counts);
+		if (r->size < 8 || obj >= p->nobjs || r->size - 8 != 8ull * p->objs[obj].map->nblocks)
 			return fail(err, errsz, "bad block counter record");
-		}
 		const uint64_t *c = (const void *)(pl + 8);
 		for (uint32_t b = 0; b < p->objs[obj].map->nblocks; b++)
 			p->objs[obj].counts[b] += c[b];
 	}
-	free(counts);
 	for (uint32_t i = 0; i < p->nthreads; i++) {
 		const struct prof_thread *t = &p->threads[i];
 		for (uint32_t n = 0; n < t->hdr->nnodes; n++) {
@@ -290,6 +277,7 @@ void prof_free(struct profile *p)
 	free(p->threads);
 	free(p->funcs);
 	free(p->pieces);
+	free(p->counts_recs);
 	free(p->data);
 	memset(p, 0, sizeof(*p));
 }

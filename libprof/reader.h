@@ -52,6 +52,8 @@ struct profile {
 	uint32_t nfuncs;
 	struct piece_ix *pieces; /* lazily built index for prof_find_site */
 	size_t npieces;
+	const uint8_t **counts_recs; /* while parsing */
+	size_t ncounts, countcap;
 };
 
 /* Load and validate path. Returns 0, or -1 with a one-line message in err. */
