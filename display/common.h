@@ -2,6 +2,7 @@
 #ifndef PV_COMMON_H
 #define PV_COMMON_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "reader.h"
@@ -25,5 +26,6 @@ int cmd_report(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_callgraph(int argc, char **argv);
 int cmd_detail(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

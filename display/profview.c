@@ -12,6 +12,7 @@ static const char usage[] =
 	"  detail     one function: callers, callees, call sites\n"
 	"  tree       the calling-context tree of each thread\n"
 	"  callgraph  gprof-style call graph stanzas\n"
+	"  export     callgrind, folded stacks, speedscope or Chrome trace files\n"
 	"\n"
 	"'profview COMMAND --help' describes a command's options.\n";
 
@@ -33,6 +34,7 @@ int main(int argc, char **argv)
 		{"detail", cmd_detail},
 		{"tree", cmd_tree},
 		{"callgraph", cmd_callgraph},
+		{"export", cmd_export},
 	};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))

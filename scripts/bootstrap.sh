@@ -19,8 +19,22 @@ if [ ${#missing[@]} -gt 0 ]; then
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# node and npm, for validating exports against speedscope's schema
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo="sudo"
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nodejs npm >/dev/null
+fi
+
 [ -f build/build.ninja ] || meson setup build >/dev/null
 meson compile -C build >/dev/null
+for b in build build-san; do
+	[ "$b" = build-san ] && [ "${1:-}" != "--sanitize" ] && continue
+	if [ ! -d "$b/npm/node_modules/ajv" ]; then
+		mkdir -p "$b/npm"
+		npm install --silent --no-audit --no-fund --prefix "$b/npm" speedscope@1.25.0 ajv@8 >/dev/null
+	fi
+done
 if [ "${1:-}" = "--sanitize" ]; then
 	[ -f build-san/build.ninja ] || meson setup build-san -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 	meson compile -C build-san >/dev/null

@@ -363,7 +363,9 @@ def collect(ctx, args):
                               lambda f=f, cc=cc, vc=vc, vl=vl: e2e_case(
                                   ctx, os.path.join(HERE, "e2e", f), cc, "-O2", vc, vl)))
     import badinput
+    import exports
     import real
+    tests += exports.tests(ctx, Fail, sh, must, profile_json)
     tests += badinput.tests(ctx, Fail, sh)
     tests += real.tests(ctx, Fail, sh, must, run_pair, profile_json, compare_counts, object_functions,
                         check_callgraph)

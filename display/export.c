@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profview export: the profile in the formats other tools read.  Every
+ * format is derived from the calling-context trees, so totals agree with
+ * the report exactly.
+ *   callgrind   KCachegrind / callgrind_annotate (cost: model cycles)
+ *   folded      one line per calling context, "a;b;c CYCLES" (flame graphs)
+ *   speedscope  speedscope's file format, one sampled profile per thread
+ *   chrome      Trace Event Format: each context as a complete event, its
+ *               children laid out one after another inside it
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static const char export_usage[] =
+	"Usage: profview export PROFILE --format=FMT -o FILE\n"
+	"\n"
+	"Formats: callgrind, folded, speedscope, chrome.\n"
+	"Costs are cycles of the profile's model; -o - writes to standard output.\n";
+
+/* Children lists of one thread's tree. */
+struct tree {
+	const struct prof_thread *th;
+	uint32_t *first, *next;
+};
+
+static int tree_init(struct tree *t, const struct prof_thread *th)
+{
+	uint32_t nn = th->hdr->nnodes;
+	t->th = th;
+	t->first = malloc(nn * sizeof(uint32_t));
+	t->next = malloc(nn * sizeof(uint32_t));
+	if (!t->first || !t->next)
+		return -1;
+	memset(t->first, 0xff, nn * sizeof(uint32_t));
+	for (uint32_t n = nn; n-- > 1;) {
+		t->next[n] = t->first[th->nodes[n].parent];
+		t->first[th->nodes[n].parent] = n;
+	}
+	return 0;
+}
+
+static void tree_free(struct tree *t)
+{
+	free(t->first);
+	free(t->next);
+}
+
+static uint32_t node_g(const struct profile *p, const struct prof_thread *th, uint32_t n)
+{
+	return prof_gfunc(p, th->nodes[n].obj, th->nodes[n].func);
+}
+
+/* A name safe for the folded format: no ';', no newline. */
+static void folded_name(FILE *o, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == ';' ? ':' : *s == '\n' ? ' ' : *s, o);
+}
+
+static void export_folded(FILE *o, const struct profile *p)
+{
+	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
+		const struct prof_thread *th = &p->threads[ti];
+		uint32_t *path = malloc(th->hdr->nnodes * sizeof(uint32_t));
+		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
+			const struct pi_prof_node *nd = &th->nodes[n];
+			if (!nd->self)
+				continue;
+			uint32_t d = 0;
+			for (uint32_t k = n; k; k = th->nodes[k].parent)
+				path[d++] = k;
+			if (p->nthreads > 1)
+				fprintf(o, "thread %u;", th->hdr->index);
+			while (d--) {
+				folded_name(o, pv_name(p, node_g(p, th, path[d])));
+				if (d)
+					fputc(';', o);
+			}
+			fprintf(o, " %llu\n", (unsigned long long)nd->self);
+		}
+		free(path);
+	}
+}
+
+static void export_callgrind(FILE *o, const struct profile *p, const struct func_table *t)
+{
+	fprintf(o, "# callgrind format\nversion: 1\ncreator: profview\n");
+	fprintf(o, "cmd: %s\npid: %u\n", p->hdr->exe, p->hdr->pid);
+	fprintf(o, "positions: line\nevents: Cycles\n");
+	fprintf(o, "summary: %llu\n\n", (unsigned long long)t->total_self);
+	for (uint32_t g = 0; g < t->n; g++) {
+		const struct func_view *v = &t->f[g];
+		if (!v->calls && !v->self)
+			continue;
+		/* no source file yet (the map has no line tables): "???" as
+		 * valgrind writes it, so that annotators do not look for one */
+		fprintf(o, "ob=%s\nfl=???\nfn=%s\n0 %llu\n", p->funcs[g].object, pv_name(p, g),
+			(unsigned long long)v->self);
+		for (uint32_t k = 0; k < v->ncallees; k++) {
+			const struct arc *a = &v->callees[k];
+			fprintf(o, "cob=%s\ncfi=???\ncfn=%s\ncalls=%llu 0\n0 %llu\n", p->funcs[a->other].object,
+				pv_name(p, a->other), (unsigned long long)a->calls, (unsigned long long)a->incl);
+		}
+		fputc('\n', o);
+	}
+	fprintf(o, "totals: %llu\n", (unsigned long long)t->total_self);
+}
+
+static void export_speedscope(FILE *o, const struct profile *p)
+{
+	/* frames: every global function that appears */
+	uint32_t *frame = malloc((p->nfuncs ? p->nfuncs : 1) * sizeof(uint32_t)), nframes = 0;
+	memset(frame, 0xff, (p->nfuncs ? p->nfuncs : 1) * sizeof(uint32_t));
+	fprintf(o, "{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n");
+	fprintf(o, " \"exporter\": \"profview\", \"name\": ");
+	pv_json_str(o, p->hdr->exe);
+	fprintf(o, ", \"activeProfileIndex\": 0,\n \"shared\": {\"frames\": [");
+	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
+		const struct prof_thread *th = &p->threads[ti];
+		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
+			uint32_t g = node_g(p, th, n);
+			if (frame[g] != UINT32_MAX)
+				continue;
+			frame[g] = nframes;
+			fprintf(o, "%s\n  {\"name\": ", nframes++ ? "," : "");
+			pv_json_str(o, pv_name(p, g));
+			fprintf(o, ", \"file\": ");
+			pv_json_str(o, p->funcs[g].object);
+			fputc('}', o);
+		}
+	}
+	fprintf(o, "]},\n \"profiles\": [");
+	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
+		const struct prof_thread *th = &p->threads[ti];
+		uint64_t total = 0;
+		for (uint32_t n = 1; n < th->hdr->nnodes; n++)
+			total += th->nodes[n].self;
+		fprintf(o, "%s\n  {\"type\": \"sampled\", \"name\": \"thread %u (tid %u)\", \"unit\": \"none\", "
+			   "\"startValue\": 0, \"endValue\": %llu, \"samples\": [",
+			ti ? "," : "", th->hdr->index, th->hdr->tid, (unsigned long long)total);
+		uint32_t *path = malloc(th->hdr->nnodes * sizeof(uint32_t));
+		bool first = true;
+		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
+			if (!th->nodes[n].self)
+				continue;
+			uint32_t d = 0;
+			for (uint32_t k = n; k; k = th->nodes[k].parent)
+				path[d++] = k;
+			fprintf(o, "%s[", first ? "" : ",");
+			first = false;
+			for (uint32_t i = d; i-- > 0;)
+				fprintf(o, "%u%s", frame[node_g(p, th, path[i])], i ? "," : "");
+			fputc(']', o);
+		}
+		fprintf(o, "], \"weights\": [");
+		first = true;
+		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
+			if (!th->nodes[n].self)
+				continue;
+			fprintf(o, "%s%llu", first ? "" : ",", (unsigned long long)th->nodes[n].self);
+			first = false;
+		}
+		fprintf(o, "]}");
+		free(path);
+	}
+	fprintf(o, "]}\n");
+	free(frame);
+}
+
+/* Complete events, a child's span inside its parent's, one after another. */
+/* A context lasts its incl; its children follow one another at its end.
+ * Under recursion children may add up to more than their parent (their
+ * spans overlap in time): they are then clipped to the parent's span, and
+ * the exact figures are in args. */
+static void chrome_node(FILE *o, const struct profile *p, const struct tree *t, uint32_t n, uint64_t ts,
+			uint64_t dur, bool *first)
+{
+	const struct pi_prof_node *nd = &t->th->nodes[n];
+	fprintf(o, "%s\n {\"name\": ", *first ? "" : ",");
+	*first = false;
+	pv_json_str(o, pv_name(p, node_g(p, t->th, n)));
+	fprintf(o, ", \"cat\": \"function\", \"ph\": \"X\", \"ts\": %llu, \"dur\": %llu, \"pid\": %u, \"tid\": %u, "
+		   "\"args\": {\"calls\": %llu, \"self\": %llu, \"incl\": %llu}}",
+		(unsigned long long)ts, (unsigned long long)dur, p->hdr->pid, t->th->hdr->tid,
+		(unsigned long long)nd->calls, (unsigned long long)nd->self, (unsigned long long)nd->incl);
+	uint64_t kids = 0;
+	for (uint32_t c = t->first[n]; c != UINT32_MAX; c = t->next[c])
+		kids += t->th->nodes[c].incl;
+	uint64_t end = ts + dur, at = kids < dur ? end - kids : ts;
+	for (uint32_t c = t->first[n]; c != UINT32_MAX && at < end; c = t->next[c]) {
+		uint64_t d = t->th->nodes[c].incl;
+		if (d > end - at)
+			d = end - at;
+		chrome_node(o, p, t, c, at, d, first);
+		at += d;
+	}
+}
+
+static int export_chrome(FILE *o, const struct profile *p)
+{
+	fprintf(o, "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"unit\": \"model cycles\"}, \"traceEvents\": [");
+	bool first = true;
+	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
+		struct tree t;
+		if (tree_init(&t, &p->threads[ti])) {
+			tree_free(&t);
+			return -1;
+		}
+		uint64_t at = 0;
+		for (uint32_t c = t.first[0]; c != UINT32_MAX; c = t.next[c]) {
+			chrome_node(o, p, &t, c, at, t.th->nodes[c].incl, &first);
+			at += t.th->nodes[c].incl;
+		}
+		tree_free(&t);
+	}
+	fprintf(o, "\n]}\n");
+	return 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	const char *path = NULL, *format = NULL, *out = NULL;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(export_usage, stdout);
+			return 0;
+		} else if (!strncmp(argv[i], "--format=", 9)) {
+			format = argv[i] + 9;
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			pv_error("export: unknown option %s", argv[i]);
+			return 2;
+		} else if (!path) {
+			path = argv[i];
+		} else {
+			pv_error("export: one profile at a time");
+			return 2;
+		}
+	}
+	if (!path || !format || !out) {
+		fputs(export_usage, stderr);
+		return 2;
+	}
+	static const char *formats[] = {"callgrind", "folded", "speedscope", "chrome"};
+	int f = -1;
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(format, formats[i]))
+			f = i;
+	if (f < 0) {
+		pv_error("unknown export format '%s' (callgrind, folded, speedscope, chrome)", format);
+		return 2;
+	}
+	struct profile p;
+	if (pv_load(&p, path))
+		return 1;
+	struct func_table t;
+	if (func_table_build(&t, &p)) {
+		pv_error("out of memory");
+		prof_free(&p);
+		return 1;
+	}
+	/* to a temporary file, renamed when complete */
+	char *tmp = NULL;
+	FILE *o = stdout;
+	if (strcmp(out, "-")) {
+		size_t n = strlen(out) + 32;
+		tmp = malloc(n);
+		snprintf(tmp, n, "%s.tmp.%d", out, (int)getpid());
+		o = fopen(tmp, "w");
+		if (!o) {
+			pv_error("%s: cannot create: %s", out, strerror(errno));
+			free(tmp);
+			func_table_free(&t);
+			prof_free(&p);
+			return 1;
+		}
+	}
+	int rc = 0;
+	switch (f) {
+	case 0: export_callgrind(o, &p, &t); break;
+	case 1: export_folded(o, &p); break;
+	case 2: export_speedscope(o, &p); break;
+	case 3: rc = export_chrome(o, &p); break;
+	}
+	if (o != stdout) {
+		if (fclose(o) || rc || rename(tmp, out)) {
+			pv_error("%s: cannot write", out);
+			unlink(tmp);
+			rc = 1;
+		}
+		free(tmp);
+	}
+	func_table_free(&t);
+	prof_free(&p);
+	return rc;
+}

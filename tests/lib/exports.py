@@ -1,0 +1,112 @@
+"""Each export read by its real consumer, with totals equal to the report's:
+callgrind files by callgrind_annotate (valgrind), speedscope files validated
+against the JSON schema speedscope's npm package ships (with ajv), folded
+stacks and Chrome traces parsed and summed."""
+import json
+import os
+import re
+import shutil
+import tempfile
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VALIDATE = r"""
+const Ajv = require(process.argv[2] + '/node_modules/ajv');
+const schema = require(process.argv[2] + '/node_modules/speedscope/dist/release/file-format-schema.json');
+const data = JSON.parse(require('fs').readFileSync(process.argv[3], 'utf8'));
+const validate = new Ajv({strict: false}).compile(schema);
+if (!validate(data)) { console.error(JSON.stringify(validate.errors)); process.exit(1); }
+"""
+
+
+def tests(ctx, Fail, sh, must, profile_json):
+    def make_profile(tmp, src, cc="gcc"):
+        obj = os.path.join(tmp, "a.o")
+        must([cc, "-O2", "-c", src, "-o", obj], "compile")
+        exe = os.path.join(tmp, "a.prof")
+        must([ctx.profinst, "--cpu=instructions", obj, "-o", exe, "-lpthread"], "profinst")
+        sh([exe], env=dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "p.pf")), cwd=tmp)
+        return os.path.join(tmp, "p.pf")
+
+    def export(tmp, prof, fmt):
+        out = os.path.join(tmp, "out." + fmt)
+        must([ctx.profview, "export", prof, "--format=" + fmt, "-o", out], "profview export")
+        return out
+
+    def check(src, kind):
+        tmp = tempfile.mkdtemp(prefix="pi-export-")
+        try:
+            prof = make_profile(tmp, os.path.join(HERE, "e2e", src))
+            pj = profile_json(ctx, prof)
+            total = pj["total_cycles"]
+            if kind == "callgrind":
+                out = export(tmp, prof, "callgrind")
+                a = must(["callgrind_annotate", "--inclusive=no", "--threshold=100", out],
+                         "callgrind_annotate").stdout
+                m = re.search(r"^([\d,]+)\s+\(100\.0%\)\s+PROGRAM TOTALS", a, re.M)
+                if not m or int(m.group(1).replace(",", "")) != total:
+                    raise Fail("callgrind_annotate's total differs from %d:\n%s" % (total, a[:2000]))
+                selfs = {}
+                for line in a.splitlines():
+                    mm = re.match(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+\?\?\?:(.*) \[(.*)\]$", line)
+                    if mm:
+                        selfs[mm.group(2)] = selfs.get(mm.group(2), 0) + int(mm.group(1).replace(",", ""))
+                want = {}
+                for f in pj["functions"]:
+                    if f["self_cycles"]:
+                        want[f["name"]] = want.get(f["name"], 0) + f["self_cycles"]
+                # it lists functions until it has shown (about) the threshold
+                if not selfs or any(want.get(n) != v for n, v in selfs.items()) or \
+                        sum(selfs.values()) * 100 < 99 * total:
+                    raise Fail("callgrind_annotate's functions %r, profile %r" % (selfs, want))
+            elif kind == "folded":
+                out = export(tmp, prof, "folded")
+                s = 0
+                for line in open(out):
+                    mm = re.match(r"^([^;\n]+(;[^;\n]+)*) (\d+)$", line.rstrip("\n"))
+                    if not mm:
+                        raise Fail("bad folded line %r" % line)
+                    s += int(mm.group(3))
+                if s != total:
+                    raise Fail("folded weights add to %d, total %d" % (s, total))
+            elif kind == "speedscope":
+                out = export(tmp, prof, "speedscope")
+                npm = os.path.join(ctx.build, "npm")
+                if not os.path.exists(os.path.join(npm, "node_modules", "ajv")):
+                    raise Fail("%s/node_modules lacks ajv and speedscope (scripts/bootstrap.sh installs them)" % npm)
+                js = os.path.join(tmp, "validate.js")
+                with open(js, "w") as f:
+                    f.write(VALIDATE)
+                must(["node", js, npm, out], "speedscope schema validation")
+                d = json.load(open(out))
+                if sum(sum(p["weights"]) for p in d["profiles"]) != total:
+                    raise Fail("speedscope weights differ from the total")
+            elif kind == "chrome":
+                out = export(tmp, prof, "chrome")
+                ev = json.load(open(out))["traceEvents"]
+                by_tid = {}
+                for e in ev:
+                    if e["ph"] != "X" or e["dur"] < 0:
+                        raise Fail("bad event %r" % e)
+                    by_tid.setdefault(e["tid"], []).append(e)
+                # complete events nest: each inside the last one that encloses it
+                top = 0
+                for tid, es in by_tid.items():
+                    stack = []
+                    for e in es:
+                        while stack and e["ts"] >= stack[-1]["ts"] + stack[-1]["dur"]:
+                            stack.pop()
+                        if stack and e["ts"] + e["dur"] > stack[-1]["ts"] + stack[-1]["dur"]:
+                            raise Fail("event %r overflows its parent %r" % (e, stack[-1]))
+                        if not stack:
+                            top += e["dur"]
+                        stack.append(e)
+                if top != total:
+                    raise Fail("top-level chrome events last %d, total %d" % (top, total))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    out = []
+    for src in ("002_mutual_recursion.c", "022_threads.c"):
+        for kind in ("callgrind", "folded", "speedscope", "chrome"):
+            out.append(("export/%s[%s]" % (kind, src[:-2]), lambda s=src, k=kind: check(s, k)))
+    return out
