@@ -8,6 +8,7 @@
  *   speedscope  speedscope's file format, one sampled profile per thread
  *   chrome      Trace Event Format: each context as a complete event, its
  *               children laid out one after another inside it
+ *   pprof       profile.proto, gzip-compressed (go tool pprof)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,11 +16,12 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "pprof.h"
 
 static const char export_usage[] =
 	"Usage: profview export PROFILE --format=FMT -o FILE\n"
 	"\n"
-	"Formats: callgrind, folded, speedscope, chrome.\n"
+	"Formats: callgrind, folded, speedscope, chrome, pprof (gzip'd profile.proto).\n"
 	"Costs are cycles of the profile's model; -o - writes to standard output.\n";
 
 /* Children lists of one thread's tree. */
@@ -247,13 +249,13 @@ int cmd_export(int argc, char **argv)
 		fputs(export_usage, stderr);
 		return 2;
 	}
-	static const char *formats[] = {"callgrind", "folded", "speedscope", "chrome"};
+	static const char *formats[] = {"callgrind", "folded", "speedscope", "chrome", "pprof"};
 	int f = -1;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (!strcmp(format, formats[i]))
 			f = i;
 	if (f < 0) {
-		pv_error("unknown export format '%s' (callgrind, folded, speedscope, chrome)", format);
+		pv_error("unknown export format '%s' (callgrind, folded, speedscope, chrome, pprof)", format);
 		return 2;
 	}
 	struct profile p;
@@ -287,6 +289,7 @@ int cmd_export(int argc, char **argv)
 	case 1: export_folded(o, &p); break;
 	case 2: export_speedscope(o, &p); break;
 	case 3: rc = export_chrome(o, &p); break;
+	case 4: rc = pprof_write(o, &p, &t); break;
 	}
 	if (o != stdout) {
 		if (fclose(o) || rc || rename(tmp, out)) {

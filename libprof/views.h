@@ -46,8 +46,6 @@ struct func_table {
 int func_table_build(struct func_table *t, const struct profile *p);
 void func_table_free(struct func_table *t);
 
-#endif
-
 /* Cycles of the call graph (gprof): functions calling each other
  * recursively, shown as a whole.  Computed exactly from the calling-context
  * trees: the cycle's self+descendants time is that of its entry nodes
@@ -72,3 +70,5 @@ struct cycle_table {
 
 int cycles_build(struct cycle_table *ct, const struct profile *p, const struct func_table *t);
 void cycles_free(struct cycle_table *ct);
+
+#endif

@@ -1,5 +1,6 @@
 """Each export read by its real consumer, with totals equal to the report's:
-callgrind files by callgrind_annotate (valgrind), speedscope files validated
+callgrind files by callgrind_annotate (valgrind), pprof files by go tool
+pprof (Debian's golang-go), speedscope files validated
 against the JSON schema speedscope's npm package ships (with ajv), folded
 stacks and Chrome traces parsed and summed."""
 import json
@@ -80,6 +81,25 @@ def tests(ctx, Fail, sh, must, profile_json):
                 d = json.load(open(out))
                 if sum(sum(p["weights"]) for p in d["profiles"]) != total:
                     raise Fail("speedscope weights differ from the total")
+            elif kind == "pprof":
+                out = export(tmp, prof, "pprof")
+                a = must(["go", "tool", "pprof", "-top", "-nodecount=100000", "-nodefraction=0", out],
+                         "go tool pprof").stdout
+                m = re.search(r"^Type: (\w+)$", a, re.M)
+                tot = re.search(r"accounting for (\d+), 100% of (\d+) total", a)
+                if not m or m.group(1) != "cycles" or not tot or int(tot.group(2)) != total:
+                    raise Fail("go tool pprof does not see %d cycles:\n%s" % (total, a[:1500]))
+                flat = {}
+                for line in a.splitlines():
+                    mm = re.match(r"^\s*(\d+)\s+[\d.]+%\s+[\d.]+%\s+\d+\s+[\d.]+%\s+(.*)$", line)
+                    if mm:
+                        flat[mm.group(2)] = int(mm.group(1))
+                want = {}
+                for f in pj["functions"]:
+                    if f["self_cycles"]:
+                        want[f["name"]] = want.get(f["name"], 0) + f["self_cycles"]
+                if flat != want:
+                    raise Fail("go tool pprof's flat %r, profile %r" % (flat, want))
             elif kind == "chrome":
                 out = export(tmp, prof, "chrome")
                 ev = json.load(open(out))["traceEvents"]
@@ -107,6 +127,6 @@ def tests(ctx, Fail, sh, must, profile_json):
 
     out = []
     for src in ("002_mutual_recursion.c", "022_threads.c"):
-        for kind in ("callgrind", "folded", "speedscope", "chrome"):
+        for kind in ("callgrind", "folded", "speedscope", "chrome", "pprof"):
             out.append(("export/%s[%s]" % (kind, src[:-2]), lambda s=src, k=kind: check(s, k)))
     return out
