@@ -27,5 +27,6 @@ int cmd_tree(int argc, char **argv);
 int cmd_callgraph(int argc, char **argv);
 int cmd_detail(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_graph(int argc, char **argv);
 
 #endif

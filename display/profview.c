@@ -12,7 +12,8 @@ static const char usage[] =
 	"  detail     one function: callers, callees, call sites\n"
 	"  tree       the calling-context tree of each thread\n"
 	"  callgraph  gprof-style call graph stanzas\n"
-	"  export     callgrind, folded stacks, speedscope or Chrome trace files\n"
+	"  export     callgrind, folded stacks, speedscope, Chrome trace or pprof files\n"
+	"  graph      the call graph, as Graphviz DOT or SVG\n"
 	"\n"
 	"'profview COMMAND --help' describes a command's options.\n";
 
@@ -35,6 +36,7 @@ int main(int argc, char **argv)
 		{"tree", cmd_tree},
 		{"callgraph", cmd_callgraph},
 		{"export", cmd_export},
+		{"graph", cmd_graph},
 	};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))

@@ -130,3 +130,52 @@ def tests(ctx, Fail, sh, must, profile_json):
         for kind in ("callgrind", "folded", "speedscope", "chrome", "pprof"):
             out.append(("export/%s[%s]" % (kind, src[:-2]), lambda s=src, k=kind: check(s, k)))
     return out
+
+
+def graph_tests(ctx, Fail, sh, must, profile_json):
+    """profview graph on a real program (sqlite3): dot draws it, arc widths
+    follow seed 003's formula, the default filter shows about 30 functions,
+    --root keeps what the root calls."""
+    import math
+
+    def case(width):
+        tmp = tempfile.mkdtemp(prefix="pi-graph-")
+        try:
+            obj = os.path.join(tmp, "d.o")
+            must(["gcc", "-O2", "-c", os.path.join(HERE, "real", "sqlite_driver.c"), "-o", obj], "compile")
+            exe = os.path.join(tmp, "d.prof")
+            must([ctx.profinst, obj, "/usr/lib/x86_64-linux-gnu/libsqlite3.a", "-lm", "-ldl", "-lpthread",
+                  "-o", exe], "profinst")
+            prof = os.path.join(tmp, "p.pf")
+            must([exe], "run", env=dict(os.environ, PROFINST_OUTPUT=prof), cwd=tmp)
+            dot = must([ctx.profview, "graph", prof, "--width=" + width], "profview graph").stdout
+            must(["dot", "-Tsvg", "-o", os.path.join(tmp, "g.svg")], "dot", input=dot)
+            nodes = re.findall(r"^  f(\d+) \[label=\"([^\\\"]+)", dot, re.M)
+            if not 15 <= len(nodes) <= 31:
+                raise Fail("default filter shows %d functions" % len(nodes))
+            total = int(re.search(r": (\d+) cycles", dot).group(1))
+            cg = json.loads(must([ctx.profview, "callgraph", prof, "--format=json"], "callgraph").stdout)
+            names = dict(nodes)
+            incl = {}
+            for f in cg["functions"]:
+                for a in f["parents"]:
+                    incl[(a["name"], f["name"])] = incl.get((a["name"], f["name"]), 0) + a["incl_cycles"]
+            checked = 0
+            for m in re.finditer(r"^  f(\d+) -> f(\d+) \[label=\"\d+\", penwidth=([\d.]+)", dot, re.M):
+                caller, callee, w = names[m.group(1)], names[m.group(2)], float(m.group(3))
+                T = incl.get((caller, callee), 0) / total
+                want = {"none": 1.0, "linear": 1 + 8 * T,
+                        "log": min(9, max(1, math.log2(1000 * T + .0001)))}[width]
+                if abs(w - want) > 0.002 and incl.get((caller, callee)):
+                    raise Fail("arc %s -> %s: width %.3f, formula %.3f" % (caller, callee, w, want))
+                checked += 1
+            if checked < 10:
+                raise Fail("only %d arcs checked" % checked)
+            root = must([ctx.profview, "graph", prof, "--root=sqlite3BtreeInsert", "--filter=0"], "graph --root").stdout
+            got = set(re.findall(r"^  f\d+ \[label=\"([^\\\"]+)", root, re.M))
+            if "main" in got or "sqlite3BtreeInsert" not in got:
+                raise Fail("--root keeps %r" % sorted(got)[:10])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    return [("graph/%s" % w, lambda w=w: case(w)) for w in ("log", "linear", "none")]

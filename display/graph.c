@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profview graph: the call graph as Graphviz DOT (or SVG through dot).
+ * Seed 003's display: arc width none, linear or logarithmic in the arc's
+ * self+descendants share T (log: W = MIN(9, MAX(1, LOG2(1000*T + .0001)))),
+ * a time filter of 0-20% in 1% steps (0.1% steps below 2%) set by default
+ * so that about 30 functions show, functions under the filter folded into
+ * their callers, a function as virtual root, recursion marked.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static const char graph_usage[] =
+	"Usage: profview graph PROFILE [--format=dot|svg] [--width=none|linear|log]\n"
+	"                      [--filter=PCT] [--root=FUNCTION] [-o FILE]\n"
+	"\n"
+	"Nodes are functions (self and self+descendants cycles), arcs are calls\n"
+	"(count, and the callee's self+descendants cycles on them).\n"
+	"  --width=MODE   arc width in the arc's share T of the time: none, linear\n"
+	"                 (1 + 8T) or log (MIN(9, MAX(1, LOG2(1000T + .0001))),\n"
+	"                 the default)\n"
+	"  --filter=PCT   hide functions under PCT%% of the time (0-20, in steps of\n"
+	"                 1, or 0.1 below 2); by default the step that leaves about\n"
+	"                 30 functions. Hidden callees are folded into their caller,\n"
+	"                 which is drawn as a box with a \"+N\".\n"
+	"  --root=FUNC    FUNCTION as the virtual root: only what it calls, shares\n"
+	"                 of its time\n"
+	"  --format=svg   run Graphviz's dot to draw it\n";
+
+/* The filter's steps, in percent. */
+static double step_up(double pct)
+{
+	if (pct <= 0)
+		return 0;
+	double s = pct < 2 ? ceil(pct * 10 - 1e-9) / 10 : ceil(pct - 1e-9);
+	return s > 20 ? 20 : s;
+}
+
+struct gctx {
+	const struct profile *p;
+	const struct func_table *t;
+	struct cycle_table ct;
+	uint64_t base;       /* 100% */
+	bool *reach;         /* under the root */
+	bool *shown;
+};
+
+static double arc_width(const char *mode, double T)
+{
+	if (!strcmp(mode, "none"))
+		return 1;
+	if (!strcmp(mode, "linear"))
+		return 1 + 8 * T;
+	double w = log2(1000 * T + .0001);
+	return w > 9 ? 9 : w < 1 ? 1 : w;
+}
+
+static int by_incl_desc(const void *a, const void *b, void *arg)
+{
+	const struct func_table *t = arg;
+	uint64_t x = t->f[*(const uint32_t *)a].incl, y = t->f[*(const uint32_t *)b].incl;
+	return x > y ? -1 : x < y;
+}
+
+static void dot_escape(FILE *o, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', o);
+		fputc(*s, o);
+	}
+}
+
+static void write_dot(FILE *o, struct gctx *g, const char *width, double filter, uint32_t root)
+{
+	const struct profile *p = g->p;
+	const struct func_table *t = g->t;
+	fprintf(o, "digraph profile {\n  graph [label=\"");
+	dot_escape(o, p->hdr->exe);
+	fprintf(o, ": %llu cycles%s%s, filter %.1f%%\", labelloc=t, fontname=\"Helvetica\"];\n",
+		(unsigned long long)g->base, root != UINT32_MAX ? ", root " : "",
+		root != UINT32_MAX ? pv_name(p, root) : "", filter);
+	fprintf(o, "  node [shape=ellipse, fontname=\"Helvetica\", fontsize=10];\n");
+	fprintf(o, "  edge [fontname=\"Helvetica\", fontsize=9];\n");
+	if (root == UINT32_MAX)
+		fprintf(o, "  root [label=\"<root>\", shape=point];\n");
+	for (uint32_t f = 0; f < t->n; f++) {
+		if (!g->shown[f])
+			continue;
+		const struct func_view *v = &t->f[f];
+		uint32_t hidden = 0;
+		uint64_t hidden_time = 0;
+		for (uint32_t k = 0; k < v->ncallees; k++)
+			if (!g->shown[v->callees[k].other] && v->callees[k].other != f) {
+				hidden++;
+				hidden_time += v->callees[k].incl;
+			}
+		bool rec = g->ct.cycle_of[f] || v->rec_calls;
+		fprintf(o, "  f%u [label=\"", f);
+		dot_escape(o, pv_name(p, f));
+		fprintf(o, "\\nself %.1f%%  total %.1f%%\\n%llu calls", pv_pct(v->self, g->base), pv_pct(v->incl, g->base),
+			(unsigned long long)v->calls);
+		if (hidden)
+			fprintf(o, "\\n+%u hidden (%.1f%%)", hidden, pv_pct(hidden_time, g->base));
+		if (g->ct.cycle_of[f])
+			fprintf(o, "\\n<cycle %u>", g->ct.cycle_of[f]);
+		fprintf(o, "\"%s%s];\n", hidden ? ", shape=box" : "", rec ? ", peripheries=2" : "");
+	}
+	for (uint32_t f = 0; f < t->n; f++) {
+		if (!g->shown[f])
+			continue;
+		const struct func_view *v = &t->f[f];
+		for (uint32_t k = 0; k < v->ncallers; k++) {
+			const struct arc *a = &v->callers[k];
+			bool from_root = a->other == UINT32_MAX || (root != UINT32_MAX && f == root);
+			if (from_root && root != UINT32_MAX)
+				continue;
+			if (!from_root && !g->shown[a->other])
+				continue;
+			double T = g->base ? (double)(a->incl + a->rec_incl) / (double)g->base : 0;
+			bool recursive = a->rec_incl || (!a->incl && a->calls && (a->other == f ||
+				(g->ct.cycle_of[f] && g->ct.cycle_of[f] == g->ct.cycle_of[a->other])));
+			if (from_root)
+				fprintf(o, "  root -> f%u", f);
+			else
+				fprintf(o, "  f%u -> f%u", a->other, f);
+			fprintf(o, " [label=\"%llu\", penwidth=%.3f%s];\n", (unsigned long long)a->calls,
+				arc_width(width, T), recursive ? ", style=dashed" : "");
+		}
+	}
+	fprintf(o, "}\n");
+}
+
+/* Functions reachable from root in the call graph. */
+static void mark_reach(struct gctx *g, uint32_t root)
+{
+	uint32_t *stack = malloc(g->t->n * sizeof(uint32_t)), sp = 0;
+	g->reach[root] = true;
+	stack[sp++] = root;
+	while (sp) {
+		const struct func_view *v = &g->t->f[stack[--sp]];
+		for (uint32_t k = 0; k < v->ncallees; k++)
+			if (!g->reach[v->callees[k].other]) {
+				g->reach[v->callees[k].other] = true;
+				stack[sp++] = v->callees[k].other;
+			}
+	}
+	free(stack);
+}
+
+int cmd_graph(int argc, char **argv)
+{
+	const char *path = NULL, *format = "dot", *width = "log", *rootname = NULL, *out = "-";
+	double filter = -1;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(graph_usage, stdout);
+			return 0;
+		} else if (!strncmp(a, "--format=", 9)) {
+			format = a + 9;
+		} else if (!strncmp(a, "--width=", 8)) {
+			width = a + 8;
+		} else if (!strncmp(a, "--filter=", 9)) {
+			char *end;
+			filter = strtod(a + 9, &end);
+			if (*end || filter < 0 || filter > 20) {
+				pv_error("--filter wants a percentage from 0 to 20");
+				return 2;
+			}
+			filter = step_up(filter);
+		} else if (!strncmp(a, "--root=", 7)) {
+			rootname = a + 7;
+		} else if (!strcmp(a, "-o") && i + 1 < argc) {
+			out = argv[++i];
+		} else if (a[0] == '-') {
+			pv_error("graph: unknown option %s", a);
+			return 2;
+		} else if (!path) {
+			path = a;
+		} else {
+			pv_error("graph: one profile at a time");
+			return 2;
+		}
+	}
+	if (strcmp(format, "dot") && strcmp(format, "svg")) {
+		pv_error("unknown format '%s' (dot, svg)", format);
+		return 2;
+	}
+	if (strcmp(width, "none") && strcmp(width, "linear") && strcmp(width, "log")) {
+		pv_error("unknown width '%s' (none, linear, log)", width);
+		return 2;
+	}
+	if (!path) {
+		fputs(graph_usage, stderr);
+		return 2;
+	}
+	struct profile p;
+	struct func_table t;
+	if (pv_load(&p, path))
+		return 1;
+	if (func_table_build(&t, &p)) {
+		prof_free(&p);
+		pv_error("out of memory");
+		return 1;
+	}
+	struct gctx g = {.p = &p, .t = &t, .base = t.total_self};
+	int rc = 1;
+	g.reach = calloc(t.n ? t.n : 1, sizeof(bool));
+	g.shown = calloc(t.n ? t.n : 1, sizeof(bool));
+	uint32_t *order = malloc((t.n ? t.n : 1) * sizeof(uint32_t)), n = 0;
+	if (cycles_build(&g.ct, &p, &t)) {
+		pv_error("out of memory");
+		goto out;
+	}
+	uint32_t root = UINT32_MAX;
+	if (rootname) {
+		uint32_t found[2];
+		if (pv_lookup(&p, &t, rootname, found, 2) != 1) {
+			pv_error("%s: --root: no single function '%s' ran", path, rootname);
+			goto out;
+		}
+		root = found[0];
+		g.base = t.f[root].incl;
+		mark_reach(&g, root);
+	} else {
+		for (uint32_t f = 0; f < t.n; f++)
+			g.reach[f] = t.f[f].calls > 0;
+	}
+	for (uint32_t f = 0; f < t.n; f++)
+		if (g.reach[f])
+			order[n++] = f;
+	qsort_r(order, n, sizeof(*order), by_incl_desc, &t);
+	if (filter < 0) /* the 30th function's share, up to the next step */
+		filter = n > 30 ? step_up(pv_pct(t.f[order[29]].incl, g.base)) : 0;
+	for (uint32_t i = 0; i < n; i++)
+		g.shown[order[i]] = pv_pct(t.f[order[i]].incl, g.base) >= filter || order[i] == root;
+	FILE *o = stdout;
+	char *tmp = NULL;
+	if (strcmp(out, "-")) {
+		size_t len = strlen(out) + 32;
+		tmp = malloc(len);
+		snprintf(tmp, len, "%s.tmp.%d", out, (int)getpid());
+		o = fopen(tmp, "w");
+		if (!o) {
+			pv_error("%s: cannot create", out);
+			free(tmp);
+			goto out;
+		}
+	}
+	if (!strcmp(format, "dot")) {
+		write_dot(o, &g, width, filter, root);
+		rc = 0;
+	} else {
+		/* through dot: a pipe to it, its output to ours */
+		fflush(o);
+		int fds[2];
+		if (pipe(fds)) {
+			pv_error("pipe failed");
+		} else {
+			pid_t pid = fork();
+			if (pid == 0) {
+				dup2(fds[0], 0);
+				dup2(fileno(o), 1);
+				close(fds[0]);
+				close(fds[1]);
+				execlp("dot", "dot", "-Tsvg", (char *)NULL);
+				fprintf(stderr, "profview: cannot run dot (Graphviz): %s\n", strerror(errno));
+				_exit(127);
+			}
+			close(fds[0]);
+			FILE *w = fdopen(fds[1], "w");
+			write_dot(w, &g, width, filter, root);
+			fclose(w);
+			int st = 0;
+			waitpid(pid, &st, 0);
+			rc = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+			if (rc && !(WIFEXITED(st) && WEXITSTATUS(st) == 127))
+				pv_error("dot failed");
+		}
+	}
+	if (o != stdout) {
+		if (fclose(o) || rc || rename(tmp, out)) {
+			if (!rc)
+				pv_error("%s: cannot write", out);
+			unlink(tmp);
+			rc = 1;
+		}
+		free(tmp);
+	}
+out:
+	cycles_free(&g.ct);
+	free(g.reach);
+	free(g.shown);
+	free(order);
+	func_table_free(&t);
+	prof_free(&p);
+	return rc;
+}
