@@ -28,5 +28,7 @@ int cmd_callgraph(int argc, char **argv);
 int cmd_detail(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif

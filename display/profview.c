@@ -14,6 +14,8 @@ static const char usage[] =
 	"  callgraph  gprof-style call graph stanzas\n"
 	"  export     callgrind, folded stacks, speedscope, Chrome trace or pprof files\n"
 	"  graph      the call graph, as Graphviz DOT or SVG\n"
+	"  merge      several profiles of one program into one\n"
+	"  diff       per-function changes between two profiles\n"
 	"\n"
 	"'profview COMMAND --help' describes a command's options.\n";
 
@@ -37,6 +39,8 @@ int main(int argc, char **argv)
 		{"callgraph", cmd_callgraph},
 		{"export", cmd_export},
 		{"graph", cmd_graph},
+		{"merge", cmd_merge},
+		{"diff", cmd_diff},
 	};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))

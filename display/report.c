@@ -8,7 +8,7 @@
 #include "common.h"
 
 static const char report_usage[] =
-	"Usage: profview report PROFILE [--sort=COL] [--filter=REGEX] [--format=text|json]\n"
+	"Usage: profview report PROFILE [--sort=COL] [--filter=REGEX] [--format=text|json|csv]\n"
 	"\n"
 	"The function list: calls, self cycles and their share of the total,\n"
 	"self+descendants cycles and share, min and max self cycles per call,\n"
@@ -16,7 +16,7 @@ static const char report_usage[] =
 	"\n"
 	"  --sort=COL      self (default), incl, calls, min, max, name, object\n"
 	"  --filter=REGEX  only functions whose name matches (POSIX extended)\n"
-	"  --format=FMT    text (default) or json\n";
+	"  --format=FMT    text (default), json or csv\n";
 
 enum sort_col { S_SELF, S_INCL, S_CALLS, S_MIN, S_MAX, S_NAME, S_OBJECT };
 
@@ -94,6 +94,33 @@ static void print_json(const struct profile *p, const struct func_table *t, cons
 	fprintf(o, "\n  ]\n}\n");
 }
 
+static void csv_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_csv(const struct profile *p, const struct func_table *t, const uint32_t *rows, uint32_t n)
+{
+	puts("name,symbol,object,calls,self_cycles,self_pct,incl_cycles,incl_pct,min_self_cycles,max_self_cycles");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct func_view *v = &t->f[rows[i]];
+		csv_str(pv_name(p, v->g));
+		putchar(',');
+		csv_str(p->funcs[v->g].name);
+		putchar(',');
+		csv_str(p->funcs[v->g].object);
+		printf(",%llu,%llu,%.4f,%llu,%.4f,%llu,%llu\n", (unsigned long long)v->calls, (unsigned long long)v->self,
+		       pct(v->self, t->total_self), (unsigned long long)v->incl, pct(v->incl, t->total_self),
+		       (unsigned long long)v->min_self, (unsigned long long)v->max_self);
+	}
+}
+
 static void print_text(const struct profile *p, const struct func_table *t, const uint32_t *rows, uint32_t n)
 {
 	printf("Profile of %s (pid %u), %u thread%s, model %s\n", p->hdr->exe, p->hdr->pid, p->nthreads,
@@ -136,8 +163,8 @@ int cmd_report(int argc, char **argv)
 			filter = a + 9;
 		} else if (!strncmp(a, "--format=", 9)) {
 			format = a + 9;
-			if (strcmp(format, "text") && strcmp(format, "json")) {
-				pv_error("unknown format '%s' (text, json)", format);
+			if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "csv")) {
+				pv_error("unknown format '%s' (text, json, csv)", format);
 				return 2;
 			}
 		} else if (a[0] == '-' && a[1]) {
@@ -184,6 +211,8 @@ int cmd_report(int argc, char **argv)
 	qsort(rows, n, sizeof(*rows), cmp_rows);
 	if (!strcmp(format, "json"))
 		print_json(&p, &t, rows, n);
+	else if (!strcmp(format, "csv"))
+		print_csv(&p, &t, rows, n);
 	else
 		print_text(&p, &t, rows, n);
 	free(rows);

@@ -179,3 +179,48 @@ def graph_tests(ctx, Fail, sh, must, profile_json):
             shutil.rmtree(tmp, ignore_errors=True)
 
     return [("graph/%s" % w, lambda w=w: case(w)) for w in ("log", "linear", "none")]
+
+
+def merge_diff_tests(ctx, Fail, sh, must, profile_json):
+    """merge: two runs make one profile with every count doubled and call
+    sites still resolved; diff: a profile against itself changes nothing,
+    against the merge everything doubles; report --format=csv agrees."""
+    def case():
+        tmp = tempfile.mkdtemp(prefix="pi-merge-")
+        try:
+            obj = os.path.join(tmp, "a.o")
+            must(["gcc", "-O2", "-c", os.path.join(HERE, "e2e", "005_function_pointers.c"), "-o", obj], "compile")
+            exe = os.path.join(tmp, "a.prof")
+            must([ctx.profinst, obj, "-o", exe], "profinst")
+            for i in (1, 2):
+                must([exe], "run", env=dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "%d.pf" % i)), cwd=tmp)
+            one, two, m = (os.path.join(tmp, n) for n in ("1.pf", "2.pf", "m.pf"))
+            must([ctx.profview, "merge", one, two, "-o", m], "merge")
+            a, b = profile_json(ctx, one), profile_json(ctx, m)
+            if b["total_cycles"] != 2 * a["total_cycles"] or b["threads"] != 2:
+                raise Fail("merged totals %r vs %r" % (b["total_cycles"], a["total_cycles"]))
+            ca = {f["name"]: f["calls"] for f in a["functions"]}
+            cb = {f["name"]: f["calls"] for f in b["functions"]}
+            if cb != {k: 2 * v for k, v in ca.items()}:
+                raise Fail("merged calls %r vs %r" % (cb, ca))
+            tree = must([ctx.profview, "tree", m], "tree").stdout
+            if tree.count("[main+0x") < 2:
+                raise Fail("call sites of the second run do not resolve in the merge:\n" + tree)
+            d = json.loads(must([ctx.profview, "diff", one, one, "--format=json"], "diff").stdout)
+            if any(f["self_change"] for f in d["functions"]):
+                raise Fail("a profile differs from itself")
+            d = json.loads(must([ctx.profview, "diff", one, m, "--format=json"], "diff").stdout)
+            for f in d["functions"]:
+                if f["self_cycles"][1] != 2 * f["self_cycles"][0]:
+                    raise Fail("diff: %r" % f)
+            csv = must([ctx.profview, "report", one, "--format=csv"], "csv").stdout.splitlines()
+            import csv as csvmod
+            rows = list(csvmod.DictReader(csv))
+            if {r["name"]: int(r["calls"]) for r in rows} != ca:
+                raise Fail("csv disagrees with json")
+            bad = sh([ctx.profview, "merge", one, os.path.join(HERE, "e2e", "001_recursion.c"), "-o", m])
+            if bad.returncode != 1 or len(bad.stderr.splitlines()) != 1:
+                raise Fail("merge of a non-profile: %r" % bad.stderr)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return [("merge_diff/runs", case)]
