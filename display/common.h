@@ -30,5 +30,6 @@ int cmd_export(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 
 #endif

@@ -10,6 +10,7 @@ static const char usage[] =
 	"Commands:\n"
 	"  report     the function list (calls, self, self+descendants, min/max)\n"
 	"  detail     one function: callers, callees, call sites\n"
+	"  annotate   source lines or disassembly with their cycles\n"
 	"  tree       the calling-context tree of each thread\n"
 	"  callgraph  gprof-style call graph stanzas\n"
 	"  export     callgrind, folded stacks, speedscope, Chrome trace or pprof files\n"
@@ -41,6 +42,7 @@ int main(int argc, char **argv)
 		{"graph", cmd_graph},
 		{"merge", cmd_merge},
 		{"diff", cmd_diff},
+		{"annotate", cmd_annotate},
 	};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))

@@ -22,7 +22,7 @@
  * instrumentation, so that every figure can be shown at its original place. */
 
 #define PI_MAP_MAGIC 0x50414d50u /* "PMAP" */
-#define PI_MAP_VERSION 1
+#define PI_MAP_VERSION 2
 
 struct pi_map_hdr {
 	uint32_t magic;
@@ -38,7 +38,20 @@ struct pi_map_hdr {
 	uint32_t str_off;    /* string table; a string is an offset into it */
 	uint32_t str_size;
 	uint32_t cpu;        /* string: the timing model's name */
+	uint32_t nlines;
+	uint32_t lines_off;  /* -> struct pi_map_line[nlines], sorted by (section, offset) */
+	uint32_t code_off;   /* original bytes of the blocks (see pi_map_block.code) */
+	uint32_t code_size;
 	uint32_t reserved;
+};
+
+/* A row of the original line table: from offset on (to the next row of the
+ * same section), the code is of file:line. line 0: no line. */
+struct pi_map_line {
+	uint32_t section; /* string */
+	uint32_t offset;
+	uint32_t file;    /* string: path as the compiler recorded it, made absolute */
+	uint32_t line;
 };
 
 #define PI_FUNC_COMDAT 0x1      /* defined in a COMDAT group: may be a discarded copy */
@@ -65,6 +78,7 @@ struct pi_map_block {
 	uint32_t size;    /* original bytes */
 	uint32_t ninsns;
 	uint32_t cost;    /* fixed cycles of the block under the map's cpu model */
+	uint32_t code;    /* offset of its original bytes in the code blob */
 };
 
 /* A call site: a call instruction of the original object.  The runtime

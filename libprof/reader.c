@@ -37,7 +37,9 @@ static int check_map(const struct pi_map_hdr *m, uint64_t avail, char *err, size
 	    (uint64_t)m->blocks_off + (uint64_t)m->nblocks * sizeof(struct pi_map_block) > sz ||
 	    (uint64_t)m->sites_off + (uint64_t)m->nsites * sizeof(struct pi_map_site) > sz ||
 	    (uint64_t)m->str_off + m->str_size > sz || m->str_size == 0 ||
-	    m->funcs_off % 4 || m->blocks_off % 4 || m->sites_off % 4)
+	    (uint64_t)m->lines_off + (uint64_t)m->nlines * sizeof(struct pi_map_line) > sz ||
+	    (uint64_t)m->code_off + m->code_size > sz ||
+	    m->funcs_off % 4 || m->blocks_off % 4 || m->sites_off % 4 || m->lines_off % 4)
 		return fail(err, n, "object map tables overrun the map");
 	const char *str = (const char *)m + m->str_off;
 	if (str[m->str_size - 1] != 0)
@@ -54,8 +56,13 @@ static int check_map(const struct pi_map_hdr *m, uint64_t avail, char *err, size
 	}
 	const struct pi_map_block *b = (const void *)((const char *)m + m->blocks_off);
 	for (uint32_t i = 0; i < m->nblocks; i++)
-		if (b[i].func >= m->nfuncs || !str_ok(m, b[i].section))
+		if (b[i].func >= m->nfuncs || !str_ok(m, b[i].section) ||
+		    (uint64_t)b[i].code + b[i].size > m->code_size)
 			return fail(err, n, "bad block in object map");
+	const struct pi_map_line *l = (const void *)((const char *)m + m->lines_off);
+	for (uint32_t i = 0; i < m->nlines; i++)
+		if (!str_ok(m, l[i].section) || !str_ok(m, l[i].file))
+			return fail(err, n, "bad line row in object map");
 	const struct pi_map_site *s = (const void *)((const char *)m + m->sites_off);
 	for (uint32_t i = 0; i < m->nsites; i++)
 		if (s[i].func >= m->nfuncs || !str_ok(m, s[i].section) || s[i].piece >= PI_MAX_PIECES)
@@ -119,6 +126,8 @@ static int parse(struct profile *p, char *err, size_t errsz)
 			o->funcs = (const void *)((const char *)m + m->funcs_off);
 			o->blocks = (const void *)((const char *)m + m->blocks_off);
 			o->sites = (const void *)((const char *)m + m->sites_off);
+			o->lines = (const void *)((const char *)m + m->lines_off);
+			o->code = (const uint8_t *)m + m->code_off;
 			o->str = (const char *)m + m->str_off;
 			o->counts = calloc(m->nblocks ? m->nblocks : 1, sizeof(uint64_t));
 			if (!o->counts)

@@ -19,6 +19,8 @@ struct prof_obj {
 	const struct pi_map_func *funcs;
 	const struct pi_map_block *blocks;
 	const struct pi_map_site *sites;
+	const struct pi_map_line *lines; /* each section's rows together, by offset */
+	const uint8_t *code;
 	const char *str;
 	uint64_t *counts;      /* [nblocks], summed over threads */
 	uint32_t first_gfunc;  /* global index of its function 0 */

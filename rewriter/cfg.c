@@ -795,6 +795,15 @@ int code_analyse(struct code *c, struct object *o, const struct cpu_model *m)
 	build_blocks(c);
 	liveness(c);
 	find_sites(c);
+	line_table_read(&c->lines, o);
+	c->block_code = xcalloc(c->nblocks + 1, sizeof(uint32_t));
+	for (size_t b = 0; b < c->nblocks; b++) {
+		const struct block *bl = &c->blocks[b];
+		const struct text *t = &c->texts[bl->ts];
+		const struct insn *first = &t->insns[bl->first], *last = &t->insns[bl->first + bl->n - 1];
+		c->block_code[b] = (uint32_t)c->code.len;
+		buf_put(&c->code, o->secs[t->sec].data + first->off, last->off + last->len - first->off);
+	}
 	return 0;
 }
 
@@ -809,6 +818,8 @@ void code_free(struct code *c)
 	for (size_t i = 0; i < c->nfuncs; i++)
 		free(c->funcs[i].name);
 	free(c->texts), free(c->text_of_sec), free(c->funcs), free(c->blocks), free(c->sites);
-	free(c->func_of_sym), free(c->bases);
+	free(c->func_of_sym), free(c->bases), free(c->block_code);
+	line_table_free(&c->lines);
+	buf_free(&c->code);
 	memset(c, 0, sizeof(*c));
 }

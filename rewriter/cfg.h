@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "decode.h"
+#include "dwarfline.h"
 #include "format.h"
 #include "model.h"
 #include "objfile.h"
@@ -108,6 +109,11 @@ struct code {
 	int sym_tls, sym_enter, sym_enter_flags, sym_exit, sym_tailexit, sym_rep, sym_resync, sym_flush;
 	int counts_sec, desc_sec, map_sec;
 	uint32_t nwarn;
+	/* kept from before the rewrite, for the map: line tables, and the
+	 * original bytes of each block */
+	struct line_table lines;
+	struct buf code;
+	uint32_t *block_code; /* [nblocks]: offset in code */
 };
 
 /* The text index of section sec, or -1 (also for sections added later). */

@@ -130,6 +130,7 @@ static void build_map(struct code *c, struct buf *b)
 			.size = (uint32_t)(last->off + last->len - first->off),
 			.ninsns = bl->n,
 			.cost = bl->cost,
+			.code = c->block_code[bi],
 		};
 		buf_put(&body, &mb, sizeof(mb));
 	}
@@ -146,6 +147,25 @@ static void build_map(struct code *c, struct buf *b)
 		};
 		buf_put(&body, &ms, sizeof(ms));
 	}
+	/* line rows of the instrumented functions' code */
+	h.lines_off = (uint32_t)(sizeof(h) + body.len);
+	for (size_t i = 0; i < c->lines.n; i++) {
+		const struct line_row *r = &c->lines.rows[i];
+		if (text_index(c, r->sec) < 0)
+			continue;
+		struct pi_map_line ml = {
+			.section = strtab_add(&st, o->secs[r->sec].name),
+			.offset = (uint32_t)r->off,
+			.file = strtab_add(&st, r->file),
+			.line = r->line,
+		};
+		buf_put(&body, &ml, sizeof(ml));
+		h.nlines++;
+	}
+	h.code_off = (uint32_t)(sizeof(h) + body.len);
+	h.code_size = (uint32_t)c->code.len;
+	buf_put(&body, c->code.p, c->code.len);
+	buf_align(&body, 4);
 	h.str_off = (uint32_t)(sizeof(h) + body.len);
 	h.str_size = (uint32_t)st.b.len;
 	h.size = (uint32_t)(h.str_off + st.b.len);

@@ -224,3 +224,52 @@ def merge_diff_tests(ctx, Fail, sh, must, profile_json):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return [("merge_diff/runs", case)]
+
+
+def annotate_tests(ctx, Fail, sh, must, profile_json):
+    """profview annotate on tests/annotate/lines.c: the markers the comments
+    name, shares adding up to the function's self, the disassembly's
+    executions and cycles adding up too."""
+    def case():
+        tmp = tempfile.mkdtemp(prefix="pi-annotate-")
+        try:
+            src = os.path.join(HERE, "annotate", "lines.c")
+            obj = os.path.join(tmp, "lines.o")
+            must(["gcc", "-O0", "-g", "-c", src, "-o", obj], "compile")
+            exe = os.path.join(tmp, "lines")
+            must([ctx.profinst, "--cpu=instructions", obj, "-o", exe], "profinst")
+            prof = os.path.join(tmp, "p.pf")
+            must([exe], "run", env=dict(os.environ, PROFINST_OUTPUT=prof), cwd=tmp)
+            out = must([ctx.profview, "annotate", prof, "work"], "annotate").stdout
+            total = 0.0
+            seen = 0
+            for line in out.splitlines():
+                m = re.match(r"^(.) +([\d.]+%)? +(\d+)  (.*)$", line)
+                if not m:
+                    mm = re.search(r"without line numbers>: \d+ instructions, ([\d.]+)%", line)
+                    if mm:
+                        total += float(mm.group(1))
+                    continue
+                if m.group(2):
+                    total += float(m.group(2)[:-1])
+                want = re.search(r"MARK:(.)", m.group(4))
+                if want:
+                    seen += 1
+                    if m.group(1) != want.group(1):
+                        raise Fail("line %s marked %r, expected %r:\n%s" % (m.group(3), m.group(1), want.group(1), out))
+            if seen != 4:
+                raise Fail("found %d marked lines of 4:\n%s" % (seen, out))
+            if abs(total - 100.0) > 0.05:
+                raise Fail("line shares add to %.2f%%:\n%s" % (total, out))
+            by_file = must([ctx.profview, "annotate", prof, "lines.c"], "annotate FILE").stdout
+            if "* work [" not in by_file or "* main [" not in by_file:
+                raise Fail("annotate by file misses functions:\n" + by_file)
+            dis = must([ctx.profview, "annotate", prof, "work", "--disasm"], "annotate --disasm").stdout
+            pj = profile_json(ctx, prof)
+            self_ = [f for f in pj["functions"] if f["name"] == "work"][0]["self_cycles"]
+            cyc = sum(int(m.group(1)) for m in re.finditer(r"executions, (\d+) cycles", dis))
+            if cyc != self_ or "lines.c:" not in dis:
+                raise Fail("disassembly's cycles %d, self %d:\n%s" % (cyc, self_, dis))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return [("annotate/lines", case)]
