@@ -44,19 +44,9 @@ struct ann {
 	uint64_t noline_insns;
 };
 
-/* The row for (section, offset) in o: the last row of that section at or
- * before it. */
 static const struct pi_map_line *row_for(const struct prof_obj *o, uint32_t sec, uint32_t off)
 {
-	const struct pi_map_line *best = NULL;
-	for (uint32_t i = 0; i < o->map->nlines; i++) {
-		const struct pi_map_line *r = &o->lines[i];
-		if (r->section != sec || r->offset > off)
-			continue;
-		if (!best || r->offset >= best->offset)
-			best = r;
-	}
-	return best && best->line ? best : NULL;
+	return pv_line(o, sec, off);
 }
 
 static struct lineinfo *line_of(struct ann *a, const char *file, uint32_t line)

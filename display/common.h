@@ -15,7 +15,9 @@ const char *pv_name(const struct profile *p, uint32_t g);
 void pv_json_str(FILE *out, const char *s);
 void pv_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* "caller+0x2a": the call instruction a return address follows. */
+/* The source file:line of original (section, offset) in object o, or NULL. */
+const struct pi_map_line *pv_line(const struct prof_obj *o, uint32_t section, uint32_t offset);
+/* "caller+0x2a (file.c:12)": the call instruction a return address follows. */
 const char *pv_site_label(const struct profile *p, uint64_t ra, char *buf, size_t n);
 /* Global functions whose name (demangled or symbol) is name. */
 uint32_t pv_lookup(const struct profile *p, const struct func_table *t, const char *name, uint32_t *out,

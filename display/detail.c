@@ -34,6 +34,9 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 	const struct pi_map_func *mf = &o->funcs[gf->func];
 	printf("%s\n", pv_name(p, g));
 	printf("  object            %s, %s+0x%x\n", gf->object, prof_str(o, mf->section), mf->offset);
+	const struct pi_map_line *l = pv_line(o, mf->section, mf->offset);
+	if (l)
+		printf("  source            %s:%u\n", prof_str(o, l->file), l->line);
 	printf("  calls             %llu", (unsigned long long)v->calls);
 	if (v->rec_calls)
 		printf(" (%llu recursive)", (unsigned long long)v->rec_calls);

@@ -130,6 +130,9 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 	printf("Total: %llu cycles\n\n", (unsigned long long)t->total_self);
 	printf("%12s %14s %6s %14s %6s %10s %10s  %s\n", "Calls", "Self", "Self%", "Incl", "Incl%", "MinSelf",
 	       "MaxSelf", "Function [object]");
+	/* the nominal root: the whole program, every thread */
+	printf("%12s %14s %6s %14llu %5.1f%% %10s %10s  %s\n", "", "", "", (unsigned long long)t->total_self, 100.0,
+	       "", "", "<Total>");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct func_view *v = &t->f[rows[i]];
 		printf("%12llu %14llu %5.1f%% %14llu %5.1f%% %10llu %10llu  %s [%s]\n",

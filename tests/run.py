@@ -308,11 +308,13 @@ def compile_only_mode(ctx):
 # deliberate change: review the diff before committing it.
 GOLDEN = [
     ("002_mutual_recursion", [["report"], ["tree"], ["callgraph"], ["detail", "is_even"]]),
-    ("005_function_pointers", [["report"], ["tree"], ["callgraph"], ["detail", "apply"]]),
+    ("005_function_pointers", [["report"], ["tree"], ["callgraph"], ["detail", "apply"], ["annotate", "apply"],
+                               ["annotate", "main", "--disasm"]]),
 ]
 
 
 def normalize(text):
+    text = text.replace(ROOT + "/", "")
     text = re.sub(r"\(pid \d+\)", "(pid N)", text)
     text = re.sub(r"\(tid \d+\)", "(tid N)", text)
     return re.sub(r"Profile of \S+", "Profile of PROGRAM", text)
@@ -322,7 +324,7 @@ def golden_case(ctx, name, views, rebase):
     tmp = tempfile.mkdtemp(prefix="pi-golden-")
     try:
         obj = os.path.join(tmp, name + ".o")
-        must(["gcc", "-O1", "-c", os.path.join(HERE, "e2e", name + ".c"), "-o", obj], "compile")
+        must(["gcc", "-O1", "-g", "-c", os.path.join(HERE, "e2e", name + ".c"), "-o", obj], "compile")
         exe = os.path.join(tmp, name)
         must([ctx.profinst, "--cpu=instructions", obj, "-o", exe], "profinst")
         sh([exe], env=dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "p.pf")), cwd=tmp)  # any status
