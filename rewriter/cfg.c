@@ -288,6 +288,7 @@ static void decode_text(struct code *c, int ti)
 {
 	struct text *t = &c->texts[ti];
 	struct section *s = &c->o->secs[t->sec];
+	t->size = s->size;
 	struct region *rg = NULL;
 	size_t nrg = 0, rgcap = 0;
 	for (size_t f = 0; f < c->nfuncs; f++)

@@ -63,7 +63,8 @@ struct text {
 	/* layout results (per instruction) */
 	uint32_t *pre, *lab, *pos;
 	uint32_t *entry;    /* per instruction: entry position if a function starts here */
-	uint64_t nsize;
+	uint64_t size;      /* original size */
+	uint64_t nsize;     /* instrumented size */
 	struct buf out;
 	/* verbatim ranges: functions left as they were, and the gaps between
 	 * functions (padding, or data such as asm constant tables) */

@@ -22,9 +22,8 @@ struct emit {
 uint64_t layout_map(const struct code *c, int ti, uint64_t off, enum map_kind kind)
 {
 	const struct text *t = &c->texts[ti];
-	const struct section *s = &c->o->secs[t->sec];
-	if (off >= s->size)
-		return t->nsize + (off - s->size);
+	if (off >= t->size) /* the section's end (or past it, in a broken object) */
+		return t->nsize + (off - t->size);
 	uint32_t k = t->at[off];
 	if (k != NO_INSN)
 		return kind == MAP_BRANCH ? t->lab[k] : t->pre[k];

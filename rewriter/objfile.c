@@ -129,7 +129,7 @@ int obj_read(struct object *o, const char *name, const void *image, size_t size)
 	}
 	o->secs = xcalloc(nsec + 1, sizeof(*o->secs));
 	o->seccap = nsec + 1;
-	o->nsecs = nsec;
+	o->nsecs = nsec ? nsec : 1; /* entry 0 exists even with no sections */
 	o->secs[0].name = xstrdup("");
 	o->shstrndx = (int)shstrndx;
 	Elf_Scn *symscn = NULL;

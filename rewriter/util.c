@@ -7,6 +7,7 @@
 
 const char *pi_progname = "profinst";
 bool pi_quiet;
+bool pi_silent;
 
 static void oom(void)
 {
@@ -199,6 +200,8 @@ void strtab_free(struct strtab *t)
 
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
+	if (pi_silent)
+		return;
 	fprintf(stderr, "%s: %s", pi_progname, kind);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);

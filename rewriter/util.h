@@ -47,7 +47,8 @@ void strtab_free(struct strtab *t);
 
 /* Messages go to stderr prefixed with "profinst: ". */
 extern const char *pi_progname;
-extern bool pi_quiet;
+extern bool pi_quiet;  /* no warnings */
+extern bool pi_silent; /* no messages at all (fuzzing) */
 void pi_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pi_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

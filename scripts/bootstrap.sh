@@ -38,4 +38,8 @@ done
 if [ "${1:-}" = "--sanitize" ]; then
 	[ -f build-san/build.ninja ] || meson setup build-san -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 	meson compile -C build-san >/dev/null
+	# the libFuzzer targets need clang
+	[ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true \
+		-Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+	meson compile -C build-fuzz >/dev/null
 fi

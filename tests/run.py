@@ -72,8 +72,9 @@ def directives(path):
 
 
 class Ctx:
-    def __init__(self, build, keep):
+    def __init__(self, build, keep, fuzz_build=None):
         self.build = os.path.abspath(build)
+        self.fuzz_build = os.path.abspath(fuzz_build or os.path.join(ROOT, "build-fuzz"))
         self.profinst = os.path.join(self.build, "rewriter", "profinst")
         self.profview = os.path.join(self.build, "display", "profview")
         self.keep = keep
@@ -348,10 +349,44 @@ def golden_case(ctx, name, views, rebase):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def fuzz_case(ctx, target, runs):
+    """A deterministic burst of a libFuzzer target, from a corpus of real
+    objects, archives or profiles made here."""
+    exe = os.path.join(ctx.fuzz_build, "tests", "fuzz_" + target)
+    if not os.access(exe, os.X_OK):
+        raise Fail("%s not built (scripts/bootstrap.sh --sanitize builds build-fuzz with clang)" % exe)
+    tmp = tempfile.mkdtemp(prefix="pi-fuzz-")
+    try:
+        corpus = os.path.join(tmp, "corpus")
+        os.makedirs(corpus)
+        objs = []
+        for src, cc in (("001_recursion.c", "gcc"), ("004_switch.c", "clang"), ("011_computed_goto.c", "gcc"),
+                        ("017_cxx_exceptions.cc", "g++")):
+            o = os.path.join(tmp, src + ".o")
+            must([cc, "-O2", "-g", "-c", os.path.join(HERE, "e2e", src), "-o", o], "compile")
+            objs.append(o)
+        if target == "object":
+            for o in objs:
+                shutil.copy(o, corpus)
+        elif target == "archive":
+            must(["ar", "rcs", os.path.join(corpus, "x.a")] + objs[:2], "ar")
+        else:
+            exe2 = os.path.join(tmp, "p")
+            must([ctx.profinst, objs[0], "-o", exe2], "profinst")
+            must([exe2], "run", env=dict(os.environ, PROFINST_OUTPUT=os.path.join(corpus, "p.pf")), cwd=tmp)
+        p = sh([exe, "-seed=1", "-runs=%d" % runs, "-max_len=65536", corpus], cwd=tmp, timeout=1200)
+        if p.returncode != 0:
+            raise Fail("fuzz_%s found a problem:\n%s" % (target, p.stderr[-3000:]))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def collect(ctx, args):
     tests = [("unit/decode", lambda: unit_decode(ctx)), ("unit/reader", lambda: unit_reader(ctx)),
              ("cmode/object_and_archive", lambda: compile_only_mode(ctx))]
     tests += [("golden/%s" % n, lambda n=n, v=v: golden_case(ctx, n, v, args.rebase)) for n, v in GOLDEN]
+    tests += [("fuzz/%s" % t, lambda t=t, r=r: fuzz_case(ctx, t, r))
+              for t, r in (("object", 4000), ("archive", 20000), ("profile", 50000))]
     e2e = sorted(f for f in os.listdir(os.path.join(HERE, "e2e")) if f.endswith((".c", ".cc")))
     for f in e2e:
         for cc in COMPILERS:
@@ -385,8 +420,9 @@ def main():
     ap.add_argument("--quick", action="store_true", help="-O2 only")
     ap.add_argument("--keep", action="store_true", help="keep temporary directories")
     ap.add_argument("--rebase", action="store_true", help="rewrite the golden files")
+    ap.add_argument("--fuzz-build", default=None, help="the clang build with the fuzz targets [build-fuzz]")
     args = ap.parse_args()
-    ctx = Ctx(args.build, args.keep)
+    ctx = Ctx(args.build, args.keep, args.fuzz_build)
     for tool in (ctx.profinst, ctx.profview):
         if not os.access(tool, os.X_OK):
             sys.exit("tests/run.py: %s not built (meson compile -C %s)" % (tool, args.build))

@@ -1,0 +1,30 @@
+/* libFuzzer target: an object file through the whole rewrite (read,
+ * analyse, lay out, describe) and back out as ELF. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "instrument.h"
+#include "model.h"
+#include "util.h"
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+	pi_quiet = true;
+	pi_silent = true; /* one line per refused input would drown the log */
+	struct object o;
+	if (!obj_read(&o, "fuzz.o", data, size)) {
+		struct istats st = {0};
+		if (!instrument_object(&o, model_find("instructions"), &st)) {
+			char path[] = "/tmp/pi-fuzz-XXXXXX";
+			int fd = mkstemp(path);
+			if (fd >= 0) {
+				close(fd);
+				obj_write(&o, path);
+				unlink(path);
+			}
+		}
+	}
+	obj_free(&o);
+	return 0;
+}
