@@ -148,6 +148,13 @@ int obj_read(struct object *o, const char *name, const void *image, size_t size)
 			goto out;
 		}
 		s->name = xstrdup(nm);
+		/* an alignment that is not a power of two, or absurd, would have
+		 * libelf pad the output without bound */
+		if ((sh.sh_addralign & (sh.sh_addralign - 1)) || sh.sh_addralign > (1u << 16)) {
+			pi_error("%s: section %s has a corrupt alignment (%llu)", name, nm,
+				 (unsigned long long)sh.sh_addralign);
+			goto out;
+		}
 		s->type = sh.sh_type;
 		s->flags = sh.sh_flags;
 		s->addralign = sh.sh_addralign;
