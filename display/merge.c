@@ -93,8 +93,13 @@ int cmd_merge(int argc, char **argv)
 			goto out;
 		}
 	}
-	char *tmp = malloc(strlen(out) + 32);
-	sprintf(tmp, "%s.tmp.%d", out, (int)getpid());
+	size_t tlen = strlen(out) + 32;
+	char *tmp = malloc(tlen);
+	if (!tmp) {
+		pv_error("out of memory");
+		goto out;
+	}
+	snprintf(tmp, tlen, "%s.tmp.%d", out, (int)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0) {
 		pv_error("%s: cannot create: %s", out, strerror(errno));

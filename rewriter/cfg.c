@@ -370,6 +370,8 @@ static uint32_t insn_at(const struct text *t, const struct section *s, uint64_t 
 /* The instruction whose bytes hold offset off, or NO_INSN. */
 static uint32_t insn_containing(const struct text *t, uint64_t off)
 {
+	if (off >= t->size)
+		return NO_INSN;
 	for (uint64_t b = off, n = 0; n < 16; b--, n++) {
 		uint32_t k = t->at[b];
 		if (k != NO_INSN)

@@ -43,15 +43,15 @@ static uint64_t rd_uleb(struct rd *r)
 
 static int64_t rd_sleb(struct rd *r)
 {
-	int64_t v = 0;
+	uint64_t v = 0; /* unsigned: shifts into the sign bit are not UB */
 	for (int sh = 0; r->p < r->end; sh += 7) {
 		uint8_t b = *r->p++;
 		if (sh < 64)
-			v |= (int64_t)(b & 0x7f) << sh;
+			v |= (uint64_t)(b & 0x7f) << sh;
 		if (!(b & 0x80)) {
 			if (sh + 7 < 64 && (b & 0x40))
-				v |= -((int64_t)1 << (sh + 7));
-			return v;
+				v |= ~(uint64_t)0 << (sh + 7);
+			return (int64_t)v;
 		}
 	}
 	r->bad = true;
@@ -268,7 +268,7 @@ static bool read_unit(struct ctx *x, struct rd *r)
 		if (op >= op_base) {
 			uint8_t adj = op - op_base;
 			addr += (uint64_t)(adj / line_range) * min_len;
-			line += line_base + adj % line_range;
+			line = (int64_t)((uint64_t)line + (uint64_t)(line_base + adj % line_range)); /* wraps */
 			emit(x, sec, addr, fname, (uint32_t)line);
 			continue;
 		}
@@ -301,7 +301,7 @@ static bool read_unit(struct ctx *x, struct rd *r)
 		}
 		case 1: emit(x, sec, addr, fname, (uint32_t)line); break;
 		case 2: addr += rd_uleb(&pr) * min_len; break;
-		case 3: line += rd_sleb(&pr); break;
+		case 3: line = (int64_t)((uint64_t)line + (uint64_t)rd_sleb(&pr)); break;
 		case 4: file = rd_uleb(&pr); break;
 		case 8: addr += (uint64_t)((255 - op_base) / line_range) * min_len; break;
 		case 9: addr += rd_n(&pr, 2); break;

@@ -41,18 +41,18 @@ static uint64_t get_uleb(struct cur *c)
 
 static int64_t get_sleb(struct cur *c)
 {
-	int64_t v = 0;
+	uint64_t v = 0; /* unsigned: shifts into the sign bit are not UB */
 	int sh = 0;
 	uint8_t b = 0;
 	while (c->p < c->end) {
 		b = *c->p++;
 		if (sh < 64)
-			v |= (int64_t)(b & 0x7f) << sh;
+			v |= (uint64_t)(b & 0x7f) << sh;
 		sh += 7;
 		if (!(b & 0x80)) {
 			if (sh < 64 && (b & 0x40))
-				v |= -((int64_t)1 << sh);
-			return v;
+				v |= ~(uint64_t)0 << sh;
+			return (int64_t)v;
 		}
 	}
 	c->bad = true;
@@ -248,7 +248,7 @@ static bool rewrite_lsda_ptr(struct ehctx *x, size_t first, uint64_t naug, int t
 		uint64_t noff;
 		if (!lsda_rewrite(c, (int)s->shndx, s->value + (uint64_t)r->addend, ti, fstart, nfstart, &noff))
 			return false;
-		r->addend = (int64_t)(noff - s->value);
+		r->addend = (int64_t)(noff - s->value); /* wraps like the linker's arithmetic */
 		return true;
 	}
 	return true; /* no LSDA for this FDE */
@@ -299,7 +299,7 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 	struct rela *r = VEC_PUSH(x->relas, x->nrelas, x->cap);
 	*r = *pr;
 	r->off = b->len;
-	r->addend = (int64_t)nbegin - (int64_t)c->o->syms[pr->sym].value;
+	r->addend = (int64_t)(nbegin - c->o->syms[pr->sym].value);
 	if (ELF64_ST_TYPE(c->o->syms[pr->sym].info) != STT_SECTION)
 		r->addend = (int64_t)(nbegin - layout_map(c, ti, c->o->syms[pr->sym].value, MAP_PLACE));
 	buf_u32(b, 0);

@@ -61,11 +61,12 @@ static int64_t remap_addend(struct emit *e, const struct rela *r, uint64_t old_e
 	if (!e->final || !rel_target(c, e->t->sec, r, old_end, &tsec, &toff) ||
 	    text_index(c, (int)(tsec)) < 0)
 		return r->addend;
+	/* addresses wrap, as they do for the linker: unsigned arithmetic */
 	uint64_t nt = layout_map(c, text_index(c, (int)(tsec)), toff, kind);
-	int64_t a = (int64_t)(nt - e->newval[r->sym]);
+	uint64_t a = nt - e->newval[r->sym];
 	if (rel_is_pcrel(r->type))
-		a -= (int64_t)(new_end - new_field);
-	return a;
+		a -= new_end - new_field;
+	return (int64_t)a;
 }
 
 /* Is a direct branch of instruction k (to tsec/toff) inside its function? */
@@ -522,10 +523,10 @@ static void remap_data_relocs(struct code *c, const uint64_t *nv)
 			if (!rel_target(c, (int)rs->info, r, 0, &tsec, &toff) || text_index(c, (int)(tsec)) < 0)
 				continue;
 			uint64_t nt = layout_map(c, text_index(c, (int)(tsec)), toff, MAP_PLACE);
-			int64_t a = (int64_t)(nt - nv[r->sym]);
+			uint64_t a = nt - nv[r->sym];
 			if (rel_is_pcrel(r->type))
-				a += (int64_t)(r->off - data_pcrel_base(c, (int)rs->info, r->off));
-			r->addend = a;
+				a += r->off - data_pcrel_base(c, (int)rs->info, r->off);
+			r->addend = (int64_t)a;
 		}
 	}
 }

@@ -31,15 +31,15 @@ static uint64_t uleb(struct lcur *c)
 
 static int64_t sleb(struct lcur *c)
 {
-	int64_t v = 0;
+	uint64_t v = 0; /* unsigned: shifts into the sign bit are not UB */
 	for (int sh = 0; c->p < c->end; sh += 7) {
 		uint8_t b = *c->p++;
 		if (sh < 64)
-			v |= (int64_t)(b & 0x7f) << sh;
+			v |= (uint64_t)(b & 0x7f) << sh;
 		if (!(b & 0x80)) {
 			if (sh + 7 < 64 && (b & 0x40))
-				v |= -((int64_t)1 << (sh + 7));
-			return v;
+				v |= ~(uint64_t)0 << (sh + 7);
+			return (int64_t)v;
 		}
 	}
 	c->bad = true;

@@ -201,7 +201,7 @@ int obj_read(struct object *o, const char *name, const void *image, size_t size)
 			if (read_relas(o, elf_getscn(e, i), s))
 				goto out;
 			for (size_t k = 0; k < s->nrelas; k++)
-				if (s->relas[k].off >= o->secs[s->info].size + 8) {
+				if (s->relas[k].off >= o->secs[s->info].size) {
 					pi_error("%s: relocation in %s points outside %s", name,
 						 s->name, o->secs[s->info].name);
 					goto out;
