@@ -21,7 +21,7 @@ struct rt_node {
 	struct rt_node *parent, *first_child, *next_sibling, *last_hit;
 	struct rt_node *alias;
 	uint64_t calls, rec_calls, self, incl, min_self, max_self;
-	uint32_t active;  /* frames open on this node */
+	uint32_t unused;
 	uint32_t index;   /* when written */
 };
 
@@ -43,6 +43,11 @@ struct rt_thread {
 	struct rt_frame *stack;
 	uint64_t depth, cap;
 	struct rt_node **cache; /* [1 << RT_CACHE_BITS] */
+	/* activations running, per function (index of its record among
+	 * rt_funcs_begin()..end()): a frame adds its time to its node's incl
+	 * only if it is the function's only one, so that a function is never
+	 * its own descendant even when recursion comes back by another path */
+	uint32_t *fn_active;
 	struct rt_node root;
 	char *arena, *arena_end;
 	/* children of every node, by (parent, fn, return address) */

@@ -20,6 +20,7 @@
 #define TH_DEPTH 8
 #define TH_CAP 16
 #define TH_CACHE 24
+#define TH_FNACTIVE 32
 
 /* struct rt_frame */
 #define FRAME_SIZE 56
@@ -43,7 +44,7 @@
 #define ND_INCL 80
 #define ND_MIN 88
 #define ND_MAX 96
-#define ND_ACTIVE 104
+#define FUNCREC_SHIFT 6 /* sizeof(struct pi_funcrec) == 64 */
 
 #endif
 

@@ -20,6 +20,8 @@ LAYOUT(struct rt_thread, stack, TH_STACK);
 LAYOUT(struct rt_thread, depth, TH_DEPTH);
 LAYOUT(struct rt_thread, cap, TH_CAP);
 LAYOUT(struct rt_thread, cache, TH_CACHE);
+LAYOUT(struct rt_thread, fn_active, TH_FNACTIVE);
+_Static_assert(sizeof(struct pi_funcrec) == 1 << FUNCREC_SHIFT, "funcrec size");
 _Static_assert(RT_CACHE_BITS == RT_CACHE_BITS_ASM, "cache bits");
 _Static_assert(sizeof(struct rt_frame) == FRAME_SIZE, "frame size");
 LAYOUT(struct rt_frame, node, FR_NODE);
@@ -40,7 +42,6 @@ LAYOUT(struct rt_node, self, ND_SELF);
 LAYOUT(struct rt_node, incl, ND_INCL);
 LAYOUT(struct rt_node, min_self, ND_MIN);
 LAYOUT(struct rt_node, max_self, ND_MAX);
-LAYOUT(struct rt_node, active, ND_ACTIVE);
 
 __thread struct pi_tls __profinst_tls __attribute__((tls_model("initial-exec")));
 
@@ -142,7 +143,7 @@ static void close_top(struct rt_thread *th, uint64_t now)
 		n->min_self = self;
 	if (self > n->max_self)
 		n->max_self = self;
-	if (--n->active == 0)
+	if (--th->fn_active[n->fn - rt_funcs_begin()] == 0)
 		n->incl += dur;
 	if (f->alias)
 		f->alias->incl += dur;
@@ -210,7 +211,7 @@ void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra)
 	f->tail = 0;
 	f->tail_target = 0;
 	f->node->calls++;
-	f->node->active++;
+	th->fn_active[fn - rt_funcs_begin()]++;
 	if (f->alias) {
 		f->alias->calls++;
 		f->node->rec_calls++;

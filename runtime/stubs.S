@@ -9,6 +9,8 @@
 
 #define TLS(off) %fs:__profinst_tls@tpoff+(off)
 
+	.weak __start_profinst_funcs
+	.hidden __start_profinst_funcs
 	.text
 
 /* The full save, for helpers that run where the flags may be live (after
@@ -192,7 +194,12 @@ __profinst_enter:
 	movq $0, FR_CHILD(%rax)
 	movq $0, FR_TAIL(%rax)
 	incq ND_CALLS(%rsi)
-	incl ND_ACTIVE(%rsi)
+	lea __start_profinst_funcs(%rip), %rdx
+	mov %r11, %rdi
+	sub %rdx, %rdi
+	shr $FUNCREC_SHIFT, %rdi          /* the function's index */
+	mov TH_FNACTIVE(%rcx), %rdx
+	incl (%rdx,%rdi,4)
 	incq TH_DEPTH(%rcx)               /* last: the frame is complete */
 	movl $0, TLS(TLS_BUSY)
 .Lenter_out:
@@ -303,8 +310,15 @@ __profinst_exit:
 1:	cmp ND_MAX(%rsi), %r11
 	jbe 2f
 	mov %r11, ND_MAX(%rsi)
-2:	decl ND_ACTIVE(%rsi)
-	jnz 3f
+2:	mov ND_FN(%rsi), %r11
+	push %rdx
+	lea __start_profinst_funcs(%rip), %rdx
+	sub %rdx, %r11
+	shr $FUNCREC_SHIFT, %r11          /* the function's index */
+	mov TH_FNACTIVE(%rcx), %rdx
+	decl (%rdx,%r11,4)
+	pop %rdx
+	jnz 3f                            /* another activation still runs */
 	add %rdx, ND_INCL(%rsi)
 3:	mov FR_ALIAS(%rax), %r11
 	test %r11, %r11

@@ -69,6 +69,12 @@ struct rt_thread *rt_thread_init(struct pi_tls *t)
 	}
 	th->cap = STACK_FRAMES;
 	th->cache = rt_mmap(sizeof(*th->cache) << RT_CACHE_BITS); /* NULL: no fast path */
+	uint64_t nf = (uint64_t)(rt_funcs_end() - rt_funcs_begin());
+	th->fn_active = rt_mmap((nf ? nf : 1) * sizeof(uint32_t));
+	if (!th->cache || !th->fn_active) {
+		t->dead = 1;
+		return NULL;
+	}
 	th->root.min_self = UINT64_MAX;
 	__asm__("mov %%fs:0, %0" : "=r"(th->tp));
 	th->tid = (uint32_t)rt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);

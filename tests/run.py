@@ -196,6 +196,16 @@ def e2e_case(ctx, src, cc, opt, vflags=(), vldflags=()):
                            ignore=set(" ".join(d.get("uncounted", [])).split()))
         for exp in d.get("expect", []):
             check_expect(pj, exp)
+        for exp in d.get("expect-incl-le", []):
+            a, b = exp.split()
+            fa = [f for f in pj["functions"] if f["name"] == a]
+            fb = [f for f in pj["functions"] if f["name"] == b]
+            if not fa or not fb or fa[0]["incl_cycles"] > fb[0]["incl_cycles"]:
+                raise Fail("%s's self+descendants exceeds %s's: %r %r" % (a, b, fa, fb))
+        for f in pj["functions"]:
+            if f["incl_cycles"] > pj["total_cycles"]:
+                raise Fail("%s's self+descendants %d exceeds the total %d" % (
+                    f["name"], f["incl_cycles"], pj["total_cycles"]))
     finally:
         if not ctx.keep:
             shutil.rmtree(tmp, ignore_errors=True)
