@@ -8,7 +8,7 @@
 #include "common.h"
 
 static const char report_usage[] =
-	"Usage: profview report PROFILE [--sort=COL] [--filter=REGEX] [--format=text|json|csv]\n"
+	"Usage: profview report PROFILE [--sort=COL] [--filter=REGEX] [--format=text|json|csv] [--threads]\n"
 	"\n"
 	"The function list: calls, self cycles and their share of the total,\n"
 	"self+descendants cycles and share, min and max self cycles per call,\n"
@@ -16,7 +16,8 @@ static const char report_usage[] =
 	"\n"
 	"  --sort=COL      self (default), incl, calls, min, max, name, object\n"
 	"  --filter=REGEX  only functions whose name matches (POSIX extended)\n"
-	"  --format=FMT    text (default), json or csv\n";
+	"  --format=FMT    text (default), json or csv\n"
+	"  --threads       per-thread totals instead of the function list\n";
 
 enum sort_col { S_SELF, S_INCL, S_CALLS, S_MIN, S_MAX, S_NAME, S_OBJECT };
 
@@ -142,9 +143,45 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 	}
 }
 
+/* Per thread: its calls, cycles and share, and where its time went most. */
+static void print_threads(const struct profile *p, const struct func_table *t, bool json)
+{
+	if (json)
+		printf("{\"total_cycles\": %llu, \"threads\": [", (unsigned long long)t->total_self);
+	else
+		printf("%6s %8s %14s %14s %6s  %s\n", "Thread", "Tid", "Calls", "Cycles", "Share", "Top function");
+	for (uint32_t i = 0; i < p->nthreads; i++) {
+		const struct prof_thread *th = &p->threads[i];
+		uint64_t cycles = 0, calls = 0, best = 0;
+		uint32_t top = UINT32_MAX;
+		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
+			const struct pi_prof_node *nd = &th->nodes[n];
+			cycles += nd->self;
+			calls += nd->calls;
+			if (nd->self > best) {
+				best = nd->self;
+				top = prof_gfunc(p, nd->obj, nd->func);
+			}
+		}
+		if (json) {
+			printf("%s\n  {\"index\": %u, \"tid\": %u, \"calls\": %llu, \"cycles\": %llu, \"top\": ", i ? "," : "",
+			       th->hdr->index, th->hdr->tid, (unsigned long long)calls, (unsigned long long)cycles);
+			pv_json_str(stdout, top == UINT32_MAX ? "" : pv_name(p, top));
+			putchar('}');
+		} else {
+			printf("%6u %8u %14llu %14llu %5.1f%%  %s\n", th->hdr->index, th->hdr->tid, (unsigned long long)calls,
+			       (unsigned long long)cycles, pct(cycles, t->total_self),
+			       top == UINT32_MAX ? "" : pv_name(p, top));
+		}
+	}
+	if (json)
+		printf("\n]}\n");
+}
+
 int cmd_report(int argc, char **argv)
 {
 	const char *path = NULL, *filter = NULL, *format = "text";
+	bool threads = false;
 	enum sort_col col = S_SELF;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
@@ -162,6 +199,8 @@ int cmd_report(int argc, char **argv)
 				return 2;
 			}
 			col = (enum sort_col)k;
+		} else if (!strcmp(a, "--threads")) {
+			threads = true;
 		} else if (!strncmp(a, "--filter=", 9)) {
 			filter = a + 9;
 		} else if (!strncmp(a, "--format=", 9)) {
@@ -200,6 +239,14 @@ int cmd_report(int argc, char **argv)
 		pv_error("out of memory");
 		prof_free(&p);
 		return 1;
+	}
+	if (threads) {
+		print_threads(&p, &t, !strcmp(format, "json"));
+		func_table_free(&t);
+		prof_free(&p);
+		if (filter)
+			regfree(&re);
+		return 0;
 	}
 	uint32_t *rows = malloc((t.n ? t.n : 1) * sizeof(uint32_t));
 	uint32_t n = 0;

@@ -196,6 +196,10 @@ def e2e_case(ctx, src, cc, opt, vflags=(), vldflags=()):
                            ignore=set(" ".join(d.get("uncounted", [])).split()))
         for exp in d.get("expect", []):
             check_expect(pj, exp)
+        for exp in d.get("expect-threads", []):
+            th = json.loads(must([ctx.profview, "report", prof, "--threads", "--format=json"], "report --threads").stdout)
+            if len(th["threads"]) != int(exp) or sum(t["cycles"] for t in th["threads"]) != pj["total_cycles"]:
+                raise Fail("report --threads: %r (total %d)" % (th, pj["total_cycles"]))
         for exp in d.get("expect-incl-le", []):
             a, b = exp.split()
             fa = [f for f in pj["functions"] if f["name"] == a]
