@@ -570,7 +570,8 @@ int layout_object(struct code *c)
 		memcpy(s->data, t->out.p, t->out.len);
 		s->size = t->out.len;
 		if (s->rela || es[ti].nrelas) {
-			struct section *rs = &o->secs[obj_rela_section(o, t->sec)];
+			int ri = obj_rela_section(o, t->sec); /* may move o->secs */
+			struct section *rs = &o->secs[ri];
 			free(rs->relas);
 			rs->relas = es[ti].relas;
 			rs->nrelas = es[ti].nrelas;

@@ -169,7 +169,10 @@ bool lsda_rewrite(struct code *c, int sec, uint64_t off, int ti, uint64_t fstart
 	if (!parse(s, off, &l))
 		return false;
 	uint64_t rest_end = l.ttbase ? l.ttbase : actions_end(s, &l);
-	/* the call-site table, new layout, fixed-size fields */
+	/* The call-site table for the new layout, in the original encoding
+	 * where it is uleb128 (gcc's), so that the personality routine does
+	 * the same work as before; udata4 otherwise. */
+	uint8_t enc = (l.cs_enc & 0x0f) == PE_ULEB ? PE_ULEB : PE_UDATA4;
 	struct buf cs = {0};
 	struct lcur cu = {s->data + l.cs_start, s->data + l.cs_end, false};
 	while (cu.p < cu.end && !cu.bad) {
@@ -179,9 +182,13 @@ bool lsda_rewrite(struct code *c, int sec, uint64_t off, int ti, uint64_t fstart
 		uint64_t act = uleb(&cu);
 		uint64_t ns = layout_map(c, ti, fstart + start, MAP_PLACE);
 		uint64_t ne = layout_map(c, ti, fstart + start + len, MAP_PLACE);
-		buf_u32(&cs, (uint32_t)(ns - nfstart));
-		buf_u32(&cs, (uint32_t)(ne - ns));
-		buf_u32(&cs, lp ? (uint32_t)(layout_map(c, ti, fstart + lp, MAP_PLACE) - nfstart) : 0);
+		uint64_t v[3] = {ns - nfstart, ne - ns, lp ? layout_map(c, ti, fstart + lp, MAP_PLACE) - nfstart : 0};
+		for (int i = 0; i < 3; i++) {
+			if (enc == PE_ULEB)
+				buf_uleb(&cs, v[i]);
+			else
+				buf_u32(&cs, (uint32_t)v[i]);
+		}
 		buf_uleb(&cs, act);
 	}
 	if (cu.bad) {
@@ -194,7 +201,7 @@ bool lsda_rewrite(struct code *c, int sec, uint64_t off, int ti, uint64_t fstart
 	buf_u8(&n, l.ttype_enc);
 	if (l.ttype_enc != PE_OMIT)
 		buf_uleb(&n, 1 + uleb_len(cs.len) + cs.len + rest);
-	buf_u8(&n, PE_UDATA4);
+	buf_u8(&n, enc);
 	buf_uleb(&n, cs.len);
 	buf_put(&n, cs.p, cs.len);
 	uint64_t rest_at = n.len;

@@ -332,7 +332,8 @@ int obj_rela_section(struct object *o, int sec)
 void obj_add_rela(struct object *o, int sec, uint64_t off, uint32_t type,
 		  uint32_t sym, int64_t addend)
 {
-	struct section *r = &o->secs[obj_rela_section(o, sec)];
+	int ri = obj_rela_section(o, sec); /* may move o->secs: index first */
+	struct section *r = &o->secs[ri];
 	struct rela *x = VEC_PUSH(r->relas, r->nrelas, r->relcap);
 	x->off = off;
 	x->type = type;

@@ -26,7 +26,11 @@ CASES = [
     ("lua5.4", "lua_driver.c", "liblua5.4.a", ["-I/usr/include/lua5.4"], ["-lm", "-ldl"]),
     ("bzip2", "bzip2_driver.c", "libbz2.a", [], []),
     ("crypto", "crypto_driver.c", "libcrypto.a", [], ["-lpthread", "-ldl"]),
+    # C++: the standard library itself, statically (members as needed:
+    # linked whole it would clash with the shared one the driver adds)
+    ("libstdc++", "cxx_driver.cc", "/usr/lib/gcc/x86_64-linux-gnu/12/libstdc++.a", [], []),
 ]
+NOT_WHOLE = {"libstdc++"}
 
 # OpenSSL chooses its code by CPUID, which valgrind answers differently:
 # pin the choice (no extensions) for both sides.
@@ -48,17 +52,18 @@ def tests(ctx, Fail, sh, must, run_pair, profile_json, compare_counts, object_fu
     import oracle
 
     def case(name, driver, archive, cflags, libs):
-        ar = os.path.join(LIBDIR, archive)
+        ar = os.path.join(LIBDIR, archive)  # (or the absolute path given)
         if not os.path.exists(ar):
             raise Fail("%s is not installed (scripts/bootstrap.sh installs it)" % ar)
         tmp = tempfile.mkdtemp(prefix="pi-real-%s-" % name)
         try:
             obj = os.path.join(tmp, "driver.o")
-            must(["gcc", "-O2", "-c", os.path.join(HERE, "real", driver), "-o", obj] + cflags, "compile driver")
-            whole = ["-Wl,--whole-archive", ar, "-Wl,--no-whole-archive"]
+            cc = "g++" if driver.endswith(".cc") else "gcc"
+            must([cc, "-O2", "-c", os.path.join(HERE, "real", driver), "-o", obj] + cflags, "compile driver")
+            whole = [ar] if name in NOT_WHOLE else ["-Wl,--whole-archive", ar, "-Wl,--no-whole-archive"]
             native = os.path.join(tmp, "native")
             # no PIE: callgrind reports run-time addresses, nm link-time ones
-            must(["gcc", obj] + whole + libs + ["-o", native, "-no-pie"], "native link")
+            must([cc, obj] + whole + libs + ["-o", native, "-no-pie"], "native link")
             prof_exe = os.path.join(tmp, "prof")
             p = must([ctx.profinst, "--cpu=instructions", obj] + whole + libs + ["-o", prof_exe], "profinst")
             warns = [l for l in p.stderr.splitlines() if l.strip()]
