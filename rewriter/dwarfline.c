@@ -6,70 +6,8 @@
 #include <string.h>
 
 #include "cfg.h"
+#include "cursor.h"
 #include "util.h"
-
-struct rd {
-	const uint8_t *base, *p, *end;
-	bool bad;
-};
-
-static uint64_t rd_n(struct rd *r, int n)
-{
-	if (r->end - r->p < n) {
-		r->bad = true;
-		r->p = r->end;
-		return 0;
-	}
-	uint64_t v = 0;
-	for (int i = 0; i < n; i++)
-		v |= (uint64_t)r->p[i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
-static uint64_t rd_uleb(struct rd *r)
-{
-	uint64_t v = 0;
-	for (int sh = 0; r->p < r->end; sh += 7) {
-		uint8_t b = *r->p++;
-		if (sh < 64)
-			v |= (uint64_t)(b & 0x7f) << sh;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->bad = true;
-	return 0;
-}
-
-static int64_t rd_sleb(struct rd *r)
-{
-	uint64_t v = 0; /* unsigned: shifts into the sign bit are not UB */
-	for (int sh = 0; r->p < r->end; sh += 7) {
-		uint8_t b = *r->p++;
-		if (sh < 64)
-			v |= (uint64_t)(b & 0x7f) << sh;
-		if (!(b & 0x80)) {
-			if (sh + 7 < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << (sh + 7);
-			return (int64_t)v;
-		}
-	}
-	r->bad = true;
-	return 0;
-}
-
-static const char *rd_str(struct rd *r)
-{
-	const char *s = (const char *)r->p;
-	const uint8_t *z = memchr(r->p, 0, (size_t)(r->end - r->p));
-	if (!z) {
-		r->bad = true;
-		r->p = r->end;
-		return "";
-	}
-	r->p = z + 1;
-	return s;
-}
 
 struct ctx {
 	const struct object *o;
@@ -126,7 +64,7 @@ struct fmt {
 	uint64_t type, form;
 };
 
-static bool read_entry(struct ctx *x, struct rd *r, const struct fmt *f, size_t nf, bool dwarf64,
+static bool read_entry(struct ctx *x, struct cursor *r, const struct fmt *f, size_t nf, bool dwarf64,
 		       const char **path, uint64_t *dir)
 {
 	*path = NULL;
@@ -136,16 +74,16 @@ static bool read_entry(struct ctx *x, struct rd *r, const struct fmt *f, size_t 
 		uint64_t v = 0;
 		const char *s = NULL;
 		switch (f[i].form) {
-		case 0x08: s = rd_str(r); break;                              /* string */
-		case 0x1f: v = rd_n(r, dwarf64 ? 8 : 4); s = strp(x, x->line_str, field, v); break; /* line_strp */
-		case 0x0e: v = rd_n(r, dwarf64 ? 8 : 4); s = strp(x, x->str, field, v); break;      /* strp */
-		case 0x0f: v = rd_uleb(r); break;                             /* udata */
-		case 0x0b: v = rd_n(r, 1); break;
-		case 0x05: v = rd_n(r, 2); break;
-		case 0x06: v = rd_n(r, 4); break;
-		case 0x07: v = rd_n(r, 8); break;
-		case 0x1e: rd_n(r, 8); rd_n(r, 8); break;                     /* data16 (MD5) */
-		case 0x09: { uint64_t n = rd_uleb(r); if ((uint64_t)(r->end - r->p) < n) return false; r->p += n; break; }
+		case 0x08: s = cur_str(r); break;                              /* string */
+		case 0x1f: v = cur_fixed(r, dwarf64 ? 8 : 4); s = strp(x, x->line_str, field, v); break; /* line_strp */
+		case 0x0e: v = cur_fixed(r, dwarf64 ? 8 : 4); s = strp(x, x->str, field, v); break;      /* strp */
+		case 0x0f: v = cur_uleb(r); break;                             /* udata */
+		case 0x0b: v = cur_fixed(r, 1); break;
+		case 0x05: v = cur_fixed(r, 2); break;
+		case 0x06: v = cur_fixed(r, 4); break;
+		case 0x07: v = cur_fixed(r, 8); break;
+		case 0x1e: cur_fixed(r, 8); cur_fixed(r, 8); break;                     /* data16 (MD5) */
+		case 0x09: { uint64_t n = cur_uleb(r); if ((uint64_t)(r->end - r->p) < n) return false; r->p += n; break; }
 		default: return false;
 		}
 		if (f[i].type == 1) /* DW_LNCT_path */
@@ -165,67 +103,67 @@ static void emit(struct ctx *x, int sec, uint64_t addr, const char *file, uint32
 }
 
 /* One unit of .debug_line at r->p; false stops the whole table. */
-static bool read_unit(struct ctx *x, struct rd *r)
+static bool read_unit(struct ctx *x, struct cursor *r)
 {
-	uint64_t len = rd_n(r, 4);
+	uint64_t len = cur_fixed(r, 4);
 	bool dwarf64 = false;
 	if (len == 0xffffffff) {
-		len = rd_n(r, 8);
+		len = cur_fixed(r, 8);
 		dwarf64 = true;
 	}
 	if (r->bad || len > (uint64_t)(r->end - r->p))
 		return false;
 	const uint8_t *uend = r->p + len;
-	struct rd u = {r->base, r->p, uend, false};
+	struct cursor u = {r->base, r->p, uend, false};
 	r->p = uend;
-	uint16_t ver = (uint16_t)rd_n(&u, 2);
+	uint16_t ver = (uint16_t)cur_fixed(&u, 2);
 	if (ver < 2 || ver > 5)
 		return true; /* skip what we do not know */
 	if (ver >= 5) {
-		if (rd_n(&u, 1) != 8)
+		if (cur_fixed(&u, 1) != 8)
 			return true;
-		rd_n(&u, 1);
+		cur_fixed(&u, 1);
 	}
-	uint64_t hlen = rd_n(&u, dwarf64 ? 8 : 4);
+	uint64_t hlen = cur_fixed(&u, dwarf64 ? 8 : 4);
 	const uint8_t *prog = u.p + hlen;
 	if (u.bad || prog > uend)
 		return true;
-	uint8_t min_len = (uint8_t)rd_n(&u, 1);
+	uint8_t min_len = (uint8_t)cur_fixed(&u, 1);
 	if (ver >= 4)
-		rd_n(&u, 1);
-	uint8_t def_stmt = (uint8_t)rd_n(&u, 1);
+		cur_fixed(&u, 1);
+	uint8_t def_stmt = (uint8_t)cur_fixed(&u, 1);
 	(void)def_stmt;
-	int8_t line_base = (int8_t)rd_n(&u, 1);
-	uint8_t line_range = (uint8_t)rd_n(&u, 1);
-	uint8_t op_base = (uint8_t)rd_n(&u, 1);
+	int8_t line_base = (int8_t)cur_fixed(&u, 1);
+	uint8_t line_range = (uint8_t)cur_fixed(&u, 1);
+	uint8_t op_base = (uint8_t)cur_fixed(&u, 1);
 	if (u.bad || !line_range || !op_base)
 		return true;
 	uint8_t oplen[256] = {0};
 	for (int i = 1; i < op_base; i++)
-		oplen[i] = (uint8_t)rd_n(&u, 1);
+		oplen[i] = (uint8_t)cur_fixed(&u, 1);
 	const char **dirs = NULL, **files = NULL;
 	size_t ndirs = 0, dcap = 0, nfiles = 0, fcap = 0;
 	bool ok = true;
 	if (ver >= 5) {
 		struct fmt df[16], ff[16];
-		size_t ndf = rd_n(&u, 1);
+		size_t ndf = cur_fixed(&u, 1);
 		if (ndf > 16)
 			ok = false;
 		for (size_t i = 0; ok && i < ndf; i++)
-			df[i].type = rd_uleb(&u), df[i].form = rd_uleb(&u);
-		uint64_t nd = ok ? rd_uleb(&u) : 0;
+			df[i].type = cur_uleb(&u), df[i].form = cur_uleb(&u);
+		uint64_t nd = ok ? cur_uleb(&u) : 0;
 		for (uint64_t i = 0; ok && i < nd && !u.bad; i++) {
 			const char *path;
 			uint64_t dummy;
 			ok = read_entry(x, &u, df, ndf, dwarf64, &path, &dummy);
 			*VEC_PUSH(dirs, ndirs, dcap) = path ? path : "";
 		}
-		size_t nff = ok ? rd_n(&u, 1) : 0;
+		size_t nff = ok ? cur_fixed(&u, 1) : 0;
 		if (nff > 16)
 			ok = false;
 		for (size_t i = 0; ok && i < nff; i++)
-			ff[i].type = rd_uleb(&u), ff[i].form = rd_uleb(&u);
-		uint64_t nfl = ok ? rd_uleb(&u) : 0;
+			ff[i].type = cur_uleb(&u), ff[i].form = cur_uleb(&u);
+		uint64_t nfl = ok ? cur_uleb(&u) : 0;
 		for (uint64_t i = 0; ok && i < nfl && !u.bad; i++) {
 			const char *path;
 			uint64_t d;
@@ -238,18 +176,18 @@ static bool read_unit(struct ctx *x, struct rd *r)
 	} else {
 		*VEC_PUSH(dirs, ndirs, dcap) = ""; /* the compilation directory: unknown here */
 		for (;;) {
-			const char *d = rd_str(&u);
+			const char *d = cur_str(&u);
 			if (u.bad || !*d)
 				break;
 			*VEC_PUSH(dirs, ndirs, dcap) = d;
 		}
 		*VEC_PUSH(files, nfiles, fcap) = ""; /* files count from 1 */
 		for (;;) {
-			const char *f = rd_str(&u);
+			const char *f = cur_str(&u);
 			if (u.bad || !*f)
 				break;
-			uint64_t d = rd_uleb(&u);
-			rd_uleb(&u), rd_uleb(&u);
+			uint64_t d = cur_uleb(&u);
+			cur_uleb(&u), cur_uleb(&u);
 			*VEC_PUSH(files, nfiles, fcap) = keep(x->t, d < ndirs ? dirs[d] : "", f);
 		}
 	}
@@ -258,12 +196,12 @@ static bool read_unit(struct ctx *x, struct rd *r)
 		return true;
 	}
 	/* the program */
-	struct rd pr = {r->base, prog, uend, false};
+	struct cursor pr = {r->base, prog, uend, false};
 	int sec = -1;
 	uint64_t addr = 0, file = 1;
 	int64_t line = 1;
 	while (pr.p < pr.end && !pr.bad) {
-		uint8_t op = (uint8_t)rd_n(&pr, 1);
+		uint8_t op = (uint8_t)cur_fixed(&pr, 1);
 		const char *fname = file < nfiles ? files[file] : "";
 		if (op >= op_base) {
 			uint8_t adj = op - op_base;
@@ -274,19 +212,19 @@ static bool read_unit(struct ctx *x, struct rd *r)
 		}
 		switch (op) {
 		case 0: {
-			uint64_t n = rd_uleb(&pr);
+			uint64_t n = cur_uleb(&pr);
 			const uint8_t *next = pr.p + n;
 			if (n == 0 || n > (uint64_t)(pr.end - pr.p)) {
 				pr.bad = true;
 				break;
 			}
-			uint8_t sub = (uint8_t)rd_n(&pr, 1);
+			uint8_t sub = (uint8_t)cur_fixed(&pr, 1);
 			if (sub == 1) { /* end_sequence */
 				emit(x, sec, addr, "", 0);
 				sec = -1, addr = 0, file = 1, line = 1;
 			} else if (sub == 2 && n == 9) { /* set_address: which section? */
 				uint64_t field = (uint64_t)(pr.p - pr.base);
-				uint64_t v = rd_n(&pr, 8);
+				uint64_t v = cur_fixed(&pr, 8);
 				const struct rela *rl = rela_at_off(x, field);
 				if (rl) {
 					const struct symbol *s = &x->o->syms[rl->sym];
@@ -300,14 +238,14 @@ static bool read_unit(struct ctx *x, struct rd *r)
 			break;
 		}
 		case 1: emit(x, sec, addr, fname, (uint32_t)line); break;
-		case 2: addr += rd_uleb(&pr) * min_len; break;
-		case 3: line = (int64_t)((uint64_t)line + (uint64_t)rd_sleb(&pr)); break;
-		case 4: file = rd_uleb(&pr); break;
+		case 2: addr += cur_uleb(&pr) * min_len; break;
+		case 3: line = (int64_t)((uint64_t)line + (uint64_t)cur_sleb(&pr)); break;
+		case 4: file = cur_uleb(&pr); break;
 		case 8: addr += (uint64_t)((255 - op_base) / line_range) * min_len; break;
-		case 9: addr += rd_n(&pr, 2); break;
+		case 9: addr += cur_fixed(&pr, 2); break;
 		default:
 			for (int i = 0; i < oplen[op]; i++)
-				rd_uleb(&pr);
+				cur_uleb(&pr);
 		}
 	}
 	free(dirs), free(files);
@@ -342,7 +280,7 @@ void line_table_read(struct line_table *t, const struct object *o)
 	if (o->secs[x.dl].rela)
 		x.rela = &o->secs[o->secs[x.dl].rela];
 	const struct section *s = &o->secs[x.dl];
-	struct rd r = {s->data, s->data, s->data + s->size, false};
+	struct cursor r = {s->data, s->data, s->data + s->size, false};
 	while (r.p < r.end && !r.bad)
 		if (!read_unit(&x, &r))
 			break;

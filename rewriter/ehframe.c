@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cursor.h"
 #include "layout.h"
 #include "lsda.h"
 
@@ -17,61 +18,6 @@
 #define DW_EH_PE_sdata2 0x0a
 #define DW_EH_PE_sdata4 0x0b
 #define DW_EH_PE_sdata8 0x0c
-
-struct cur {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
-static uint64_t get_uleb(struct cur *c)
-{
-	uint64_t v = 0;
-	int sh = 0;
-	while (c->p < c->end) {
-		uint8_t b = *c->p++;
-		if (sh < 64)
-			v |= (uint64_t)(b & 0x7f) << sh;
-		sh += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->bad = true;
-	return 0;
-}
-
-static int64_t get_sleb(struct cur *c)
-{
-	uint64_t v = 0; /* unsigned: shifts into the sign bit are not UB */
-	int sh = 0;
-	uint8_t b = 0;
-	while (c->p < c->end) {
-		b = *c->p++;
-		if (sh < 64)
-			v |= (uint64_t)(b & 0x7f) << sh;
-		sh += 7;
-		if (!(b & 0x80)) {
-			if (sh < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << sh;
-			return (int64_t)v;
-		}
-	}
-	c->bad = true;
-	return 0;
-}
-
-static uint64_t get_n(struct cur *c, int n)
-{
-	if (c->end - c->p < n) {
-		c->bad = true;
-		c->p = c->end;
-		return 0;
-	}
-	uint64_t v = 0;
-	for (int i = 0; i < n; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
-	c->p += n;
-	return v;
-}
 
 static int enc_size(uint8_t enc)
 {
@@ -111,32 +57,32 @@ static void put_advance(struct buf *b, uint64_t *last, uint64_t nloc, uint64_t c
 }
 
 /* Operand bytes of a CFA instruction (not advance), for copying. */
-static bool skip_cfa_operands(struct cur *c, uint8_t op)
+static bool skip_cfa_operands(struct cursor *c, uint8_t op)
 {
 	switch (op >> 6) {
-	case 2: get_uleb(c); return !c->bad; /* offset */
+	case 2: cur_uleb(c); return !c->bad; /* offset */
 	case 3: return true;                 /* restore */
 	}
 	switch (op) {
 	case 0x00: case 0x0a: case 0x0b: return true;
 	case 0x05: case 0x09: case 0x0c: case 0x14: case 0x2f:
-		get_uleb(c), get_uleb(c); break;
+		cur_uleb(c), cur_uleb(c); break;
 	case 0x06: case 0x07: case 0x08: case 0x0d: case 0x0e: case 0x2e:
-		get_uleb(c); break;
+		cur_uleb(c); break;
 	case 0x11: case 0x12: case 0x15:
-		get_uleb(c), get_sleb(c); break;
+		cur_uleb(c), cur_sleb(c); break;
 	case 0x13:
-		get_sleb(c); break;
+		cur_sleb(c); break;
 	case 0x0f: {
-		uint64_t n = get_uleb(c);
+		uint64_t n = cur_uleb(c);
 		if ((uint64_t)(c->end - c->p) < n)
 			return false;
 		c->p += n;
 		break;
 	}
 	case 0x10: case 0x16: {
-		get_uleb(c);
-		uint64_t n = get_uleb(c);
+		cur_uleb(c);
+		uint64_t n = cur_uleb(c);
 		if ((uint64_t)(c->end - c->p) < n)
 			return false;
 		c->p += n;
@@ -180,39 +126,39 @@ static const struct rela *reloc_at(const struct ehctx *x, uint64_t off)
 
 static bool parse_cie(struct ehctx *x, uint64_t off, const uint8_t *p, const uint8_t *end, struct cie *ci)
 {
-	struct cur c = {p, end, false};
+	struct cursor c = {NULL, p, end, false};
 	memset(ci, 0, sizeof(*ci));
 	ci->off = off;
 	ci->fde_enc = 0; /* absptr */
 	ci->lsda_enc = DW_EH_PE_omit;
-	uint8_t ver = (uint8_t)get_n(&c, 1);
+	uint8_t ver = (uint8_t)cur_fixed(&c, 1);
 	const char *aug = (const char *)c.p;
 	while (c.p < c.end && *c.p)
 		c.p++;
 	if (c.p >= c.end)
 		return false;
 	c.p++;
-	ci->code_align = get_uleb(&c);
-	get_sleb(&c);
+	ci->code_align = cur_uleb(&c);
+	cur_sleb(&c);
 	if (ver == 1)
-		get_n(&c, 1);
+		cur_fixed(&c, 1);
 	else
-		get_uleb(&c);
+		cur_uleb(&c);
 	if (aug[0] == 'z') {
 		ci->aug_z = true;
-		uint64_t alen = get_uleb(&c);
+		uint64_t alen = cur_uleb(&c);
 		const uint8_t *aend = c.p + alen;
 		for (const char *a = aug + 1; *a && !c.bad; a++) {
 			if (*a == 'R') {
-				ci->fde_enc = (uint8_t)get_n(&c, 1);
+				ci->fde_enc = (uint8_t)cur_fixed(&c, 1);
 			} else if (*a == 'L') {
-				ci->lsda_enc = (uint8_t)get_n(&c, 1);
+				ci->lsda_enc = (uint8_t)cur_fixed(&c, 1);
 			} else if (*a == 'P') {
-				uint8_t enc = (uint8_t)get_n(&c, 1);
+				uint8_t enc = (uint8_t)cur_fixed(&c, 1);
 				int n = enc_size(enc);
 				if (n < 0)
 					return false;
-				get_n(&c, n);
+				cur_fixed(&c, n);
 			} else if (*a == 'S' || *a == 'B') {
 				continue;
 			} else {
@@ -275,13 +221,13 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 	if (tsec < 0 || text_index(c, (int)(tsec)) < 0)
 		return false;
 	int ti = text_index(c, (int)(tsec));
-	struct cur cu = {body, end, false};
-	get_n(&cu, 4); /* pc_begin: from the relocation */
-	uint64_t range = get_n(&cu, 4);
+	struct cursor cu = {NULL, body, end, false};
+	cur_fixed(&cu, 4); /* pc_begin: from the relocation */
+	uint64_t range = cur_fixed(&cu, 4);
 	const uint8_t *aug = cu.p;
 	uint64_t auglen = 0;
 	if (ci->aug_z) {
-		auglen = get_uleb(&cu);
+		auglen = cur_uleb(&cu);
 		aug = cu.p;
 		if ((uint64_t)(cu.end - cu.p) < auglen)
 			return false;
@@ -333,11 +279,11 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 		if ((op >> 6) == 1)
 			delta = op & 0x3f;
 		else if (op == 0x02)
-			delta = get_n(&cu, 1);
+			delta = cur_fixed(&cu, 1);
 		else if (op == 0x03)
-			delta = get_n(&cu, 2);
+			delta = cur_fixed(&cu, 2);
 		else if (op == 0x04)
-			delta = get_n(&cu, 4);
+			delta = cur_fixed(&cu, 4);
 		else if (op == 0x01)
 			return false; /* set_loc: not emitted by gcc or clang */
 		else
@@ -476,8 +422,8 @@ void ehframe_mark_landing_pads(struct code *c)
 			if (ci && ci->aug_z && ci->lsda_enc != DW_EH_PE_omit && enc_size(ci->fde_enc) == 4 && pr) {
 				const struct symbol *ps = &o->syms[pr->sym];
 				int ti = ps->shndx < SHN_LORESERVE ? text_index(c, (int)ps->shndx) : -1;
-				struct cur cu = {d + off + 16, d + eoff, false};
-				get_uleb(&cu);
+				struct cursor cu = {NULL, d + off + 16, d + eoff, false};
+				cur_uleb(&cu);
 				const struct rela *lr = reloc_at(&x, (uint64_t)(cu.p - d));
 				if (ti >= 0 && lr && !cu.bad) {
 					const struct symbol *ls = &o->syms[lr->sym];

@@ -4,70 +4,21 @@
 #include <elf.h>
 #include <string.h>
 
+#include "cursor.h"
 #include "layout.h"
 
 #define PE_OMIT 0xff
 #define PE_ULEB 0x01
 #define PE_UDATA4 0x03
 
-struct lcur {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
-static uint64_t uleb(struct lcur *c)
-{
-	uint64_t v = 0;
-	for (int sh = 0; c->p < c->end; sh += 7) {
-		uint8_t b = *c->p++;
-		if (sh < 64)
-			v |= (uint64_t)(b & 0x7f) << sh;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->bad = true;
-	return 0;
-}
-
-static int64_t sleb(struct lcur *c)
-{
-	uint64_t v = 0; /* unsigned: shifts into the sign bit are not UB */
-	for (int sh = 0; c->p < c->end; sh += 7) {
-		uint8_t b = *c->p++;
-		if (sh < 64)
-			v |= (uint64_t)(b & 0x7f) << sh;
-		if (!(b & 0x80)) {
-			if (sh + 7 < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << (sh + 7);
-			return (int64_t)v;
-		}
-	}
-	c->bad = true;
-	return 0;
-}
-
-static uint64_t fixed(struct lcur *c, int n)
-{
-	if (c->end - c->p < n) {
-		c->bad = true;
-		c->p = c->end;
-		return 0;
-	}
-	uint64_t v = 0;
-	for (int i = 0; i < n; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
-	c->p += n;
-	return v;
-}
-
 /* A call-site field: gcc and clang use uleb128 or udata4. */
-static uint64_t cs_value(struct lcur *c, uint8_t enc)
+static uint64_t cs_value(struct cursor *c, uint8_t enc)
 {
 	switch (enc & 0x0f) {
-	case PE_ULEB: return uleb(c);
-	case 0x02: return fixed(c, 2);
-	case PE_UDATA4: return fixed(c, 4);
-	case 0x04: return fixed(c, 8);
+	case PE_ULEB: return cur_uleb(c);
+	case 0x02: return cur_fixed(c, 2);
+	case PE_UDATA4: return cur_fixed(c, 4);
+	case 0x04: return cur_fixed(c, 8);
 	default: c->bad = true; return 0;
 	}
 }
@@ -82,20 +33,20 @@ static bool parse(const struct section *s, uint64_t off, struct lsda *l)
 {
 	if (!s->data || off >= s->size)
 		return false;
-	struct lcur c = {s->data + off, s->data + s->size, false};
-	uint8_t lpstart_enc = (uint8_t)fixed(&c, 1);
+	struct cursor c = {NULL, s->data + off, s->data + s->size, false};
+	uint8_t lpstart_enc = (uint8_t)cur_fixed(&c, 1);
 	if (lpstart_enc != PE_OMIT)
 		return false; /* landing pads relative to something else: not emitted by gcc/clang */
-	l->ttype_enc = (uint8_t)fixed(&c, 1);
+	l->ttype_enc = (uint8_t)cur_fixed(&c, 1);
 	l->ttbase = 0;
 	if (l->ttype_enc != PE_OMIT) {
-		uint64_t t = uleb(&c);
+		uint64_t t = cur_uleb(&c);
 		l->ttbase = (uint64_t)(c.p - s->data) + t;
 		if (l->ttbase > s->size)
 			return false;
 	}
-	l->cs_enc = (uint8_t)fixed(&c, 1);
-	uint64_t len = uleb(&c);
+	l->cs_enc = (uint8_t)cur_fixed(&c, 1);
+	uint64_t len = cur_uleb(&c);
 	l->cs_start = (uint64_t)(c.p - s->data);
 	l->cs_end = l->cs_start + len;
 	return !c.bad && l->cs_end <= s->size && (!l->ttbase || l->ttbase >= l->cs_end);
@@ -109,12 +60,12 @@ void lsda_mark_landing_pads(struct code *c, int sec, uint64_t off, int ti, uint6
 		return;
 	struct text *t = &c->texts[ti];
 	uint64_t tsize = c->o->secs[t->sec].size;
-	struct lcur cu = {s->data + l.cs_start, s->data + l.cs_end, false};
+	struct cursor cu = {NULL, s->data + l.cs_start, s->data + l.cs_end, false};
 	while (cu.p < cu.end && !cu.bad) {
 		cs_value(&cu, l.cs_enc);
 		cs_value(&cu, l.cs_enc);
 		uint64_t lp = cs_value(&cu, l.cs_enc);
-		uleb(&cu);
+		cur_uleb(&cu);
 		if (cu.bad || !lp || fstart + lp >= tsize)
 			continue;
 		uint32_t k = t->at[fstart + lp];
@@ -128,15 +79,15 @@ void lsda_mark_landing_pads(struct code *c, int sec, uint64_t off, int ti, uint6
 static uint64_t actions_end(const struct section *s, const struct lsda *l)
 {
 	uint64_t end = l->cs_end;
-	struct lcur cu = {s->data + l->cs_start, s->data + l->cs_end, false};
+	struct cursor cu = {NULL, s->data + l->cs_start, s->data + l->cs_end, false};
 	while (cu.p < cu.end && !cu.bad) {
 		cs_value(&cu, l->cs_enc), cs_value(&cu, l->cs_enc), cs_value(&cu, l->cs_enc);
-		uint64_t a = uleb(&cu);
+		uint64_t a = cur_uleb(&cu);
 		for (uint64_t rec = a ? l->cs_end + a - 1 : 0; rec && rec < s->size;) {
-			struct lcur ac = {s->data + rec, s->data + s->size, false};
-			sleb(&ac);
+			struct cursor ac = {NULL, s->data + rec, s->data + s->size, false};
+			cur_sleb(&ac);
 			const uint8_t *dispat = ac.p;
-			int64_t disp = sleb(&ac);
+			int64_t disp = cur_sleb(&ac);
 			if (ac.bad)
 				break;
 			uint64_t e = (uint64_t)(ac.p - s->data);
@@ -174,12 +125,12 @@ bool lsda_rewrite(struct code *c, int sec, uint64_t off, int ti, uint64_t fstart
 	 * the same work as before; udata4 otherwise. */
 	uint8_t enc = (l.cs_enc & 0x0f) == PE_ULEB ? PE_ULEB : PE_UDATA4;
 	struct buf cs = {0};
-	struct lcur cu = {s->data + l.cs_start, s->data + l.cs_end, false};
+	struct cursor cu = {NULL, s->data + l.cs_start, s->data + l.cs_end, false};
 	while (cu.p < cu.end && !cu.bad) {
 		uint64_t start = cs_value(&cu, l.cs_enc);
 		uint64_t len = cs_value(&cu, l.cs_enc);
 		uint64_t lp = cs_value(&cu, l.cs_enc);
-		uint64_t act = uleb(&cu);
+		uint64_t act = cur_uleb(&cu);
 		uint64_t ns = layout_map(c, ti, fstart + start, MAP_PLACE);
 		uint64_t ne = layout_map(c, ti, fstart + start + len, MAP_PLACE);
 		uint64_t v[3] = {ns - nfstart, ne - ns, lp ? layout_map(c, ti, fstart + lp, MAP_PLACE) - nfstart : 0};
