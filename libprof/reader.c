@@ -344,18 +344,16 @@ bool prof_find_site(const struct profile *p, uint64_t ra, uint32_t *gfunc, const
 	for (size_t i = lo; i-- > 0 && i + 4 > lo;) {
 		const struct pi_prof_funcrec *r = &p->recs[v[i].rec];
 		uint32_t k = v[i].piece;
-		{
-			if (ra < r->addr[k] || ra > r->addr[k] + r->size[k])
-				continue;
-			const struct prof_obj *o = &p->objs[r->obj];
-			const struct pi_map_func *f = &o->funcs[r->func];
-			for (uint32_t s = f->first_site; s < f->first_site + f->nsites; s++)
-				if (o->sites[s].piece == k && o->sites[s].ret_off == ra - r->addr[k]) {
-					*gfunc = o->first_gfunc + r->func;
-					*site = &o->sites[s];
-					return true;
-				}
-		}
+		if (ra < r->addr[k] || ra > r->addr[k] + r->size[k])
+			continue;
+		const struct prof_obj *o = &p->objs[r->obj];
+		const struct pi_map_func *f = &o->funcs[r->func];
+		for (uint32_t s = f->first_site; s < f->first_site + f->nsites; s++)
+			if (o->sites[s].piece == k && o->sites[s].ret_off == ra - r->addr[k]) {
+				*gfunc = o->first_gfunc + r->func;
+				*site = &o->sites[s];
+				return true;
+			}
 	}
 	return false;
 }

@@ -222,7 +222,10 @@ int archive_write(const struct archive *a, const char *path)
 			buf_u8(&b, '\n');
 	}
 	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(b.p, 1, b.len, f) != b.len || fclose(f)) {
+	bool ok = f && fwrite(b.p, 1, b.len, f) == b.len;
+	if (f && fclose(f))
+		ok = false;
+	if (!ok) {
 		pi_error("%s: cannot write: %s", path, strerror(errno));
 		rc = -1;
 	}

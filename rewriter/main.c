@@ -335,9 +335,9 @@ static int do_link(struct opts *op)
 			argv[na++] = (char *)in;
 			continue;
 		}
-		size_t n = strlen(in);
-		bool ar = n > 2 && !strcmp(in + n - 2, ".a");
-		char *p = xasprintf("%s/%zu-%s%s", dir, nobj++, base_name(in), ar || n < 2 || strcmp(in + n - 2, ".o") ? (ar ? "" : ".o") : "");
+		/* a distinct name per input; the linker goes by content, not by
+		 * suffix, so the base name is kept as it is */
+		char *p = xasprintf("%s/%zu-%s", dir, nobj++, base_name(in));
 		if (instrument_file(in, p, op, &st, &cxx))
 			rc = 1;
 		argv[na++] = p;
