@@ -230,13 +230,8 @@ int cmd_annotate(int argc, char **argv)
 	}
 	struct profile p;
 	struct func_table t;
-	if (pv_load(&p, path))
+	if (pv_open(&p, &t, path))
 		return 1;
-	if (func_table_build(&t, &p)) {
-		prof_free(&p);
-		pv_error("out of memory");
-		return 1;
-	}
 	uint32_t found[64];
 	uint32_t n = pv_lookup(&p, &t, target, found, 64);
 	if (!n) {
@@ -271,7 +266,6 @@ int cmd_annotate(int argc, char **argv)
 		print_source(&a, (double)t.f[found[i]].self, blocks);
 		free(a.li);
 	}
-	func_table_free(&t);
-	prof_free(&p);
+	pv_close(&p, &t);
 	return n ? 0 : 1;
 }

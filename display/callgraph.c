@@ -87,13 +87,8 @@ int cmd_callgraph(int argc, char **argv)
 	}
 	struct profile p;
 	struct func_table t;
-	if (pv_load(&p, path))
+	if (pv_open(&p, &t, path))
 		return 1;
-	if (func_table_build(&t, &p)) {
-		pv_error("out of memory");
-		prof_free(&p);
-		return 1;
-	}
 	uint32_t *order = malloc((t.n ? t.n : 1) * sizeof(uint32_t)), n = 0;
 	uint32_t *index = calloc(t.n ? t.n : 1, sizeof(uint32_t));
 	for (uint32_t g = 0; g < t.n; g++)
@@ -218,7 +213,6 @@ int cmd_callgraph(int argc, char **argv)
 	cycles_free(&ct);
 	free(order);
 	free(index);
-	func_table_free(&t);
-	prof_free(&p);
+	pv_close(&p, &t);
 	return 0;
 }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include "common.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* From the C++ runtime: demangles Itanium ABI names. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -114,4 +116,60 @@ const struct pi_map_line *pv_line(const struct prof_obj *o, uint32_t section, ui
 			best = r;
 	}
 	return best && best->line ? best : NULL;
+}
+
+int pv_open(struct profile *p, struct func_table *t, const char *path)
+{
+	if (pv_load(p, path))
+		return 1;
+	if (func_table_build(t, p)) {
+		pv_error("out of memory");
+		func_table_free(t);
+		prof_free(p);
+		return 1;
+	}
+	return 0;
+}
+
+void pv_close(struct profile *p, struct func_table *t)
+{
+	func_table_free(t);
+	prof_free(p);
+}
+
+FILE *pv_out_open(const char *out, char **tmp)
+{
+	*tmp = NULL;
+	if (!strcmp(out, "-"))
+		return stdout;
+	size_t n = strlen(out) + 32;
+	*tmp = malloc(n);
+	if (!*tmp) {
+		pv_error("out of memory");
+		return NULL;
+	}
+	snprintf(*tmp, n, "%s.tmp.%d", out, (int)getpid());
+	FILE *o = fopen(*tmp, "w");
+	if (!o) {
+		pv_error("%s: cannot create: %s", out, strerror(errno));
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return o;
+}
+
+int pv_out_close(FILE *o, char *tmp, const char *out, bool ok)
+{
+	if (o == stdout)
+		return fflush(stdout) || !ok;
+	int bad = fclose(o) || !ok;
+	if (!bad && rename(tmp, out))
+		bad = 1;
+	if (bad) {
+		if (ok)
+			pv_error("%s: cannot write", out);
+		unlink(tmp);
+	}
+	free(tmp);
+	return bad;
 }

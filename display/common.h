@@ -10,6 +10,14 @@
 
 /* Load a profile or print "profview: PATH: reason" and return -1. */
 int pv_load(struct profile *p, const char *path);
+/* pv_load, then the function table. 0, or 1 after a message. */
+int pv_open(struct profile *p, struct func_table *t, const char *path);
+void pv_close(struct profile *p, struct func_table *t);
+/* Output to FILE ("-": standard output) through a temporary file renamed
+ * by pv_out_close when everything was written; NULL after a message. */
+FILE *pv_out_open(const char *out, char **tmp);
+/* ok: the writer succeeded. Returns 0, or 1 after a message. */
+int pv_out_close(FILE *o, char *tmp, const char *out, bool ok);
 /* Demangled display name of global function g (static buffer rotation). */
 const char *pv_name(const struct profile *p, uint32_t g);
 void pv_json_str(FILE *out, const char *s);

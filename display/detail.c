@@ -136,13 +136,8 @@ int cmd_detail(int argc, char **argv)
 	}
 	struct profile p;
 	struct func_table t;
-	if (pv_load(&p, path))
+	if (pv_open(&p, &t, path))
 		return 1;
-	if (func_table_build(&t, &p)) {
-		pv_error("out of memory");
-		prof_free(&p);
-		return 1;
-	}
 	uint32_t found[16];
 	uint32_t n = pv_lookup(&p, &t, fn, found, 16);
 	if (!n)
@@ -152,7 +147,6 @@ int cmd_detail(int argc, char **argv)
 			putchar('\n');
 		show(&p, &t, found[i]);
 	}
-	func_table_free(&t);
-	prof_free(&p);
+	pv_close(&p, &t);
 	return n ? 0 : 1;
 }

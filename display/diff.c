@@ -61,14 +61,12 @@ int cmd_diff(int argc, char **argv)
 	}
 	struct profile p[2];
 	struct func_table t[2];
-	if (pv_load(&p[0], path[0]))
+	if (pv_open(&p[0], &t[0], path[0]))
 		return 1;
-	if (pv_load(&p[1], path[1])) {
-		prof_free(&p[0]);
+	if (pv_open(&p[1], &t[1], path[1])) {
+		pv_close(&p[0], &t[0]);
 		return 1;
 	}
-	func_table_build(&t[0], &p[0]);
-	func_table_build(&t[1], &p[1]);
 	struct row *rows = NULL;
 	size_t n = 0, cap = 0;
 	for (int s = 0; s < 2; s++) {
@@ -115,8 +113,6 @@ int cmd_diff(int argc, char **argv)
 		double pct = r->self[0] ? 100.0 * (double)d / (double)r->self[0] : 0.0;
 		if (json) {
 			printf("%s\n  {\"name\": ", i ? "," : "");
-			char *dm = NULL;
-			(void)dm;
 			pv_json_str(stdout, r->name);
 			printf(", \"object\": ");
 			pv_json_str(stdout, r->object);
@@ -139,9 +135,7 @@ int cmd_diff(int argc, char **argv)
 	if (json)
 		printf("\n]}\n");
 	free(rows);
-	func_table_free(&t[0]);
-	func_table_free(&t[1]);
-	prof_free(&p[0]);
-	prof_free(&p[1]);
+	pv_close(&p[0], &t[0]);
+	pv_close(&p[1], &t[1]);
 	return 0;
 }

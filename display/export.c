@@ -259,29 +259,14 @@ int cmd_export(int argc, char **argv)
 		return 2;
 	}
 	struct profile p;
-	if (pv_load(&p, path))
-		return 1;
 	struct func_table t;
-	if (func_table_build(&t, &p)) {
-		pv_error("out of memory");
-		prof_free(&p);
+	if (pv_open(&p, &t, path))
 		return 1;
-	}
-	/* to a temporary file, renamed when complete */
-	char *tmp = NULL;
-	FILE *o = stdout;
-	if (strcmp(out, "-")) {
-		size_t n = strlen(out) + 32;
-		tmp = malloc(n);
-		snprintf(tmp, n, "%s.tmp.%d", out, (int)getpid());
-		o = fopen(tmp, "w");
-		if (!o) {
-			pv_error("%s: cannot create: %s", out, strerror(errno));
-			free(tmp);
-			func_table_free(&t);
-			prof_free(&p);
-			return 1;
-		}
+	char *tmp;
+	FILE *o = pv_out_open(out, &tmp);
+	if (!o) {
+		pv_close(&p, &t);
+		return 1;
 	}
 	int rc = 0;
 	switch (f) {
@@ -291,15 +276,9 @@ int cmd_export(int argc, char **argv)
 	case 3: rc = export_chrome(o, &p); break;
 	case 4: rc = pprof_write(o, &p, &t); break;
 	}
-	if (o != stdout) {
-		if (fclose(o) || rc || rename(tmp, out)) {
-			pv_error("%s: cannot write", out);
-			unlink(tmp);
-			rc = 1;
-		}
-		free(tmp);
-	}
-	func_table_free(&t);
-	prof_free(&p);
+	if (rc)
+		pv_error("%s: cannot write", out);
+	rc = pv_out_close(o, tmp, out, rc == 0);
+	pv_close(&p, &t);
 	return rc;
 }

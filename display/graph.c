@@ -203,13 +203,8 @@ int cmd_graph(int argc, char **argv)
 	}
 	struct profile p;
 	struct func_table t;
-	if (pv_load(&p, path))
+	if (pv_open(&p, &t, path))
 		return 1;
-	if (func_table_build(&t, &p)) {
-		prof_free(&p);
-		pv_error("out of memory");
-		return 1;
-	}
 	struct gctx g = {.p = &p, .t = &t, .base = t.total_self};
 	int rc = 1;
 	g.reach = calloc(t.n ? t.n : 1, sizeof(bool));
@@ -241,19 +236,10 @@ int cmd_graph(int argc, char **argv)
 		filter = n > 30 ? step_up(pv_pct(t.f[order[29]].incl, g.base)) : 0;
 	for (uint32_t i = 0; i < n; i++)
 		g.shown[order[i]] = pv_pct(t.f[order[i]].incl, g.base) >= filter || order[i] == root;
-	FILE *o = stdout;
-	char *tmp = NULL;
-	if (strcmp(out, "-")) {
-		size_t len = strlen(out) + 32;
-		tmp = malloc(len);
-		snprintf(tmp, len, "%s.tmp.%d", out, (int)getpid());
-		o = fopen(tmp, "w");
-		if (!o) {
-			pv_error("%s: cannot create", out);
-			free(tmp);
-			goto out;
-		}
-	}
+	char *tmp;
+	FILE *o = pv_out_open(out, &tmp);
+	if (!o)
+		goto out;
 	if (!strcmp(format, "dot")) {
 		write_dot(o, &g, width, filter, root);
 		rc = 0;
@@ -285,21 +271,12 @@ int cmd_graph(int argc, char **argv)
 				pv_error("dot failed");
 		}
 	}
-	if (o != stdout) {
-		if (fclose(o) || rc || rename(tmp, out)) {
-			if (!rc)
-				pv_error("%s: cannot write", out);
-			unlink(tmp);
-			rc = 1;
-		}
-		free(tmp);
-	}
+	rc = pv_out_close(o, tmp, out, rc == 0);
 out:
 	cycles_free(&g.ct);
 	free(g.reach);
 	free(g.shown);
 	free(order);
-	func_table_free(&t);
-	prof_free(&p);
+	pv_close(&p, &t);
 	return rc;
 }

@@ -229,21 +229,15 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	struct profile p;
-	if (pv_load(&p, path)) {
+	struct func_table t;
+	if (pv_open(&p, &t, path)) {
 		if (filter)
 			regfree(&re);
 		return 1;
 	}
-	struct func_table t;
-	if (func_table_build(&t, &p)) {
-		pv_error("out of memory");
-		prof_free(&p);
-		return 1;
-	}
 	if (threads) {
 		print_threads(&p, &t, !strcmp(format, "json"));
-		func_table_free(&t);
-		prof_free(&p);
+		pv_close(&p, &t);
 		if (filter)
 			regfree(&re);
 		return 0;
@@ -266,8 +260,7 @@ int cmd_report(int argc, char **argv)
 	else
 		print_text(&p, &t, rows, n);
 	free(rows);
-	func_table_free(&t);
-	prof_free(&p);
+	pv_close(&p, &t);
 	if (filter)
 		regfree(&re);
 	return 0;
