@@ -13,16 +13,32 @@
 	.hidden __start_profinst_funcs
 	.text
 
+/* A push or pop that tells the unwinder about it. */
+.macro CFI_PUSH reg
+	push \reg
+	.cfi_adjust_cfa_offset 8
+.endm
+.macro CFI_POP reg
+	pop \reg
+	.cfi_adjust_cfa_offset -8
+.endm
+.macro CFI_PUSHF
+	pushfq
+	.cfi_adjust_cfa_offset 8
+.endm
+.macro CFI_POPF
+	popfq
+	.cfi_adjust_cfa_offset -8
+.endm
+
 /* The full save, for helpers that run where the flags may be live (after
  * a string op, at a landing pad): every register, the flags, and a stack
  * aligned for the C half. */
 .macro SAVE
 	.cfi_startproc
-	pushfq
-	.cfi_adjust_cfa_offset 8
+	CFI_PUSHF
 	SAVE_GPRS
-	push %rbx
-	.cfi_adjust_cfa_offset 8
+	CFI_PUSH %rbx
 	.cfi_rel_offset %rbx, 0
 	mov %rsp, %rbx
 	.cfi_def_cfa_register %rbx
@@ -34,11 +50,9 @@
 .macro RESTORE
 	mov %rbx, %rsp
 	.cfi_def_cfa_register %rsp
-	pop %rbx
-	.cfi_adjust_cfa_offset -8
+	CFI_POP %rbx
 	RESTORE_GPRS
-	popfq
-	.cfi_adjust_cfa_offset -8
+	CFI_POPF
 	ret
 	.cfi_endproc
 .endm
@@ -59,45 +73,27 @@
 .endm
 
 .macro SAVE_GPRS
-	push %rax
-	.cfi_adjust_cfa_offset 8
-	push %rcx
-	.cfi_adjust_cfa_offset 8
-	push %rdx
-	.cfi_adjust_cfa_offset 8
-	push %rsi
-	.cfi_adjust_cfa_offset 8
-	push %rdi
-	.cfi_adjust_cfa_offset 8
-	push %r8
-	.cfi_adjust_cfa_offset 8
-	push %r9
-	.cfi_adjust_cfa_offset 8
-	push %r10
-	.cfi_adjust_cfa_offset 8
-	push %r11
-	.cfi_adjust_cfa_offset 8
+	CFI_PUSH %rax
+	CFI_PUSH %rcx
+	CFI_PUSH %rdx
+	CFI_PUSH %rsi
+	CFI_PUSH %rdi
+	CFI_PUSH %r8
+	CFI_PUSH %r9
+	CFI_PUSH %r10
+	CFI_PUSH %r11
 .endm
 
 .macro RESTORE_GPRS
-	pop %r11
-	.cfi_adjust_cfa_offset -8
-	pop %r10
-	.cfi_adjust_cfa_offset -8
-	pop %r9
-	.cfi_adjust_cfa_offset -8
-	pop %r8
-	.cfi_adjust_cfa_offset -8
-	pop %rdi
-	.cfi_adjust_cfa_offset -8
-	pop %rsi
-	.cfi_adjust_cfa_offset -8
-	pop %rdx
-	.cfi_adjust_cfa_offset -8
-	pop %rcx
-	.cfi_adjust_cfa_offset -8
-	pop %rax
-	.cfi_adjust_cfa_offset -8
+	CFI_POP %r11
+	CFI_POP %r10
+	CFI_POP %r9
+	CFI_POP %r8
+	CFI_POP %rdi
+	CFI_POP %rsi
+	CFI_POP %rdx
+	CFI_POP %rcx
+	CFI_POP %rax
 .endm
 
 /*
@@ -114,18 +110,12 @@
 	.type __profinst_enter, @function
 __profinst_enter:
 	.cfi_startproc
-	push %rax
-	.cfi_adjust_cfa_offset 8
-	push %rcx
-	.cfi_adjust_cfa_offset 8
-	push %rdx
-	.cfi_adjust_cfa_offset 8
-	push %rsi
-	.cfi_adjust_cfa_offset 8
-	push %rdi
-	.cfi_adjust_cfa_offset 8
-	push %r8
-	.cfi_adjust_cfa_offset 8
+	CFI_PUSH %rax
+	CFI_PUSH %rcx
+	CFI_PUSH %rdx
+	CFI_PUSH %rsi
+	CFI_PUSH %rdi
+	CFI_PUSH %r8
 	cmpq $0, TLS(TLS_BUSY)
 	jne .Lenter_out                   /* inside the runtime, or done */
 	/* A signal handler running instrumented code from here on is not
@@ -203,34 +193,22 @@ __profinst_enter:
 	incq TH_DEPTH(%rcx)               /* last: the frame is complete */
 	movl $0, TLS(TLS_BUSY)
 .Lenter_out:
-	pop %r8
-	.cfi_adjust_cfa_offset -8
-	pop %rdi
-	.cfi_adjust_cfa_offset -8
-	pop %rsi
-	.cfi_adjust_cfa_offset -8
-	pop %rdx
-	.cfi_adjust_cfa_offset -8
-	pop %rcx
-	.cfi_adjust_cfa_offset -8
-	pop %rax
-	.cfi_adjust_cfa_offset -8
+	CFI_POP %r8
+	CFI_POP %rdi
+	CFI_POP %rsi
+	CFI_POP %rdx
+	CFI_POP %rcx
+	CFI_POP %rax
 	ret
 .Lenter_slow:
 	.cfi_adjust_cfa_offset 48
 	movl $0, TLS(TLS_BUSY)
-	pop %r8
-	.cfi_adjust_cfa_offset -8
-	pop %rdi
-	.cfi_adjust_cfa_offset -8
-	pop %rsi
-	.cfi_adjust_cfa_offset -8
-	pop %rdx
-	.cfi_adjust_cfa_offset -8
-	pop %rcx
-	.cfi_adjust_cfa_offset -8
-	pop %rax
-	.cfi_adjust_cfa_offset -8
+	CFI_POP %r8
+	CFI_POP %rdi
+	CFI_POP %rsi
+	CFI_POP %rdx
+	CFI_POP %rcx
+	CFI_POP %rax
 	jmp __profinst_enter_slow
 	.cfi_endproc
 	.size __profinst_enter, .-__profinst_enter
@@ -269,18 +247,12 @@ __profinst_enter_flags:
 	.type __profinst_exit, @function
 __profinst_exit:
 	.cfi_startproc
-	push %rax
-	.cfi_adjust_cfa_offset 8
-	push %rcx
-	.cfi_adjust_cfa_offset 8
-	push %rdx
-	.cfi_adjust_cfa_offset 8
-	push %rsi
-	.cfi_adjust_cfa_offset 8
-	push %r11
-	.cfi_adjust_cfa_offset 8
-	push %rdi
-	.cfi_adjust_cfa_offset 8
+	CFI_PUSH %rax
+	CFI_PUSH %rcx
+	CFI_PUSH %rdx
+	CFI_PUSH %rsi
+	CFI_PUSH %r11
+	CFI_PUSH %rdi
 	cmpq $0, TLS(TLS_BUSY)
 	jne .Lexit_out
 	movl $1, TLS(TLS_BUSY)
@@ -335,34 +307,22 @@ __profinst_exit:
 	jmp .Lexit_close
 4:	movl $0, TLS(TLS_BUSY)
 .Lexit_out:
-	pop %rdi
-	.cfi_adjust_cfa_offset -8
-	pop %r11
-	.cfi_adjust_cfa_offset -8
-	pop %rsi
-	.cfi_adjust_cfa_offset -8
-	pop %rdx
-	.cfi_adjust_cfa_offset -8
-	pop %rcx
-	.cfi_adjust_cfa_offset -8
-	pop %rax
-	.cfi_adjust_cfa_offset -8
+	CFI_POP %rdi
+	CFI_POP %r11
+	CFI_POP %rsi
+	CFI_POP %rdx
+	CFI_POP %rcx
+	CFI_POP %rax
 	ret
 .Lexit_slow:
 	.cfi_adjust_cfa_offset 48
 	movl $0, TLS(TLS_BUSY)
-	pop %rdi
-	.cfi_adjust_cfa_offset -8
-	pop %r11
-	.cfi_adjust_cfa_offset -8
-	pop %rsi
-	.cfi_adjust_cfa_offset -8
-	pop %rdx
-	.cfi_adjust_cfa_offset -8
-	pop %rcx
-	.cfi_adjust_cfa_offset -8
-	pop %rax
-	.cfi_adjust_cfa_offset -8
+	CFI_POP %rdi
+	CFI_POP %r11
+	CFI_POP %rsi
+	CFI_POP %rdx
+	CFI_POP %rcx
+	CFI_POP %rax
 	jmp __profinst_exit_slow
 	.cfi_endproc
 	.size __profinst_exit, .-__profinst_exit
@@ -387,16 +347,11 @@ __profinst_exit_slow:
 	.type __profinst_tailexit, @function
 __profinst_tailexit:
 	.cfi_startproc
-	pushfq
-	.cfi_adjust_cfa_offset 8
-	push %rax
-	.cfi_adjust_cfa_offset 8
-	push %rcx
-	.cfi_adjust_cfa_offset 8
-	push %rdx
-	.cfi_adjust_cfa_offset 8
-	push %rsi
-	.cfi_adjust_cfa_offset 8
+	CFI_PUSHF
+	CFI_PUSH %rax
+	CFI_PUSH %rcx
+	CFI_PUSH %rdx
+	CFI_PUSH %rsi
 	cmpq $0, TLS(TLS_BUSY)
 	jne .Ltail_out
 	movl $1, TLS(TLS_BUSY)
@@ -417,10 +372,8 @@ __profinst_tailexit:
 	test %rsi, %rsi
 	jz .Ltail_slow
 	mov 56(%rsp), %rdx                /* target */
-	push %rdi
-	.cfi_adjust_cfa_offset 8
-	push %rdx
-	.cfi_adjust_cfa_offset 8
+	CFI_PUSH %rdi
+	CFI_PUSH %rdx
 	movabs $0x9e3779b97f4a7c15, %rdi
 	imul %rdi, %rdx
 	mov rt_entry_shift(%rip), %rcx
@@ -437,36 +390,24 @@ __profinst_tailexit:
 	jmp 1b
 2:	movq $1, FR_TAIL(%rax)
 	mov %rdi, FR_TAIL_TARGET(%rax)
-	pop %rdi
-	.cfi_adjust_cfa_offset -8
+	CFI_POP %rdi
 	movl $0, TLS(TLS_BUSY)
 .Ltail_out:
-	pop %rsi
-	.cfi_adjust_cfa_offset -8
-	pop %rdx
-	.cfi_adjust_cfa_offset -8
-	pop %rcx
-	.cfi_adjust_cfa_offset -8
-	pop %rax
-	.cfi_adjust_cfa_offset -8
-	popfq
-	.cfi_adjust_cfa_offset -8
+	CFI_POP %rsi
+	CFI_POP %rdx
+	CFI_POP %rcx
+	CFI_POP %rax
+	CFI_POPF
 	ret
 3:	.cfi_adjust_cfa_offset 8
-	pop %rdi
-	.cfi_adjust_cfa_offset -8
+	CFI_POP %rdi
 .Ltail_slow:
 	movl $0, TLS(TLS_BUSY)
-	pop %rsi
-	.cfi_adjust_cfa_offset -8
-	pop %rdx
-	.cfi_adjust_cfa_offset -8
-	pop %rcx
-	.cfi_adjust_cfa_offset -8
-	pop %rax
-	.cfi_adjust_cfa_offset -8
-	popfq
-	.cfi_adjust_cfa_offset -8
+	CFI_POP %rsi
+	CFI_POP %rdx
+	CFI_POP %rcx
+	CFI_POP %rax
+	CFI_POPF
 	jmp __profinst_tailexit_slow
 	.cfi_endproc
 	.size __profinst_tailexit, .-__profinst_tailexit
