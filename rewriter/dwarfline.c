@@ -64,6 +64,17 @@ struct fmt {
 	uint64_t type, form;
 };
 
+/* A DWARF 5 entry format list (at most 16 pairs of content type, form). */
+static bool read_formats(struct cursor *u, struct fmt *f, size_t *n)
+{
+	*n = cur_fixed(u, 1);
+	if (*n > 16)
+		return false;
+	for (size_t i = 0; i < *n; i++)
+		f[i].type = cur_uleb(u), f[i].form = cur_uleb(u);
+	return !u->bad;
+}
+
 static bool read_entry(struct ctx *x, struct cursor *r, const struct fmt *f, size_t nf, bool dwarf64,
 		       const char **path, uint64_t *dir)
 {
@@ -146,11 +157,8 @@ static bool read_unit(struct ctx *x, struct cursor *r)
 	bool ok = true;
 	if (ver >= 5) {
 		struct fmt df[16], ff[16];
-		size_t ndf = cur_fixed(&u, 1);
-		if (ndf > 16)
-			ok = false;
-		for (size_t i = 0; ok && i < ndf; i++)
-			df[i].type = cur_uleb(&u), df[i].form = cur_uleb(&u);
+		size_t ndf = 0, nff = 0;
+		ok = read_formats(&u, df, &ndf);
 		uint64_t nd = ok ? cur_uleb(&u) : 0;
 		for (uint64_t i = 0; ok && i < nd && !u.bad; i++) {
 			const char *path;
@@ -158,11 +166,7 @@ static bool read_unit(struct ctx *x, struct cursor *r)
 			ok = read_entry(x, &u, df, ndf, dwarf64, &path, &dummy);
 			*VEC_PUSH(dirs, ndirs, dcap) = path ? path : "";
 		}
-		size_t nff = ok ? cur_fixed(&u, 1) : 0;
-		if (nff > 16)
-			ok = false;
-		for (size_t i = 0; ok && i < nff; i++)
-			ff[i].type = cur_uleb(&u), ff[i].form = cur_uleb(&u);
+		ok = ok && read_formats(&u, ff, &nff);
 		uint64_t nfl = ok ? cur_uleb(&u) : 0;
 		for (uint64_t i = 0; ok && i < nfl && !u.bad; i++) {
 			const char *path;
