@@ -620,7 +620,7 @@ static uint32_t block_cost(const struct code *c, const struct block *bl)
 	for (uint32_t k = bl->first; k < bl->first + bl->n; k++)
 		if (!(t->mark[k] & MARK_NOCOST))
 			v[n++] = t->insns[k];
-	uint32_t cost = c->model->block_cost(c->model, v, n);
+	uint32_t cost = c->model->block_cost(c->model, c->o->secs[t->sec].data, v, n, c->mstats);
 	if (v != tmp)
 		free(v);
 	return cost;
@@ -767,11 +767,13 @@ static void find_sites(struct code *c)
 	}
 }
 
-int code_analyse(struct code *c, struct object *o, const struct cpu_model *m)
+int code_analyse(struct code *c, struct object *o, const struct cpu_model *m,
+		 struct model_stats *ms)
 {
 	memset(c, 0, sizeof(*c));
 	c->o = o;
 	c->model = m;
+	c->mstats = ms;
 	for (size_t i = 1; i < o->nsecs; i++)
 		if (o->secs[i].type == SHT_RELA && o->secs[i].nrelas)
 			qsort(o->secs[i].relas, o->secs[i].nrelas, sizeof(struct rela), cmp_rela);

@@ -91,6 +91,7 @@ struct site {
 struct code {
 	struct object *o;
 	const struct cpu_model *model;
+	struct model_stats *mstats; /* or NULL */
 	struct text *texts;
 	int ntexts;
 	int *text_of_sec;   /* [nsecs at analysis] -> text index or -1: use text_index() */
@@ -124,7 +125,8 @@ static inline int text_index(const struct code *c, int sec)
 }
 
 /* Decode, find functions, blocks and liveness. 0 or -1 (message printed). */
-int code_analyse(struct code *c, struct object *o, const struct cpu_model *m);
+int code_analyse(struct code *c, struct object *o, const struct cpu_model *m,
+		 struct model_stats *ms);
 void code_free(struct code *c);
 
 /* Relocation helpers used by analysis and layout. */

@@ -221,3 +221,187 @@ void insn_format(const uint8_t *buf, size_t len, uint64_t addr, char *out, size_
 							  out, outsz, addr, NULL)))
 		snprintf(out, outsz, "(bad)");
 }
+
+/* ----- detail for the timing models */
+
+static int regn(ZydisRegister r)
+{
+	switch (ZydisRegisterGetClass(r)) {
+	case ZYDIS_REGCLASS_GPR8: case ZYDIS_REGCLASS_GPR16: case ZYDIS_REGCLASS_GPR32:
+	case ZYDIS_REGCLASS_GPR64: {
+		ZydisRegister big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+		return REGN_GPR + ZydisRegisterGetId(big);
+	}
+	case ZYDIS_REGCLASS_XMM: case ZYDIS_REGCLASS_YMM: case ZYDIS_REGCLASS_ZMM:
+		return REGN_VEC + ZydisRegisterGetId(r);
+	case ZYDIS_REGCLASS_MASK:
+		return REGN_K + ZydisRegisterGetId(r);
+	case ZYDIS_REGCLASS_FLAGS:
+		return REGN_FLAGS;
+	case ZYDIS_REGCLASS_X87:
+		return REGN_X87;
+	case ZYDIS_REGCLASS_IP:
+		return -1; /* rip: known at decode, no dependency */
+	case ZYDIS_REGCLASS_INVALID:
+		return -1;
+	default:
+		return REGN_OTHER;
+	}
+}
+
+static const char *reg_form(ZydisRegister r)
+{
+	if (r == ZYDIS_REGISTER_CL)
+		return "cl";
+	switch (ZydisRegisterGetClass(r)) {
+	case ZYDIS_REGCLASS_GPR8: return "r8";
+	case ZYDIS_REGCLASS_GPR16: return "r16";
+	case ZYDIS_REGCLASS_GPR32: return "r32";
+	case ZYDIS_REGCLASS_GPR64: return "r64";
+	case ZYDIS_REGCLASS_XMM: return "x";
+	case ZYDIS_REGCLASS_YMM: return "y";
+	case ZYDIS_REGCLASS_ZMM: return "z";
+	case ZYDIS_REGCLASS_MASK: return "k";
+	case ZYDIS_REGCLASS_MMX: return "mm";
+	case ZYDIS_REGCLASS_X87: return "st";
+	case ZYDIS_REGCLASS_SEGMENT: return "seg";
+	default: return "reg";
+	}
+}
+
+static void form_add(char *f, size_t sz, const char *s)
+{
+	size_t n = strlen(f);
+	snprintf(f + n, sz - n, "%s", s);
+}
+
+bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	memset(d, 0, sizeof(*d));
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(decoder(), buf, len, &in, ops)))
+		return false;
+	char *f = d->form;
+	if (in.attributes & ZYDIS_ATTRIB_HAS_LOCK)
+		form_add(f, sizeof(d->form), "lock ");
+	if (in.meta.category == ZYDIS_CATEGORY_STRINGOP) {
+		if (in.attributes & (ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE))
+			form_add(f, sizeof(d->form), "repcc ");
+		else if (in.attributes & ZYDIS_ATTRIB_HAS_REP)
+			form_add(f, sizeof(d->form), "rep ");
+	}
+	form_add(f, sizeof(d->form), ZydisMnemonicGetString(in.mnemonic));
+	for (int i = 0; i < in.operand_count_visible; i++) {
+		const ZydisDecodedOperand *op = &ops[i];
+		char tmp[16];
+		const char *s = "?";
+		switch (op->type) {
+		case ZYDIS_OPERAND_TYPE_REGISTER:
+			s = reg_form(op->reg.value);
+			break;
+		case ZYDIS_OPERAND_TYPE_MEMORY:
+			if (op->mem.type == ZYDIS_MEMOP_TYPE_AGEN)
+				s = "a";
+			else {
+				snprintf(tmp, sizeof(tmp), "m%u", op->size);
+				s = tmp;
+			}
+			break;
+		case ZYDIS_OPERAND_TYPE_IMMEDIATE:
+			s = (in.attributes & ZYDIS_ATTRIB_IS_RELATIVE) ? "rel" : "i";
+			break;
+		case ZYDIS_OPERAND_TYPE_POINTER:
+			s = "ptr";
+			break;
+		default:
+			break;
+		}
+		form_add(f, sizeof(d->form), i ? "," : " ");
+		form_add(f, sizeof(d->form), s);
+	}
+
+	/* registers: every operand, hidden ones included (rsp of push, rdx:rax
+	 * of mul, rcx of rep) */
+	for (int i = 0; i < in.operand_count; i++) {
+		const ZydisDecodedOperand *op = &ops[i];
+		if (op->type == ZYDIS_OPERAND_TYPE_REGISTER) {
+			int n = regn(op->reg.value);
+			if (n < 0)
+				continue;
+			if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
+				d->rd |= 1ull << n;
+			if (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) {
+				d->wr |= 1ull << n;
+				ZydisRegisterClass k = ZydisRegisterGetClass(op->reg.value);
+				if (k == ZYDIS_REGCLASS_GPR8 || k == ZYDIS_REGCLASS_GPR16) {
+					d->partial_write = true;
+					d->rd |= 1ull << n;
+				}
+			}
+		} else if (op->type == ZYDIS_OPERAND_TYPE_MEMORY) {
+			int b = regn(op->mem.base), x = regn(op->mem.index);
+			if (b >= 0)
+				d->addr |= 1ull << b;
+			if (x >= 0)
+				d->addr |= 1ull << x;
+			if (op->mem.type == ZYDIS_MEMOP_TYPE_AGEN)
+				continue;
+			if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
+				d->load = true;
+			if (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+				d->store = true;
+		}
+	}
+	if (in.cpu_flags) {
+		if (in.cpu_flags->tested & FLAGS_STATUS)
+			d->rd |= 1ull << REGN_FLAGS;
+		if ((in.cpu_flags->modified | in.cpu_flags->set_0 | in.cpu_flags->set_1 |
+		     in.cpu_flags->undefined) & FLAGS_STATUS)
+			d->wr |= 1ull << REGN_FLAGS;
+	}
+
+	/* idioms the renamer resolves without executing a dependency */
+	bool two_regs = in.operand_count_visible >= 2 && ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+			ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER;
+	bool same = two_regs && ops[0].reg.value == ops[1].reg.value;
+	bool three_same = in.operand_count_visible >= 3 && two_regs &&
+			  ops[2].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[1].reg.value == ops[2].reg.value;
+	switch (in.mnemonic) {
+	case ZYDIS_MNEMONIC_XOR: case ZYDIS_MNEMONIC_SUB: case ZYDIS_MNEMONIC_PXOR:
+	case ZYDIS_MNEMONIC_XORPS: case ZYDIS_MNEMONIC_XORPD: case ZYDIS_MNEMONIC_PSUBB:
+	case ZYDIS_MNEMONIC_PSUBD: case ZYDIS_MNEMONIC_PSUBQ: case ZYDIS_MNEMONIC_PCMPGTD:
+		d->zero_idiom = same && ZydisRegisterGetClass(ops[0].reg.value) != ZYDIS_REGCLASS_GPR8 &&
+				ZydisRegisterGetClass(ops[0].reg.value) != ZYDIS_REGCLASS_GPR16;
+		break;
+	case ZYDIS_MNEMONIC_VPXOR: case ZYDIS_MNEMONIC_VXORPS: case ZYDIS_MNEMONIC_VXORPD:
+	case ZYDIS_MNEMONIC_VPXORD: case ZYDIS_MNEMONIC_VPXORQ: case ZYDIS_MNEMONIC_VPSUBD:
+		d->zero_idiom = three_same;
+		break;
+	case ZYDIS_MNEMONIC_MOV: case ZYDIS_MNEMONIC_MOVAPS: case ZYDIS_MNEMONIC_MOVAPD:
+	case ZYDIS_MNEMONIC_MOVDQA: case ZYDIS_MNEMONIC_MOVDQU: case ZYDIS_MNEMONIC_MOVUPS:
+	case ZYDIS_MNEMONIC_VMOVAPS: case ZYDIS_MNEMONIC_VMOVDQA: case ZYDIS_MNEMONIC_VMOVDQU:
+	case ZYDIS_MNEMONIC_VMOVUPS:
+		d->move_reg = two_regs && !same &&
+			      ZydisRegisterGetClass(ops[0].reg.value) != ZYDIS_REGCLASS_GPR8 &&
+			      ZydisRegisterGetClass(ops[0].reg.value) != ZYDIS_REGCLASS_GPR16;
+		break;
+	default:
+		break;
+	}
+	switch (in.mnemonic) {
+	case ZYDIS_MNEMONIC_ADD: case ZYDIS_MNEMONIC_SUB: case ZYDIS_MNEMONIC_INC:
+	case ZYDIS_MNEMONIC_DEC:
+		d->imm_add = ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+			     (ZydisRegisterGetClass(ops[0].reg.value) == ZYDIS_REGCLASS_GPR64 ||
+			      ZydisRegisterGetClass(ops[0].reg.value) == ZYDIS_REGCLASS_GPR32) &&
+			     (in.operand_count_visible == 1 ||
+			      ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE);
+		break;
+	default:
+		break;
+	}
+	if (d->zero_idiom)
+		d->rd = 0;
+	return true;
+}

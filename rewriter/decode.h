@@ -64,6 +64,36 @@ struct insn {
  * a valid x86-64 instruction. */
 bool insn_decode(const uint8_t *buf, size_t avail, uint64_t off, struct insn *out);
 
+/*
+ * What a timing model needs beyond struct insn: the instruction's form (the
+ * key of the per-CPU tables, e.g. "add r64,m64", "vpaddd y,y,y",
+ * "shl r32,cl", "lea r64,a"), the registers it reads and writes, and the
+ * registers its memory address is made of.  Registers are numbered by
+ * REGN_*: bit n of a mask is register n.
+ */
+enum {
+	REGN_GPR = 0,     /* rax..r15: 0..15 */
+	REGN_VEC = 16,    /* xmm/ymm/zmm 0..31: 16..47 */
+	REGN_K = 48,      /* k0..k7 */
+	REGN_FLAGS = 56,  /* the status flags */
+	REGN_X87 = 57,    /* the x87 stack, as one register */
+	REGN_OTHER = 58,  /* segment, control, mxcsr...: serialising enough */
+};
+
+struct insn_detail {
+	char form[48];
+	uint64_t rd, wr;     /* registers read / written (not address registers) */
+	uint64_t addr;       /* registers of the memory address (base, index) */
+	bool load, store;    /* memory read / written */
+	bool zero_idiom;     /* result independent of the inputs: xor %eax,%eax */
+	bool move_reg;       /* register-to-register move (eliminable at rename) */
+	bool imm_add;        /* add/sub of an immediate to a 64/32-bit register */
+	bool partial_write;  /* writes 8 or 16 bits of a GPR: merges with the old value */
+};
+
+/* Describe the instruction at buf[0..len). False if it does not decode. */
+bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d);
+
 /* Format an instruction in AT&T syntax, for annotated disassembly. */
 void insn_format(const uint8_t *buf, size_t len, uint64_t addr, char *out, size_t outsz);
 

@@ -13,7 +13,7 @@ int instrument_object(struct object *o, const struct cpu_model *m, struct istats
 		return -1;
 	}
 	struct code c;
-	if (code_analyse(&c, o, m)) {
+	if (code_analyse(&c, o, m, st ? &st->model : NULL)) {
 		code_free(&c);
 		return -1;
 	}

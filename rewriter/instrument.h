@@ -7,6 +7,7 @@
 
 struct istats {
 	size_t objects, functions, uninstrumented, blocks, insns;
+	struct model_stats model;
 };
 
 /* Instrument every function of o in place. 0, or -1 after one message. */

@@ -16,6 +16,7 @@
 #include <ar.h>
 
 #include "archive.h"
+#include "inspect.h"
 #include "instrument.h"
 #include "model.h"
 #include "util.h"
@@ -42,6 +43,13 @@ static const char usage_text[] =
 	"  -c                instrument one object or archive and write it, do not link\n"
 	"  --cpu=NAME        timing model (default: host); see --list-cpus\n"
 	"  --list-cpus       list the timing models and exit\n"
+	"  --model-stats     say how many instructions the model found in its tables\n"
+	"                    and which forms fell back to their category (without -o:\n"
+	"                    analyse the inputs only)\n"
+	"  --dump-blocks     analyse only: print each basic block (object, function+off,\n"
+	"                    instructions, modelled cycles, bytes in hex), tab-separated\n"
+	"  --dump-forms      analyse only: print the instruction forms of the inputs\n"
+	"                    (form, count, an example, its bytes), most frequent first\n"
 	"  --cc=DRIVER       compiler driver used to link (default: cc, or c++ when an\n"
 	"                    input holds C++ code; also $PROFINST_CC)\n"
 	"  --runtime=FILE    the runtime archive (default: found next to profinst;\n"
@@ -68,6 +76,7 @@ struct opts {
 	bool compile_only;
 	bool keep;
 	bool verbose;
+	bool model_stats, dump_blocks, dump_forms;
 	char **inputs; /* all non-option arguments and linker args, in order */
 	size_t ninputs, incap;
 };
@@ -210,6 +219,66 @@ static int instrument_file(const char *path, const char *out_path, const struct 
 		}
 	}
 	free(f.data);
+	return rc;
+}
+
+/* Analyse every object of path (an object or an archive) without writing. */
+static int inspect_file(const char *path, struct inspect *in)
+{
+	struct file f;
+	if (read_file(path, &f))
+		return -1;
+	int rc = 0;
+	if (is_archive(f.data, f.size)) {
+		struct archive a;
+		if (archive_read(&a, path, f.data, f.size)) {
+			free(f.data);
+			archive_free(&a);
+			return -1;
+		}
+		for (size_t i = 0; i < a.n && !rc; i++) {
+			struct ar_member *m = &a.m[i];
+			if (m->size < 4 || memcmp(m->data, "\177ELF", 4))
+				continue;
+			char *name = xasprintf("%s(%s)", base_name(path), m->name);
+			struct object o;
+			rc = obj_read(&o, name, m->data, m->size);
+			if (!rc)
+				rc = inspect_object(in, &o);
+			obj_free(&o);
+			free(name);
+		}
+		archive_free(&a);
+	} else {
+		struct object o;
+		rc = obj_read(&o, base_name(path), f.data, f.size);
+		if (!rc)
+			rc = inspect_object(in, &o);
+		obj_free(&o);
+	}
+	free(f.data);
+	return rc;
+}
+
+static int do_inspect(struct opts *op)
+{
+	struct inspect in = {.model = op->model, .blocks = op->dump_blocks ? stdout : NULL,
+			     .forms = op->dump_forms};
+	int rc = 0;
+	for (size_t i = 0; i < op->ninputs && !rc; i++) {
+		if (op->inputs[i][0] == '-') {
+			pi_error("unexpected argument %s (analysis takes objects and archives only)",
+				 op->inputs[i]);
+			rc = 2;
+			break;
+		}
+		if (inspect_file(op->inputs[i], &in))
+			rc = 1;
+	}
+	inspect_finish(&in, stdout);
+	if (op->model_stats && !rc)
+		model_stats_print(&in.ms, op->model, op->dump_blocks || op->dump_forms ? stderr : stdout);
+	model_stats_free(&in.ms);
 	return rc;
 }
 
@@ -362,6 +431,9 @@ static int do_link(struct opts *op)
 	}
 	if (rc)
 		unlink(outtmp);
+	if (op->model_stats && !rc)
+		model_stats_print(&st.model, op->model, stderr);
+	model_stats_free(&st.model);
 	if (op->verbose && !rc)
 		fprintf(stderr, "profinst: %zu objects, %zu functions (%zu left uninstrumented), %zu blocks, %zu instructions\n",
 			st.objects, st.functions, st.uninstrumented, st.blocks, st.insns);
@@ -397,6 +469,9 @@ static int do_compile(struct opts *op)
 	char *tmp = xasprintf("%s.profinst-tmp.%d", op->out, (int)getpid());
 	struct istats st = {0};
 	int rc = instrument_file(in, tmp, op, &st, NULL);
+	if (op->model_stats && !rc)
+		model_stats_print(&st.model, op->model, stderr);
+	model_stats_free(&st.model);
 	if (!rc && rename(tmp, op->out)) {
 		pi_error("%s: %s", op->out, strerror(errno));
 		rc = -1;
@@ -431,6 +506,12 @@ int main(int argc, char **argv)
 			op.cc = a + 5;
 		} else if (!strncmp(a, "--runtime=", 10)) {
 			op.runtime = a + 10;
+		} else if (!strcmp(a, "--model-stats")) {
+			op.model_stats = true;
+		} else if (!strcmp(a, "--dump-blocks")) {
+			op.dump_blocks = true;
+		} else if (!strcmp(a, "--dump-forms")) {
+			op.dump_forms = true;
 		} else if (!strcmp(a, "--keep-temps")) {
 			op.keep = true;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
@@ -459,6 +540,11 @@ int main(int argc, char **argv)
 	if (!op.ninputs) {
 		fputs("profinst: no input files\nTry 'profinst --help' for more information.\n", stderr);
 		return 2;
+	}
+	if (op.dump_blocks || op.dump_forms || (op.model_stats && !op.out)) {
+		int rc = do_inspect(&op);
+		free(op.inputs);
+		return rc;
 	}
 	if (!op.out) {
 		pi_error("no output file (-o FILE)");

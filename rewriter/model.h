@@ -14,21 +14,40 @@
 
 #include "decode.h"
 
+/* What the models did with the instructions they costed: how many were
+ * found in the model's tables and how many fell back to their category
+ * (with the forms that did, for --model-stats). */
+struct model_stats {
+	uint64_t insns, fallback;
+	struct form_count {
+		char form[48];
+		uint64_t n;
+	} *missing;
+	size_t nmissing, cap;
+};
+
 struct cpu_model {
 	const char *name;
 	const char *description;
-	/* Fixed cost of a straight-line block, in cycles. */
-	uint32_t (*block_cost)(const struct cpu_model *m, const struct insn *insns, size_t n);
+	/* Fixed cost of a straight-line block, in cycles.  code is the
+	 * section the instructions' offsets (insn.off) point into; st, when not
+	 * NULL, is updated. */
+	uint32_t (*block_cost)(const struct cpu_model *m, const uint8_t *code,
+			       const struct insn *insns, size_t n, struct model_stats *st);
 	/* Cost of one iteration of a rep-prefixed string instruction. */
 	uint32_t rep_iter_cost;
 	/* Count executions as valgrind does: a rep instruction executes once
 	 * per iteration plus once more when it stops on %rcx == 0. */
 	int rep_counts_passes;
+	const void *uarch; /* the model's own data (struct uarch), or NULL */
 };
 
 /* The model called name, "host" for the one closest to this machine, or
  * NULL. */
 const struct cpu_model *model_find(const char *name);
 void model_list(FILE *out);
+
+void model_stats_print(const struct model_stats *st, const struct cpu_model *m, FILE *out);
+void model_stats_free(struct model_stats *st);
 
 #endif
