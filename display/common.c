@@ -38,11 +38,25 @@ const char *pv_name(const struct profile *p, uint32_t g)
 	if (g == UINT32_MAX)
 		return "<root>";
 	const char *n = p->funcs[g].name;
-	if (strncmp(n, "_Z", 2))
-		return n;
-	int st = 0;
-	char *d = __cxa_demangle(n, NULL, NULL, &st);
-	if (!d || st)
+	char *d = NULL;
+	if (!strncmp(n, "_Z", 2)) {
+		int st = 0;
+		d = __cxa_demangle(n, NULL, NULL, &st);
+		if (d && st) {
+			free(d);
+			d = NULL;
+		}
+	}
+	if (p->funcs[g].external) {
+		/* code outside the program's instrumented objects */
+		size_t len = strlen(d ? d : n) + sizeof("<external:>");
+		char *e = malloc(len);
+		if (e)
+			snprintf(e, len, "<external:%s>", d ? d : n);
+		free(d);
+		d = e;
+	}
+	if (!d)
 		return n;
 	free(ring[next]);
 	ring[next] = d;

@@ -33,7 +33,11 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 	const struct prof_obj *o = &p->objs[gf->obj];
 	const struct pi_map_func *mf = &o->funcs[gf->func];
 	printf("%s\n", pv_name(p, g));
-	printf("  object            %s, %s+0x%x\n", gf->object, prof_str(o, mf->section), mf->offset);
+	if (gf->external)
+		printf("  object            none: external code, called from %s%s\n", gf->object,
+		       (mf->flags & PI_FUNC_WAIT) ? " (it waits on the outside world)" : "");
+	else
+		printf("  object            %s, %s+0x%x\n", gf->object, prof_str(o, mf->section), mf->offset);
 	const struct pi_map_line *l = pv_line(o, mf->section, mf->offset);
 	if (l)
 		printf("  source            %s:%u\n", prof_str(o, l->file), l->line);
@@ -46,6 +50,14 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 	       pv_pct(v->incl, t->total_self));
 	printf("  self per call     min %llu, max %llu, mean %.1f cycles\n", (unsigned long long)v->min_self,
 	       (unsigned long long)v->max_self, v->calls ? (double)v->self / (double)v->calls : 0.0);
+	/* seed 003: OS calls are charged to their caller, and counted apart */
+	if (prof_charges_os(p)) {
+		printf("  OS                %llu cycles of self in external code and system calls\n",
+		       (unsigned long long)v->os);
+		if (v->os_left)
+			printf("  left out          %llu cycles waiting (not charged)\n",
+			       (unsigned long long)v->os_left);
+	}
 	printf("\n  %-40s %12s %8s\n", "callers", "calls", "share");
 	for (uint32_t k = 0; k < v->ncallers; k++) {
 		const struct arc *a = &v->callers[k];

@@ -14,12 +14,12 @@ static const char report_usage[] =
 	"self+descendants cycles and share, min and max self cycles per call,\n"
 	"name and object. Only functions that ran are listed.\n"
 	"\n"
-	"  --sort=COL      self (default), incl, calls, min, max, name, object\n"
+	"  --sort=COL      self (default), incl, calls, min, max, name, object, os\n"
 	"  --filter=REGEX  only functions whose name matches (POSIX extended)\n"
 	"  --format=FMT    text (default), json or csv\n"
 	"  --threads       per-thread totals instead of the function list\n";
 
-enum sort_col { S_SELF, S_INCL, S_CALLS, S_MIN, S_MAX, S_NAME, S_OBJECT };
+enum sort_col { S_SELF, S_INCL, S_CALLS, S_MIN, S_MAX, S_NAME, S_OBJECT, S_OS };
 
 struct sort_ctx {
 	const struct profile *p;
@@ -42,6 +42,7 @@ static int cmp_rows(const void *x, const void *y)
 	case S_INCL: c = cmp_u64(a->incl, b->incl); break;
 	case S_CALLS: c = cmp_u64(a->calls, b->calls); break;
 	case S_MIN: c = cmp_u64(a->min_self, b->min_self); break;
+	case S_OS: c = cmp_u64(a->os, b->os); break;
 	case S_MAX: c = cmp_u64(a->max_self, b->max_self); break;
 	case S_NAME: c = strcmp(sctx.p->funcs[a->g].name, sctx.p->funcs[b->g].name); break;
 	case S_OBJECT: c = strcmp(sctx.p->funcs[a->g].object, sctx.p->funcs[b->g].object); break;
@@ -62,6 +63,9 @@ static void print_json(const struct profile *p, const struct func_table *t, cons
 {
 	FILE *o = stdout;
 	fprintf(o, "{\n  \"total_cycles\": %llu,\n", (unsigned long long)t->total_self);
+	fprintf(o, "  \"os_cycles\": %llu,\n  \"os_left_cycles\": %llu,\n  \"os_charged\": %s,\n",
+		(unsigned long long)t->total_os, (unsigned long long)t->total_os_left,
+		prof_charges_os(p) ? "true" : "false");
 	fprintf(o, "  \"pid\": %u,\n  \"exe\": ", p->hdr->pid);
 	pv_json_str(o, p->hdr->exe);
 	fprintf(o, ",\n  \"cpu\": ");
@@ -78,10 +82,11 @@ static void print_json(const struct profile *p, const struct func_table *t, cons
 		pv_json_str(o, p->funcs[v->g].object);
 		fprintf(o, ", \"calls\": %llu, \"self_cycles\": %llu, \"incl_cycles\": %llu, "
 			   "\"min_self_cycles\": %llu, \"max_self_cycles\": %llu, \"block_cycles\": %llu, "
-			   "\"callers\": [",
+			   "\"os_cycles\": %llu, \"os_left_cycles\": %llu, \"external\": %s, \"callers\": [",
 			(unsigned long long)v->calls, (unsigned long long)v->self, (unsigned long long)v->incl,
 			(unsigned long long)v->min_self, (unsigned long long)v->max_self,
-			(unsigned long long)v->block_cycles);
+			(unsigned long long)v->block_cycles, (unsigned long long)v->os,
+			(unsigned long long)v->os_left, p->funcs[v->g].external ? "true" : "false");
 		for (uint32_t c = 0; c < v->ncallers; c++) {
 			const struct arc *cr = &v->callers[c];
 			fprintf(o, "%s{\"name\": ", c ? ", " : "");
@@ -108,7 +113,8 @@ static void csv_str(const char *s)
 
 static void print_csv(const struct profile *p, const struct func_table *t, const uint32_t *rows, uint32_t n)
 {
-	puts("name,symbol,object,calls,self_cycles,self_pct,incl_cycles,incl_pct,min_self_cycles,max_self_cycles");
+	puts("name,symbol,object,calls,self_cycles,self_pct,incl_cycles,incl_pct,min_self_cycles,max_self_cycles,"
+	     "os_cycles");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct func_view *v = &t->f[rows[i]];
 		csv_str(pv_name(p, v->g));
@@ -116,9 +122,10 @@ static void print_csv(const struct profile *p, const struct func_table *t, const
 		csv_str(p->funcs[v->g].name);
 		putchar(',');
 		csv_str(p->funcs[v->g].object);
-		printf(",%llu,%llu,%.4f,%llu,%.4f,%llu,%llu\n", (unsigned long long)v->calls, (unsigned long long)v->self,
-		       pct(v->self, t->total_self), (unsigned long long)v->incl, pct(v->incl, t->total_self),
-		       (unsigned long long)v->min_self, (unsigned long long)v->max_self);
+		printf(",%llu,%llu,%.4f,%llu,%.4f,%llu,%llu,%llu\n", (unsigned long long)v->calls,
+		       (unsigned long long)v->self, pct(v->self, t->total_self), (unsigned long long)v->incl,
+		       pct(v->incl, t->total_self), (unsigned long long)v->min_self, (unsigned long long)v->max_self,
+		       (unsigned long long)v->os);
 	}
 }
 
@@ -128,18 +135,42 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 	       p->nthreads == 1 ? "" : "s", p->nobjs ? prof_str(&p->objs[0], p->objs[0].map->cpu) : "?");
 	if (p->hdr->flags & PI_PROF_ENDED_BY_SIGNAL)
 		printf("The program ended on signal %u (%s)\n", p->hdr->signal, strsignal((int)p->hdr->signal));
-	printf("Total: %llu cycles\n\n", (unsigned long long)t->total_self);
-	printf("%12s %14s %6s %14s %6s %10s %10s  %s\n", "Calls", "Self", "Self%", "Incl", "Incl%", "MinSelf",
-	       "MaxSelf", "Function [object]");
+	printf("Total: %llu cycles\n", (unsigned long long)t->total_self);
+	/* Under a cycle model, time outside instrumented code is in the
+	 * cycles (the OS column: the part of Self spent in external code and
+	 * system calls); waits are measured and left out.  Under the
+	 * instructions model nothing measured is charged, so nothing that
+	 * varies from run to run is printed. */
+	bool os = prof_charges_os(p);
+	if (os) {
+		printf("Of which in external code and system calls: %llu cycles (%.1f%%)\n",
+		       (unsigned long long)t->total_os, pct(t->total_os, t->total_self));
+		if (t->total_os_left)
+			printf("Left out: %llu cycles waiting on the outside world (sleeps, polls, terminal reads, "
+			       "child processes; profinst --charge-waits charges them)\n",
+			       (unsigned long long)t->total_os_left);
+	}
+	putchar('\n');
+	printf("%12s %14s %6s %14s %6s %10s %10s ", "Calls", "Self", "Self%", "Incl", "Incl%", "MinSelf", "MaxSelf");
+	if (os)
+		printf("%12s ", "OS");
+	printf(" %s\n", "Function [object]");
 	/* the nominal root: the whole program, every thread */
-	printf("%12s %14s %6s %14llu %5.1f%% %10s %10s  %s\n", "", "", "", (unsigned long long)t->total_self, 100.0,
-	       "", "", "<Total>");
+	printf("%12s %14s %6s %14llu %5.1f%% %10s %10s ", "", "", "", (unsigned long long)t->total_self, 100.0, "", "");
+	if (os)
+		printf("%12llu ", (unsigned long long)t->total_os);
+	printf(" %s\n", "<Total>");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct func_view *v = &t->f[rows[i]];
-		printf("%12llu %14llu %5.1f%% %14llu %5.1f%% %10llu %10llu  %s [%s]\n",
-		       (unsigned long long)v->calls, (unsigned long long)v->self, pct(v->self, t->total_self),
-		       (unsigned long long)v->incl, pct(v->incl, t->total_self), (unsigned long long)v->min_self,
-		       (unsigned long long)v->max_self, pv_name(p, v->g), p->funcs[v->g].object);
+		printf("%12llu %14llu %5.1f%% %14llu %5.1f%% %10llu %10llu ", (unsigned long long)v->calls,
+		       (unsigned long long)v->self, pct(v->self, t->total_self), (unsigned long long)v->incl,
+		       pct(v->incl, t->total_self), (unsigned long long)v->min_self, (unsigned long long)v->max_self);
+		if (os)
+			printf("%12llu ", (unsigned long long)v->os);
+		if (p->funcs[v->g].external)
+			printf(" %s\n", pv_name(p, v->g));
+		else
+			printf(" %s [%s]\n", pv_name(p, v->g), p->funcs[v->g].object);
 	}
 }
 
@@ -189,13 +220,13 @@ int cmd_report(int argc, char **argv)
 			fputs(report_usage, stdout);
 			return 0;
 		} else if (!strncmp(a, "--sort=", 7)) {
-			static const char *names[] = {"self", "incl", "calls", "min", "max", "name", "object"};
+			static const char *names[] = {"self", "incl", "calls", "min", "max", "name", "object", "os"};
 			int k = -1;
-			for (int j = 0; j < 7; j++)
+			for (int j = 0; j < 8; j++)
 				if (!strcmp(a + 7, names[j]))
 					k = j;
 			if (k < 0) {
-				pv_error("unknown sort column '%s' (self, incl, calls, min, max, name, object)", a + 7);
+				pv_error("unknown sort column '%s' (self, incl, calls, min, max, name, object, os)", a + 7);
 				return 2;
 			}
 			col = (enum sort_col)k;

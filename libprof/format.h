@@ -42,8 +42,11 @@ struct pi_map_hdr {
 	uint32_t lines_off;  /* -> struct pi_map_line[nlines], sorted by (section, offset) */
 	uint32_t code_off;   /* original bytes of the blocks (see pi_map_block.code) */
 	uint32_t code_size;
-	uint32_t reserved;
+	uint32_t reserved;   /* PI_MAP_* flags */
 };
+
+#define PI_MAP_CHARGE_OS 0x1    /* the model charges time outside instrumented code */
+#define PI_MAP_CHARGE_WAITS 0x2 /* --charge-waits */
 
 /* A row of the original line table: from offset on (to the next row of the
  * same section), the code is of file:line. line 0: no line. */
@@ -57,6 +60,12 @@ struct pi_map_line {
 #define PI_FUNC_COMDAT 0x1      /* defined in a COMDAT group: may be a discarded copy */
 #define PI_FUNC_UNINSTRUMENTED 0x2 /* left as it was: no counts */
 #define PI_FUNC_GLOBAL 0x4
+/* Not code of the object: a function outside instrumented code (a shared
+ * library's, reached through the PLT) that the object calls.  Its calls are
+ * wrapped and timed; it has no blocks.  name is the symbol called; views
+ * show it as <external:name>. */
+#define PI_FUNC_EXTERNAL 0x8
+#define PI_FUNC_WAIT 0x10       /* external that waits on the outside world */
 
 struct pi_map_func {
 	uint32_t name;        /* string: symbol name (mangled) */
@@ -111,7 +120,11 @@ struct pi_objdesc {
 /* One per function, in a section "profinst_funcs" that joins the
  * function's COMDAT group, so that a discarded copy takes its record along.
  * The entry stub passes its address to the runtime: it is the function's
- * identity at run time. */
+ * identity at run time.
+ *
+ * An external's record (npieces = 0) passes to the external-call stubs:
+ * size[0] holds PI_EXT_* flags, and addr[0] is filled in at start-up by the
+ * runtime with the record every external of that name shares. */
 struct pi_funcrec {
 	const struct pi_objdesc *obj;
 	uint32_t index;          /* into the object's map funcs */
@@ -120,10 +133,17 @@ struct pi_funcrec {
 	uint32_t size[PI_MAX_PIECES]; /* instrumented size of each piece */
 };
 
+#define PI_EXT_CHARGE 0x1   /* add its time to the thread's clock (a cycle model) */
+#define PI_EXT_WAIT 0x2     /* waits on the outside world: not charged by default */
+#define PI_EXT_TTYREAD 0x4  /* a read: a wait when its descriptor is a terminal */
+#define PI_EXT_CHARGE_WAITS 0x8 /* --charge-waits: charge waits too */
+#define PI_EXT_CHECK 0x10   /* may be instrumented after all (profinst -c):
+				 the runtime looks at the call's target */
+
 /* ----- The profile file. */
 
 #define PI_PROF_MAGIC "PROFINST"
-#define PI_PROF_VERSION 1
+#define PI_PROF_VERSION 2
 
 #define PI_PROF_ENDED_BY_SIGNAL 0x1
 
@@ -186,6 +206,10 @@ struct pi_prof_node {
 	uint64_t incl;        /* cycles, outermost activations only */
 	uint64_t min_self;
 	uint64_t max_self;
+	uint64_t os;          /* of self: cycles in external code and system
+				 calls made from here, charged */
+	uint64_t os_left;     /* cycles measured there but not charged: waits,
+				 or all of it under the instructions model */
 };
 
 /* A recursive call collapsed into an ancestor node: who called (caller

@@ -188,6 +188,7 @@ static int parse(struct profile *p, char *err, size_t errsz)
 			g->func = f;
 			g->name = prof_str(o, o->funcs[f].name);
 			g->object = prof_str(o, o->map->object);
+			g->external = (o->funcs[f].flags & PI_FUNC_EXTERNAL) != 0;
 		}
 	}
 	for (uint32_t i = 0; i < p->nrecs; i++) {
@@ -355,5 +356,13 @@ bool prof_find_site(const struct profile *p, uint64_t ra, uint32_t *gfunc, const
 				return true;
 			}
 	}
+	return false;
+}
+
+bool prof_charges_os(const struct profile *p)
+{
+	for (uint32_t i = 0; i < p->nobjs; i++)
+		if (p->objs[i].map->reserved & PI_MAP_CHARGE_OS)
+			return true;
 	return false;
 }

@@ -36,8 +36,9 @@ struct prof_thread {
 struct prof_gfunc {
 	uint32_t obj, func;
 	const char *name;     /* as in the symbol table */
-	const char *object;
+	const char *object;   /* the object it is in; for an external, the object calling it */
 	const struct pi_prof_funcrec *rec; /* where it landed, if linked */
+	bool external;        /* not instrumented code: <external:name> */
 };
 
 struct profile {
@@ -77,5 +78,9 @@ uint32_t prof_gfunc(const struct profile *p, uint32_t obj, uint32_t func);
  * site in its map, or false. */
 bool prof_find_site(const struct profile *p, uint64_t ret_addr, uint32_t *gfunc,
 		    const struct pi_map_site **site);
+
+/* Does the profile's model charge the time measured in external code and
+ * system calls (a cycle model), or only record it (instructions)? */
+bool prof_charges_os(const struct profile *p);
 
 #endif

@@ -65,6 +65,10 @@ int func_table_build(struct func_table *t, const struct profile *p)
 			v->calls += nd->calls;
 			v->rec_calls += nd->rec_calls;
 			v->self += nd->self;
+			v->os += nd->os;
+			v->os_left += nd->os_left;
+			t->total_os += nd->os;
+			t->total_os_left += nd->os_left;
 			/* nodes of one function never nest: their incl add up */
 			v->incl += nd->incl;
 			if (nd->calls && nd->min_self < v->min_self)

@@ -2,6 +2,7 @@
 #include "cfg.h"
 
 #include "ehframe.h"
+#include "external.h"
 
 #include <elf.h>
 #include <stdlib.h>
@@ -352,7 +353,7 @@ static void decode_text(struct code *c, int ti)
 	t->fn = fnof;
 	for (uint32_t k = 0; k < t->ninsns; k++)
 		t->at[t->insns[k].off] = k;
-	t->mark = xcalloc(nins + 1, 1);
+	t->mark = xcalloc(nins + 1, sizeof(*t->mark));
 	t->rel_at = xcalloc(nins + 1, sizeof(bool));
 	t->block = xcalloc(nins + 1, sizeof(uint32_t));
 	t->pre = xcalloc(nins + 1, sizeof(uint32_t));
@@ -411,6 +412,21 @@ static bool in_func(const struct code *c, const struct func *f, int sec, uint64_
 
 /* Relocation on instruction k of text t, if any, covering the branch field. */
 static const struct rela *branch_rela(const struct code *c, const struct text *t, uint32_t k)
+{
+	return code_branch_rela(c, t, k);
+}
+
+const struct rela *code_rela_at(const struct code *c, const struct text *t, uint64_t off)
+{
+	const struct section *s = &c->o->secs[t->sec];
+	if (!s->rela)
+		return NULL;
+	const struct section *rs = &c->o->secs[s->rela];
+	size_t r = rela_lower_bound(rs, off);
+	return r < rs->nrelas && rs->relas[r].off == off ? &rs->relas[r] : NULL;
+}
+
+const struct rela *code_branch_rela(const struct code *c, const struct text *t, uint32_t k)
 {
 	const struct section *s = &c->o->secs[t->sec];
 	if (!s->rela)
@@ -545,7 +561,7 @@ static void find_leaders(struct code *c)
 	}
 }
 
-static bool returns_twice(const char *n)
+bool returns_twice(const char *n)
 {
 	static const char *names[] = {"setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "savectx",
 				      "vfork", "getcontext", "__builtin_setjmp", NULL};
@@ -555,7 +571,7 @@ static bool returns_twice(const char *n)
 	return false;
 }
 
-static bool ends_image(const char *n)
+bool ends_image(const char *n)
 {
 	static const char *names[] = {"_exit", "_Exit", "quick_exit", "execve", "execv", "execvp",
 				      "execvpe", "execl", "execle", "execlp", "fexecve", "execveat", NULL};
@@ -749,7 +765,10 @@ static void find_sites(struct code *c)
 			struct block *bl = &c->blocks[b];
 			struct text *t = &c->texts[bl->ts];
 			for (uint32_t k = bl->first; k < bl->first + bl->n; k++) {
-				if (t->insns[k].kind != INSN_CALL && t->insns[k].kind != INSN_CALL_IND)
+				/* calls, and tail jumps to external code (they become calls) */
+				bool ext_tail = (t->mark[k] & MARK_EXT) && (t->insns[k].kind == INSN_JMP ||
+									     t->insns[k].kind == INSN_JMP_IND);
+				if (t->insns[k].kind != INSN_CALL && t->insns[k].kind != INSN_CALL_IND && !ext_tail)
 					continue;
 				struct site *s = VEC_PUSH(c->sites, c->nsites, c->sitecap);
 				s->fn = (uint32_t)fi;
@@ -767,13 +786,13 @@ static void find_sites(struct code *c)
 	}
 }
 
-int code_analyse(struct code *c, struct object *o, const struct cpu_model *m,
-		 struct model_stats *ms)
+int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *opts)
 {
 	memset(c, 0, sizeof(*c));
 	c->o = o;
-	c->model = m;
-	c->mstats = ms;
+	c->opts = opts;
+	c->model = opts->model;
+	c->mstats = opts->mstats;
 	for (size_t i = 1; i < o->nsecs; i++)
 		if (o->secs[i].type == SHT_RELA && o->secs[i].nrelas)
 			qsort(o->secs[i].relas, o->secs[i].nrelas, sizeof(struct rela), cmp_rela);
@@ -795,6 +814,7 @@ int code_analyse(struct code *c, struct object *o, const struct cpu_model *m,
 		decode_text(c, ti);
 	find_leaders(c);
 	find_resync_points(c);
+	find_external_calls(c);
 	find_vanishing_calls(c);
 	ehframe_mark_landing_pads(c);
 	build_blocks(c);
@@ -818,10 +838,14 @@ void code_free(struct code *c)
 		struct text *t = &c->texts[i];
 		free(t->insns), free(t->at), free(t->fn), free(t->mark), free(t->block);
 		free(t->pre), free(t->lab), free(t->pos), free(t->entry), free(t->vr), free(t->rel_at);
+		free(t->cfa_rows);
 		buf_free(&t->out);
 	}
 	for (size_t i = 0; i < c->nfuncs; i++)
 		free(c->funcs[i].name);
+	for (size_t i = 0; i < c->nexts; i++)
+		free(c->exts[i].name);
+	free(c->exts);
 	free(c->texts), free(c->text_of_sec), free(c->funcs), free(c->blocks), free(c->sites);
 	free(c->func_of_sym), free(c->bases), free(c->block_code);
 	line_table_free(&c->lines);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "decode.h"
+#include "external.h"
 #include "dwarfline.h"
 #include "format.h"
 #include "model.h"
@@ -58,7 +59,7 @@ struct text {
 	uint32_t ninsns;
 	uint32_t *at;       /* [size+1]: instruction index starting at offset, or NO_INSN */
 	int32_t *fn;        /* per instruction: function index or -1 */
-	uint8_t *mark;      /* per instruction: MARK_* */
+	uint16_t *mark;     /* per instruction: MARK_* */
 	uint32_t *block;    /* per instruction: block index (instrumented funcs) */
 	/* layout results (per instruction) */
 	uint32_t *pre, *lab, *pos;
@@ -71,6 +72,10 @@ struct text {
 	struct vrange { uint64_t start, end, nstart; bool gap; } *vr;
 	size_t nvr, vrcap;
 	bool *rel_at;       /* per instruction: a relocation covers part of it */
+	/* CFA offsets (from %rsp) that inserted code changes, by new offset:
+	 * the unwind rows ehframe.c adds (external tail calls) */
+	struct cfa_row { uint64_t pos; uint32_t cfa_off; } *cfa_rows;
+	size_t ncfa_rows, cfa_cap;
 };
 
 #define MARK_LEADER   0x01
@@ -81,6 +86,7 @@ struct text {
 #define MARK_RESYNC   0x20 /* reached without call or return: setjmp's return, landing pad */
 #define MARK_NOCOST   0x40 /* gone after linking: the call of a TLS local-dynamic pair */
 #define MARK_FLUSH    0x80 /* a call or jump ending the process image (_exit, exec) */
+#define MARK_EXT      0x100 /* a call leaving instrumented code, or a syscall: timed */
 
 struct site {
 	uint32_t fn, piece, ret_off, block;
@@ -88,10 +94,30 @@ struct site {
 	uint64_t orig_off;
 };
 
+/* What the rewrite is told beyond the object itself. */
+struct rewrite_opts {
+	const struct cpu_model *model;
+	struct model_stats *mstats;      /* or NULL */
+	const struct nameset *defined;   /* functions the link's inputs define; NULL with -c */
+	bool charge_waits;               /* --charge-waits */
+};
+
+/* A function outside instrumented code that the object calls. */
+struct external {
+	char *name;
+	uint32_t flags;    /* PI_EXT_* */
+	uint32_t map_index; /* its pi_map_func: after the object's functions */
+	int rec_sec;
+	uint64_t rec_off;
+};
+
 struct code {
 	struct object *o;
 	const struct cpu_model *model;
 	struct model_stats *mstats; /* or NULL */
+	const struct rewrite_opts *opts;
+	struct external *exts;
+	size_t nexts, extcap;
 	struct text *texts;
 	int ntexts;
 	int *text_of_sec;   /* [nsecs at analysis] -> text index or -1: use text_index() */
@@ -109,6 +135,7 @@ struct code {
 	size_t nbases, basecap;
 	/* new symbols for stubs */
 	int sym_tls, sym_enter, sym_enter_flags, sym_exit, sym_tailexit, sym_rep, sym_resync, sym_flush;
+	int sym_ext_enter, sym_ext_exit, sym_sys_enter, sym_sys_exit;
 	int counts_sec, desc_sec, map_sec;
 	uint32_t nwarn;
 	/* kept from before the rewrite, for the map: line tables, and the
@@ -125,9 +152,15 @@ static inline int text_index(const struct code *c, int sec)
 }
 
 /* Decode, find functions, blocks and liveness. 0 or -1 (message printed). */
-int code_analyse(struct code *c, struct object *o, const struct cpu_model *m,
-		 struct model_stats *ms);
+int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *opts);
 void code_free(struct code *c);
+
+/* The relocation of instruction k's branch field, or of the field at off. */
+const struct rela *code_branch_rela(const struct code *c, const struct text *t, uint32_t k);
+const struct rela *code_rela_at(const struct code *c, const struct text *t, uint64_t off);
+/* Calls the CFG treats specially, by the name called. */
+bool returns_twice(const char *name);
+bool ends_image(const char *name);
 
 /* Relocation helpers used by analysis and layout. */
 bool rel_is_pcrel(uint32_t type);

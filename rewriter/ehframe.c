@@ -272,6 +272,17 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 		put_advance(b, &last, stub + 16, ci->code_align);
 		buf_u8(b, 0x0e), buf_uleb(b, 8);
 	}
+	/* rows for code the layout inserted that moves %rsp (external tail
+	 * calls): they fall strictly between original instructions, so
+	 * they go in before the advance past them */
+	size_t ri = 0;
+	while (ri < t->ncfa_rows && t->cfa_rows[ri].pos < nbegin)
+		ri++;
+#define INSERTED_ROWS(upto)                                                              \
+	for (; ri < t->ncfa_rows && t->cfa_rows[ri].pos < (upto); ri++) {                  \
+		put_advance(b, &last, t->cfa_rows[ri].pos, ci->code_align);                \
+		buf_u8(b, 0x0e), buf_uleb(b, t->cfa_rows[ri].cfa_off);                      \
+	}
 	while (cu.p < cu.end) {
 		uint8_t op = *cu.p++;
 		uint64_t delta = 0;
@@ -292,7 +303,9 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 			return false;
 		if (adv) {
 			oloc += delta * ci->code_align;
-			put_advance(b, &last, layout_map(c, ti, oloc, MAP_PLACE), ci->code_align);
+			uint64_t to = layout_map(c, ti, oloc, MAP_PLACE);
+			INSERTED_ROWS(to)
+			put_advance(b, &last, to, ci->code_align);
 			continue;
 		}
 		const uint8_t *opstart = cu.p - 1;
@@ -300,6 +313,8 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 			return false;
 		buf_put(b, opstart, (size_t)(cu.p - opstart));
 	}
+	INSERTED_ROWS(nend)
+#undef INSERTED_ROWS
 	while ((b->len - start) % 8)
 		buf_u8(b, 0);
 	wr32(b->p + start, (uint32_t)(b->len - start - 4));

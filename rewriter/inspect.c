@@ -66,7 +66,8 @@ int inspect_object(struct inspect *in, struct object *o)
 	if (obj_is_lto(o))
 		return 0;
 	struct code c;
-	if (code_analyse(&c, o, in->model, &in->ms)) {
+	struct rewrite_opts ro = {.model = in->model, .mstats = &in->ms};
+	if (code_analyse(&c, o, &ro)) {
 		code_free(&c);
 		return -1;
 	}

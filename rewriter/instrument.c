@@ -5,7 +5,7 @@
 #include "layout.h"
 #include "meta.h"
 
-int instrument_object(struct object *o, const struct cpu_model *m, struct istats *st)
+int instrument_object(struct object *o, const struct rewrite_opts *opts, struct istats *st)
 {
 	if (obj_is_lto(o)) {
 		pi_error("%s: LTO object holds no machine code (build without -flto, or with -ffat-lto-objects)",
@@ -13,7 +13,9 @@ int instrument_object(struct object *o, const struct cpu_model *m, struct istats
 		return -1;
 	}
 	struct code c;
-	if (code_analyse(&c, o, m, st ? &st->model : NULL)) {
+	struct rewrite_opts ro = *opts;
+	ro.mstats = st ? &st->model : NULL;
+	if (code_analyse(&c, o, &ro)) {
 		code_free(&c);
 		return -1;
 	}
@@ -34,6 +36,7 @@ int instrument_object(struct object *o, const struct cpu_model *m, struct istats
 			st->insns += c.funcs[i].ninsns;
 			st->uninstrumented += !c.funcs[i].instrument;
 		}
+		st->externals += c.nexts;
 	}
 	code_free(&c);
 	return rc;

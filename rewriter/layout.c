@@ -143,13 +143,17 @@ static void emit_call_rt(struct emit *e, int sym)
 	buf_u32(&e->t->out, 0);
 }
 
-static void emit_lea_r11_funcrec(struct emit *e, const struct func *f)
+static void emit_lea_r11_rec(struct emit *e, int sec, uint64_t off)
 {
 	static const uint8_t lea[] = {0x4c, 0x8d, 0x1d};
 	buf_put(&e->t->out, lea, sizeof(lea));
-	add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)obj_section_symbol(e->c->o, f->rec_sec),
-		 (int64_t)f->rec_off - 4);
+	add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)obj_section_symbol(e->c->o, sec), (int64_t)off - 4);
 	buf_u32(&e->t->out, 0);
+}
+
+static void emit_lea_r11_funcrec(struct emit *e, const struct func *f)
+{
+	emit_lea_r11_rec(e, f->rec_sec, f->rec_off);
 }
 
 static const uint8_t PUSH_R11[] = {0x41, 0x53}, POP_R11[] = {0x41, 0x5b};
@@ -262,6 +266,65 @@ static void emit_tail_indirect(struct emit *e, uint32_t k, const struct func *f)
 	emit_call_rt(e, e->c->sym_tailexit);
 	PUT(e, POP_R11);
 	PUT(e, LEA_RSP_P8);
+}
+
+/*
+ * A tail jump to external code becomes a call, so that the external's time
+ * is measured and the function exits when it returns: the stack arguments
+ * the external may read above the return address are copied below it
+ * (EXT_TAIL_ARGS of them: a sibling call passes no more than the caller
+ * received, and more than 8 stack arguments is unheard of), then
+ *   call CALL (the jump's target); exit stub; ret.
+ * The unwinder learns of the moved CFA from the rows ehframe.c inserts.
+ */
+#define EXT_TAIL_ARGS 8
+#define EXT_TAIL_BYTES (8 * EXT_TAIL_ARGS + 8) /* keeps %rsp 16-aligned at the call */
+
+static void cfa_row(struct emit *e, uint32_t off)
+{
+	if (!e->final)
+		return;
+	struct cfa_row *r = VEC_PUSH(e->t->cfa_rows, e->t->ncfa_rows, e->t->cfa_cap);
+	r->pos = cur(e);
+	r->cfa_off = off;
+}
+
+static void emit_ext_tail(struct emit *e, uint32_t k)
+{
+	const struct insn *in = &e->t->insns[k];
+	struct buf *o = &e->t->out;
+	static const uint8_t lea_down[] = {0x48, 0x8d, 0x64, 0x24, (uint8_t)-EXT_TAIL_BYTES};
+	static const uint8_t lea_up[] = {0x48, 0x8d, 0x64, 0x24, EXT_TAIL_BYTES};
+	PUT(e, lea_down);
+	cfa_row(e, EXT_TAIL_BYTES + 8);
+	for (uint32_t i = 0; i < EXT_TAIL_ARGS; i++) {
+		/* mov (EXT_TAIL_BYTES + 8 + 8i)(%rsp),%r11; mov %r11,8i(%rsp) */
+		static const uint8_t ld[] = {0x4c, 0x8b, 0x9c, 0x24};
+		PUT(e, ld);
+		buf_u32(o, EXT_TAIL_BYTES + 8 + 8 * i);
+		static const uint8_t st[] = {0x4c, 0x89, 0x5c, 0x24};
+		PUT(e, st);
+		buf_u8(o, (uint8_t)(8 * i));
+	}
+	const struct external *x = &e->c->exts[external_of_call(e->c, e->t, k)];
+	emit_lea_r11_rec(e, x->rec_sec, x->rec_off);
+	emit_call_rt(e, e->c->sym_ext_enter);
+	e->t->pos[k] = (uint32_t)cur(e);
+	if (in->kind == INSN_JMP) {
+		buf_u8(o, 0xe8);
+		emit_rel32_to_target(e, k, MAP_PLACE, false);
+	} else {
+		/* jmp *GOT(%rip) (FF /4) becomes call *GOT(%rip) (FF /2) */
+		uint8_t tmp[16];
+		memcpy(tmp, e->s->data + in->off, in->len);
+		tmp[in->modrm_off] = (uint8_t)((tmp[in->modrm_off] & ~0x38) | (2 << 3));
+		emit_copy(e, k, tmp, in->len, 0, false);
+	}
+	emit_call_rt(e, e->c->sym_ext_exit);
+	PUT(e, lea_up);
+	cfa_row(e, 8);
+	emit_call_rt(e, e->c->sym_exit);
+	buf_u8(o, 0xc3);
 }
 
 static void emit_rep_pre(struct emit *e)
@@ -379,6 +442,11 @@ static void emit_insn(struct emit *e, uint32_t k)
 		emit_call_rt(e, e->c->sym_flush);
 		PUT(e, LEA_RSP_P128);
 	}
+	bool ext = f && (t->mark[k] & MARK_EXT);
+	if (ext && (in->kind == INSN_JMP || in->kind == INSN_JMP_IND)) {
+		emit_ext_tail(e, k);
+		return;
+	}
 	if (f) {
 		if (in->kind == INSN_RET)
 			emit_call_rt(e, e->c->sym_exit);
@@ -389,9 +457,25 @@ static void emit_insn(struct emit *e, uint32_t k)
 		if (in->rep)
 			emit_rep_pre(e);
 	}
+	if (ext && in->kind == INSN_SYSCALL) {
+		PUT(e, LEA_RSP_M128);
+		emit_call_rt(e, e->c->sym_sys_enter);
+		PUT(e, LEA_RSP_P128);
+	} else if (ext) {
+		const struct external *x = &e->c->exts[external_of_call(e->c, t, k)];
+		emit_lea_r11_rec(e, x->rec_sec, x->rec_off);
+		emit_call_rt(e, e->c->sym_ext_enter);
+	}
 	if (!done) {
 		t->pos[k] = (uint32_t)cur(e);
 		emit_body(e, k, f);
+	}
+	if (ext && in->kind == INSN_SYSCALL) {
+		PUT(e, LEA_RSP_M128);
+		emit_call_rt(e, e->c->sym_sys_exit);
+		PUT(e, LEA_RSP_P128);
+	} else if (ext) {
+		emit_call_rt(e, e->c->sym_ext_exit);
 	}
 	if (f && in->rep)
 		emit_rep_post(e, in);

@@ -50,6 +50,10 @@ static const char usage_text[] =
 	"                    instructions, modelled cycles, bytes in hex), tab-separated\n"
 	"  --dump-forms      analyse only: print the instruction forms of the inputs\n"
 	"                    (form, count, an example, its bytes), most frequent first\n"
+	"  --charge-waits    charge the time of calls that wait on the outside world\n"
+	"                    (sleeps, poll/select, waits for children and threads,\n"
+	"                    reads from a terminal); by default it is measured and\n"
+	"                    reported but left out of the cycles\n"
 	"  --cc=DRIVER       compiler driver used to link (default: cc, or c++ when an\n"
 	"                    input holds C++ code; also $PROFINST_CC)\n"
 	"  --runtime=FILE    the runtime archive (default: found next to profinst;\n"
@@ -77,6 +81,7 @@ struct opts {
 	bool keep;
 	bool verbose;
 	bool model_stats, dump_blocks, dump_forms;
+	struct rewrite_opts ro;
 	char **inputs; /* all non-option arguments and linker args, in order */
 	size_t ninputs, incap;
 };
@@ -141,7 +146,7 @@ static int instrument_image(const char *name, const uint8_t *img, size_t size, c
 	}
 	if (cxx && has_cxx(&o))
 		*cxx = true;
-	int rc = instrument_object(&o, op->model, st);
+	int rc = instrument_object(&o, &op->ro, st);
 	if (!rc) {
 		char tmp[PATH_MAX];
 		const char *p = out_path;
@@ -371,6 +376,37 @@ static void rm_rf(const char *dir)
 	run(cmd, false);
 }
 
+static void add_name(const char *name, void *arg)
+{
+	nameset_add(arg, name);
+}
+
+/* The global symbols every input defines: a call to any other function
+ * leaves instrumented code. */
+static int collect_defined(struct opts *op, struct nameset *defined)
+{
+	for (size_t i = 0; i < op->ninputs; i++) {
+		const char *in = op->inputs[i];
+		if (!is_input_file(in))
+			continue;
+		struct file f;
+		if (read_file(in, &f))
+			return -1;
+		if (is_archive(f.data, f.size)) {
+			struct archive a;
+			if (!archive_read(&a, in, f.data, f.size))
+				for (size_t m = 0; m < a.n; m++)
+					if (a.m[m].size >= 4 && !memcmp(a.m[m].data, "\177ELF", 4))
+						elf_defined_globals(a.m[m].data, a.m[m].size, add_name, defined);
+			archive_free(&a);
+		} else if (f.size >= 4 && !memcmp(f.data, "\177ELF", 4)) {
+			elf_defined_globals(f.data, f.size, add_name, defined);
+		}
+		free(f.data);
+	}
+	return 0;
+}
+
 static int do_link(struct opts *op)
 {
 	char tmpl[] = "/tmp/profinst.XXXXXX";
@@ -382,6 +418,10 @@ static int do_link(struct opts *op)
 	struct istats st = {0};
 	bool cxx = false;
 	int rc = 0;
+	struct nameset defined = {0};
+	if (collect_defined(op, &defined))
+		rc = 1;
+	op->ro.defined = &defined;
 	char **argv = xcalloc(op->ninputs + 16, sizeof(char *));
 	size_t na = 0;
 	char *runtime = find_runtime(op);
@@ -435,8 +475,8 @@ static int do_link(struct opts *op)
 		model_stats_print(&st.model, op->model, stderr);
 	model_stats_free(&st.model);
 	if (op->verbose && !rc)
-		fprintf(stderr, "profinst: %zu objects, %zu functions (%zu left uninstrumented), %zu blocks, %zu instructions\n",
-			st.objects, st.functions, st.uninstrumented, st.blocks, st.insns);
+		fprintf(stderr, "profinst: %zu objects, %zu functions (%zu left uninstrumented), %zu blocks, %zu instructions, %zu external functions called\n",
+			st.objects, st.functions, st.uninstrumented, st.blocks, st.insns, st.externals);
 	for (size_t i = 1; i < na; i++)
 		if (argv[i] && !strncmp(argv[i], dir, strlen(dir)))
 			free(argv[i]);
@@ -447,6 +487,8 @@ static int do_link(struct opts *op)
 	free(outtmp);
 	free(runtime);
 	free(argv);
+	nameset_free(&defined);
+	op->ro.defined = NULL;
 	return rc;
 }
 
@@ -506,6 +548,8 @@ int main(int argc, char **argv)
 			op.cc = a + 5;
 		} else if (!strncmp(a, "--runtime=", 10)) {
 			op.runtime = a + 10;
+		} else if (!strcmp(a, "--charge-waits")) {
+			op.ro.charge_waits = true;
 		} else if (!strcmp(a, "--model-stats")) {
 			op.model_stats = true;
 		} else if (!strcmp(a, "--dump-blocks")) {
@@ -541,6 +585,7 @@ int main(int argc, char **argv)
 		fputs("profinst: no input files\nTry 'profinst --help' for more information.\n", stderr);
 		return 2;
 	}
+	op.ro.model = op.model;
 	if (op.dump_blocks || op.dump_forms || (op.model_stats && !op.out)) {
 		int rc = do_inspect(&op);
 		free(op.inputs);

@@ -26,6 +26,10 @@ void meta_prepare(struct code *c)
 	c->sym_rep = undef(o, STUB_REP_SYMBOL, STT_NOTYPE);
 	c->sym_resync = undef(o, STUB_RESYNC_SYMBOL, STT_NOTYPE);
 	c->sym_flush = undef(o, STUB_FLUSH_SYMBOL, STT_NOTYPE);
+	c->sym_ext_enter = undef(o, STUB_EXT_ENTER_SYMBOL, STT_NOTYPE);
+	c->sym_ext_exit = undef(o, STUB_EXT_EXIT_SYMBOL, STT_NOTYPE);
+	c->sym_sys_enter = undef(o, STUB_SYS_ENTER_SYMBOL, STT_NOTYPE);
+	c->sym_sys_exit = undef(o, STUB_SYS_EXIT_SYMBOL, STT_NOTYPE);
 	c->counts_sec = obj_add_section(o, ".tbss.profinst", SHT_NOBITS,
 					SHF_ALLOC | SHF_WRITE | SHF_TLS, 8, NULL,
 					8 * (c->nblocks ? c->nblocks : 1));
@@ -59,6 +63,19 @@ void meta_prepare(struct code *c)
 		memset(s->data + s->size, 0, FUNCREC_SIZE);
 		s->size += FUNCREC_SIZE;
 	}
+	for (size_t i = 0; i < c->nexts; i++) {
+		if (!plain) {
+			plain = obj_add_section(o, "profinst_funcs", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 8,
+						NULL, 0);
+			obj_section_symbol(o, plain);
+		}
+		struct section *s = &o->secs[plain];
+		c->exts[i].rec_sec = plain;
+		c->exts[i].rec_off = s->size;
+		s->data = xrealloc(s->data, s->size + FUNCREC_SIZE);
+		memset(s->data + s->size, 0, FUNCREC_SIZE);
+		s->size += FUNCREC_SIZE;
+	}
 	free(sec_of_group);
 }
 
@@ -82,6 +99,14 @@ static void fill_funcrecs(struct code *c)
 			wr32(r + offsetof(struct pi_funcrec, size) + 4 * (size_t)p, (uint32_t)(pc->nend - pc->nstart));
 		}
 	}
+	for (size_t i = 0; i < c->nexts; i++) {
+		const struct external *x = &c->exts[i];
+		uint8_t *r = o->secs[x->rec_sec].data + x->rec_off;
+		obj_add_rela(o, x->rec_sec, x->rec_off + offsetof(struct pi_funcrec, obj), R_X86_64_64,
+			     (uint32_t)o->secs[c->desc_sec].secsym, 0);
+		wr32(r + offsetof(struct pi_funcrec, index), x->map_index);
+		wr32(r + offsetof(struct pi_funcrec, size), x->flags);
+	}
 }
 
 static void build_map(struct code *c, struct buf *b)
@@ -93,10 +118,12 @@ static void build_map(struct code *c, struct buf *b)
 		.magic = PI_MAP_MAGIC,
 		.version = PI_MAP_VERSION,
 		.object = strtab_add(&st, o->name),
-		.nfuncs = (uint32_t)c->nfuncs,
+		.nfuncs = (uint32_t)(c->nfuncs + c->nexts),
 		.nblocks = (uint32_t)c->nblocks,
 		.nsites = (uint32_t)c->nsites,
 		.cpu = strtab_add(&st, c->model->name),
+		.reserved = (c->model->charges_os ? PI_MAP_CHARGE_OS : 0) |
+			    (c->opts->charge_waits ? PI_MAP_CHARGE_WAITS : 0),
 	};
 	struct buf body = {0};
 	h.funcs_off = sizeof(h);
@@ -115,6 +142,17 @@ static void build_map(struct code *c, struct buf *b)
 			.flags = (f->group ? PI_FUNC_COMDAT : 0) | (f->instrument ? 0 : PI_FUNC_UNINSTRUMENTED) |
 				 (ELF64_ST_BIND(sym->info) != STB_LOCAL ? PI_FUNC_GLOBAL : 0),
 			.ninsns = f->ninsns,
+		};
+		buf_put(&body, &mf, sizeof(mf));
+	}
+	for (size_t i = 0; i < c->nexts; i++) {
+		struct pi_map_func mf = {
+			.name = strtab_add(&st, c->exts[i].name),
+			.section = strtab_add(&st, ""),
+			.first_block = (uint32_t)c->nblocks,
+			.first_site = (uint32_t)c->nsites,
+			.flags = PI_FUNC_EXTERNAL | PI_FUNC_GLOBAL |
+				 ((c->exts[i].flags & PI_EXT_WAIT) ? PI_FUNC_WAIT : 0),
 		};
 		buf_put(&body, &mf, sizeof(mf));
 	}
@@ -184,7 +222,7 @@ void meta_finish(struct code *c)
 	struct section *d = &o->secs[c->desc_sec];
 	wr64(d->data + offsetof(struct pi_objdesc, magic), PI_OBJDESC_MAGIC);
 	wr32(d->data + offsetof(struct pi_objdesc, nblocks), (uint32_t)c->nblocks);
-	wr32(d->data + offsetof(struct pi_objdesc, nfuncs), (uint32_t)c->nfuncs);
+	wr32(d->data + offsetof(struct pi_objdesc, nfuncs), (uint32_t)(c->nfuncs + c->nexts));
 	obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, map), R_X86_64_64,
 		     (uint32_t)o->secs[c->map_sec].secsym, 0);
 	obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, counts_tpoff), R_X86_64_TPOFF32,

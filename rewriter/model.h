@@ -39,6 +39,10 @@ struct cpu_model {
 	/* Count executions as valgrind does: a rep instruction executes once
 	 * per iteration plus once more when it stops on %rcx == 0. */
 	int rep_counts_passes;
+	/* Time measured in external code and system calls is added to the
+	 * profile's cycles (not under the instructions model, whose "cycles"
+	 * are instruction counts). */
+	int charges_os;
 	const void *uarch; /* the model's own data (struct uarch), or NULL */
 };
 

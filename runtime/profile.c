@@ -72,6 +72,8 @@ static void write_thread(struct rt_thread *th)
 			.incl = n->incl,
 			.min_self = n->calls ? n->min_self : 0,
 			.max_self = n->max_self,
+			.os = n->os,
+			.os_left = n->os_left,
 		};
 		fn_ids(n->fn, &pn.obj, &pn.func);
 		pw_put(&w, &pn, sizeof(pn));
@@ -173,6 +175,7 @@ void rt_write_profile(int sig)
 	h.version = PI_PROF_VERSION;
 	h.hdr_size = sizeof(h);
 	h.pid = (uint32_t)getpid();
+	h.tsc_per_kcycle = rt_tsc_per_kcycle();
 	if (sig) {
 		h.flags |= PI_PROF_ENDED_BY_SIGNAL;
 		h.signal = (uint32_t)sig;

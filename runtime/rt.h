@@ -23,6 +23,8 @@ struct rt_node {
 	uint64_t calls, rec_calls, self, incl, min_self, max_self;
 	uint32_t unused;
 	uint32_t index;   /* when written */
+	uint64_t os;      /* of self: external code and system calls, charged */
+	uint64_t os_left; /* measured there but not charged */
 };
 
 struct rt_frame {
@@ -33,7 +35,16 @@ struct rt_frame {
 	uint64_t child;        /* cycles of its children */
 	uint64_t tail_target;  /* where it tail-jumped, if tail */
 	uint64_t tail;
+	/* A call into external code (RT_EXT_* bits, 0 for instrumented code):
+	 * its real time runs from ext_start, paused while a callback runs
+	 * (instrumented code called from it), and adds up in ext_ticks. */
+	uint64_t ext;
+	uint64_t ext_start;
+	uint64_t ext_ticks;
 };
+
+#define RT_EXT_ON 0x1     /* an external call's frame */
+#define RT_EXT_CHARGE 0x2 /* its time goes into the cycles */
 
 /* The entry fast path's cache of calling-context children: direct-mapped
  * by (parent node, function, return address), see rt_cache_index. */
@@ -76,6 +87,8 @@ struct pi_tls {
 	struct rt_thread *th;
 	uint32_t busy;
 	uint32_t dead;
+	uint64_t sys_start;  /* rdtsc at the system call running, or 0 */
+	uint64_t sys_charge; /* whether its time is charged */
 };
 
 extern __thread struct pi_tls __profinst_tls;
@@ -103,6 +116,34 @@ void rt_process_init(void);
 int rt_in_profiled_process(void);
 void rt_reset_for_child(struct pi_tls *t);
 struct pi_tls *rt_tls_of(const struct rt_thread *th); /* another thread's block */
+
+/* ----- Time outside instrumented code (external.c) */
+
+/* rdtsc ticks to cycles of the core, by the ratio measured at start-up
+ * (0 before). */
+uint64_t rt_ticks_to_cycles(uint64_t ticks);
+static inline uint64_t rt_rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+/* Measure the ratio, and give the externals of one name one record. */
+void rt_externals_init(void);
+/* rdtsc ticks per 1000 cycles, for the profile's header; 0 if unknown. */
+uint64_t rt_tsc_per_kcycle(void);
+static inline int rt_is_external(const struct pi_funcrec *fn)
+{
+	return fn->npieces == 0;
+}
+
+/* Close the top frame of th at virtual time now (shadow.c); returns the
+ * cycles the frame's external call added to the thread's clock. */
+uint64_t rt_close_top(struct rt_thread *th, uint64_t now);
+/* Push a frame for fn (struct rt_frame * or NULL when out of memory). */
+struct rt_frame *rt_push(struct rt_thread *th, const struct pi_funcrec *fn, uint64_t sp, uint64_t ra,
+			 uint64_t now);
+uint64_t rt_unwind_to(struct rt_thread *th, uint64_t sp, uint64_t now); /* the clock after */
 
 /* Is addr the entry of an instrumented function? (sorted table built at
  * start-up; false before it exists) */

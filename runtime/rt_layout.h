@@ -23,7 +23,7 @@
 #define TH_FNACTIVE 32
 
 /* struct rt_frame */
-#define FRAME_SIZE 56
+#define FRAME_SIZE 80
 #define FR_NODE 0
 #define FR_ALIAS 8
 #define FR_SP 16
@@ -31,6 +31,8 @@
 #define FR_CHILD 32
 #define FR_TAIL_TARGET 40
 #define FR_TAIL 48
+#define FR_EXT 56
+#define FR_EXT_START 64
 
 /* struct rt_node */
 #define ND_FN 0

@@ -31,6 +31,8 @@ LAYOUT(struct rt_frame, entry_clock, FR_ENTRY);
 LAYOUT(struct rt_frame, child, FR_CHILD);
 LAYOUT(struct rt_frame, tail_target, FR_TAIL_TARGET);
 LAYOUT(struct rt_frame, tail, FR_TAIL);
+LAYOUT(struct rt_frame, ext, FR_EXT);
+LAYOUT(struct rt_frame, ext_start, FR_EXT_START);
 LAYOUT(struct rt_node, fn, ND_FN);
 LAYOUT(struct rt_node, parent, ND_PARENT);
 LAYOUT(struct rt_node, ra, ND_RA);
@@ -127,14 +129,37 @@ static struct rt_node *child(struct rt_thread *th, struct rt_node *parent,
 	th->hcount++;
 hit:
 	parent->last_hit = c;
-	if (th->cache)
+	/* A callback from external code takes the C path, which pauses the
+	 * external's clock: nodes under an external are never cached. */
+	if (th->cache && !(parent->fn && rt_is_external(parent->fn)))
 		th->cache[rt_cache_index(parent, fn, ra)] = c;
 	return c;
 }
 
-static void close_top(struct rt_thread *th, uint64_t now)
+/*
+ * An external call's time is charged to its caller (seed 003): the caller's
+ * self and self+descendants include it, and its node's os says how much.
+ * The external's own node keeps the calls and, as self+descendants, only
+ * the callbacks it made.
+ */
+static uint64_t close_external(struct rt_thread *th, struct rt_frame *f)
+{
+	uint64_t ticks = f->ext_ticks + (rt_rdtsc() - f->ext_start);
+	uint64_t cyc = rt_ticks_to_cycles(ticks);
+	struct rt_node *caller = th->depth > 1 ? th->stack[th->depth - 2].node : &th->root;
+	if (f->ext & RT_EXT_CHARGE) {
+		rt_tls_of(th)->clock += cyc;
+		caller->os += cyc;
+		return cyc;
+	}
+	caller->os_left += cyc;
+	return 0;
+}
+
+uint64_t rt_close_top(struct rt_thread *th, uint64_t now)
 {
 	struct rt_frame *f = &th->stack[th->depth - 1];
+	uint64_t charged = f->ext ? close_external(th, f) : 0;
 	uint64_t dur = now - f->entry_clock;
 	uint64_t self = dur - f->child;
 	struct rt_node *n = f->node;
@@ -148,9 +173,17 @@ static void close_top(struct rt_thread *th, uint64_t now)
 	if (f->alias)
 		f->alias->incl += dur;
 	th->depth--;
-	if (th->depth)
-		th->stack[th->depth - 1].child += dur;
+	if (th->depth) {
+		struct rt_frame *up = &th->stack[th->depth - 1];
+		up->child += dur;
+		if (up->ext)
+			up->ext_start = rt_rdtsc(); /* a callback returned: its clock runs again */
+	}
+	return charged;
 }
+
+/* now: the thread's clock, which closing an external call advances */
+#define close_top(th, now) ((now) += rt_close_top(th, now))
 
 void rt_close_all(struct rt_thread *th, uint64_t now)
 {
@@ -160,10 +193,41 @@ void rt_close_all(struct rt_thread *th, uint64_t now)
 
 /* Frames at or below sp are dead: their functions left without an exit
  * stub (longjmp, exception, tail call out of instrumented code). */
-static void unwind_to(struct rt_thread *th, uint64_t sp, uint64_t now)
+uint64_t rt_unwind_to(struct rt_thread *th, uint64_t sp, uint64_t now)
 {
 	while (th->depth && th->stack[th->depth - 1].sp < sp)
 		close_top(th, now);
+	return now;
+}
+
+#define unwind_to(th, sp, now) ((now) = rt_unwind_to(th, sp, now))
+
+struct rt_frame *rt_push(struct rt_thread *th, const struct pi_funcrec *fn, uint64_t sp, uint64_t ra,
+			 uint64_t now)
+{
+	struct rt_frame *up = th->depth ? &th->stack[th->depth - 1] : NULL;
+	struct rt_node *parent = up ? up->node : &th->root;
+	struct rt_node *c = child(th, parent, fn, ra);
+	if (!c)
+		return NULL;
+	if (up && up->ext)
+		up->ext_ticks += rt_rdtsc() - up->ext_start; /* a callback: pause */
+	struct rt_frame *f = &th->stack[th->depth++];
+	f->alias = c->alias ? c : NULL;
+	f->node = c->alias ? c->alias : c;
+	f->sp = sp;
+	f->entry_clock = now;
+	f->child = 0;
+	f->tail = 0;
+	f->tail_target = 0;
+	f->ext = 0;
+	f->node->calls++;
+	th->fn_active[fn - rt_funcs_begin()]++;
+	if (f->alias) {
+		f->alias->calls++;
+		f->node->rec_calls++;
+	}
+	return f;
 }
 
 void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra)
@@ -198,24 +262,7 @@ void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra)
 			goto out;
 		}
 	}
-	struct rt_node *parent = th->depth ? th->stack[th->depth - 1].node : &th->root;
-	struct rt_node *c = child(th, parent, fn, ra);
-	if (!c)
-		goto out;
-	struct rt_frame *f = &th->stack[th->depth++];
-	f->alias = c->alias ? c : NULL;
-	f->node = c->alias ? c->alias : c;
-	f->sp = sp;
-	f->entry_clock = now;
-	f->child = 0;
-	f->tail = 0;
-	f->tail_target = 0;
-	f->node->calls++;
-	th->fn_active[fn - rt_funcs_begin()]++;
-	if (f->alias) {
-		f->alias->calls++;
-		f->node->rec_calls++;
-	}
+	rt_push(th, fn, sp, ra, now);
 out:
 	t->busy = 0;
 }

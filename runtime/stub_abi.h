@@ -30,6 +30,22 @@
  *              before a call or jump to _exit, _Exit, quick_exit or exec*:
  *              the profile is written, as the process image ends there.
  *
+ * External call  lea extrec(%rip),%r11; call __profinst_ext_enter;
+ *              CALL (as it was); call __profinst_ext_exit
+ *              around a call that leaves instrumented code.  %r11 is free
+ *              at a call (not an argument, clobbered by PLT code); the red
+ *              zone is dead there.  -> in the enter helper, %r11 = the
+ *              external's record, (%rsp) = the address of CALL, and
+ *              %rsp is the callee's %rsp at its entry; in the exit helper
+ *              %rsp + 8 is that %rsp again.  The exit helper keeps the
+ *              return registers (%rax, %rdx; vector and x87 are never
+ *              touched).
+ *
+ * Syscall      lea -128(%rsp),%rsp; call __profinst_sys_enter;
+ *              lea 128(%rsp),%rsp; syscall; lea -128(%rsp),%rsp;
+ *              call __profinst_sys_exit; lea 128(%rsp),%rsp
+ *              -> %rax (the system call's number) is read at enter.
+ *
  * Every helper preserves every register.  The status flags are dead at a
  * function's entry and at its ret by the ABI, so __profinst_enter and
  * __profinst_exit may change them; where liveness shows a function reading
@@ -47,6 +63,10 @@
 #define STUB_REP_SYMBOL "__profinst_rep"
 #define STUB_RESYNC_SYMBOL "__profinst_resync"
 #define STUB_FLUSH_SYMBOL "__profinst_flush"
+#define STUB_EXT_ENTER_SYMBOL "__profinst_ext_enter"
+#define STUB_EXT_EXIT_SYMBOL "__profinst_ext_exit"
+#define STUB_SYS_ENTER_SYMBOL "__profinst_sys_enter"
+#define STUB_SYS_EXIT_SYMBOL "__profinst_sys_exit"
 
 #define STUB_TLS_CLOCK 0
 #define STUB_TLS_REPSAVE 8

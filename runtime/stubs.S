@@ -299,12 +299,20 @@ __profinst_exit:
 5:	decq TH_DEPTH(%rcx)
 	jz 4f
 	add %rdx, FR_CHILD-FRAME_SIZE(%rax)
+	cmpq $0, FR_EXT-FRAME_SIZE(%rax)
+	jne 6f                            /* a callback returns to external code */
 	cmpq $0, FR_TAIL-FRAME_SIZE(%rax)
 	je 4f
 	cmp %rdi, FR_SP-FRAME_SIZE(%rax)
 	jne 4f
 	sub $FRAME_SIZE, %rax             /* its tail caller returns with it */
 	jmp .Lexit_close
+	jmp 4f
+6:	mov %rax, %rsi                    /* the external's clock runs again */
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, FR_EXT_START-FRAME_SIZE(%rsi)
 4:	movl $0, TLS(TLS_BUSY)
 .Lexit_out:
 	CFI_POP %rdi
@@ -433,6 +441,55 @@ __profinst_rep:
 	call pi_rt_rep
 	RESTORE
 	.size __profinst_rep, .-__profinst_rep
+
+/*
+ * Around a call into external code (see stub_abi.h).  The enter helper's
+ * %rsp at entry is the callee's %rsp at its entry, and its return address
+ * is the call instruction's address.
+ */
+	.globl __profinst_ext_enter
+	.hidden __profinst_ext_enter
+	.type __profinst_ext_enter, @function
+__profinst_ext_enter:
+	SAVE_LIGHT
+	mov %rdi, %rcx            /* the call's first argument */
+	mov %r11, %rdi            /* the external's record */
+	lea 72(%rsp), %rsi        /* the callee's %rsp */
+	mov (%rsi), %rdx          /* the call instruction */
+	call pi_rt_ext_enter
+	RESTORE_LIGHT
+	.size __profinst_ext_enter, .-__profinst_ext_enter
+
+	.globl __profinst_ext_exit
+	.hidden __profinst_ext_exit
+	.type __profinst_ext_exit, @function
+__profinst_ext_exit:
+	SAVE_LIGHT
+	lea 72(%rsp), %rdi        /* the callee's %rsp, as it was at its entry */
+	call pi_rt_ext_exit
+	RESTORE_LIGHT
+	.size __profinst_ext_exit, .-__profinst_ext_exit
+
+/* Around a syscall instruction: the flags may be live across it. */
+	.globl __profinst_sys_enter
+	.hidden __profinst_sys_enter
+	.type __profinst_sys_enter, @function
+__profinst_sys_enter:
+	SAVE
+	mov %rdi, %rsi            /* its first argument */
+	mov %rax, %rdi            /* its number */
+	call pi_rt_sys_enter
+	RESTORE
+	.size __profinst_sys_enter, .-__profinst_sys_enter
+
+	.globl __profinst_sys_exit
+	.hidden __profinst_sys_exit
+	.type __profinst_sys_exit, @function
+__profinst_sys_exit:
+	SAVE
+	call pi_rt_sys_exit
+	RESTORE
+	.size __profinst_sys_exit, .-__profinst_sys_exit
 
 /* Before _exit, _Exit, quick_exit and exec: write the profile now. */
 	.globl __profinst_flush

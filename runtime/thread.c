@@ -159,6 +159,8 @@ void rt_entries_init(void)
 		return;
 	uint64_t mask = (1ull << bits) - 1;
 	for (const struct pi_funcrec *f = rt_funcs_begin(); f < rt_funcs_end(); f++) {
+		if (rt_is_external(f))
+			continue;
 		uint64_t a = f->addr[0], i = (a * 0x9e3779b97f4a7c15ull) >> (64 - bits);
 		while (tab[i] && tab[i] != a)
 			i = (i + 1) & mask;
@@ -172,6 +174,7 @@ void rt_entries_init(void)
 __attribute__((constructor(101))) static void rt_init(void)
 {
 	rt_entries_init();
+	rt_externals_init();
 	rt_process_init();
 	if (!pthread_key_create(&exit_key, thread_exit))
 		have_key = 1;
@@ -197,7 +200,7 @@ struct pi_tls *rt_tls_of(const struct rt_thread *th)
 static void zero_tree(struct rt_node *root)
 {
 	for (struct rt_node *n = root; n;) {
-		n->calls = n->rec_calls = n->self = n->incl = n->max_self = 0;
+		n->calls = n->rec_calls = n->self = n->incl = n->max_self = n->os = n->os_left = 0;
 		n->min_self = UINT64_MAX;
 		if (n->first_child) {
 			n = n->first_child;
@@ -225,6 +228,8 @@ void rt_reset_for_child(struct pi_tls *t)
 	for (uint64_t i = 0; i < th->depth; i++) {
 		th->stack[i].entry_clock = t->clock;
 		th->stack[i].child = 0;
+		th->stack[i].ext_ticks = 0;
+		th->stack[i].ext_start = rt_rdtsc();
 	}
 	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
 		uint64_t *c = (uint64_t *)(th->tp + (int64_t)d->counts_tpoff);

@@ -1,0 +1,508 @@
+#!/usr/bin/env python3
+"""Program-level and function-level validation of profinst's timing model.
+
+  bench/programs.py [--profinst PATH] [--profview PATH] [--cpu NAME]
+                    [--runs N] [--workloads LIST] [--quick] [--out FILE]
+
+Workloads (compute-bound, each built with gcc -O2 from its source and, for
+the libraries, Debian's static archive; linked -no-pie so that run-time
+addresses are link-time ones):
+  loops    bench/programs/loops.c: tight loops (independent integer work,
+           a multiply dependency chain, a divide chain, array sum, dot
+           product, a branchy scan, a small matrix product)
+  calls    bench/programs/calls.c: tiny noipa functions called very often
+  zlib     bench/programs/zlib_bench.c + libz.a: deflate levels 1/3/6, inflate
+  bzip2    bench/programs/bzip2_bench.c + libbz2.a: compress and decompress
+  lua      bench/programs/lua_bench.c + liblua5.4.a: a compute script
+  sqlite3  tests/real/sqlite_driver.c + libsqlite3.a: queries, sorting
+Each is built twice: native, and with `profinst --cpu=NAME` (default host)
+from the same objects and archive; both must print the same output. Every
+run of a workload (native, instrumented, perf, callgrind) gets the same
+argument (repetitions), so every tool sees the same work.
+
+Program level: modelled against measured core cycles.
+  - Modelled: total_cycles of the instrumented run's profile (`profview
+    report --format=json`); deterministic. It covers the instrumented code
+    only: time in libc, ld.so and the kernel is never modelled.
+  - Measured: hardware counters do not work on this VM, so native core
+    cycles = the native run's user CPU time (getrusage of the child, via
+    wait4) x the core frequency. The frequency is calibrated by a helper
+    (bench/programs/calib.c) running a long chain of dependent
+    register-register adds (one add per core cycle; an immediate add is
+    folded away at rename on this core, so none is used), timed exactly as
+    a workload is: Hz = adds / its user CPU time, so preemption, steal and
+    frequency changes are seen through the same accounting. The machine is
+    shared and noisy, so calibrations and native runs alternate
+    (calib, run, calib, run, ..., calib); each run is costed at the mean of
+    the two calibrations around it, and the minimum over the runs is taken
+    (noise only ever adds time). `spread` is median/min - 1 of the runs.
+  - err% = (modelled - measured) / measured. Also shown: ext%, the share of
+    the native program's user-mode perf samples outside the instrumented
+    code (libc, ld.so, PLT, crt), and err-ext%, the error against
+    measured x (1 - ext%), i.e. against the code the model covers. MAE is
+    the mean of |err%| over the workloads.
+
+Function level: per-function self-time shares.
+  - Reference: `perf record -e cpu-clock -F FREQ` (default 20000 Hz) of the
+    native program, repeated until at least --min-samples (default 20000)
+    samples; each sample's ip is attributed by address to the symbols of the
+    native executable (nm -S).
+  - profinst: self_cycles per function of the profile.
+  - callgrind (the naive proxy): `valgrind --tool=callgrind --dump-instr=yes`,
+    self Ir attributed by instruction address, as for perf.
+  Names: `foo.cold` parts fold into `foo`; symbols sharing an address
+  (aliases) take one canonical name; same-named static functions of
+  different objects are summed (the same in all three). Code that is not a
+  function of the workload's own objects and archive -- libc, ld.so, vdso,
+  the kernel, PLT stubs, crt start-up code -- is one bucket "<external>" in
+  all three. profinst never sees external time, so its bucket is always 0;
+  callgrind sees libc and ld.so but not the kernel.
+  TVD = 1/2 sum |p_i - q_i| over the union of names, reported twice:
+  "all" with the <external> bucket, and "instr" without it (each
+  distribution renormalised over the instrumented code), which is what the
+  timing model is responsible for.
+
+Goals: program-level MAE <= 10%; TVD(profinst, perf) <= 0.05 and below
+TVD(callgrind, perf).
+
+--quick: a quarter of the work, 2 timing runs, 5000 samples.
+Prints two tables; --out FILE also writes everything (per-run times, every
+calibration, every function's three shares) as JSON."""
+import argparse
+import bisect
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROGS = os.path.join(ROOT, "bench", "programs")
+LIBDIR = "/usr/lib/x86_64-linux-gnu"
+EXTERNAL = "<external>"
+
+# name: (source, archive or None, cflags, link libs, repetitions for about
+# 1.2 s of native user time on the Sapphire Rapids VM)
+WORKLOADS = {
+    "loops": (os.path.join(PROGS, "loops.c"), None, [], [], 180),
+    "calls": (os.path.join(PROGS, "calls.c"), None, [], [], 230),
+    "zlib": (os.path.join(PROGS, "zlib_bench.c"), "libz.a", [], [], 45),
+    "bzip2": (os.path.join(PROGS, "bzip2_bench.c"), "libbz2.a", [], [], 10),
+    "lua": (os.path.join(PROGS, "lua_bench.c"), "liblua5.4.a", ["-I/usr/include/lua5.4"], ["-lm", "-ldl"], 16),
+    "sqlite3": (os.path.join(ROOT, "tests", "real", "sqlite_driver.c"), "libsqlite3.a", [],
+                ["-lm", "-ldl", "-lpthread"], 500),
+}
+DEFAULT = "loops,calls,zlib,bzip2,lua,sqlite3"
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def must(cmd, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if p.returncode:
+        raise SystemExit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), (p.stderr or "")[-3000:]))
+    return p
+
+
+# ---------------------------------------------------------------- symbols
+
+def fold(name):
+    """foo.cold, foo.cold.N -> foo."""
+    i = name.find(".cold")
+    if i > 0:
+        rest = name[i + 5:]
+        if rest == "" or (rest.startswith(".") and rest[1:].isdigit()):
+            return name[:i]
+    return name
+
+
+class Symbols:
+    """The sized code symbols of an executable: address -> canonical name."""
+
+    def __init__(self, exe):
+        out = must(["nm", "-S", "--defined-only", exe]).stdout
+        syms = []
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) != 4 or parts[2] not in "tTwWiI":
+                continue
+            start, size = int(parts[0], 16), int(parts[1], 16)
+            if size:
+                syms.append((start, start + size, fold(parts[3]), fold(parts[3]) != parts[3]))
+        syms.sort()
+        groups = {}
+        for s in syms:
+            groups.setdefault((s[0], s[3]), set()).add(s[2])
+        self.canon = {}
+        for names in groups.values():
+            first = min(names)
+            for n in names:
+                self.canon[n] = first
+        self.syms = syms
+        self.starts = [s[0] for s in syms]
+        self.lo = syms[0][0] if syms else 0
+        self.hi = max(s[1] for s in syms) if syms else 0
+
+    def owner(self, addr):
+        i = bisect.bisect_right(self.starts, addr) - 1
+        if i >= 0 and self.syms[i][0] <= addr < self.syms[i][1]:
+            return self.canon[self.syms[i][2]]
+        return None
+
+    def name(self, sym):
+        f = fold(sym)
+        return self.canon.get(f, f)
+
+
+def object_functions(paths):
+    """Names of the functions defined in the workload's objects and archives."""
+    names = set()
+    for p in paths:
+        out = subprocess.run(["nm", "--defined-only", p], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in "tTwWiI":
+                names.add(fold(parts[2]))
+    return names
+
+
+def bucket(name, own):
+    return name if name is not None and name in own else EXTERNAL
+
+
+def shares(counts):
+    tot = sum(counts.values())
+    return {k: v / tot for k, v in counts.items()} if tot else {}
+
+
+def without_external(counts):
+    return shares({k: v for k, v in counts.items() if k != EXTERNAL})
+
+
+def tvd(p, q):
+    return 0.5 * sum(abs(p.get(k, 0.0) - q.get(k, 0.0)) for k in set(p) | set(q))
+
+
+# ---------------------------------------------------------------- runs
+
+def run_rusage(cmd, env=None, cwd=None, stdout=subprocess.DEVNULL):
+    """Run cmd; (user s, sys s, stdout bytes or None) of the child."""
+    p = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=stdout, stderr=subprocess.DEVNULL)
+    out = p.stdout.read() if stdout == subprocess.PIPE else None
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.stdout:
+        p.stdout.close()
+    if p.returncode:
+        raise SystemExit("failed (%d): %s" % (p.returncode, " ".join(cmd)))
+    return ru.ru_utime, ru.ru_stime, out
+
+
+def calibrate(calib, adds):
+    """{hz: adds per user second, fastest: the fastest chunk's adds/s}."""
+    ut, _, out = run_rusage([calib, str(adds)], stdout=subprocess.PIPE)
+    n, fastest, median = out.split()[:3]
+    return {"hz": int(n) / ut, "fastest_chunk_hz": float(fastest), "median_chunk_hz": float(median), "user_s": ut}
+
+
+def measure(calib, exe, arg, runs, adds, tmp):
+    cals = [calibrate(calib, adds)]
+    user = []
+    for _ in range(runs):
+        ut, _, _ = run_rusage([exe, arg], cwd=tmp)
+        user.append(ut)
+        cals.append(calibrate(calib, adds))
+    cyc = [user[i] * (cals[i]["hz"] + cals[i + 1]["hz"]) / 2 for i in range(runs)]
+    return {"user_s": user, "calibrations": cals, "cycles_per_run": cyc, "cycles": min(cyc),
+            "spread": statistics.median(cyc) / min(cyc) - 1}
+
+
+def perf_shares(exe, arg, syms, own, freq, min_samples, tmp):
+    """Samples per function (and kernel / user-external split) of the native run."""
+    counts = {}
+    kernel = user_ext = total = 0
+    rounds = 0
+    data = os.path.join(tmp, "perf.data")
+    real = os.path.realpath(exe)
+    while total < min_samples or rounds == 0:
+        rounds += 1
+        must(["perf", "record", "-q", "-e", "cpu-clock", "-F", str(freq), "-o", data, "--", exe, arg], cwd=tmp)
+        out = must(["perf", "script", "-i", data, "-F", "ip,dso"]).stdout
+        for line in out.splitlines():
+            parts = line.split(None, 1)
+            if len(parts) != 2:
+                continue
+            ip = int(parts[0], 16)
+            dso = parts[1].strip().strip("()")
+            total += 1
+            if dso.startswith("[kernel") or ip >= 0xffff800000000000:
+                kernel += 1
+                name = EXTERNAL
+            else:
+                name = bucket(syms.owner(ip), own) if os.path.realpath(dso) == real else EXTERNAL
+                if name == EXTERNAL:
+                    user_ext += 1
+            counts[name] = counts.get(name, 0) + 1
+        if rounds >= 20:
+            break
+    return counts, {"samples": total, "kernel": kernel, "user_external": user_ext, "rounds": rounds}
+
+
+def callgrind_counts(exe, arg, syms, own, tmp):
+    """Self Ir per function, by instruction address."""
+    out = os.path.join(tmp, "callgrind.out")
+    must(["valgrind", "--tool=callgrind", "--skip-plt=no", "--dump-instr=yes", "--compress-strings=no",
+          "--compress-pos=no", "--callgrind-out-file=" + out, exe, arg], cwd=tmp)
+    real = os.path.realpath(exe)
+    by_addr = {}
+    ext = 0
+    in_exe = False
+    skip = False
+    npos = 1
+    with open(out) as f:
+        for line in f:
+            if line.startswith("positions:"):
+                npos = len(line.split()) - 1
+                continue
+            if line.startswith("ob="):
+                in_exe = os.path.realpath(line[3:].strip()) == real
+                continue
+            if line.startswith("calls="):
+                skip = True  # the next cost line is the call's inclusive cost
+                continue
+            if not line.startswith("0"):
+                if line.startswith(("fn=", "fl=", "fi=", "fe=")):
+                    skip = False
+                continue
+            if skip:
+                skip = False
+                continue
+            parts = line.split()
+            if len(parts) <= npos:
+                continue
+            cost = int(parts[npos])
+            if in_exe:
+                a = int(parts[0], 16)
+                by_addr[a] = by_addr.get(a, 0) + cost
+            else:
+                ext += cost
+    counts = {EXTERNAL: ext} if ext else {}
+    for a, c in by_addr.items():
+        n = bucket(syms.owner(a), own)
+        counts[n] = counts.get(n, 0) + c
+    return counts
+
+
+def profinst_counts(profview, prof, syms, own):
+    pj = json.loads(must([profview, "report", prof, "--format=json"]).stdout)
+    counts = {}
+    for f in pj["functions"]:
+        n = bucket(syms.name(f["symbol"]), own)
+        counts[n] = counts.get(n, 0) + f["self_cycles"]
+    return pj, counts
+
+
+# ---------------------------------------------------------------- one workload
+
+def build(name, spec, profinst, cpu, tmp):
+    src, archive, cflags, libs, _ = spec
+    obj = os.path.join(tmp, name + ".o")
+    must(["gcc", "-O2", "-c", src, "-o", obj] + cflags)
+    inputs = [obj] + ([os.path.join(LIBDIR, archive)] if archive else [])
+    for p in inputs:
+        if not os.path.exists(p):
+            raise SystemExit("%s is missing (scripts/bootstrap.sh installs it)" % p)
+    native = os.path.join(tmp, name + ".native")
+    must(["gcc", "-no-pie"] + inputs + libs + ["-o", native])
+    prof = os.path.join(tmp, name + ".prof")
+    p = must([profinst, "--cpu=" + cpu] + inputs + libs + ["-no-pie", "-o", prof])
+    warnings = [l for l in p.stderr.splitlines() if l.strip()]
+    return native, prof, inputs, warnings
+
+
+def workload(name, spec, a, calib, tmp):
+    wdir = os.path.join(tmp, name)
+    os.makedirs(wdir)
+    t0 = time.time()
+    reps = max(1, int(round(spec[4] * a.scale)))
+    arg = str(reps)
+    native, prof, inputs, warnings = build(name, spec, a.profinst, a.cpu, wdir)
+    syms = Symbols(native)
+    own = object_functions(inputs)
+    res = {"reps": reps, "profinst_warnings": warnings}
+
+    # the instrumented run: the profile, and the same output as native
+    pf = os.path.join(wdir, "run.pf")
+    env = dict(os.environ, PROFINST_OUTPUT=pf)
+    t = time.time()
+    ut, _, pout = run_rusage([prof, arg], env=env, cwd=wdir, stdout=subprocess.PIPE)
+    res["instrumented_user_s"] = ut
+    res["instrumented_wall_s"] = time.time() - t
+    _, _, nout = run_rusage([native, arg], cwd=wdir, stdout=subprocess.PIPE)
+    res["same_output"] = pout == nout
+    if pout != nout:
+        log("%s: the instrumented program's output differs from the native one" % name)
+    pj, pcounts = profinst_counts(a.profview, pf, syms, own)
+    res["model"] = pj.get("cpu", "")
+    res["modelled_cycles"] = pj["total_cycles"]
+    log("%s: built, instrumented run %.1f s (model %s)" % (name, res["instrumented_wall_s"], res["model"]))
+
+    # program level
+    m = measure(calib, native, arg, a.runs, a.calib_adds, wdir)
+    res["measured"] = m
+    res["measured_cycles"] = m["cycles"]
+    log("%s: native %.3f s user (best of %d), %.3f Gcycles" % (name, min(m["user_s"]), a.runs, m["cycles"] / 1e9))
+
+    # function level
+    perf_counts, pinfo = perf_shares(native, arg, syms, own, a.perf_freq, a.min_samples, wdir)
+    res["perf"] = pinfo
+    user_samples = pinfo["samples"] - pinfo["kernel"]
+    res["user_external_share"] = pinfo["user_external"] / user_samples if user_samples else 0.0
+    res["measured_instr_cycles"] = m["cycles"] * (1 - res["user_external_share"])
+    res["error"] = res["modelled_cycles"] / m["cycles"] - 1
+    res["error_excl_external"] = res["modelled_cycles"] / res["measured_instr_cycles"] - 1
+    log("%s: perf %d samples in %d run(s)" % (name, pinfo["samples"], pinfo["rounds"]))
+    if a.no_callgrind:
+        cg_counts = {}
+    else:
+        t = time.time()
+        cg_counts = callgrind_counts(native, arg, syms, own, wdir)
+        log("%s: callgrind %.1f s" % (name, time.time() - t))
+    sp, sq, sc = shares(perf_counts), shares(pcounts), shares(cg_counts)
+    ip, iq, ic = without_external(perf_counts), without_external(pcounts), without_external(cg_counts)
+    res["tvd"] = {"profinst_perf": tvd(sq, sp), "callgrind_perf": tvd(sc, sp) if sc else None,
+                  "profinst_perf_instr": tvd(iq, ip), "callgrind_perf_instr": tvd(ic, ip) if ic else None}
+    res["external_share"] = {"perf": sp.get(EXTERNAL, 0.0), "profinst": sq.get(EXTERNAL, 0.0),
+                             "callgrind": sc.get(EXTERNAL, 0.0) if sc else None}
+    names = sorted(set(sp) | set(sq) | set(sc), key=lambda k: -sp.get(k, 0.0))
+    res["functions"] = [{"name": k, "perf": sp.get(k, 0.0), "profinst": sq.get(k, 0.0),
+                         "callgrind": sc.get(k, 0.0), "perf_samples": perf_counts.get(k, 0),
+                         "profinst_cycles": pcounts.get(k, 0), "callgrind_ir": cg_counts.get(k, 0)}
+                        for k in names]
+    res["bench_s"] = time.time() - t0
+    return res
+
+
+# ---------------------------------------------------------------- output
+
+def fmt_opt(v, f="%.3f"):
+    return "-" if v is None else f % v
+
+
+def report(results, hz_all, elapsed):
+    print("Program level: native core cycles (user CPU time x calibrated core Hz, best of runs) "
+          "against the model's total")
+    print("%-8s %5s %8s %10s %10s %8s %6s %10s %8s %7s" % (
+        "workload", "reps", "user s", "meas Gcyc", "model Gcyc", "err%", "ext%", "meas-ext", "err-ext%",
+        "spread"))
+    errs, errs_x = [], []
+    for name, r in results.items():
+        m = r["measured"]
+        errs.append(abs(r["error"]))
+        errs_x.append(abs(r["error_excl_external"]))
+        print("%-8s %5d %8.3f %10.3f %10.3f %+8.1f %6.1f %10.3f %+8.1f %6.1f%%" % (
+            name, r["reps"], min(m["user_s"]), r["measured_cycles"] / 1e9, r["modelled_cycles"] / 1e9,
+            100 * r["error"], 100 * r["user_external_share"], r["measured_instr_cycles"] / 1e9,
+            100 * r["error_excl_external"], 100 * m["spread"]))
+    if errs:
+        print("%-8s %5s %8s %10s %10s %8.1f %6s %10s %8.1f   (mean absolute error, goal <= 10)" % (
+            "MAE", "", "", "", "", 100 * sum(errs) / len(errs), "", "", 100 * sum(errs_x) / len(errs_x)))
+    if hz_all:
+        print("core clock: %.3f GHz median of %d calibrations (%.3f-%.3f); fastest uninterrupted chunk %.3f GHz"
+              % (statistics.median(h["hz"] for h in hz_all) / 1e9, len(hz_all), min(h["hz"] for h in hz_all) / 1e9,
+                 max(h["hz"] for h in hz_all) / 1e9, max(h["fastest_chunk_hz"] for h in hz_all) / 1e9))
+    print()
+    print("Function level: total variation distance of self-time shares from perf's (cpu-clock samples)")
+    print("  all: with one <external> bucket (libc, ld.so, kernel, PLT, crt) in all three; profinst's is always 0")
+    print("  instr: <external> left out, each renormalised over the instrumented code")
+    print("%-8s %7s %6s %6s %10s %10s %10s %10s" % (
+        "workload", "samples", "ext%", "cgext%", "prof all", "cg all", "prof instr", "cg instr"))
+    for name, r in results.items():
+        t = r["tvd"]
+        print("%-8s %7d %6.1f %6s %10.3f %10s %10.3f %10s" % (
+            name, r["perf"]["samples"], 100 * r["external_share"]["perf"],
+            fmt_opt(r["external_share"]["callgrind"] and 100 * r["external_share"]["callgrind"], "%.1f"),
+            t["profinst_perf"], fmt_opt(t["callgrind_perf"]), t["profinst_perf_instr"],
+            fmt_opt(t["callgrind_perf_instr"])))
+    print("(goal: profinst <= 0.050 and below callgrind)")
+    print()
+    print("Largest functions (self share %: perf / profinst / callgrind)")
+    for name, r in results.items():
+        top = [f for f in r["functions"]][:7]
+        print("  %-8s " % name + "  ".join("%s %.1f/%.1f/%.1f" % (
+            f["name"], 100 * f["perf"], 100 * f["profinst"], 100 * f["callgrind"]) for f in top))
+    print()
+    print("bench time %.0f s" % elapsed)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--profinst", default=os.path.join(ROOT, "build", "rewriter", "profinst"))
+    ap.add_argument("--profview", default=os.path.join(ROOT, "build", "display", "profview"))
+    ap.add_argument("--cpu", default="host", help="profinst timing model (default host)")
+    ap.add_argument("--runs", type=int, default=None, help="native timing runs (default 5, --quick 2)")
+    ap.add_argument("--workloads", default=DEFAULT, help="comma-separated, from: " + ",".join(WORKLOADS))
+    ap.add_argument("--quick", action="store_true", help="a quarter of the work, 2 runs, 5000 samples")
+    ap.add_argument("--scale", type=float, default=None, help="multiply every workload's repetitions")
+    ap.add_argument("--perf-freq", type=int, default=20000, help="perf sampling frequency (Hz)")
+    ap.add_argument("--min-samples", type=int, default=None, help="perf samples at least (default 20000)")
+    ap.add_argument("--no-callgrind", action="store_true", help="skip callgrind (the slowest part)")
+    ap.add_argument("--out", help="write the results as JSON to this file")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    a = ap.parse_args()
+    if a.runs is None:
+        a.runs = 2 if a.quick else 5
+    if a.scale is None:
+        a.scale = 0.25 if a.quick else 1.0
+    if a.min_samples is None:
+        a.min_samples = 5000 if a.quick else 20000
+    a.calib_adds = 500000000 if a.quick else 1000000000
+    names = [w.strip() for w in a.workloads.split(",") if w.strip()]
+    for w in names:
+        if w not in WORKLOADS:
+            ap.error("unknown workload %s (%s)" % (w, ", ".join(WORKLOADS)))
+    for tool in (a.profinst, a.profview):
+        if not os.access(tool, os.X_OK):
+            ap.error("%s is not an executable (build first, or give --profinst/--profview)" % tool)
+    a.profinst, a.profview = os.path.abspath(a.profinst), os.path.abspath(a.profview)
+
+    t0 = time.time()
+    tmp = tempfile.mkdtemp(prefix="pi-programs-")
+    results = {}
+    try:
+        calib = os.path.join(tmp, "calib")
+        must(["gcc", "-O2", os.path.join(PROGS, "calib.c"), "-o", calib])
+        for w in names:
+            results[w] = workload(w, WORKLOADS[w], a, calib, tmp)
+    finally:
+        if a.keep:
+            log("kept " + tmp)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    elapsed = time.time() - t0
+    hz_all = [c for r in results.values() for c in r["measured"]["calibrations"]]
+    report(results, hz_all, elapsed)
+    if a.out:
+        errs = [abs(r["error"]) for r in results.values()]
+        doc = {
+            "profinst": a.profinst, "cpu": a.cpu, "runs": a.runs, "scale": a.scale, "perf_freq": a.perf_freq,
+            "min_samples": a.min_samples, "bench_s": elapsed,
+            "core_hz_median": statistics.median(h["hz"] for h in hz_all) if hz_all else None,
+            "mae": sum(errs) / len(errs) if errs else None,
+            "mae_excl_external": (sum(abs(r["error_excl_external"]) for r in results.values()) / len(results)
+                                  if results else None),
+            "workloads": results,
+        }
+        with open(a.out, "w") as f:
+            json.dump(doc, f, indent=1)
+        log("wrote " + a.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+#include "external.h"
+
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "format.h"
+#include "util.h"
+
+static uint64_t hash_name(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ull;
+	return h;
+}
+
+static void nameset_put(char **slot, size_t cap, char *name)
+{
+	size_t i = hash_name(name) & (cap - 1);
+	while (slot[i])
+		i = (i + 1) & (cap - 1);
+	slot[i] = name;
+}
+
+void nameset_add(struct nameset *s, const char *name)
+{
+	if (nameset_has(s, name))
+		return;
+	if (2 * (s->n + 1) > s->cap) {
+		size_t ncap = s->cap ? 2 * s->cap : 256;
+		char **n = xcalloc(ncap, sizeof(char *));
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->slot[i])
+				nameset_put(n, ncap, s->slot[i]);
+		free(s->slot);
+		s->slot = n;
+		s->cap = ncap;
+	}
+	nameset_put(s->slot, s->cap, xstrdup(name));
+	s->n++;
+}
+
+bool nameset_has(const struct nameset *s, const char *name)
+{
+	if (!s || !s->cap)
+		return false;
+	for (size_t i = hash_name(name) & (s->cap - 1); s->slot[i]; i = (i + 1) & (s->cap - 1))
+		if (!strcmp(s->slot[i], name))
+			return true;
+	return false;
+}
+
+void nameset_free(struct nameset *s)
+{
+	for (size_t i = 0; i < s->cap; i++)
+		free(s->slot[i]);
+	free(s->slot);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Calls that wait on the outside world (a terminal, a peer, a timer, a child
+ * process): their time is not the program's work, so it is left out unless
+ * --charge-waits. */
+static bool waits(const char *n)
+{
+	static const char *names[] = {
+		"sleep", "usleep", "nanosleep", "clock_nanosleep", "poll", "ppoll", "select",
+		"pselect", "epoll_wait", "epoll_pwait", "epoll_pwait2", "pause", "sigsuspend",
+		"sigwait", "sigwaitinfo", "sigtimedwait", "wait", "waitpid", "wait3", "wait4",
+		"waitid", "pthread_join", "pthread_cond_wait", "pthread_cond_timedwait",
+		"pthread_cond_clockwait", "sem_wait", "sem_timedwait", "sem_clockwait", "accept",
+		"accept4", "msgrcv", "system", "getchar", NULL};
+	for (const char **p = names; *p; p++)
+		if (!strcmp(n, *p))
+			return true;
+	return false;
+}
+
+/* Reads wait when what they read is a terminal; the runtime looks. */
+static bool reads(const char *n)
+{
+	return !strcmp(n, "read") || !strcmp(n, "readv") || !strcmp(n, "__read_chk");
+}
+
+/* Calls that must stay as they are: the linker rewrites TLS sequences by
+ * their exact bytes, thunks take their target in %r11, and the runtime's
+ * own helpers are not external. */
+static bool never_wrapped(const char *n)
+{
+	return !strcmp(n, "__tls_get_addr") || !strncmp(n, "__profinst", 10) ||
+	       !strncmp(n, "__x86_indirect_thunk", 20) || !strncmp(n, "__x86_return_thunk", 18) ||
+	       !strcmp(n, "__morestack") || !strcmp(n, "__fentry__") || !strcmp(n, "mcount") ||
+	       returns_twice(n) || ends_image(n);
+}
+
+static uint32_t ext_index(struct code *c, const char *name)
+{
+	for (size_t i = 0; i < c->nexts; i++)
+		if (!strcmp(c->exts[i].name, name))
+			return (uint32_t)i;
+	struct external *x = VEC_PUSH(c->exts, c->nexts, c->extcap);
+	memset(x, 0, sizeof(*x));
+	x->name = xstrdup(name);
+	bool w = waits(name);
+	x->flags = (c->model->charges_os ? PI_EXT_CHARGE : 0) | (w ? PI_EXT_WAIT : 0) |
+		   (reads(name) ? PI_EXT_TTYREAD : 0) |
+		   (c->opts->charge_waits ? PI_EXT_CHARGE_WAITS : 0) |
+		   (c->opts->defined ? 0 : PI_EXT_CHECK);
+	x->map_index = (uint32_t)(c->nfuncs + c->nexts - 1);
+	return (uint32_t)(c->nexts - 1);
+}
+
+/* The name a call k leaves instrumented code for, or NULL. */
+static const char *called_external(const struct code *c, const struct text *t, uint32_t k)
+{
+	const struct insn *in = &t->insns[k];
+	const struct rela *r = NULL;
+	bool tail = (in->kind == INSN_JMP || in->kind == INSN_JMP_IND) && (t->mark[k] & MARK_TAIL);
+	if (in->kind == INSN_CALL || (tail && in->kind == INSN_JMP))
+		r = code_branch_rela(c, t, k);
+	else if ((in->kind == INSN_CALL_IND || (tail && in->kind == INSN_JMP_IND)) && in->rip_rel &&
+		 !in->ind_reg && in->modrm_off) {
+		/* call *foo@GOTPCREL(%rip), as -fno-plt makes it */
+		r = code_rela_at(c, t, in->off + in->disp_off);
+		if (r && r->type != R_X86_64_GOTPCRELX && r->type != R_X86_64_GOTPCREL &&
+		    r->type != R_X86_64_REX_GOTPCRELX)
+			r = NULL;
+	}
+	if (!r || r->sym >= c->o->nsyms)
+		return NULL;
+	const struct symbol *s = &c->o->syms[r->sym];
+	if (!s->name || !*s->name || never_wrapped(s->name))
+		return NULL;
+	if (s->shndx == SHN_UNDEF) {
+		if (ELF64_ST_TYPE(s->info) == STT_TLS)
+			return NULL;
+		return nameset_has(c->opts->defined, s->name) ? NULL : s->name;
+	}
+	/* a function of this object left as it was */
+	int32_t fi = c->func_of_sym ? c->func_of_sym[r->sym] : -1;
+	if (fi >= 0 && !c->funcs[fi].instrument)
+		return c->funcs[fi].name;
+	return NULL;
+}
+
+void find_external_calls(struct code *c)
+{
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		struct text *t = &c->texts[ti];
+		for (uint32_t k = 0; k < t->ninsns; k++) {
+			if (t->fn[k] < 0 || !c->funcs[t->fn[k]].instrument)
+				continue;
+			const struct insn *in = &t->insns[k];
+			if (in->kind == INSN_SYSCALL) {
+				t->mark[k] |= MARK_EXT;
+				continue;
+			}
+			if (in->kind != INSN_CALL && in->kind != INSN_CALL_IND && in->kind != INSN_JMP &&
+			    in->kind != INSN_JMP_IND)
+				continue;
+			const char *name = called_external(c, t, k);
+			if (!name)
+				continue;
+			t->mark[k] |= MARK_EXT;
+			ext_index(c, name);
+		}
+	}
+}
+
+uint32_t external_of_call(const struct code *c, const struct text *t, uint32_t k)
+{
+	const char *name = called_external(c, t, k);
+	for (size_t i = 0; name && i < c->nexts; i++)
+		if (!strcmp(c->exts[i].name, name))
+			return (uint32_t)i;
+	return UINT32_MAX;
+}

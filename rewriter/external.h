@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Calls that leave instrumented code: a call to a function no input defines
+ * (a shared library's, through the PLT), or to a function of the object left
+ * as it was, and the syscall instruction.  Their real duration is measured
+ * at run time (seed 003's "indeterminate" OS calls); each external function
+ * called gets a record (<external:name>) under which callbacks nest.
+ */
+#ifndef PI_EXTERNAL_H
+#define PI_EXTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A set of names: the global functions the link's inputs define. */
+struct nameset {
+	char **slot;
+	size_t n, cap; /* cap: a power of two, or 0 */
+};
+
+void nameset_add(struct nameset *s, const char *name);
+bool nameset_has(const struct nameset *s, const char *name);
+void nameset_free(struct nameset *s);
+
+struct code;
+struct text;
+
+/* Mark the calls of instrumented functions that leave instrumented code
+ * (MARK_EXT) and collect their externals in c->exts.  With no set of
+ * defined names (-c), every undefined function is taken as external and the
+ * runtime checks whether the target is instrumented after all. */
+void find_external_calls(struct code *c);
+
+/* The external called by the marked instruction k of t. */
+uint32_t external_of_call(const struct code *c, const struct text *t, uint32_t k);
+
+#endif

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Time spent outside instrumented code: calls into external code (shared
+ * libraries, functions left as they were) and system calls.  Their real
+ * duration is measured with rdtsc and converted to core cycles by a ratio
+ * measured at start-up (seed 003's "indeterminate" OS calls); waits on the
+ * outside world are measured but not charged unless asked.
+ * Compiled with -mgeneral-regs-only: it runs between the program's
+ * instructions, at call sites.
+ */
+#include <stddef.h>
+#include <sys/syscall.h>
+
+#include "rt.h"
+
+/* cycles per tick, 32.32 fixed point */
+static uint64_t cycles_per_tick_q32;
+static uint64_t tsc_per_kcycle;
+/* from the objects' maps: system calls' time goes into the cycles, and
+ * waits' too */
+static int sys_charge, sys_charge_waits;
+
+uint64_t rt_ticks_to_cycles(uint64_t ticks)
+{
+	return (uint64_t)(((unsigned __int128)ticks * cycles_per_tick_q32) >> 32);
+}
+
+uint64_t rt_tsc_per_kcycle(void)
+{
+	return tsc_per_kcycle;
+}
+
+/* A chain of dependent register adds: one cycle each on every core we
+ * model (an add of an immediate would be folded at rename on some). */
+static uint64_t time_chain(uint64_t iters)
+{
+	uint64_t a = 0, b = 1, n = iters;
+	uint64_t t0 = rt_rdtsc();
+	__asm__ volatile("1:\n\t"
+			 "add %2, %0\n\tadd %2, %0\n\tadd %2, %0\n\tadd %2, %0\n\t"
+			 "add %2, %0\n\tadd %2, %0\n\tadd %2, %0\n\tadd %2, %0\n\t"
+			 "dec %1\n\tjnz 1b"
+			 : "+r"(a), "+r"(n)
+			 : "r"(b)
+			 : "cc");
+	return rt_rdtsc() - t0;
+}
+
+static void calibrate(void)
+{
+	const uint64_t iters = 50000; /* 400k cycles, about 0.15 ms */
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 5; i++) {
+		uint64_t t = time_chain(iters);
+		if (t && t < best)
+			best = t;
+	}
+	if (best == UINT64_MAX)
+		return;
+	cycles_per_tick_q32 = (uint64_t)(((unsigned __int128)(8 * iters) << 32) / best);
+	tsc_per_kcycle = best * 1000 / (8 * iters);
+}
+
+static const char *map_str(const struct pi_map_hdr *m, uint32_t s)
+{
+	return (const char *)m + m->str_off + s;
+}
+
+static const char *ext_name(const struct pi_funcrec *r)
+{
+	const struct pi_map_hdr *m = r->obj->map;
+	const struct pi_map_func *f = (const struct pi_map_func *)((const char *)m + m->funcs_off);
+	return map_str(m, f[r->index].name);
+}
+
+static int same(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ull;
+	return h;
+}
+
+/* Every object has its own record for the externals it calls: give those
+ * of one name one record (the first), so that <external:qsort> is one
+ * function however many objects call it. */
+static void merge_externals(void)
+{
+	uint64_t n = 0;
+	for (const struct pi_funcrec *r = rt_funcs_begin(); r < rt_funcs_end(); r++)
+		n += rt_is_external(r);
+	if (!n)
+		return;
+	uint64_t cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	const struct pi_funcrec **tab = rt_mmap(cap * sizeof(*tab));
+	if (!tab)
+		return;
+	for (const struct pi_funcrec *r = rt_funcs_begin(); r < rt_funcs_end(); r++) {
+		if (!rt_is_external(r))
+			continue;
+		const char *name = ext_name(r);
+		uint64_t i = hash_str(name) & (cap - 1);
+		while (tab[i] && !same(ext_name(tab[i]), name))
+			i = (i + 1) & (cap - 1);
+		if (!tab[i])
+			tab[i] = r;
+		((struct pi_funcrec *)r)->addr[0] = (uint64_t)tab[i];
+	}
+	rt_munmap(tab, cap * sizeof(*tab));
+}
+
+void rt_externals_init(void)
+{
+	calibrate();
+	merge_externals();
+	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
+		if (d->map->reserved & PI_MAP_CHARGE_OS)
+			sys_charge = 1;
+		if (d->map->reserved & PI_MAP_CHARGE_WAITS)
+			sys_charge_waits = 1;
+	}
+}
+
+static int is_tty(uint64_t fd)
+{
+	uint64_t termios[8]; /* the kernel's struct termios is 36 bytes */
+	return fd < (1u << 31) && rt_syscall6(SYS_ioctl, (long)fd, 0x5401 /* TCGETS */,
+					      (long)termios, 0, 0, 0) == 0;
+}
+
+/* The call instruction at pc: its length and, when it can be known, its
+ * target (call rel32, or call *GOT(%rip) as -fno-plt makes it). */
+static uint64_t call_target(uint64_t pc, uint64_t *len)
+{
+	const uint8_t *p = (const uint8_t *)pc;
+	int i = 0;
+	while (i < 4 && (p[i] == 0x3e || p[i] == 0xf2 || p[i] == 0x66 || p[i] == 0x2e ||
+			 (p[i] & 0xf0) == 0x40))
+		i++;
+	if (p[i] == 0xe8) {
+		int32_t rel;
+		__builtin_memcpy(&rel, p + i + 1, 4);
+		*len = (uint64_t)i + 5;
+		return pc + *len + (uint64_t)(int64_t)rel;
+	}
+	if (p[i] == 0xff && p[i + 1] == 0x15) {
+		int32_t disp;
+		__builtin_memcpy(&disp, p + i + 2, 4);
+		*len = (uint64_t)i + 6;
+		return *(const uint64_t *)(pc + *len + (uint64_t)(int64_t)disp);
+	}
+	*len = 5;
+	return 0;
+}
+
+void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uint64_t arg0)
+{
+	struct pi_tls *t = &__profinst_tls;
+	if (t->busy || t->dead)
+		return;
+	uint32_t flags = rec->size[0];
+	uint64_t len;
+	uint64_t target = call_target(pc, &len);
+	if ((flags & PI_EXT_CHECK) && target && rt_is_entry(target))
+		return; /* instrumented after all: its own stubs count it */
+	t->busy = 1;
+	struct rt_thread *th = t->th ? t->th : rt_thread_init(t);
+	if (!th || th->depth >= th->cap)
+		goto out;
+	uint64_t now = t->clock;
+	now = rt_unwind_to(th, sp, now);
+	const struct pi_funcrec *fn = rec->addr[0] ? (const struct pi_funcrec *)rec->addr[0] : rec;
+	struct rt_frame *f = rt_push(th, fn, sp, pc + len, now);
+	if (f) {
+		int wait = (flags & PI_EXT_WAIT) || ((flags & PI_EXT_TTYREAD) && is_tty(arg0));
+		int charge = (flags & PI_EXT_CHARGE) && (!wait || (flags & PI_EXT_CHARGE_WAITS));
+		f->ext = RT_EXT_ON | (charge ? RT_EXT_CHARGE : 0);
+		f->ext_ticks = 0;
+		f->ext_start = rt_rdtsc(); /* last: the runtime's own time is not the call's */
+	}
+out:
+	t->busy = 0;
+}
+
+void pi_rt_ext_exit(uint64_t sp)
+{
+	struct pi_tls *t = &__profinst_tls;
+	struct rt_thread *th = t->th;
+	if (t->busy || t->dead || !th)
+		return;
+	t->busy = 1;
+	uint64_t now = rt_unwind_to(th, sp, t->clock);
+	if (th->depth && th->stack[th->depth - 1].sp == sp && th->stack[th->depth - 1].ext)
+		rt_close_top(th, now);
+	t->busy = 0;
+}
+
+static int sys_waits(uint64_t nr)
+{
+	switch (nr) {
+	case SYS_nanosleep: case SYS_clock_nanosleep: case SYS_poll: case SYS_ppoll:
+	case SYS_select: case SYS_pselect6: case SYS_epoll_wait: case SYS_epoll_pwait:
+	case SYS_pause: case SYS_wait4: case SYS_waitid: case SYS_rt_sigsuspend:
+	case SYS_rt_sigtimedwait: case SYS_accept: case SYS_accept4: case SYS_msgrcv:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void pi_rt_sys_enter(uint64_t nr, uint64_t arg0)
+{
+	struct pi_tls *t = &__profinst_tls;
+	if (t->busy || t->dead)
+		return;
+	int wait = sys_waits(nr) ||
+		   ((nr == SYS_read || nr == SYS_readv || nr == SYS_pread64) && is_tty(arg0));
+	t->sys_charge = sys_charge && (!wait || sys_charge_waits);
+	t->sys_start = rt_rdtsc();
+}
+
+void pi_rt_sys_exit(void)
+{
+	struct pi_tls *t = &__profinst_tls;
+	if (!t->sys_start || t->busy || t->dead)
+		return;
+	uint64_t cyc = rt_ticks_to_cycles(rt_rdtsc() - t->sys_start);
+	t->sys_start = 0;
+	t->busy = 1;
+	struct rt_thread *th = t->th ? t->th : rt_thread_init(t);
+	if (th) {
+		struct rt_node *n = th->depth ? th->stack[th->depth - 1].node : &th->root;
+		if (t->sys_charge) {
+			t->clock += cyc;
+			n->os += cyc;
+		} else {
+			n->os_left += cyc;
+		}
+	}
+	t->busy = 0;
+}
