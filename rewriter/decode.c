@@ -309,7 +309,7 @@ bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
 			}
 			break;
 		case ZYDIS_OPERAND_TYPE_IMMEDIATE:
-			s = (in.attributes & ZYDIS_ATTRIB_IS_RELATIVE) ? "rel" : "i";
+			s = op->imm.is_relative ? "rel" : "i";
 			break;
 		case ZYDIS_OPERAND_TYPE_POINTER:
 			s = "ptr";

@@ -394,10 +394,14 @@ static int collect_defined(struct opts *op, struct nameset *defined)
 			return -1;
 		if (is_archive(f.data, f.size)) {
 			struct archive a;
-			if (!archive_read(&a, in, f.data, f.size))
-				for (size_t m = 0; m < a.n; m++)
-					if (a.m[m].size >= 4 && !memcmp(a.m[m].data, "\177ELF", 4))
-						elf_defined_globals(a.m[m].data, a.m[m].size, add_name, defined);
+			if (archive_read(&a, in, f.data, f.size)) {
+				archive_free(&a);
+				free(f.data);
+				return -1;
+			}
+			for (size_t m = 0; m < a.n; m++)
+				if (a.m[m].size >= 4 && !memcmp(a.m[m].data, "\177ELF", 4))
+					elf_defined_globals(a.m[m].data, a.m[m].size, add_name, defined);
 			archive_free(&a);
 		} else if (f.size >= 4 && !memcmp(f.data, "\177ELF", 4)) {
 			elf_defined_globals(f.data, f.size, add_name, defined);

@@ -1,8 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 #include "model.h"
 
+#include <cpuid.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "model/uarch_model.h"
+
+#include "model/tables/icelake_server.inc"
+#include "model/tables/skylake.inc"
+#include "model/tables/znver3.inc"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /* --cpu=instructions: every instruction costs one cycle, so a profile
  * counts instructions exactly as callgrind's Ir does. */
@@ -15,6 +24,31 @@ static uint32_t instructions_cost(const struct cpu_model *m, const uint8_t *code
 	return (uint32_t)n;
 }
 
+/* Machine parameters the tables do not hold: issue width (Intel's
+ * optimization manual; AMD's software optimization guide), L1 load-use
+ * latency, which renamer idioms the core has.  chain_share is fitted on
+ * the block benchmark (bench/blocks.py). */
+static const struct uarch skylake_u = {
+	.forms = skylake_forms, .nforms = N(skylake_forms), .nports = 10, .width = 4,
+	.load_lat = 5, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = true, .chain_share = 50,
+};
+static const struct uarch icelake_u = {
+	.forms = icelake_server_forms, .nforms = N(icelake_server_forms), .nports = 12, .width = 5,
+	.load_lat = 5, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = false, .chain_share = 50,
+};
+/* Golden Cove: the Ice Lake tables (LLVM 14 has no model of its own for
+ * Sapphire Rapids: it falls back to Skylake's) with Golden Cove's width and
+ * renamer, which eliminates moves and folds immediate adds. */
+static const struct uarch goldencove_u = {
+	.forms = icelake_server_forms, .nforms = N(icelake_server_forms), .nports = 12, .width = 6,
+	.load_lat = 5, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = true, .imm_add_folded = true,
+	.chain_share = 50,
+};
+static const struct uarch zen3_u = {
+	.forms = znver3_forms, .nforms = N(znver3_forms), .nports = 16, .width = 6,
+	.load_lat = 4, .alu = {0, 1, 2, 3}, .nalu = 4, .move_elim = true, .chain_share = 50,
+};
+
 static const struct cpu_model models[] = {
 	{
 		.name = "instructions",
@@ -23,15 +57,67 @@ static const struct cpu_model models[] = {
 		.rep_iter_cost = 1,
 		.rep_counts_passes = 1,
 	},
+	{
+		.name = "skylake",
+		.description = "Intel Skylake (client): LLVM 14's scheduling tables, 4-wide",
+		.block_cost = uarch_block_cost, .rep_iter_cost = 1, .charges_os = 1, .uarch = &skylake_u,
+	},
+	{
+		.name = "icelake",
+		.description = "Intel Ice Lake (server): LLVM 14's scheduling tables, 5-wide",
+		.block_cost = uarch_block_cost, .rep_iter_cost = 1, .charges_os = 1, .uarch = &icelake_u,
+	},
+	{
+		.name = "goldencove",
+		.description = "Intel Golden Cove (Sapphire Rapids, Alder Lake P): Ice Lake's tables, 6-wide, moves and immediate adds resolved at rename",
+		.block_cost = uarch_block_cost, .rep_iter_cost = 1, .charges_os = 1, .uarch = &goldencove_u,
+	},
+	{
+		.name = "zen3",
+		.description = "AMD Zen 3 (and the nearest model for Zen 4): LLVM 14's znver3 tables, 6-wide",
+		.block_cost = uarch_block_cost, .rep_iter_cost = 1, .charges_os = 1, .uarch = &zen3_u,
+	},
 };
+
+/* The model closest to the CPU running profinst, by CPUID. */
+static const char *host_model(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0, &a, &b, &c, &d))
+		return "goldencove";
+	char vendor[13];
+	memcpy(vendor, &b, 4), memcpy(vendor + 4, &d, 4), memcpy(vendor + 8, &c, 4);
+	vendor[12] = 0;
+	if (!strcmp(vendor, "AuthenticAMD") || !strcmp(vendor, "HygonGenuine"))
+		return "zen3";
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return "goldencove";
+	unsigned family = (a >> 8) & 0xf, model = (a >> 4) & 0xf;
+	if (family == 6 || family == 15)
+		model |= ((a >> 16) & 0xf) << 4;
+	if (family != 6)
+		return "goldencove";
+	/* virtual machines may report another model number: Golden Cove's
+	 * features tell (AVX512-FP16, AMX, or a hybrid part) */
+	unsigned a7, b7, c7, d7;
+	if (__get_cpuid_count(7, 0, &a7, &b7, &c7, &d7) &&
+	    (d7 & (1u << 23 | 1u << 24 | 1u << 15)))
+		return "goldencove";
+	switch (model) {
+	case 0x4e: case 0x5e: case 0x55: case 0x8e: case 0x9e: case 0xa5: case 0xa6:
+		return "skylake"; /* Skylake, Kaby/Coffee/Comet Lake, Cascade Lake */
+	case 0x6a: case 0x6c: case 0x7d: case 0x7e: case 0x8c: case 0x8d: case 0xa7:
+		return "icelake"; /* Ice Lake, Tiger Lake, Rocket Lake */
+	default:
+		return "goldencove"; /* Sapphire/Emerald Rapids, Alder/Raptor Lake, and newer */
+	}
+}
 
 const struct cpu_model *model_find(const char *name)
 {
-	/* Until per-CPU models exist (see the timing-model issue), the host's
-	 * closest model is the instruction count. */
 	if (!strcmp(name, "host"))
-		name = "instructions";
-	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
+		name = host_model();
+	for (size_t i = 0; i < N(models); i++)
 		if (!strcmp(models[i].name, name))
 			return &models[i];
 	return NULL;
@@ -39,9 +125,29 @@ const struct cpu_model *model_find(const char *name)
 
 void model_list(FILE *out)
 {
-	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
+	for (size_t i = 0; i < N(models); i++)
 		fprintf(out, "%-14s %s\n", models[i].name, models[i].description);
-	fprintf(out, "%-14s the model closest to this machine's CPU (default)\n", "host");
+	fprintf(out, "%-14s the model closest to this machine's CPU (default; here: %s)\n", "host",
+		host_model());
+}
+
+void model_stats_missing(struct model_stats *st, const char *form)
+{
+	for (size_t i = 0; i < st->nmissing; i++)
+		if (!strcmp(st->missing[i].form, form)) {
+			st->missing[i].n++;
+			return;
+		}
+	if (st->nmissing == st->cap) {
+		size_t nc = st->cap ? 2 * st->cap : 16;
+		struct form_count *m = realloc(st->missing, nc * sizeof(*m));
+		if (!m)
+			return;
+		st->missing = m;
+		st->cap = nc;
+	}
+	snprintf(st->missing[st->nmissing].form, sizeof(st->missing[0].form), "%s", form);
+	st->missing[st->nmissing++].n = 1;
 }
 
 static int by_n(const void *a, const void *b)

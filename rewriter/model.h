@@ -51,6 +51,8 @@ struct cpu_model {
 const struct cpu_model *model_find(const char *name);
 void model_list(FILE *out);
 
+/* Count one instruction of form that fell back (for --model-stats). */
+void model_stats_missing(struct model_stats *st, const char *form);
 void model_stats_print(const struct model_stats *st, const struct cpu_model *m, FILE *out);
 void model_stats_free(struct model_stats *st);
 

@@ -183,6 +183,7 @@ __profinst_enter:
 	mov %rdx, FR_ENTRY(%rax)
 	movq $0, FR_CHILD(%rax)
 	movq $0, FR_TAIL(%rax)
+	movq $0, FR_EXT(%rax)
 	incq ND_CALLS(%rsi)
 	lea __start_profinst_funcs(%rip), %rdx
 	mov %r11, %rdi

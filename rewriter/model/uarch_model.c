@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The analytical block model (seed 003: fixed cycles per basic block,
+ * stalls included): a block's cost is the largest of
+ *   - the front end: fused micro-ops over the machine's issue width;
+ *   - the ports: the busiest execution port's pressure;
+ *   - the dependency chains: the critical path through registers, from
+ *     the block's start (load-use latency included, as the tables give it
+ *     for memory forms), and the recurrence a repeated block carries;
+ * after what the renamer resolves without executing (zeroing idioms,
+ * eliminated moves, immediate adds folded at rename where the core does)
+ * and compare-and-branch macro-fusion.  Per-form data come from the
+ * generated tables; a form missing from them falls back to its category.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "uarch_model.h"
+
+static int cmp_form(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct form_cost *)elem)->form);
+}
+
+static const struct form_cost *lookup(const struct uarch *u, const char *form)
+{
+	return bsearch(form, u->forms, u->nforms, sizeof(*u->forms), cmp_form);
+}
+
+/* The fallback by category, with a port mask over the first ports (ALU
+ * ports are the first 4 of each table's list, loads the next). */
+static void fallback(const struct uarch *u, const struct insn *in, const struct insn_detail *d,
+		     struct form_cost *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->uops = 1;
+	out->lat = 1;
+	switch (in->cls) {
+	case ICLS_MUL: out->lat = 3; break;
+	case ICLS_DIV: out->lat = 20; out->uops = 4; break;
+	case ICLS_FP: out->lat = 4; break;
+	case ICLS_VEC: out->lat = 3; break;
+	case ICLS_STRING: out->lat = 4; out->uops = 3; break;
+	case ICLS_SYSTEM: out->lat = 20; out->uops = 10; break;
+	case ICLS_NOP: out->lat = 0; break;
+	default: break;
+	}
+	if (d->load)
+		out->lat += u->load_lat, out->uops++;
+	if (d->store)
+		out->uops++;
+	/* spread one cycle over the ALU ports */
+	for (unsigned p = 0; p < u->nalu && p < UARCH_MAX_PORTS; p++)
+		out->press[u->alu[p]] = (uint16_t)(100 / u->nalu);
+}
+
+static bool fusible_first(const struct insn_detail *d)
+{
+	/* cmp/test/add/sub/and/inc/dec with a register or memory operand
+	 * and no immediate+memory pair (not fused on Intel) */
+	const char *f = d->form;
+	bool k = !strncmp(f, "cmp ", 4) || !strncmp(f, "test ", 5) || !strncmp(f, "add ", 4) ||
+		 !strncmp(f, "sub ", 4) || !strncmp(f, "and ", 4) || !strncmp(f, "inc ", 4) ||
+		 !strncmp(f, "dec ", 4);
+	if (!k)
+		return false;
+	return !(strstr(f, ",i") && strchr(f, 'm') && strstr(f, " m"));
+}
+
+#define MAXREG 64
+#define ITERS 3
+
+uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const struct insn *insns,
+			  size_t n, struct model_stats *st)
+{
+	const struct uarch *u = m->uarch;
+	if (!n)
+		return 0;
+	struct slot {
+		struct form_cost c;
+		struct insn_detail d;
+		bool fused_away; /* a jcc fused into the compare before it */
+	} tmp[32], *v = tmp;
+	if (n > 32)
+		v = malloc(n * sizeof(*v));
+	if (!v)
+		return (uint32_t)n;
+	uint32_t uops = 0;
+	uint32_t press[UARCH_MAX_PORTS] = {0};
+	for (size_t i = 0; i < n; i++) {
+		struct slot *s = &v[i];
+		s->fused_away = false;
+		if (!insn_describe(code + insns[i].off, insns[i].len, &s->d)) {
+			memset(&s->d, 0, sizeof(s->d));
+			snprintf(s->d.form, sizeof(s->d.form), "(bad)");
+		}
+		const struct form_cost *fc = lookup(u, s->d.form);
+		if (st)
+			st->insns++;
+		if (fc) {
+			s->c = *fc;
+		} else {
+			fallback(u, &insns[i], &s->d, &s->c);
+			if (st) {
+				st->fallback++;
+				model_stats_missing(st, s->d.form);
+			}
+		}
+		if (s->d.zero_idiom || (s->d.move_reg && u->move_elim) || (s->d.imm_add && u->imm_add_folded)) {
+			/* resolved at rename: a micro-op issued, nothing executed */
+			s->c.lat = 0;
+			memset(s->c.press, 0, sizeof(s->c.press));
+			s->c.uops = 1;
+		}
+		if (insns[i].kind == INSN_JCC && i > 0 && fusible_first(&v[i - 1].d) && !v[i - 1].d.store) {
+			s->fused_away = true;
+			s->c.uops = 0;
+			memset(s->c.press, 0, sizeof(s->c.press));
+			s->c.lat = 0;
+		}
+		uops += s->c.uops;
+		for (unsigned p = 0; p < u->nports; p++)
+			press[p] += s->c.press[p];
+	}
+	/* the front end and the ports, in hundredths */
+	uint64_t fe = (uint64_t)uops * 100 / u->width;
+	uint64_t port = 0;
+	for (unsigned p = 0; p < u->nports; p++)
+		if (press[p] > port)
+			port = press[p];
+	/* dependency chains: run the block ITERS times from registers ready
+	 * at 0; the critical path of one pass, and what a repeated block
+	 * carries from one pass to the next */
+	uint32_t ready[MAXREG] = {0};
+	uint32_t first_pass = 0, pass_end[ITERS] = {0};
+	for (int it = 0; it < ITERS; it++) {
+		uint32_t end = 0;
+		for (size_t i = 0; i < n; i++) {
+			const struct slot *s = &v[i];
+			uint64_t in = s->d.rd | s->d.addr;
+			uint32_t t = 0;
+			for (unsigned r = 0; r < MAXREG; r++)
+				if ((in >> r) & 1 && ready[r] > t)
+					t = ready[r];
+			uint32_t done = t + s->c.lat;
+			for (unsigned r = 0; r < MAXREG; r++)
+				if ((s->d.wr >> r) & 1)
+					ready[r] = done;
+			if (done > end)
+				end = done;
+		}
+		pass_end[it] = end;
+		if (!it)
+			first_pass = end;
+	}
+	uint64_t carried = (uint64_t)(pass_end[ITERS - 1] - pass_end[0]) * 100 / (ITERS - 1);
+	uint64_t chain = (uint64_t)first_pass * 100;
+	uint64_t cost = fe;
+	if (port > cost)
+		cost = port;
+	if (carried > cost)
+		cost = carried;
+	/* a block does not run in a loop of itself: part of its own critical
+	 * path shows (the share is the model's one fitted parameter) */
+	uint64_t lat_part = chain * u->chain_share / 100;
+	if (lat_part > cost)
+		cost = lat_part;
+	if (v != tmp)
+		free(v);
+	uint32_t c = (uint32_t)((cost + 50) / 100);
+	return c ? c : 1;
+}

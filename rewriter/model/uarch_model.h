@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* The analytical block model over one microarchitecture's tables. */
+#ifndef PI_UARCH_MODEL_H
+#define PI_UARCH_MODEL_H
+
+#include <stdbool.h>
+
+#include "model.h"
+#include "uarch.h"
+
+struct uarch {
+	const struct form_cost *forms;
+	size_t nforms;
+	unsigned nports;
+	unsigned width;          /* micro-ops issued per cycle */
+	unsigned load_lat;       /* L1 load-use latency (fallback forms) */
+	unsigned alu[8], nalu;   /* the integer ALU ports, for fallbacks */
+	bool move_elim;          /* register moves eliminated at rename */
+	bool imm_add_folded;     /* add/sub of an immediate folded at rename */
+	unsigned chain_share;    /* % of a block's critical path that shows */
+};
+
+uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const struct insn *insns,
+			  size_t n, struct model_stats *st);
+
+#endif
