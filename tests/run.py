@@ -407,6 +407,7 @@ def fuzz_case(ctx, target, runs):
 
 def collect(ctx, args):
     tests = [("unit/decode", lambda: unit_decode(ctx)), ("unit/reader", lambda: unit_reader(ctx)),
+             ("unit/model", lambda: must([os.path.join(ctx.build, "tests", "test_model")], "test_model")),
              ("cmode/object_and_archive", lambda: compile_only_mode(ctx))]
     tests += [("golden/%s" % n, lambda n=n, v=v: golden_case(ctx, n, v, args.rebase)) for n, v in GOLDEN]
     tests += [("fuzz/%s" % t, lambda t=t, r=r: fuzz_case(ctx, t, r))
@@ -426,6 +427,8 @@ def collect(ctx, args):
     import badinput
     import exports
     import real
+    import ostiming
+    tests += ostiming.tests(ctx, Fail, sh, must, profile_json)
     tests += exports.tests(ctx, Fail, sh, must, profile_json)
     tests += exports.graph_tests(ctx, Fail, sh, must, profile_json)
     tests += exports.merge_diff_tests(ctx, Fail, sh, must, profile_json)

@@ -1,0 +1,101 @@
+"""OS-call timing (issue: the hard programs): a program doing reads, writes,
+sleeps, polls, raw system calls and a qsort callback, instrumented with a
+cycle model, run and compared with the native program; its profile must
+charge reads and writes to their callers (OS column), leave the waits out
+unless --charge-waits, and nest the comparator under <external:qsort>.
+Time measured is real, so the checks are bounds, not exact figures; the
+call counts are exact."""
+import json
+import os
+import shutil
+import tempfile
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def tests(ctx, Fail, sh, must, profile_json):
+    src = os.path.join(HERE, "os", "os_calls.c")
+
+    def build(tmp, extra):
+        obj = os.path.join(tmp, "os.o")
+        must(["gcc", "-O2", "-g", "-c", src, "-o", obj], "compile")
+        native = os.path.join(tmp, "native")
+        must(["gcc", obj, "-o", native], "link native")
+        exe = os.path.join(tmp, "os.prof")
+        must([ctx.profinst, "--cpu=goldencove"] + extra + [obj, "-o", exe], "profinst")
+        return native, exe
+
+    def run(tmp, native, exe):
+        a = sh([native, "x"], cwd=tmp)
+        prof = os.path.join(tmp, "p.prof")
+        b = sh([exe, "x"], cwd=tmp, env=dict(os.environ, PROFINST_OUTPUT=prof))
+        if (a.returncode, a.stdout) != (b.returncode, b.stdout) or a.returncode != 3:
+            raise Fail("native %r %r, instrumented %r %r" % (a.returncode, a.stdout, b.returncode, b.stdout))
+        pj = profile_json(ctx, prof)
+        return prof, pj, {f["name"]: f for f in pj["functions"]}
+
+    def default_policy():
+        tmp = tempfile.mkdtemp(prefix="pi-os-")
+        try:
+            native, exe = build(tmp, [])
+            prof, pj, fn = run(tmp, native, exe)
+            if not pj["os_charged"]:
+                raise Fail("a cycle model's profile says OS time is not charged")
+            for name, calls in (("<external:qsort>", 1), ("<external:read>", None), ("<external:write>", None),
+                                ("<external:nanosleep>", 1), ("<external:poll>", 1), ("cmp", None)):
+                if name not in fn:
+                    raise Fail("no %s in the profile" % name)
+                if calls is not None and fn[name]["calls"] != calls:
+                    raise Fail("%s calls=%d, want %d" % (name, fn[name]["calls"], calls))
+            # 20 rounds over the executable, one read more per round than
+            # its size in 4 KiB blocks (the one that returns 0)
+            size = os.path.getsize(exe)
+            reads = 20 * ((size + 4095) // 4096 + 1)
+            if fn["<external:read>"]["calls"] != reads:
+                raise Fail("read calls=%d, want %d" % (fn["<external:read>"]["calls"], reads))
+            if fn["<external:write>"]["calls"] != reads - 20:
+                raise Fail("write calls=%d, want %d" % (fn["<external:write>"]["calls"], reads - 20))
+            # the comparator is called by qsort, called by sorter
+            callers = [c["name"] for c in fn["cmp"]["callers"]]
+            if callers != ["<external:qsort>"]:
+                raise Fail("cmp's callers %r" % callers)
+            if [c["name"] for c in fn["<external:qsort>"]["callers"]] != ["sorter"]:
+                raise Fail("qsort's callers %r" % fn["<external:qsort>"]["callers"])
+            # external time is charged to the caller: in its self and OS
+            for name in ("copier", "sorter", "raw_getpid"):
+                f = fn[name]
+                if not 0 < f["os_cycles"] <= f["self_cycles"]:
+                    raise Fail("%s: os=%d self=%d" % (name, f["os_cycles"], f["self_cycles"]))
+                if f["os_left_cycles"]:
+                    raise Fail("%s: %d cycles left out" % (name, f["os_left_cycles"]))
+            # 50 ms of sleeping and polling: measured, not charged
+            s = fn["sleeper"]
+            if s["os_left_cycles"] < 10 ** 7 or s["os_cycles"] * 10 > s["os_left_cycles"]:
+                raise Fail("sleeper: os=%d, left out=%d" % (s["os_cycles"], s["os_left_cycles"]))
+            total_self = sum(f["self_cycles"] for f in pj["functions"])
+            if total_self != pj["total_cycles"] or pj["os_cycles"] != sum(f["os_cycles"] for f in pj["functions"]):
+                raise Fail("totals do not add up")
+            for f in pj["functions"]:
+                if f["external"] and f["self_cycles"]:
+                    raise Fail("%s has self time: it belongs to its caller" % f["name"])
+            text = must([ctx.profview, "report", prof], "report").stdout
+            if "Left out:" not in text or " OS " not in text.splitlines()[5]:
+                raise Fail("the report does not show the OS column and what was left out:\n" + text)
+            det = must([ctx.profview, "detail", prof, "copier"], "detail").stdout
+            if "OS " not in det:
+                raise Fail("detail shows no OS cycles:\n" + det)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def charge_waits():
+        tmp = tempfile.mkdtemp(prefix="pi-os-")
+        try:
+            native, exe = build(tmp, ["--charge-waits"])
+            prof, pj, fn = run(tmp, native, exe)
+            s = fn["sleeper"]
+            if s["os_cycles"] < 10 ** 7 or s["os_left_cycles"]:
+                raise Fail("--charge-waits: sleeper os=%d, left out=%d" % (s["os_cycles"], s["os_left_cycles"]))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    return [("os/charged_and_waits", default_policy), ("os/charge_waits", charge_waits)]
