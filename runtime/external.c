@@ -13,8 +13,10 @@
 
 #include "rt.h"
 
-/* cycles per tick, 32.32 fixed point */
-static uint64_t cycles_per_tick_q32;
+/* cycles per tick, 32.32 fixed point (the external-exit fast path in
+ * stubs.S reads it too) */
+uint64_t rt_cycles_per_tick_q32 __attribute__((visibility("hidden")));
+#define cycles_per_tick_q32 rt_cycles_per_tick_q32
 static uint64_t tsc_per_kcycle;
 /* from the objects' maps: system calls' time goes into the cycles, and
  * waits' too */

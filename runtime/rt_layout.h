@@ -14,6 +14,7 @@
 
 /* struct pi_funcrec (libprof/format.h) */
 #define FREC_ADDR 16
+#define FREC_EXTFLAGS 48 /* size[0]: an external's PI_EXT_* flags */
 
 /* struct rt_thread */
 #define TH_STACK 0
@@ -33,6 +34,7 @@
 #define FR_TAIL 48
 #define FR_EXT 56
 #define FR_EXT_START 64
+#define FR_EXT_TICKS 72
 
 /* struct rt_node */
 #define ND_FN 0
@@ -46,6 +48,8 @@
 #define ND_INCL 80
 #define ND_MIN 88
 #define ND_MAX 96
+#define ND_OS 112
+#define ND_OS_LEFT 120
 #define FUNCREC_SHIFT 6 /* sizeof(struct pi_funcrec) == 64 */
 
 #endif

@@ -33,6 +33,13 @@ LAYOUT(struct rt_frame, tail_target, FR_TAIL_TARGET);
 LAYOUT(struct rt_frame, tail, FR_TAIL);
 LAYOUT(struct rt_frame, ext, FR_EXT);
 LAYOUT(struct rt_frame, ext_start, FR_EXT_START);
+LAYOUT(struct rt_frame, ext_ticks, FR_EXT_TICKS);
+LAYOUT(struct rt_node, os, ND_OS);
+LAYOUT(struct rt_node, os_left, ND_OS_LEFT);
+LAYOUT(struct pi_funcrec, size, FREC_EXTFLAGS);
+_Static_assert(RT_EXT_ON == 1 && RT_EXT_CHARGE == 2, "external frame flags (stubs.S)");
+_Static_assert(PI_EXT_CHARGE == 1 && PI_EXT_WAIT == 2 && PI_EXT_TTYREAD == 4 && PI_EXT_CHARGE_WAITS == 8 &&
+	       PI_EXT_CHECK == 16, "external record flags (stubs.S)");
 LAYOUT(struct rt_node, fn, ND_FN);
 LAYOUT(struct rt_node, parent, ND_PARENT);
 LAYOUT(struct rt_node, ra, ND_RA);

@@ -452,6 +452,128 @@ __profinst_rep:
 	.hidden __profinst_ext_enter
 	.type __profinst_ext_enter, @function
 __profinst_ext_enter:
+	.cfi_startproc
+	CFI_PUSH %rax
+	CFI_PUSH %rcx
+	CFI_PUSH %rdx
+	CFI_PUSH %rsi
+	CFI_PUSH %rdi
+	CFI_PUSH %r8
+	CFI_PUSH %r9
+	CFI_PUSH %r10
+	cmpq $0, TLS(TLS_BUSY)
+	jne .Lxe_out
+	movl FREC_EXTFLAGS(%r11), %r9d
+	test $(0x10 | 0x4), %r9d          /* PI_EXT_CHECK, PI_EXT_TTYREAD: the C path */
+	jnz .Lxe_slow
+	movl $1, TLS(TLS_BUSY)
+	mov TLS(TLS_TH), %rcx
+	test %rcx, %rcx
+	jz .Lxe_slow_busy
+	mov TH_DEPTH(%rcx), %rax
+	test %rax, %rax
+	jz .Lxe_slow_busy
+	cmp TH_CAP(%rcx), %rax
+	jae .Lxe_slow_busy
+	imul $FRAME_SIZE, %rax, %rax
+	add TH_STACK(%rcx), %rax          /* the new frame */
+	lea 64(%rsp), %rdx                /* the callee's %rsp: this helper's at entry */
+	cmp %rdx, FR_SP-FRAME_SIZE(%rax)
+	jbe .Lxe_slow_busy                /* frames below are dead: the C path closes them */
+	cmpq $0, FR_EXT-FRAME_SIZE(%rax)
+	jne .Lxe_slow_busy
+	mov (%rdx), %rsi                  /* the call instruction */
+	cmpb $0xe8, (%rsi)
+	jne .Lxe_slow_busy
+	add $5, %rsi                      /* its return address */
+	mov FREC_ADDR(%r11), %rdi         /* the record all externals of the name share */
+	test %rdi, %rdi
+	cmovz %r11, %rdi
+	mov FR_NODE-FRAME_SIZE(%rax), %r8 /* parent node */
+	mov %r8, %r10                     /* cache index: rt_cache_index() */
+	shr $3, %r10
+	xor %rsi, %r10
+	xor %rdi, %r10
+	CFI_PUSH %rdx
+	movabs $0x9e3779b97f4a7c15, %rdx
+	imul %rdx, %r10
+	shr $(64 - RT_CACHE_BITS_ASM), %r10
+	mov TH_CACHE(%rcx), %rdx
+	test %rdx, %rdx
+	jnz 0f
+	xor %r10d, %r10d                  /* no cache: no fast path */
+	jmp 1f
+0:	mov (%rdx,%r10,8), %r10           /* candidate node */
+1:	CFI_POP %rdx
+	test %r10, %r10
+	jz .Lxe_slow_busy
+	cmp %r8, ND_PARENT(%r10)
+	jne .Lxe_slow_busy
+	cmp %rsi, ND_RA(%r10)
+	jne .Lxe_slow_busy
+	cmp %rdi, ND_FN(%r10)
+	jne .Lxe_slow_busy
+	cmpq $0, ND_ALIAS(%r10)
+	jne .Lxe_slow_busy
+	mov %rdx, FR_SP(%rax)
+	mov %r10, FR_NODE(%rax)
+	movq $0, FR_ALIAS(%rax)
+	mov TLS(TLS_CLOCK), %rdx
+	mov %rdx, FR_ENTRY(%rax)
+	movq $0, FR_CHILD(%rax)
+	movq $0, FR_TAIL(%rax)
+	movq $0, FR_EXT_TICKS(%rax)
+	/* charged: PI_EXT_CHARGE, and not a wait unless PI_EXT_CHARGE_WAITS */
+	mov $1, %edx                      /* RT_EXT_ON */
+	test $1, %r9d
+	jz 2f
+	test $2, %r9d
+	jz 3f
+	test $8, %r9d
+	jz 2f
+3:	or $2, %edx                       /* RT_EXT_CHARGE */
+2:	mov %rdx, FR_EXT(%rax)
+	incq ND_CALLS(%r10)
+	lea __start_profinst_funcs(%rip), %rdx
+	sub %rdx, %rdi
+	shr $FUNCREC_SHIFT, %rdi          /* the function's index */
+	mov TH_FNACTIVE(%rcx), %rdx
+	incl (%rdx,%rdi,4)
+	incq TH_DEPTH(%rcx)
+	movl $0, TLS(TLS_BUSY)
+	mov %rax, %r8
+	rdtsc                             /* last: the external's time starts here */
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, FR_EXT_START(%r8)
+.Lxe_out:
+	CFI_POP %r10
+	CFI_POP %r9
+	CFI_POP %r8
+	CFI_POP %rdi
+	CFI_POP %rsi
+	CFI_POP %rdx
+	CFI_POP %rcx
+	CFI_POP %rax
+	ret
+.Lxe_slow_busy:
+	.cfi_adjust_cfa_offset 64
+	movl $0, TLS(TLS_BUSY)
+.Lxe_slow:
+	CFI_POP %r10
+	CFI_POP %r9
+	CFI_POP %r8
+	CFI_POP %rdi
+	CFI_POP %rsi
+	CFI_POP %rdx
+	CFI_POP %rcx
+	CFI_POP %rax
+	jmp __profinst_ext_enter_slow
+	.cfi_endproc
+	.size __profinst_ext_enter, .-__profinst_ext_enter
+
+	.type __profinst_ext_enter_slow, @function
+__profinst_ext_enter_slow:
 	SAVE_LIGHT
 	mov %rdi, %rcx            /* the call's first argument */
 	mov %r11, %rdi            /* the external's record */
@@ -459,17 +581,114 @@ __profinst_ext_enter:
 	mov (%rsi), %rdx          /* the call instruction */
 	call pi_rt_ext_enter
 	RESTORE_LIGHT
-	.size __profinst_ext_enter, .-__profinst_ext_enter
+	.size __profinst_ext_enter_slow, .-__profinst_ext_enter_slow
 
+/* Exit, fast path: the top frame is the external's, called from an
+ * instrumented frame; closes it and charges its time without a call into
+ * C.  Keeps %rax and %rdx, the return registers. */
 	.globl __profinst_ext_exit
 	.hidden __profinst_ext_exit
 	.type __profinst_ext_exit, @function
 __profinst_ext_exit:
+	.cfi_startproc
+	CFI_PUSH %rax
+	CFI_PUSH %rdx
+	rdtsc                             /* first: the external's time ends here */
+	shl $32, %rdx
+	or %rdx, %rax
+	CFI_PUSH %rcx
+	CFI_PUSH %rsi
+	CFI_PUSH %rdi
+	CFI_PUSH %r8
+	CFI_PUSH %r11
+	cmpq $0, TLS(TLS_BUSY)
+	jne .Lxx_out
+	movl $1, TLS(TLS_BUSY)
+	mov TLS(TLS_TH), %rcx
+	test %rcx, %rcx
+	jz .Lxx_slow_busy
+	mov TH_DEPTH(%rcx), %rsi
+	cmp $2, %rsi
+	jb .Lxx_slow_busy
+	imul $FRAME_SIZE, %rsi, %rsi
+	add TH_STACK(%rcx), %rsi
+	sub $FRAME_SIZE, %rsi             /* the top frame */
+	lea 56(%rsp), %rdx                /* the callee's %rsp: this helper's at entry */
+	cmp %rdx, FR_SP(%rsi)
+	jne .Lxx_slow_busy
+	mov FR_EXT(%rsi), %rdi
+	test %rdi, %rdi
+	jz .Lxx_slow_busy
+	cmpq $0, FR_ALIAS(%rsi)
+	jne .Lxx_slow_busy
+	cmpq $0, FR_EXT-FRAME_SIZE(%rsi)
+	jne .Lxx_slow_busy
+	sub FR_EXT_START(%rsi), %rax
+	add FR_EXT_TICKS(%rsi), %rax      /* ticks, callbacks left out */
+	mulq rt_cycles_per_tick_q32(%rip)
+	shrd $32, %rdx, %rax              /* cycles: rt_ticks_to_cycles() */
+	mov FR_NODE-FRAME_SIZE(%rsi), %r8 /* the caller's node */
+	test $2, %edi                     /* RT_EXT_CHARGE */
+	jz 1f
+	add %rax, TLS(TLS_CLOCK)
+	add %rax, ND_OS(%r8)
+	jmp 2f
+1:	add %rax, ND_OS_LEFT(%r8)
+	xor %eax, %eax                    /* nothing charged */
+2:	mov TLS(TLS_CLOCK), %rdx
+	sub %rax, %rdx
+	sub FR_ENTRY(%rsi), %rdx          /* duration, without the charged time */
+	mov FR_NODE(%rsi), %r11           /* the external's node */
+	mov %rdx, %rdi
+	sub FR_CHILD(%rsi), %rdi          /* self */
+	add %rdi, ND_SELF(%r11)
+	cmp ND_MIN(%r11), %rdi
+	jae 3f
+	mov %rdi, ND_MIN(%r11)
+3:	cmp ND_MAX(%r11), %rdi
+	jbe 4f
+	mov %rdi, ND_MAX(%r11)
+4:	mov ND_FN(%r11), %rdi
+	lea __start_profinst_funcs(%rip), %rax
+	sub %rax, %rdi
+	shr $FUNCREC_SHIFT, %rdi
+	mov TH_FNACTIVE(%rcx), %rax
+	decl (%rax,%rdi,4)
+	jnz 5f
+	add %rdx, ND_INCL(%r11)
+5:	decq TH_DEPTH(%rcx)
+	add %rdx, FR_CHILD-FRAME_SIZE(%rsi)
+	movl $0, TLS(TLS_BUSY)
+.Lxx_out:
+	CFI_POP %r11
+	CFI_POP %r8
+	CFI_POP %rdi
+	CFI_POP %rsi
+	CFI_POP %rcx
+	CFI_POP %rdx
+	CFI_POP %rax
+	ret
+.Lxx_slow_busy:
+	.cfi_adjust_cfa_offset 56
+	movl $0, TLS(TLS_BUSY)
+	CFI_POP %r11
+	CFI_POP %r8
+	CFI_POP %rdi
+	CFI_POP %rsi
+	CFI_POP %rcx
+	CFI_POP %rdx
+	CFI_POP %rax
+	jmp __profinst_ext_exit_slow
+	.cfi_endproc
+	.size __profinst_ext_exit, .-__profinst_ext_exit
+
+	.type __profinst_ext_exit_slow, @function
+__profinst_ext_exit_slow:
 	SAVE_LIGHT
 	lea 72(%rsp), %rdi        /* the callee's %rsp, as it was at its entry */
 	call pi_rt_ext_exit
 	RESTORE_LIGHT
-	.size __profinst_ext_exit, .-__profinst_ext_exit
+	.size __profinst_ext_exit_slow, .-__profinst_ext_exit_slow
 
 /* Around a syscall instruction: the flags may be live across it. */
 	.globl __profinst_sys_enter
