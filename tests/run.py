@@ -429,6 +429,7 @@ def collect(ctx, args):
     import real
     import ostiming
     tests += ostiming.tests(ctx, Fail, sh, must, profile_json)
+    tests += ostiming.longrun_tests(ctx, Fail, sh, must)
     tests += exports.tests(ctx, Fail, sh, must, profile_json)
     tests += exports.graph_tests(ctx, Fail, sh, must, profile_json)
     tests += exports.merge_diff_tests(ctx, Fail, sh, must, profile_json)

@@ -99,3 +99,40 @@ def tests(ctx, Fail, sh, must, profile_json):
             shutil.rmtree(tmp, ignore_errors=True)
 
     return [("os/charged_and_waits", default_policy), ("os/charge_waits", charge_waits)]
+
+
+def longrun_tests(ctx, Fail, sh, must):
+    """Memory does not grow with the number of calls: the calling-context
+    tree has a node per context, not per call."""
+    src = os.path.join(HERE, "e2e", "033_many_calls.c")
+
+    def maxrss(argv, env):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                fd = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(fd, 1)
+                os.execve(argv[0], argv, env)
+            finally:
+                os._exit(127)
+        _, status, ru = os.wait4(pid, 0)
+        if status:
+            raise Fail("%s exited with status %d" % (argv, status))
+        return ru.ru_maxrss  # KiB
+
+    def bounded():
+        tmp = tempfile.mkdtemp(prefix="pi-long-")
+        try:
+            obj = os.path.join(tmp, "l.o")
+            must(["gcc", "-O2", "-c", src, "-o", obj], "compile")
+            exe = os.path.join(tmp, "l.prof")
+            must([ctx.profinst, obj, "-o", exe], "profinst")
+            env = dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "p.prof"))
+            small = maxrss([exe, "1000000"], env)
+            big = maxrss([exe, "200000000"], env)
+            if big > small + 1024:
+                raise Fail("max RSS %d KiB after 2x10^8 calls, %d KiB after 10^6" % (big, small))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    return [("longrun/bounded_memory", bounded)]
