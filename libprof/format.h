@@ -137,6 +137,8 @@ struct pi_funcrec {
 #define PI_EXT_WAIT 0x2     /* waits on the outside world: not charged by default */
 #define PI_EXT_TTYREAD 0x4  /* a read: a wait when its descriptor is a terminal */
 #define PI_EXT_CHARGE_WAITS 0x8 /* --charge-waits: charge waits too */
+#define PI_EXT_SWITCH 0x20  /* swapcontext: the stack switches to another context */
+#define PI_EXT_SETCTX 0x40  /* setcontext: the context calling it ends */
 #define PI_EXT_CHECK 0x10   /* may be instrumented after all (profinst -c):
 				 the runtime looks at the call's target */
 

@@ -108,7 +108,9 @@ static uint32_t ext_index(struct code *c, const char *name)
 	x->flags = (c->model->charges_os ? PI_EXT_CHARGE : 0) | (w ? PI_EXT_WAIT : 0) |
 		   (reads(name) ? PI_EXT_TTYREAD : 0) |
 		   (c->opts->charge_waits ? PI_EXT_CHARGE_WAITS : 0) |
-		   (c->opts->defined ? 0 : PI_EXT_CHECK);
+		   (c->opts->defined ? 0 : PI_EXT_CHECK) |
+		   (!strcmp(name, "swapcontext") ? PI_EXT_SWITCH : 0) |
+		   (!strcmp(name, "setcontext") ? PI_EXT_SETCTX : 0);
 	x->map_index = (uint32_t)(c->nfuncs + c->nexts - 1);
 	return (uint32_t)(c->nexts - 1);
 }

@@ -132,6 +132,8 @@ void rt_externals_init(void)
 	}
 }
 
+static int park(struct rt_thread *th, uint64_t sp, uint64_t now);
+
 static int is_tty(uint64_t fd)
 {
 	uint64_t termios[8]; /* the kernel's struct termios is 36 bytes */
@@ -182,7 +184,19 @@ void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uin
 	now = rt_unwind_to(th, sp, now);
 	const struct pi_funcrec *fn = rec->addr[0] ? (const struct pi_funcrec *)rec->addr[0] : rec;
 	struct rt_frame *f = rt_push(th, fn, sp, pc + len, now);
-	if (f) {
+	if (f && (flags & (PI_EXT_SWITCH | PI_EXT_SETCTX))) {
+		f->ext = RT_EXT_ON | RT_EXT_SWITCH;
+		f->ext_ticks = 0;
+		f->ext_start = rt_rdtsc();
+		if (flags & PI_EXT_SWITCH) {
+			/* this context waits for its swapcontext to return */
+			park(th, sp, now);
+		} else {
+			/* setcontext: this context is over */
+			while (th->depth)
+				now += rt_close_top(th, now);
+		}
+	} else if (f) {
 		int wait = (flags & PI_EXT_WAIT) || ((flags & PI_EXT_TTYREAD) && is_tty(arg0));
 		int charge = (flags & PI_EXT_CHARGE) && (!wait || (flags & PI_EXT_CHARGE_WAITS));
 		f->ext = RT_EXT_ON | (charge ? RT_EXT_CHARGE : 0);
@@ -200,6 +214,8 @@ void pi_rt_ext_exit(uint64_t sp)
 	if (t->busy || t->dead || !th)
 		return;
 	t->busy = 1;
+	if (th->nparked)
+		rt_unpark(th, sp); /* a swapcontext returning: its context comes back */
 	uint64_t now = rt_unwind_to(th, sp, t->clock);
 	if (th->depth && th->stack[th->depth - 1].sp == sp && th->stack[th->depth - 1].ext)
 		rt_close_top(th, now);
@@ -249,4 +265,84 @@ void pi_rt_sys_exit(void)
 		}
 	}
 	t->busy = 0;
+}
+
+/* ----- Contexts (swapcontext): each context's frames live on the shadow
+ * stack while it runs, and are parked while another runs.  A context that
+ * starts fresh (makecontext) begins at the root, as a thread does. */
+
+static int park(struct rt_thread *th, uint64_t sp, uint64_t now)
+{
+	if (th->nparked == th->parkcap) {
+		uint64_t nc = th->parkcap ? 2 * th->parkcap : 64;
+		struct rt_parked *p = rt_mmap(nc * sizeof(*p));
+		if (!p)
+			return -1;
+		for (uint64_t i = 0; i < th->nparked; i++)
+			p[i] = th->parked[i];
+		if (th->parked)
+			rt_munmap(th->parked, th->parkcap * sizeof(*p));
+		th->parked = p;
+		th->parkcap = nc;
+	}
+	struct rt_parked *k = &th->parked[th->nparked];
+	if (k->cap < th->depth) {
+		/* a slot keeps its buffer when it is freed: reuse it */
+		if (k->frames)
+			rt_munmap(k->frames, k->cap * sizeof(struct rt_frame));
+		uint64_t cap = (th->depth + 255) & ~(uint64_t)255;
+		k->frames = rt_mmap(cap * sizeof(struct rt_frame));
+		k->cap = k->frames ? cap : 0;
+		if (!k->frames)
+			return -1;
+	}
+	for (uint64_t i = 0; i < th->depth; i++)
+		k->frames[i] = th->stack[i];
+	k->n = th->depth;
+	k->sp = sp;
+	k->clock = now;
+	th->nparked++;
+	th->depth = 0;
+	return 0;
+}
+
+int rt_unpark(struct rt_thread *th, uint64_t sp)
+{
+	for (uint64_t i = th->nparked; i-- > 0;) {
+		struct rt_parked *k = &th->parked[i];
+		if (k->sp != sp)
+			continue;
+		uint64_t now = rt_tls_of(th)->clock;
+		/* what runs here now is the context coming back: frames left on
+		 * the shadow stack belong to a context that ended */
+		while (th->depth)
+			now += rt_close_top(th, now);
+		if (k->n > th->cap)
+			return 0;
+		/* the time other contexts ran is not these frames' */
+		uint64_t away = now - k->clock;
+		for (uint64_t j = 0; j < k->n; j++) {
+			th->stack[j] = k->frames[j];
+			th->stack[j].entry_clock += away;
+		}
+		th->depth = k->n;
+		/* swap the slot with the last, keeping both buffers */
+		struct rt_parked last = th->parked[th->nparked - 1];
+		th->parked[th->nparked - 1] = *k;
+		*k = last;
+		th->nparked--;
+		return 1;
+	}
+	return 0;
+}
+
+void rt_close_parked(struct rt_thread *th)
+{
+	while (th->nparked) {
+		uint64_t sp = th->parked[th->nparked - 1].sp;
+		uint64_t now = rt_tls_of(th)->clock;
+		rt_unpark(th, sp);
+		while (th->depth)
+			now += rt_close_top(th, now);
+	}
 }

@@ -45,6 +45,7 @@ struct rt_frame {
 
 #define RT_EXT_ON 0x1     /* an external call's frame */
 #define RT_EXT_CHARGE 0x2 /* its time goes into the cycles */
+#define RT_EXT_SWITCH 0x4 /* a context switch: its time is other contexts' */
 
 /* The entry fast path's cache of calling-context children: direct-mapped
  * by (parent node, function, return address), see rt_cache_index. */
@@ -71,6 +72,15 @@ struct rt_thread {
 	uint32_t tid;
 	uint32_t index;
 	int finished;
+	/* Contexts switched away from (swapcontext): their frames, off the
+	 * shadow stack until the swapcontext that left returns. */
+	struct rt_parked {
+		uint64_t sp;        /* the swapcontext frame's %rsp: where it returns */
+		uint64_t clock;     /* the thread's clock when it left */
+		uint64_t n, cap;
+		struct rt_frame *frames;
+	} *parked;
+	uint64_t nparked, parkcap;
 };
 
 /* Same computation as the entry fast path in stubs.S. */
@@ -143,6 +153,11 @@ uint64_t rt_close_top(struct rt_thread *th, uint64_t now);
 /* Push a frame for fn (struct rt_frame * or NULL when out of memory). */
 struct rt_frame *rt_push(struct rt_thread *th, const struct pi_funcrec *fn, uint64_t sp, uint64_t ra,
 			 uint64_t now);
+/* Frames parked by swapcontext: put back the context whose swapcontext
+ * returns at sp (1), or nothing is parked there (0); close all of them,
+ * when the thread ends. */
+int rt_unpark(struct rt_thread *th, uint64_t sp);
+void rt_close_parked(struct rt_thread *th);
 uint64_t rt_unwind_to(struct rt_thread *th, uint64_t sp, uint64_t now); /* the clock after */
 
 /* Is addr the entry of an instrumented function? (sorted table built at

@@ -39,7 +39,8 @@ LAYOUT(struct rt_node, os_left, ND_OS_LEFT);
 LAYOUT(struct pi_funcrec, size, FREC_EXTFLAGS);
 _Static_assert(RT_EXT_ON == 1 && RT_EXT_CHARGE == 2, "external frame flags (stubs.S)");
 _Static_assert(PI_EXT_CHARGE == 1 && PI_EXT_WAIT == 2 && PI_EXT_TTYREAD == 4 && PI_EXT_CHARGE_WAITS == 8 &&
-	       PI_EXT_CHECK == 16, "external record flags (stubs.S)");
+	       PI_EXT_CHECK == 16 && PI_EXT_SWITCH == 32 && PI_EXT_SETCTX == 64,
+	       "external record flags (stubs.S)");
 LAYOUT(struct rt_node, fn, ND_FN);
 LAYOUT(struct rt_node, parent, ND_PARENT);
 LAYOUT(struct rt_node, ra, ND_RA);
@@ -151,6 +152,8 @@ hit:
  */
 static uint64_t close_external(struct rt_thread *th, struct rt_frame *f)
 {
+	if (f->ext & RT_EXT_SWITCH)
+		return 0;
 	uint64_t ticks = f->ext_ticks + (rt_rdtsc() - f->ext_start);
 	uint64_t cyc = rt_ticks_to_cycles(ticks);
 	struct rt_node *caller = th->depth > 1 ? th->stack[th->depth - 2].node : &th->root;
@@ -196,6 +199,8 @@ void rt_close_all(struct rt_thread *th, uint64_t now)
 {
 	while (th->depth)
 		close_top(th, now);
+	if (th->nparked)
+		rt_close_parked(th);
 }
 
 /* Frames at or below sp are dead: their functions left without an exit

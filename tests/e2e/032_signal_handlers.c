@@ -1,4 +1,5 @@
-// expect: on_signal calls=3000
+// expect: on_signal calls=3000 callers=<external:raise>
+// expect: <external:raise> callers=poke
 // expect: count calls=3000
 // uncounted: on_signal
 /* Signal handlers are profiled under the function they interrupted: raise()
