@@ -15,7 +15,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	struct object o;
 	if (!obj_read(&o, "fuzz.o", data, size)) {
 		struct istats st = {0};
-		if (!instrument_object(&o, model_find("instructions"), &st)) {
+		/* a cycle model, so that its analysis of the blocks is fuzzed too;
+		 * no set of defined names, as with profinst -c */
+		struct rewrite_opts ro = {.model = model_find("goldencove")};
+		if (!instrument_object(&o, &ro, &st)) {
 			char path[] = "/tmp/pi-fuzz-XXXXXX";
 			int fd = mkstemp(path);
 			if (fd >= 0) {
@@ -24,6 +27,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 				unlink(path);
 			}
 		}
+		model_stats_free(&st.model);
 	}
 	obj_free(&o);
 	return 0;
