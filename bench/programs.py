@@ -32,10 +32,21 @@ Program level: modelled against measured core cycles.
     folded away at rename on this core, so none is used), timed exactly as
     a workload is: Hz = adds / its user CPU time, so preemption, steal and
     frequency changes are seen through the same accounting. The machine is
-    shared and noisy, so calibrations and native runs alternate
-    (calib, run, calib, run, ..., calib); each run is costed at the mean of
-    the two calibrations around it, and the minimum over the runs is taken
-    (noise only ever adds time). `spread` is median/min - 1 of the runs.
+    shared and noisy, so calibrations and native runs alternate, round-robin
+    over the workloads (calib, w1, calib, w2, ..., calib, w1, calib, ...),
+    --runs rounds; each run is costed at the mean of the two calibrations
+    around it and the minimum over a workload's runs is taken (noise only
+    ever adds time). A best run is "confirmed" when the second best is
+    within 3% of it; unconfirmed workloads get up to --runs more rounds.
+    `spread` is median/min - 1 of the runs. `bg` is how many CPUs other
+    processes kept busy during the best run (from /proc/stat, 0..2 here):
+    on this 2-vCPU VM a busy neighbour slows wide, cache-hungry code by
+    15-50% while the one-ALU calibration chain barely notices, so figures
+    taken with bg near or above 1 overstate the cycles. The JSON has every
+    run's user and wall time, involuntary context switches, background,
+    load average and CPU pressure, and every calibration. --quiet-wait S
+    makes each timed run first wait up to S seconds for the machine to go
+    quiet.
   - err% = (modelled - measured) / measured. Also shown: ext%, the share of
     the native program's user-mode perf samples outside the instrumented
     code (libc, ld.so, PLT, crt), and err-ext%, the error against
@@ -65,7 +76,7 @@ Function level: per-function self-time shares.
 Goals: program-level MAE <= 10%; TVD(profinst, perf) <= 0.05 and below
 TVD(callgrind, perf).
 
---quick: a quarter of the work, 2 timing runs, 5000 samples.
+--quick: a quarter of the work, 3 timing rounds, 5000 samples.
 Prints two tables; --out FILE also writes everything (per-run times, every
 calibration, every function's three shares) as JSON."""
 import argparse
@@ -83,6 +94,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGS = os.path.join(ROOT, "bench", "programs")
 LIBDIR = "/usr/lib/x86_64-linux-gnu"
 EXTERNAL = "<external>"
+# a best run is confirmed when the second best is within this of it
+CONFIRM = 0.03
 
 # name: (source, archive or None, cflags, link libs, repetitions for about
 # 1.2 s of native user time on the Sapphire Rapids VM)
@@ -190,8 +203,8 @@ def tvd(p, q):
 
 # ---------------------------------------------------------------- runs
 
-def run_rusage(cmd, env=None, cwd=None, stdout=subprocess.DEVNULL):
-    """Run cmd; (user s, sys s, stdout bytes or None) of the child."""
+def run_rusage(cmd, env=None, cwd=None, stdout=subprocess.DEVNULL, want_ru=False):
+    """Run cmd; (user s, sys s, stdout bytes or None[, rusage]) of the child."""
     p = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=stdout, stderr=subprocess.DEVNULL)
     out = p.stdout.read() if stdout == subprocess.PIPE else None
     _, status, ru = os.wait4(p.pid, 0)
@@ -200,6 +213,8 @@ def run_rusage(cmd, env=None, cwd=None, stdout=subprocess.DEVNULL):
         p.stdout.close()
     if p.returncode:
         raise SystemExit("failed (%d): %s" % (p.returncode, " ".join(cmd)))
+    if want_ru:
+        return ru.ru_utime, ru.ru_stime, out, ru
     return ru.ru_utime, ru.ru_stime, out
 
 
@@ -210,16 +225,100 @@ def calibrate(calib, adds):
     return {"hz": int(n) / ut, "fastest_chunk_hz": float(fastest), "median_chunk_hz": float(median), "user_s": ut}
 
 
-def measure(calib, exe, arg, runs, adds, tmp):
+def load_now():
+    """The 1-minute load average and the CPU pressure (some, avg10) now."""
+    la = pr = None
+    try:
+        with open("/proc/loadavg") as f:
+            la = float(f.read().split()[0])
+        with open("/proc/pressure/cpu") as f:
+            pr = float(f.readline().split()[1].split("=")[1])
+    except (OSError, IndexError, ValueError):
+        pass
+    return la, pr
+
+
+def busy_jiffies():
+    """Busy time of all CPUs so far (user, nice, system, irq, softirq), seconds."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:8]]
+        return (v[0] + v[1] + v[2] + v[5] + v[6]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def wait_quiet(limit):
+    """Wait up to `limit` seconds for a half second in which other processes
+    keep less than a quarter of a CPU busy; the seconds waited, or None
+    when the machine never went quiet."""
+    t0 = time.perf_counter()
+    while True:
+        b0 = busy_jiffies()
+        if b0 is None:
+            return None
+        time.sleep(0.5)
+        if (busy_jiffies() - b0) / 0.5 < 0.25:
+            return time.perf_counter() - t0
+        if time.perf_counter() - t0 >= limit:
+            return None
+
+
+def time_all(jobs, calib, runs, extra, adds, quiet=0):
+    """Native user times, round-robin over the workloads, each run between
+    two calibrations (calib, w1, calib, w2, ..., calib, w1, ...), so that a
+    burst of load on the shared machine does not hit every run of one
+    workload. A workload whose best run is not confirmed (its second best
+    within CONFIRM of it) gets up to `extra` more rounds. With `quiet`, each
+    run first waits up to that many seconds for the machine to go quiet.
+    jobs: {name: (exe, arg, cwd)} -> ({name: result}, [calibrations])"""
     cals = [calibrate(calib, adds)]
-    user = []
-    for _ in range(runs):
-        ut, _, _ = run_rusage([exe, arg], cwd=tmp)
-        user.append(ut)
-        cals.append(calibrate(calib, adds))
-    cyc = [user[i] * (cals[i]["hz"] + cals[i + 1]["hz"]) / 2 for i in range(runs)]
-    return {"user_s": user, "calibrations": cals, "cycles_per_run": cyc, "cycles": min(cyc),
-            "spread": statistics.median(cyc) / min(cyc) - 1}
+    res = {n: {"user_s": [], "wall_s": [], "ivcsw": [], "load": [], "background": [], "cycles_per_run": [],
+               "cal_index": [], "quiet_wait_s": []} for n in jobs}
+
+    def rounds(names):
+        for n in names:
+            exe, arg, cwd = jobs[n]
+            r = res[n]
+            if quiet:
+                r["quiet_wait_s"].append(wait_quiet(quiet))
+            r["load"].append(load_now())
+            b0 = busy_jiffies()
+            t = time.perf_counter()
+            ut, st, _, ru = run_rusage([exe, arg], cwd=cwd, want_ru=True)
+            wall = time.perf_counter() - t
+            b1 = busy_jiffies()
+            r["wall_s"].append(wall)
+            # CPUs kept busy by others meanwhile (0: the machine was ours)
+            r["background"].append(None if b0 is None else max(0.0, (b1 - b0 - ut - st) / wall))
+            r["user_s"].append(ut)
+            r["ivcsw"].append(ru.ru_nivcsw)
+            cals.append(calibrate(calib, adds))
+            hz = (cals[-2]["hz"] + cals[-1]["hz"]) / 2
+            r["cycles_per_run"].append(ut * hz)
+            r["cal_index"].append(len(cals) - 2)
+
+    def confirmed(n):
+        c = sorted(res[n]["cycles_per_run"])
+        return len(c) >= 2 and c[1] <= c[0] * (1 + CONFIRM)
+
+    for i in range(runs):
+        log("timing round %d/%d" % (i + 1, runs))
+        rounds(list(jobs))
+    for i in range(extra):
+        todo = [n for n in jobs if not confirmed(n)]
+        if not todo:
+            break
+        log("timing extra round %d: %s (best run not confirmed)" % (i + 1, ",".join(todo)))
+        rounds(todo)
+    for n, r in res.items():
+        c = r["cycles_per_run"]
+        r["cycles"] = min(c)
+        r["spread"] = statistics.median(c) / min(c) - 1
+        r["confirmed"] = confirmed(n)
+        r["best_background"] = r["background"][c.index(min(c))]
+        r["hz"] = [(cals[k]["hz"] + cals[k + 1]["hz"]) / 2 for k in r["cal_index"]]
+    return res, cals
 
 
 def perf_shares(exe, arg, syms, own, freq, min_samples, tmp):
@@ -325,67 +424,76 @@ def build(name, spec, profinst, cpu, tmp):
     return native, prof, inputs, warnings
 
 
-def workload(name, spec, a, calib, tmp):
+def prepare(name, spec, a, tmp):
+    """Build, run the instrumented program once: the profile."""
     wdir = os.path.join(tmp, name)
     os.makedirs(wdir)
     t0 = time.time()
     reps = max(1, int(round(spec[4] * a.scale)))
     arg = str(reps)
     native, prof, inputs, warnings = build(name, spec, a.profinst, a.cpu, wdir)
-    syms = Symbols(native)
-    own = object_functions(inputs)
-    res = {"reps": reps, "profinst_warnings": warnings}
-
+    w = {"name": name, "native": native, "arg": arg, "dir": wdir, "syms": Symbols(native),
+         "own": object_functions(inputs)}
+    res = w["res"] = {"reps": reps, "profinst_warnings": warnings}
     # the instrumented run: the profile, and the same output as native
     pf = os.path.join(wdir, "run.pf")
     env = dict(os.environ, PROFINST_OUTPUT=pf)
-    t = time.time()
+    t = time.perf_counter()
     ut, _, pout = run_rusage([prof, arg], env=env, cwd=wdir, stdout=subprocess.PIPE)
     res["instrumented_user_s"] = ut
-    res["instrumented_wall_s"] = time.time() - t
+    res["instrumented_wall_s"] = time.perf_counter() - t
     _, _, nout = run_rusage([native, arg], cwd=wdir, stdout=subprocess.PIPE)
     res["same_output"] = pout == nout
     if pout != nout:
         log("%s: the instrumented program's output differs from the native one" % name)
-    pj, pcounts = profinst_counts(a.profview, pf, syms, own)
+    pj, w["pcounts"] = profinst_counts(a.profview, pf, w["syms"], w["own"])
     res["model"] = pj.get("cpu", "")
     res["modelled_cycles"] = pj["total_cycles"]
+    res["prepare_s"] = time.time() - t0
     log("%s: built, instrumented run %.1f s (model %s)" % (name, res["instrumented_wall_s"], res["model"]))
+    return w
 
-    # program level
-    m = measure(calib, native, arg, a.runs, a.calib_adds, wdir)
-    res["measured"] = m
-    res["measured_cycles"] = m["cycles"]
-    log("%s: native %.3f s user (best of %d), %.3f Gcycles" % (name, min(m["user_s"]), a.runs, m["cycles"] / 1e9))
 
-    # function level
-    perf_counts, pinfo = perf_shares(native, arg, syms, own, a.perf_freq, a.min_samples, wdir)
+def function_level(w, a):
+    """perf and callgrind shares against the profile's."""
+    name, res, native, arg = w["name"], w["res"], w["native"], w["arg"]
+    t0 = time.time()
+    perf_counts, pinfo = perf_shares(native, arg, w["syms"], w["own"], a.perf_freq, a.min_samples, w["dir"])
     res["perf"] = pinfo
     user_samples = pinfo["samples"] - pinfo["kernel"]
     res["user_external_share"] = pinfo["user_external"] / user_samples if user_samples else 0.0
-    res["measured_instr_cycles"] = m["cycles"] * (1 - res["user_external_share"])
-    res["error"] = res["modelled_cycles"] / m["cycles"] - 1
-    res["error_excl_external"] = res["modelled_cycles"] / res["measured_instr_cycles"] - 1
     log("%s: perf %d samples in %d run(s)" % (name, pinfo["samples"], pinfo["rounds"]))
     if a.no_callgrind:
         cg_counts = {}
     else:
         t = time.time()
-        cg_counts = callgrind_counts(native, arg, syms, own, wdir)
+        cg_counts = callgrind_counts(native, arg, w["syms"], w["own"], w["dir"])
         log("%s: callgrind %.1f s" % (name, time.time() - t))
+    pcounts = w["pcounts"]
     sp, sq, sc = shares(perf_counts), shares(pcounts), shares(cg_counts)
     ip, iq, ic = without_external(perf_counts), without_external(pcounts), without_external(cg_counts)
     res["tvd"] = {"profinst_perf": tvd(sq, sp), "callgrind_perf": tvd(sc, sp) if sc else None,
                   "profinst_perf_instr": tvd(iq, ip), "callgrind_perf_instr": tvd(ic, ip) if ic else None}
     res["external_share"] = {"perf": sp.get(EXTERNAL, 0.0), "profinst": sq.get(EXTERNAL, 0.0),
                              "callgrind": sc.get(EXTERNAL, 0.0) if sc else None}
-    names = sorted(set(sp) | set(sq) | set(sc), key=lambda k: -sp.get(k, 0.0))
+    names = sorted(set(sp) | set(sq) | set(sc), key=lambda k: (-sp.get(k, 0.0), -sq.get(k, 0.0), k))
     res["functions"] = [{"name": k, "perf": sp.get(k, 0.0), "profinst": sq.get(k, 0.0),
                          "callgrind": sc.get(k, 0.0), "perf_samples": perf_counts.get(k, 0),
                          "profinst_cycles": pcounts.get(k, 0), "callgrind_ir": cg_counts.get(k, 0)}
                         for k in names]
-    res["bench_s"] = time.time() - t0
-    return res
+    if cg_counts and res["model"] == "instructions":
+        # a check of the attribution: this model counts what callgrind's Ir does
+        res["instructions_mismatches"] = sorted(
+            k for k in set(pcounts) | set(cg_counts) if k != EXTERNAL and pcounts.get(k) != cg_counts.get(k))
+    res["function_level_s"] = time.time() - t0
+
+
+def program_level(res, m):
+    res["measured"] = m
+    res["measured_cycles"] = m["cycles"]
+    res["measured_instr_cycles"] = m["cycles"] * (1 - res["user_external_share"])
+    res["error"] = res["modelled_cycles"] / m["cycles"] - 1
+    res["error_excl_external"] = res["modelled_cycles"] / res["measured_instr_cycles"] - 1
 
 
 # ---------------------------------------------------------------- output
@@ -395,47 +503,68 @@ def fmt_opt(v, f="%.3f"):
 
 
 def report(results, hz_all, elapsed):
-    print("Program level: native core cycles (user CPU time x calibrated core Hz, best of runs) "
+    print("Program level: native core cycles (user CPU time x calibrated core Hz, best run) "
           "against the model's total")
-    print("%-8s %5s %8s %10s %10s %8s %6s %10s %8s %7s" % (
+    print("%-8s %5s %8s %10s %10s %8s %6s %10s %8s %7s %5s %5s" % (
         "workload", "reps", "user s", "meas Gcyc", "model Gcyc", "err%", "ext%", "meas-ext", "err-ext%",
-        "spread"))
+        "spread", "runs", "bg"))
     errs, errs_x = [], []
     for name, r in results.items():
         m = r["measured"]
         errs.append(abs(r["error"]))
         errs_x.append(abs(r["error_excl_external"]))
-        print("%-8s %5d %8.3f %10.3f %10.3f %+8.1f %6.1f %10.3f %+8.1f %6.1f%%" % (
+        bg = m["best_background"]
+        print("%-8s %5d %8.3f %10.3f %10.3f %+8.1f %6.1f %10.3f %+8.1f %6.1f%% %4d%s %5s" % (
             name, r["reps"], min(m["user_s"]), r["measured_cycles"] / 1e9, r["modelled_cycles"] / 1e9,
             100 * r["error"], 100 * r["user_external_share"], r["measured_instr_cycles"] / 1e9,
-            100 * r["error_excl_external"], 100 * m["spread"]))
+            100 * r["error_excl_external"], 100 * m["spread"], len(m["user_s"]), "" if m["confirmed"] else "?",
+            "-" if bg is None else "%.2f" % bg))
     if errs:
-        print("%-8s %5s %8s %10s %10s %8.1f %6s %10s %8.1f   (mean absolute error, goal <= 10)" % (
+        print("%-8s %5s %8s %10s %10s %8.1f %6s %10s %8.1f   (mean absolute error; goal <= 10)" % (
             "MAE", "", "", "", "", 100 * sum(errs) / len(errs), "", "", 100 * sum(errs_x) / len(errs_x)))
+    print("  ext%: user-mode perf samples outside the instrumented code (libc, ld.so, PLT), never modelled;")
+    print("  meas-ext, err-ext%: against measured x (1 - ext%);  ?: best run not confirmed by a second "
+          "within 3%")
+    print("  bg: CPUs kept busy by other processes during the best run (0 = the machine was ours; on a busy")
+    print("      machine a wide workload loses core throughput that the calibration chain does not)")
     if hz_all:
-        print("core clock: %.3f GHz median of %d calibrations (%.3f-%.3f); fastest uninterrupted chunk %.3f GHz"
-              % (statistics.median(h["hz"] for h in hz_all) / 1e9, len(hz_all), min(h["hz"] for h in hz_all) / 1e9,
-                 max(h["hz"] for h in hz_all) / 1e9, max(h["fastest_chunk_hz"] for h in hz_all) / 1e9))
+        hz = [h["hz"] for h in hz_all]
+        print("core clock: %.3f GHz (median of %d calibrations, %.3f-%.3f); fastest uninterrupted 1.7 ms chunk "
+              "%.3f GHz" % (statistics.median(hz) / 1e9, len(hz), min(hz) / 1e9, max(hz) / 1e9,
+                           max(h["fastest_chunk_hz"] for h in hz_all) / 1e9))
+    loads = [l for r in results.values() for l in r["measured"]["load"]]
+    if loads and all(l[0] is not None for l in loads):
+        pr = [l[1] for l in loads if l[1] is not None]
+        print("machine load during timing: loadavg %.1f-%.1f%s" % (
+            min(l[0] for l in loads), max(l[0] for l in loads),
+            ", CPU pressure %.0f-%.0f%%" % (min(pr), max(pr)) if pr else ""))
     print()
     print("Function level: total variation distance of self-time shares from perf's (cpu-clock samples)")
-    print("  all: with one <external> bucket (libc, ld.so, kernel, PLT, crt) in all three; profinst's is always 0")
-    print("  instr: <external> left out, each renormalised over the instrumented code")
+    print("  all: one <external> bucket (libc, ld.so, kernel, PLT, crt) in all three; profinst's is always 0")
+    print("  instr: <external> left out, each distribution renormalised over the instrumented code")
     print("%-8s %7s %6s %6s %10s %10s %10s %10s" % (
         "workload", "samples", "ext%", "cgext%", "prof all", "cg all", "prof instr", "cg instr"))
     for name, r in results.items():
         t = r["tvd"]
+        cg = r["external_share"]["callgrind"]
         print("%-8s %7d %6.1f %6s %10.3f %10s %10.3f %10s" % (
-            name, r["perf"]["samples"], 100 * r["external_share"]["perf"],
-            fmt_opt(r["external_share"]["callgrind"] and 100 * r["external_share"]["callgrind"], "%.1f"),
+            name, r["perf"]["samples"], 100 * r["external_share"]["perf"], fmt_opt(None if cg is None else 100 * cg,
+                                                                               "%.1f"),
             t["profinst_perf"], fmt_opt(t["callgrind_perf"]), t["profinst_perf_instr"],
             fmt_opt(t["callgrind_perf_instr"])))
-    print("(goal: profinst <= 0.050 and below callgrind)")
+    print("  (goal: profinst <= 0.050 and below callgrind)")
+    checked = {n: r["instructions_mismatches"] for n, r in results.items() if "instructions_mismatches" in r}
+    if checked:
+        print("  model 'instructions': profinst's self cycles equal callgrind's self Ir in every function%s" % (
+            "" if not any(checked.values()) else " except " + "; ".join(
+                "%s: %d (%s)" % (n, len(m), ", ".join(m[:4])) for n, m in checked.items() if m)))
     print()
-    print("Largest functions (self share %: perf / profinst / callgrind)")
+    print("Largest functions, self share %: perf / profinst / callgrind")
     for name, r in results.items():
-        top = [f for f in r["functions"]][:7]
-        print("  %-8s " % name + "  ".join("%s %.1f/%.1f/%.1f" % (
-            f["name"], 100 * f["perf"], 100 * f["profinst"], 100 * f["callgrind"]) for f in top))
+        cg = r["external_share"]["callgrind"] is not None
+        print("  %s:" % name, "  ".join("%s %.1f/%.1f/%s" % (
+            f["name"], 100 * f["perf"], 100 * f["profinst"], "%.1f" % (100 * f["callgrind"]) if cg else "-")
+            for f in r["functions"][:7]))
     print()
     print("bench time %.0f s" % elapsed)
 
@@ -446,18 +575,20 @@ def main():
     ap.add_argument("--profinst", default=os.path.join(ROOT, "build", "rewriter", "profinst"))
     ap.add_argument("--profview", default=os.path.join(ROOT, "build", "display", "profview"))
     ap.add_argument("--cpu", default="host", help="profinst timing model (default host)")
-    ap.add_argument("--runs", type=int, default=None, help="native timing runs (default 5, --quick 2)")
+    ap.add_argument("--runs", type=int, default=None, help="native timing rounds (default 7, --quick 3)")
     ap.add_argument("--workloads", default=DEFAULT, help="comma-separated, from: " + ",".join(WORKLOADS))
-    ap.add_argument("--quick", action="store_true", help="a quarter of the work, 2 runs, 5000 samples")
+    ap.add_argument("--quick", action="store_true", help="a quarter of the work, 3 rounds, 5000 samples")
     ap.add_argument("--scale", type=float, default=None, help="multiply every workload's repetitions")
     ap.add_argument("--perf-freq", type=int, default=20000, help="perf sampling frequency (Hz)")
     ap.add_argument("--min-samples", type=int, default=None, help="perf samples at least (default 20000)")
     ap.add_argument("--no-callgrind", action="store_true", help="skip callgrind (the slowest part)")
+    ap.add_argument("--quiet-wait", type=float, default=0, metavar="S",
+                    help="before each timed run, wait up to S seconds for other processes to leave the CPUs idle")
     ap.add_argument("--out", help="write the results as JSON to this file")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     a = ap.parse_args()
     if a.runs is None:
-        a.runs = 2 if a.quick else 5
+        a.runs = 3 if a.quick else 7
     if a.scale is None:
         a.scale = 0.25 if a.quick else 1.0
     if a.min_samples is None:
@@ -475,18 +606,25 @@ def main():
     t0 = time.time()
     tmp = tempfile.mkdtemp(prefix="pi-programs-")
     results = {}
+    cals = []
     try:
         calib = os.path.join(tmp, "calib")
         must(["gcc", "-O2", os.path.join(PROGS, "calib.c"), "-o", calib])
-        for w in names:
-            results[w] = workload(w, WORKLOADS[w], a, calib, tmp)
+        ws = [prepare(n, WORKLOADS[n], a, tmp) for n in names]
+        for w in ws:
+            function_level(w, a)
+        timed, cals = time_all({w["name"]: (w["native"], w["arg"], w["dir"]) for w in ws}, calib, a.runs,
+                               a.runs, a.calib_adds, a.quiet_wait)
+        for w in ws:
+            program_level(w["res"], timed[w["name"]])
+            results[w["name"]] = w["res"]
     finally:
         if a.keep:
             log("kept " + tmp)
         else:
             shutil.rmtree(tmp, ignore_errors=True)
     elapsed = time.time() - t0
-    hz_all = [c for r in results.values() for c in r["measured"]["calibrations"]]
+    hz_all = cals
     report(results, hz_all, elapsed)
     if a.out:
         errs = [abs(r["error"]) for r in results.values()]
@@ -495,6 +633,7 @@ def main():
             "min_samples": a.min_samples, "bench_s": elapsed,
             "core_hz_median": statistics.median(h["hz"] for h in hz_all) if hz_all else None,
             "mae": sum(errs) / len(errs) if errs else None,
+            "calibrations": cals,
             "mae_excl_external": (sum(abs(r["error_excl_external"]) for r in results.values()) / len(results)
                                   if results else None),
             "workloads": results,

@@ -177,9 +177,15 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* Instrument input path into out_path (an object or an archive). */
-static int instrument_file(const char *path, const char *out_path, const struct opts *op,
-			   struct istats *st, bool *cxx)
+/*
+ * Call fn on every object of path: the object itself, or each ELF member of
+ * an archive (named "lib.a(member.o)"; other members are kept as they are).
+ * fn may replace a member's bytes; with ar_out, the archive is written there
+ * afterwards.  0, or -1 after a message.
+ */
+typedef int (*object_fn)(const char *name, bool member, uint8_t **data, size_t *size, void *arg);
+
+static int each_object(const char *path, object_fn fn, void *arg, const char *ar_out)
 {
 	struct file f;
 	if (read_file(path, &f))
@@ -198,21 +204,15 @@ static int instrument_file(const char *path, const char *out_path, const struct 
 			if (m->size < 4 || memcmp(m->data, "\177ELF", 4))
 				continue; /* not an object: keep as it is */
 			char *name = xasprintf("%s(%s)", base_name(path), m->name);
-			struct file out;
-			rc = instrument_image(name, m->data, m->size, op, st, cxx, NULL, &out);
+			rc = fn(name, true, &m->data, &m->size, arg);
 			free(name);
-			if (!rc) {
-				free(m->data);
-				m->data = out.data;
-				m->size = out.size;
-			}
 		}
 		progress(base_name(path), a.n, a.n);
-		if (!rc)
-			rc = archive_write(&a, out_path);
+		if (!rc && ar_out)
+			rc = archive_write(&a, ar_out);
 		archive_free(&a);
 	} else if (f.size >= 4 && !memcmp(f.data, "\177ELF", 4)) {
-		rc = instrument_image(base_name(path), f.data, f.size, op, st, cxx, out_path, NULL);
+		rc = fn(base_name(path), false, &f.data, &f.size, arg);
 	} else {
 		/* let obj_read say what it is */
 		struct object o;
@@ -227,42 +227,51 @@ static int instrument_file(const char *path, const char *out_path, const struct 
 	return rc;
 }
 
+struct instrument_job {
+	const struct opts *op;
+	struct istats *st;
+	bool *cxx;
+	const char *out_path; /* of a lone object */
+};
+
+static int instrument_one(const char *name, bool member, uint8_t **data, size_t *size, void *arg)
+{
+	struct instrument_job *j = arg;
+	if (!member)
+		return instrument_image(name, *data, *size, j->op, j->st, j->cxx, j->out_path, NULL);
+	struct file out;
+	int rc = instrument_image(name, *data, *size, j->op, j->st, j->cxx, NULL, &out);
+	if (!rc) {
+		free(*data);
+		*data = out.data;
+		*size = out.size;
+	}
+	return rc;
+}
+
+/* Instrument input path into out_path (an object or an archive). */
+static int instrument_file(const char *path, const char *out_path, const struct opts *op,
+			   struct istats *st, bool *cxx)
+{
+	struct instrument_job j = {op, st, cxx, out_path};
+	return each_object(path, instrument_one, &j, out_path);
+}
+
+static int inspect_one(const char *name, bool member, uint8_t **data, size_t *size, void *arg)
+{
+	(void)member;
+	struct object o;
+	int rc = obj_read(&o, name, *data, *size);
+	if (!rc)
+		rc = inspect_object(arg, &o);
+	obj_free(&o);
+	return rc;
+}
+
 /* Analyse every object of path (an object or an archive) without writing. */
 static int inspect_file(const char *path, struct inspect *in)
 {
-	struct file f;
-	if (read_file(path, &f))
-		return -1;
-	int rc = 0;
-	if (is_archive(f.data, f.size)) {
-		struct archive a;
-		if (archive_read(&a, path, f.data, f.size)) {
-			free(f.data);
-			archive_free(&a);
-			return -1;
-		}
-		for (size_t i = 0; i < a.n && !rc; i++) {
-			struct ar_member *m = &a.m[i];
-			if (m->size < 4 || memcmp(m->data, "\177ELF", 4))
-				continue;
-			char *name = xasprintf("%s(%s)", base_name(path), m->name);
-			struct object o;
-			rc = obj_read(&o, name, m->data, m->size);
-			if (!rc)
-				rc = inspect_object(in, &o);
-			obj_free(&o);
-			free(name);
-		}
-		archive_free(&a);
-	} else {
-		struct object o;
-		rc = obj_read(&o, base_name(path), f.data, f.size);
-		if (!rc)
-			rc = inspect_object(in, &o);
-		obj_free(&o);
-	}
-	free(f.data);
-	return rc;
+	return each_object(path, inspect_one, in, NULL);
 }
 
 static int do_inspect(struct opts *op)
@@ -381,34 +390,25 @@ static void add_name(const char *name, void *arg)
 	nameset_add(arg, name);
 }
 
+static int defined_in(const char *name, bool member, uint8_t **data, size_t *size, void *arg)
+{
+	(void)name, (void)member;
+	elf_defined_globals(*data, *size, add_name, arg);
+	return 0;
+}
+
 /* The global symbols every input defines: a call to any other function
  * leaves instrumented code. */
 static int collect_defined(struct opts *op, struct nameset *defined)
 {
-	for (size_t i = 0; i < op->ninputs; i++) {
-		const char *in = op->inputs[i];
-		if (!is_input_file(in))
-			continue;
-		struct file f;
-		if (read_file(in, &f))
-			return -1;
-		if (is_archive(f.data, f.size)) {
-			struct archive a;
-			if (archive_read(&a, in, f.data, f.size)) {
-				archive_free(&a);
-				free(f.data);
-				return -1;
-			}
-			for (size_t m = 0; m < a.n; m++)
-				if (a.m[m].size >= 4 && !memcmp(a.m[m].data, "\177ELF", 4))
-					elf_defined_globals(a.m[m].data, a.m[m].size, add_name, defined);
-			archive_free(&a);
-		} else if (f.size >= 4 && !memcmp(f.data, "\177ELF", 4)) {
-			elf_defined_globals(f.data, f.size, add_name, defined);
-		}
-		free(f.data);
-	}
-	return 0;
+	bool tty = tty_progress;
+	tty_progress = false;
+	int rc = 0;
+	for (size_t i = 0; i < op->ninputs && !rc; i++)
+		if (is_input_file(op->inputs[i]))
+			rc = each_object(op->inputs[i], defined_in, defined, NULL);
+	tty_progress = tty;
+	return rc;
 }
 
 static int do_link(struct opts *op)
