@@ -96,6 +96,49 @@
 	CFI_POP %rax
 .endm
 
+/* out = the child the entry cache holds for (parent node, function record,
+ * return address), or a jump to miss (see rt_cache_index). */
+.macro CACHED_CHILD parent, fn, ra, th, out, tmp, miss
+	mov \parent, \out
+	shr $3, \out
+	xor \ra, \out
+	xor \fn, \out
+	movabs $0x9e3779b97f4a7c15, \tmp
+	imul \tmp, \out
+	shr $(64 - RT_CACHE_BITS_ASM), \out
+	mov TH_CACHE(\th), \tmp
+	test \tmp, \tmp
+	jz \miss
+	mov (\tmp,\out,8), \out
+	test \out, \out
+	jz \miss
+	cmp \parent, ND_PARENT(\out)
+	jne \miss
+	cmp \ra, ND_RA(\out)
+	jne \miss
+	cmp \fn, ND_FN(\out)
+	jne \miss
+.endm
+
+/* Fill the frame being pushed (its %rsp and alias already set) for node,
+ * count the call and the function's activation; fn: its record.  The caller
+ * then completes the frame with depth++. */
+.macro FILL_FRAME frame, node, fn, th, tmp, tmp2
+	mov \node, FR_NODE(\frame)
+	mov TLS(TLS_CLOCK), \tmp
+	mov \tmp, FR_ENTRY(\frame)
+	movq $0, FR_CHILD(\frame)
+	movq $0, FR_TAIL(\frame)
+	movq $0, FR_EXT(\frame)
+	incq ND_CALLS(\node)
+	lea __start_profinst_funcs(%rip), \tmp
+	mov \fn, \tmp2
+	sub \tmp, \tmp2
+	shr $FUNCREC_SHIFT, \tmp2          /* the function's index */
+	mov TH_FNACTIVE(\th), \tmp
+	incl (\tmp,\tmp2,4)
+.endm
+
 /*
  * Entry, fast path: the caller's frame is live above us, and the child of
  * its node for this (function, return address) is the one it called last
@@ -149,25 +192,7 @@ __profinst_enter:
 	mov %rdx, FR_SP(%rax)
 	mov (%rdx), %rdx                  /* return address */
 	mov FR_NODE-FRAME_SIZE(%rax), %rsi /* parent node */
-	mov %rsi, %rdi                    /* cache index: rt_cache_index() */
-	shr $3, %rdi
-	xor %rdx, %rdi
-	xor %r11, %rdi
-	movabs $0x9e3779b97f4a7c15, %r8
-	imul %r8, %rdi
-	shr $(64 - RT_CACHE_BITS_ASM), %rdi
-	mov TH_CACHE(%rcx), %r8
-	test %r8, %r8
-	jz .Lenter_slow
-	mov (%r8,%rdi,8), %r8             /* candidate child */
-	test %r8, %r8
-	jz .Lenter_slow
-	cmp %rsi, ND_PARENT(%r8)
-	jne .Lenter_slow
-	cmp %rdx, ND_RA(%r8)
-	jne .Lenter_slow
-	cmp %r11, ND_FN(%r8)
-	jne .Lenter_slow
+	CACHED_CHILD %rsi, %r11, %rdx, %rcx, %r8, %rdi, .Lenter_slow
 	mov %r8, %rsi
 	mov ND_ALIAS(%rsi), %rdx
 	test %rdx, %rdx
@@ -178,19 +203,7 @@ __profinst_enter:
 	mov %rdx, %rsi                    /* and charge the ancestor */
 	jmp 2f
 1:	movq $0, FR_ALIAS(%rax)
-2:	mov %rsi, FR_NODE(%rax)
-	mov TLS(TLS_CLOCK), %rdx
-	mov %rdx, FR_ENTRY(%rax)
-	movq $0, FR_CHILD(%rax)
-	movq $0, FR_TAIL(%rax)
-	movq $0, FR_EXT(%rax)
-	incq ND_CALLS(%rsi)
-	lea __start_profinst_funcs(%rip), %rdx
-	mov %r11, %rdi
-	sub %rdx, %rdi
-	shr $FUNCREC_SHIFT, %rdi          /* the function's index */
-	mov TH_FNACTIVE(%rcx), %rdx
-	incl (%rdx,%rdi,4)
+2:	FILL_FRAME %rax, %rsi, %r11, %rcx, %rdx, %rdi
 	incq TH_DEPTH(%rcx)               /* last: the frame is complete */
 	movl $0, TLS(TLS_BUSY)
 .Lenter_out:
@@ -490,38 +503,12 @@ __profinst_ext_enter:
 	test %rdi, %rdi
 	cmovz %r11, %rdi
 	mov FR_NODE-FRAME_SIZE(%rax), %r8 /* parent node */
-	mov %r8, %r10                     /* cache index: rt_cache_index() */
-	shr $3, %r10
-	xor %rsi, %r10
-	xor %rdi, %r10
-	CFI_PUSH %rdx
-	movabs $0x9e3779b97f4a7c15, %rdx
-	imul %rdx, %r10
-	shr $(64 - RT_CACHE_BITS_ASM), %r10
-	mov TH_CACHE(%rcx), %rdx
-	test %rdx, %rdx
-	jnz 0f
-	xor %r10d, %r10d                  /* no cache: no fast path */
-	jmp 1f
-0:	mov (%rdx,%r10,8), %r10           /* candidate node */
-1:	CFI_POP %rdx
-	test %r10, %r10
-	jz .Lxe_slow_busy
-	cmp %r8, ND_PARENT(%r10)
-	jne .Lxe_slow_busy
-	cmp %rsi, ND_RA(%r10)
-	jne .Lxe_slow_busy
-	cmp %rdi, ND_FN(%r10)
-	jne .Lxe_slow_busy
+	mov %rdx, FR_SP(%rax)             /* (the frame is not live before depth++) */
+	CACHED_CHILD %r8, %rdi, %rsi, %rcx, %r10, %rdx, .Lxe_slow_busy
 	cmpq $0, ND_ALIAS(%r10)
 	jne .Lxe_slow_busy
-	mov %rdx, FR_SP(%rax)
-	mov %r10, FR_NODE(%rax)
 	movq $0, FR_ALIAS(%rax)
-	mov TLS(TLS_CLOCK), %rdx
-	mov %rdx, FR_ENTRY(%rax)
-	movq $0, FR_CHILD(%rax)
-	movq $0, FR_TAIL(%rax)
+	FILL_FRAME %rax, %r10, %rdi, %rcx, %rdx, %r8
 	movq $0, FR_EXT_TICKS(%rax)
 	/* charged: PI_EXT_CHARGE, and not a wait unless PI_EXT_CHARGE_WAITS */
 	mov $1, %edx                      /* RT_EXT_ON */
@@ -533,12 +520,6 @@ __profinst_ext_enter:
 	jz 2f
 3:	or $2, %edx                       /* RT_EXT_CHARGE */
 2:	mov %rdx, FR_EXT(%rax)
-	incq ND_CALLS(%r10)
-	lea __start_profinst_funcs(%rip), %rdx
-	sub %rdx, %rdi
-	shr $FUNCREC_SHIFT, %rdi          /* the function's index */
-	mov TH_FNACTIVE(%rcx), %rdx
-	incl (%rdx,%rdi,4)
 	incq TH_DEPTH(%rcx)
 	movl $0, TLS(TLS_BUSY)
 	mov %rax, %r8
