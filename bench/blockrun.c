@@ -68,11 +68,12 @@
 #define STACK_WIN_LO (STACK_TOP - 0x4000)		  /* refilled before each run */
 #define STACK_WIN_HI (STACK_TOP + 0x1000)
 
-/* Every general register but rsp starts each iteration at REGVAL (rdx at
- * RDXVAL, smaller, so that a divide by a register does not overflow), and
- * every qword of memory the block can reach holds REGVAL: loaded pointers
- * stay valid, loaded divisors are non-zero. 64-byte aligned, all of its low
- * byte, word and dword non-zero. */
+/* Every general register but rsp starts each iteration at REGVAL32 (rdx at
+ * RDXVAL, smaller, so that a divide by a register does not overflow): a
+ * sign-extended 32-bit immediate, so that the reset is `and $0; or $imm`.
+ * Every qword of memory the block can reach holds REGVAL: loaded pointers
+ * stay valid, loaded divisors are non-zero.  Both are 64-byte aligned, with
+ * a non-zero low byte, word and dword. */
 #define REGVAL 0x0000001234567840ull
 #define RDXVAL 0x01234540u
 #define REGVAL32 0x34567840u

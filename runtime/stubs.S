@@ -96,6 +96,21 @@
 	CFI_POP %rax
 .endm
 
+/* th = this thread, frame = the slot the next frame takes; a jump to
+ * miss if the thread has none yet, no frame (the C path decides) or no room. */
+.macro NEW_FRAME th, frame, miss
+	mov TLS(TLS_TH), \th
+	test \th, \th
+	jz \miss
+	mov TH_DEPTH(\th), \frame
+	test \frame, \frame
+	jz \miss
+	cmp TH_CAP(\th), \frame
+	jae \miss
+	imul $FRAME_SIZE, \frame, \frame
+	add TH_STACK(\th), \frame
+.endm
+
 /* out = the child the entry cache holds for (parent node, function record,
  * return address), or a jump to miss (see rt_cache_index). */
 .macro CACHED_CHILD parent, fn, ra, th, out, tmp, miss
@@ -165,16 +180,7 @@ __profinst_enter:
 	 * recorded (its time goes to the function it interrupted), so it
 	 * cannot see a half-built frame. */
 	movl $1, TLS(TLS_BUSY)
-	mov TLS(TLS_TH), %rcx
-	test %rcx, %rcx
-	jz .Lenter_slow
-	mov TH_DEPTH(%rcx), %rax
-	test %rax, %rax
-	jz .Lenter_slow
-	cmp TH_CAP(%rcx), %rax
-	jae .Lenter_slow
-	imul $FRAME_SIZE, %rax, %rax
-	add TH_STACK(%rcx), %rax          /* the new frame */
+	NEW_FRAME %rcx, %rax, .Lenter_slow
 	lea 64(%rsp), %rdx                /* the function's %rsp */
 	cmp %rdx, FR_SP-FRAME_SIZE(%rax)
 	ja 3f                             /* the caller's frame is live above */
@@ -480,16 +486,7 @@ __profinst_ext_enter:
 	test $(0x10 | 0x4 | 0x20 | 0x40), %r9d /* CHECK, TTYREAD, SWITCH, SETCTX: the C path */
 	jnz .Lxe_slow
 	movl $1, TLS(TLS_BUSY)
-	mov TLS(TLS_TH), %rcx
-	test %rcx, %rcx
-	jz .Lxe_slow_busy
-	mov TH_DEPTH(%rcx), %rax
-	test %rax, %rax
-	jz .Lxe_slow_busy
-	cmp TH_CAP(%rcx), %rax
-	jae .Lxe_slow_busy
-	imul $FRAME_SIZE, %rax, %rax
-	add TH_STACK(%rcx), %rax          /* the new frame */
+	NEW_FRAME %rcx, %rax, .Lxe_slow_busy
 	lea 64(%rsp), %rdx                /* the callee's %rsp: this helper's at entry */
 	cmp %rdx, FR_SP-FRAME_SIZE(%rax)
 	jbe .Lxe_slow_busy                /* frames below are dead: the C path closes them */
