@@ -73,7 +73,7 @@ static void add_function(struct ann *a, uint32_t g)
 	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
 		const struct pi_map_block *bl = &o->blocks[b];
 		uint64_t count = o->counts[b];
-		double per = bl->ninsns ? (double)bl->cost / bl->ninsns : 0;
+		double per = bl->ninsns ? (double)bl->cost / o->map->units / bl->ninsns : 0;
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;
 			if (!insn_decode(o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
@@ -181,7 +181,7 @@ static void print_disasm(const struct profile *p, uint32_t g)
 		const struct pi_map_block *bl = &o->blocks[b];
 		uint64_t count = o->counts[b];
 		printf("%c block %s+0x%x: %llu executions, %llu cycles\n", count ? '|' : '#', prof_str(o, bl->section),
-		       bl->offset, (unsigned long long)count, (unsigned long long)(count * bl->cost));
+		       bl->offset, (unsigned long long)count, (unsigned long long)(count * bl->cost / o->map->units));
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;
 			char text[128], where[256] = "";

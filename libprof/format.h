@@ -22,7 +22,7 @@
  * instrumentation, so that every figure can be shown at its original place. */
 
 #define PI_MAP_MAGIC 0x50414d50u /* "PMAP" */
-#define PI_MAP_VERSION 2
+#define PI_MAP_VERSION 3
 
 struct pi_map_hdr {
 	uint32_t magic;
@@ -43,6 +43,10 @@ struct pi_map_hdr {
 	uint32_t code_off;   /* original bytes of the blocks (see pi_map_block.code) */
 	uint32_t code_size;
 	uint32_t reserved;   /* PI_MAP_* flags */
+	uint32_t units;      /* block costs are in 1/units of a cycle (1: whole
+				cycles or instructions); the runtime writes
+				the profile's figures in whole cycles */
+	uint32_t pad;
 };
 
 #define PI_MAP_CHARGE_OS 0x1    /* the model charges time outside instrumented code */
@@ -86,7 +90,8 @@ struct pi_map_block {
 	uint32_t offset;  /* original offset in that section */
 	uint32_t size;    /* original bytes */
 	uint32_t ninsns;
-	uint32_t cost;    /* fixed cycles of the block under the map's cpu model */
+	uint32_t cost;    /* fixed cost of the block under the map's cpu model,
+			     in 1/units of a cycle (see pi_map_hdr.units) */
 	uint32_t code;    /* offset of its original bytes in the code blob */
 };
 

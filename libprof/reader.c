@@ -32,6 +32,8 @@ static int check_map(const struct pi_map_hdr *m, uint64_t avail, char *err, size
 		return fail(err, n, "object map version %u not supported", m->version);
 	if (m->size > avail || m->size < sizeof(*m))
 		return fail(err, n, "object map overruns its record");
+	if (m->units == 0 || m->units > 1024)
+		return fail(err, n, "object map: bad cost unit %u", m->units);
 	uint64_t sz = m->size;
 	if ((uint64_t)m->funcs_off + (uint64_t)m->nfuncs * sizeof(struct pi_map_func) > sz ||
 	    (uint64_t)m->blocks_off + (uint64_t)m->nblocks * sizeof(struct pi_map_block) > sz ||

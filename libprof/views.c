@@ -99,7 +99,7 @@ int func_table_build(struct func_table *t, const struct profile *p)
 		const struct prof_obj *o = &p->objs[gf->obj];
 		const struct pi_map_func *mf = &o->funcs[gf->func];
 		for (uint32_t b = mf->first_block; b < mf->first_block + mf->nblocks; b++) {
-			v->block_cycles += o->counts[b] * o->blocks[b].cost;
+			v->block_cycles += o->counts[b] * o->blocks[b].cost / o->map->units;
 			v->block_execs += o->counts[b];
 		}
 	}

@@ -321,10 +321,25 @@ bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
 		form_add(f, sizeof(d->form), s);
 	}
 
-	/* registers: every operand, hidden ones included (rsp of push, rdx:rax
-	 * of mul, rcx of rep) */
+	/* registers: every operand, hidden ones included (rdx:rax of mul, rcx
+	 * of rep), except the stack pointer that push, pop, call and ret
+	 * move: the cores' stack engine does that at decode, without a
+	 * dependency */
+	bool stack_engine = in.mnemonic == ZYDIS_MNEMONIC_PUSH || in.mnemonic == ZYDIS_MNEMONIC_POP ||
+			    in.mnemonic == ZYDIS_MNEMONIC_CALL || in.mnemonic == ZYDIS_MNEMONIC_RET;
 	for (int i = 0; i < in.operand_count; i++) {
 		const ZydisDecodedOperand *op = &ops[i];
+		if (stack_engine && op->visibility == ZYDIS_OPERAND_VISIBILITY_HIDDEN &&
+		    ((op->type == ZYDIS_OPERAND_TYPE_REGISTER && op->reg.value == ZYDIS_REGISTER_RSP) ||
+		     (op->type == ZYDIS_OPERAND_TYPE_MEMORY && op->mem.base == ZYDIS_REGISTER_RSP))) {
+			if (op->type == ZYDIS_OPERAND_TYPE_MEMORY) {
+				if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
+					d->load = true;
+				if (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+					d->store = true;
+			}
+			continue;
+		}
 		if (op->type == ZYDIS_OPERAND_TYPE_REGISTER) {
 			int n = regn(op->reg.value);
 			if (n < 0)
@@ -334,9 +349,10 @@ bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
 			if (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) {
 				d->wr |= 1ull << n;
 				ZydisRegisterClass k = ZydisRegisterGetClass(op->reg.value);
-				if (k == ZYDIS_REGCLASS_GPR8 || k == ZYDIS_REGCLASS_GPR16) {
+				if ((k == ZYDIS_REGCLASS_GPR8 || k == ZYDIS_REGCLASS_GPR16) &&
+				    !(op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)) {
 					d->partial_write = true;
-					d->rd |= 1ull << n;
+					d->merge |= 1ull << n;
 				}
 			}
 		} else if (op->type == ZYDIS_OPERAND_TYPE_MEMORY) {
@@ -401,7 +417,8 @@ bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
 	default:
 		break;
 	}
+	d->merge &= ~d->rd; /* read for their own sake too: a full dependency */
 	if (d->zero_idiom)
-		d->rd = 0;
+		d->rd = d->merge = 0;
 	return true;
 }

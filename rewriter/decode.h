@@ -83,6 +83,7 @@ enum {
 struct insn_detail {
 	char form[48];
 	uint64_t rd, wr;     /* registers read / written (not address registers) */
+	uint64_t merge;      /* of rd: read only to merge a partial write into */
 	uint64_t addr;       /* registers of the memory address (base, index) */
 	bool load, store;    /* memory read / written */
 	bool zero_idiom;     /* result independent of the inputs: xor %eax,%eax */

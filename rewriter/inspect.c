@@ -53,8 +53,8 @@ static void dump_block(struct inspect *in, const struct code *c, const struct bl
 		if (f->pieces[p].ts == bl->ts && first->off >= f->pieces[p].start &&
 		    first->off < f->pieces[p].end)
 			fstart = f->pieces[p].start;
-	fprintf(in->blocks, "%s\t%s+0x%llx\t%u\t%u\t", c->o->name, f->name,
-		(unsigned long long)(first->off - fstart), bl->n, bl->cost);
+	fprintf(in->blocks, "%s\t%s+0x%llx\t%u\t%.4g\t", c->o->name, f->name,
+		(unsigned long long)(first->off - fstart), bl->n, (double)bl->cost / c->model->units);
 	for (uint32_t k = bl->first; k < bl->first + bl->n; k++)
 		for (uint8_t b = 0; b < t->insns[k].len; b++)
 			fprintf(in->blocks, "%02x", s->data[t->insns[k].off + b]);

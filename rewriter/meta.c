@@ -122,6 +122,7 @@ static void build_map(struct code *c, struct buf *b)
 		.nblocks = (uint32_t)c->nblocks,
 		.nsites = (uint32_t)c->nsites,
 		.cpu = strtab_add(&st, c->model->name),
+		.units = c->model->units,
 		.reserved = (c->model->charges_os ? PI_MAP_CHARGE_OS : 0) |
 			    (c->opts->charge_waits ? PI_MAP_CHARGE_WAITS : 0),
 	};

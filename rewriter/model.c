@@ -30,11 +30,11 @@ static uint32_t instructions_cost(const struct cpu_model *m, const uint8_t *code
  * the block benchmark (bench/blocks.py). */
 static const struct uarch skylake_u = {
 	.forms = skylake_forms, .nforms = N(skylake_forms), .nports = 10, .width = 4,
-	.load_lat = 5, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = true, .chain_share = 50,
+	.load_lat = 5, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = true, .chain_share = 0,
 };
 static const struct uarch icelake_u = {
 	.forms = icelake_server_forms, .nforms = N(icelake_server_forms), .nports = 12, .width = 5,
-	.load_lat = 5, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = false, .chain_share = 50,
+	.load_lat = 5, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = false, .chain_share = 0,
 };
 /* Golden Cove: the Ice Lake tables (LLVM 14 has no model of its own for
  * Sapphire Rapids: it falls back to Skylake's) with Golden Cove's width and
@@ -42,17 +42,18 @@ static const struct uarch icelake_u = {
 static const struct uarch goldencove_u = {
 	.forms = icelake_server_forms, .nforms = N(icelake_server_forms), .nports = 12, .width = 6,
 	.load_lat = 5, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = true, .imm_add_folded = true,
-	.chain_share = 50,
+	.chain_share = 0, .golden_cove_ports = true,
 };
 static const struct uarch zen3_u = {
 	.forms = znver3_forms, .nforms = N(znver3_forms), .nports = 16, .width = 6,
-	.load_lat = 4, .alu = {0, 1, 2, 3}, .nalu = 4, .move_elim = true, .chain_share = 50,
+	.load_lat = 4, .alu = {0, 1, 2, 3}, .nalu = 4, .move_elim = true, .chain_share = 0,
 };
 
 static const struct cpu_model models[] = {
 	{
 		.name = "instructions",
 		.description = "every instruction costs 1 cycle (counts match callgrind's Ir)",
+		.units = 1,
 		.block_cost = instructions_cost,
 		.rep_iter_cost = 1,
 		.rep_counts_passes = 1,
@@ -60,22 +61,22 @@ static const struct cpu_model models[] = {
 	{
 		.name = "skylake",
 		.description = "Intel Skylake (client): LLVM 14's scheduling tables, 4-wide",
-		.block_cost = uarch_block_cost, .rep_iter_cost = 1, .charges_os = 1, .uarch = &skylake_u,
+		.units = UARCH_UNITS, .block_cost = uarch_block_cost, .rep_iter_cost = UARCH_UNITS, .charges_os = 1, .uarch = &skylake_u,
 	},
 	{
 		.name = "icelake",
 		.description = "Intel Ice Lake (server): LLVM 14's scheduling tables, 5-wide",
-		.block_cost = uarch_block_cost, .rep_iter_cost = 1, .charges_os = 1, .uarch = &icelake_u,
+		.units = UARCH_UNITS, .block_cost = uarch_block_cost, .rep_iter_cost = UARCH_UNITS, .charges_os = 1, .uarch = &icelake_u,
 	},
 	{
 		.name = "goldencove",
 		.description = "Intel Golden Cove (Sapphire Rapids, Alder Lake P): Ice Lake's tables, 6-wide, moves and immediate adds resolved at rename",
-		.block_cost = uarch_block_cost, .rep_iter_cost = 1, .charges_os = 1, .uarch = &goldencove_u,
+		.units = UARCH_UNITS, .block_cost = uarch_block_cost, .rep_iter_cost = UARCH_UNITS, .charges_os = 1, .uarch = &goldencove_u,
 	},
 	{
 		.name = "zen3",
 		.description = "AMD Zen 3 (and the nearest model for Zen 4): LLVM 14's znver3 tables, 6-wide",
-		.block_cost = uarch_block_cost, .rep_iter_cost = 1, .charges_os = 1, .uarch = &zen3_u,
+		.units = UARCH_UNITS, .block_cost = uarch_block_cost, .rep_iter_cost = UARCH_UNITS, .charges_os = 1, .uarch = &zen3_u,
 	},
 };
 

@@ -29,12 +29,14 @@ struct model_stats {
 struct cpu_model {
 	const char *name;
 	const char *description;
-	/* Fixed cost of a straight-line block, in cycles.  code is the
+	/* Costs are in 1/units of a cycle. */
+	uint32_t units;
+	/* Fixed cost of a straight-line block, in 1/units of a cycle.  code is the
 	 * section the instructions' offsets (insn.off) point into; st, when not
 	 * NULL, is updated. */
 	uint32_t (*block_cost)(const struct cpu_model *m, const uint8_t *code,
 			       const struct insn *insns, size_t n, struct model_stats *st);
-	/* Cost of one iteration of a rep-prefixed string instruction. */
+	/* Cost of one iteration of a rep-prefixed string instruction (units). */
 	uint32_t rep_iter_cost;
 	/* Count executions as valgrind does: a rep instruction executes once
 	 * per iteration plus once more when it stops on %rcx == 0. */

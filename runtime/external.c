@@ -120,9 +120,15 @@ static void merge_externals(void)
 	rt_munmap(tab, cap * sizeof(*tab));
 }
 
+uint64_t rt_units = 1;
+
 void rt_externals_init(void)
 {
 	calibrate();
+	/* the clock counts in the model's units: 1/units of a cycle */
+	if (rt_objs_begin() < rt_objs_end() && rt_objs_begin()->map->units)
+		rt_units = rt_objs_begin()->map->units;
+	cycles_per_tick_q32 *= rt_units;
 	merge_externals();
 	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
 		if (d->map->reserved & PI_MAP_CHARGE_OS)

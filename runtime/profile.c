@@ -54,7 +54,7 @@ static void write_thread(struct rt_thread *th)
 		.tid = th->tid,
 		.nnodes = nnodes,
 		.nrec = nrec,
-		.clock = th->final_clock,
+		.clock = rt_to_cycles(th->final_clock),
 	};
 	uint64_t size = sizeof(pt) + (uint64_t)nnodes * sizeof(struct pi_prof_node) +
 			(uint64_t)nrec * sizeof(struct pi_prof_recedge);
@@ -68,12 +68,12 @@ static void write_thread(struct rt_thread *th)
 			.ret_addr = n->ra,
 			.calls = n->calls,
 			.rec_calls = n->rec_calls,
-			.self = n->self,
-			.incl = n->incl,
-			.min_self = n->calls ? n->min_self : 0,
-			.max_self = n->max_self,
-			.os = n->os,
-			.os_left = n->os_left,
+			.self = rt_to_cycles(n->self),
+			.incl = rt_to_cycles(n->incl),
+			.min_self = n->calls ? rt_to_cycles(n->min_self) : 0,
+			.max_self = rt_to_cycles(n->max_self),
+			.os = rt_to_cycles(n->os),
+			.os_left = rt_to_cycles(n->os_left),
 		};
 		fn_ids(n->fn, &pn.obj, &pn.func);
 		pw_put(&w, &pn, sizeof(pn));
@@ -85,7 +85,7 @@ static void write_thread(struct rt_thread *th)
 			.node = n->alias->index,
 			.ret_addr = n->ra,
 			.calls = n->calls,
-			.incl = n->incl,
+			.incl = rt_to_cycles(n->incl),
 		};
 		fn_ids(n->parent->fn, &re.caller_obj, &re.caller_func);
 		re.caller_node = n->parent->index;

@@ -129,9 +129,15 @@ struct pi_tls *rt_tls_of(const struct rt_thread *th); /* another thread's block 
 
 /* ----- Time outside instrumented code (external.c) */
 
-/* rdtsc ticks to cycles of the core, by the ratio measured at start-up
- * (0 before). */
+/* rdtsc ticks to the clock's units (1/rt_units of a core cycle), by the
+ * ratio measured at start-up (0 before). */
 uint64_t rt_ticks_to_cycles(uint64_t ticks);
+extern uint64_t rt_units;
+/* the clock's units to whole cycles, for the profile */
+static inline uint64_t rt_to_cycles(uint64_t u)
+{
+	return (u + rt_units / 2) / rt_units;
+}
 static inline uint64_t rt_rdtsc(void)
 {
 	uint32_t lo, hi;

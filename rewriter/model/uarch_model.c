@@ -54,6 +54,25 @@ static void fallback(const struct uarch *u, const struct insn *in, const struct 
 		out->press[u->alu[p]] = (uint16_t)(100 / u->nalu);
 }
 
+/* Ice Lake's ports 0-9 as LLVM 14 names them: ALU on 0, 1, 5, 6; loads on
+ * 2, 3; store data on 4; store addresses on 7 (8 and 9 unused).  Golden
+ * Cove adds an ALU (10), a load port (11), store data on 9 and store
+ * addresses on 8: the same work spreads over more ports. */
+static void widen_to_golden_cove(struct form_cost *c)
+{
+	uint16_t *p = c->press;
+	if (p[0] && p[0] == p[1] && p[1] == p[5] && p[5] == p[6]) {
+		unsigned per = p[0] * 4u / 5u;
+		p[0] = p[1] = p[5] = p[6] = (uint16_t)per;
+	}
+	p[2] = (uint16_t)(p[2] * 2u / 3u);
+	p[3] = (uint16_t)(p[3] * 2u / 3u);
+	p[9] = (uint16_t)(p[9] + p[4] / 2u);
+	p[4] = (uint16_t)(p[4] - p[4] / 2u);
+	p[8] = (uint16_t)(p[8] + p[7] / 2u);
+	p[7] = (uint16_t)(p[7] - p[7] / 2u);
+}
+
 static bool fusible_first(const struct insn_detail *d)
 {
 	/* cmp/test/add/sub/and/inc/dec with a register or memory operand
@@ -106,6 +125,8 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 				model_stats_missing(st, s->d.form);
 			}
 		}
+		if (u->golden_cove_ports)
+			widen_to_golden_cove(&s->c);
 		if (s->d.zero_idiom || (s->d.move_reg && u->move_elim) || (s->d.imm_add && u->imm_add_folded)) {
 			/* resolved at rename: a micro-op issued, nothing executed */
 			s->c.lat = 0;
@@ -113,10 +134,16 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 			s->c.uops = 1;
 		}
 		if (insns[i].kind == INSN_JCC && i > 0 && fusible_first(&v[i - 1].d) && !v[i - 1].d.store) {
+			/* one fused micro-op, executed on a branch port: the
+			 * compare's ALU work goes, its load (if any) stays */
+			struct slot *cmp = &v[i - 1];
 			s->fused_away = true;
 			s->c.uops = 0;
-			memset(s->c.press, 0, sizeof(s->c.press));
 			s->c.lat = 0;
+			for (unsigned a = 0; a < u->nalu; a++) {
+				press[u->alu[a]] -= cmp->c.press[u->alu[a]];
+				cmp->c.press[u->alu[a]] = 0;
+			}
 		}
 		uops += s->c.uops;
 		for (unsigned p = 0; p < u->nports; p++)
@@ -137,12 +164,29 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 		uint32_t end = 0;
 		for (size_t i = 0; i < n; i++) {
 			const struct slot *s = &v[i];
-			uint64_t in = s->d.rd | s->d.addr;
-			uint32_t t = 0;
-			for (unsigned r = 0; r < MAXREG; r++)
-				if ((in >> r) & 1 && ready[r] > t)
-					t = ready[r];
-			uint32_t done = t + s->c.lat;
+			/* a load starts when its address is ready; the data
+			 * operands of a load-op only join after the load; a
+			 * partial write's merge waits one cycle on the old value */
+			uint32_t ta = 0, td = 0, tm = 0;
+			for (unsigned r = 0; r < MAXREG; r++) {
+				if ((s->d.addr >> r) & 1 && ready[r] > ta)
+					ta = ready[r];
+				if ((s->d.rd >> r) & 1 && ready[r] > td)
+					td = ready[r];
+				if ((s->d.merge >> r) & 1 && ready[r] > tm)
+					tm = ready[r];
+			}
+			uint32_t done;
+			if (s->d.load) {
+				uint32_t after = s->c.lat > u->load_lat ? s->c.lat - u->load_lat : 1;
+				done = ta + s->c.lat;
+				if (td + after > done)
+					done = td + after;
+			} else {
+				done = (ta > td ? ta : td) + s->c.lat;
+			}
+			if (s->d.merge && tm + 1 > done)
+				done = tm + 1;
 			for (unsigned r = 0; r < MAXREG; r++)
 				if ((s->d.wr >> r) & 1)
 					ready[r] = done;
@@ -167,6 +211,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 		cost = lat_part;
 	if (v != tmp)
 		free(v);
-	uint32_t c = (uint32_t)((cost + 50) / 100);
+	/* hundredths to the model's units */
+	uint32_t c = (uint32_t)((cost * UARCH_UNITS + 50) / 100);
 	return c ? c : 1;
 }

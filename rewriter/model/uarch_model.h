@@ -18,7 +18,14 @@ struct uarch {
 	bool move_elim;          /* register moves eliminated at rename */
 	bool imm_add_folded;     /* add/sub of an immediate folded at rename */
 	unsigned chain_share;    /* % of a block's critical path that shows */
+	bool golden_cove_ports;  /* Ice Lake's table on Golden Cove's ports:
+				    a fifth ALU, a third load port, a second
+				    store-data and store-address port */
 };
+
+/* Costs in sixteenths of a cycle: a block's steady-state cost is often below
+ * a cycle, and 1/16 keeps a typical block's stub increment in an imm8. */
+#define UARCH_UNITS 16
 
 uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const struct insn *insns,
 			  size_t n, struct model_stats *st);
