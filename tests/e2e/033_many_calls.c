@@ -19,12 +19,13 @@ __attribute__((noinline)) long middle(long n)
 		s += pleaf(i);
 	return s;
 }
+static volatile long hundred = 100; /* no constant-propagated clone of middle */
 int main(int argc, char **argv)
 {
 	long total = argc > 1 ? atol(argv[1]) : 1000;
 	long s = 0;
 	for (long done = 0; done < total; done += 100)
-		s += middle(100);
+		s += middle(hundred);
 	printf("%ld\n", s & 0xffff);
 	return 0;
 }
