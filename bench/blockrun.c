@@ -3,21 +3,24 @@
  * Driven by bench/blocks.py (its header describes the method).  Reads jobs
  * on standard input, one a line:
  *
- *   ID HEXBODY U NRIP [DISPOFF:INSNEND]...
+ *   ID HEXBODY U JCCOFF NRIP [DISPOFF:INSNEND]...
  *
  * HEXBODY is the block's code as it is to run (terminator already rewritten
- * or dropped), U the unroll count; each of the NRIP RIP-relative operands has
+ * or dropped), U the unroll count, JCCOFF the offset of the opcode byte of a
+ * final jcc (whose low bit inverts its condition) or -1; each of the NRIP RIP-relative operands has
  * its 32-bit displacement at byte DISPOFF of the body and its instruction ends
  * at INSNEND; it is pointed, in every copy, at a slot of its own in a data
  * area next to the code.  Writes one line per job:
  *
- *   ID STATUS CYCLES PASSES U K CYCLES_PER_TICK NPAGES DETAIL
+ *   ID STATUS CYCLES PASSES U K CYCLES_PER_TICK NPAGES PROBE DETAIL
  *
  * STATUS is ok, unstable (no two passes agree), or what stopped the block
  * (sigsegv, sigfpe, sigill, sigbus, sigtrap, timeout, pages: it touched more
  * than MAXPAGES pages); CYCLES the core cycles of one execution of the block;
  * PASSES the result of each pass; CYCLES_PER_TICK core cycles per TSC tick
- * (from the calibration chain); NPAGES the pages mapped for its accesses.
+ * (from the calibration chain); NPAGES the pages mapped for its accesses;
+ * PROBE the contention probe's cycles; DETAIL a fault's signal and address,
+ * or whether a final jcc was kept or inverted.
  *
  * Each block is unrolled U and HI*U times into two generated functions; each
  * runs K iterations of: reset rsp and all other general registers, the
@@ -429,15 +432,38 @@ static uint64_t size_k(int slot, uint64_t ticks)
 	return k < 2 ? 2 : k;
 }
 
-static void measure(const char *id, int u, double timeout)
+/* put the block's functions at new places, warm them up (which maps the
+ * pages the block touches) and return the K for which a run of the HI*U
+ * copies takes about target_ticks */
+static uint64_t setup(int u)
+{
+	move_block_slots();
+	install(F1, &cur, u);
+	install(F2, &cur, HI * u);
+	refill();
+	run(F1, 2);
+	run(F2, 2);
+	uint64_t t = UINT64_MAX;
+	for (int i = 0; i < 3; i++) {
+		uint64_t x = run(F2, 4);
+		if (x < t)
+			t = x;
+	}
+	t /= 4;
+	uint64_t k = t ? target_ticks / t : 1000;
+	return k < 2 ? 2 : k > 100000 ? 100000 : k;
+}
+
+/* jccoff >= 0: the block ends in a jcc whose condition is the low bit of
+ * that byte; whichever of it and its inverse runs faster (falls through
+ * rather than being taken to the next instruction) is measured */
+static void measure(const char *id, int u, int jccoff, double timeout)
 {
 	static char passes[512];
 	struct itimerval it = {{0, 0}, {(time_t)timeout, (suseconds_t)((timeout - (time_t)timeout) * 1e6)}};
 	npages = 0;
-	move_block_slots();
-	install(F1, &cur, u);
-	install(F2, &cur, HI * u);
 	uint64_t k = 1;
+	volatile int inverted = 0;
 	if (sigsetjmp(env, 1)) {
 		struct itimerval z = {{0, 0}, {0, 0}};
 		setitimer(ITIMER_REAL, &z, NULL);
@@ -450,25 +476,26 @@ static void measure(const char *id, int u, double timeout)
 		unmap_pages();
 		return;
 	}
-	refill();
 	setitimer(ITIMER_REAL, &it, NULL);
 	armed = 1;
-	/* warm up (maps the pages the block touches), then size K so that a
-	 * run of the HI*U copies takes about target_ticks */
-	run(F1, 2);
-	run(F2, 2);
-	uint64_t t = UINT64_MAX;
-	for (int i = 0; i < 3; i++) {
-		uint64_t x = run(F2, 4);
-		if (x < t)
-			t = x;
+	if (jccoff >= 0) {
+		double c[2];
+		int saved = rounds;
+		rounds = saved / 10 > 50 ? saved / 10 : 50;
+		for (int v = 0; v < 2; v++) {
+			if (v)
+				cur.body[jccoff] ^= 1;
+			k = setup(u);
+			c[v] = one_pass(u, k).cycles;
+		}
+		rounds = saved;
+		inverted = c[1] < c[0];
+		if (trace)
+			fprintf(stderr, "jcc: kept %.3f inverted %.3f\n", c[0], c[1]);
+		if (!inverted)
+			cur.body[jccoff] ^= 1;
 	}
-	t /= 4;
-	k = t ? target_ticks / t : 1000;
-	if (k < 2)
-		k = 2;
-	if (k > 100000)
-		k = 100000;
+	k = setup(u);
 	struct pass p[4];
 	int n = 0, ok = 0, ok_a = -1, ok_b = -1;
 	double res = 0;
@@ -501,8 +528,8 @@ static void measure(const char *id, int u, double timeout)
 		if ((!ok || i == ok_a || i == ok_b) && p[i].probe > probe)
 			probe = p[i].probe;
 	}
-	printf("%s %s %.4f %s %d %lu %.5f %d %.4f -\n", id, ok ? "ok" : "unstable", res, passes, u,
-	       (unsigned long)k, ratio, npages, probe);
+	printf("%s %s %.4f %s %d %lu %.5f %d %.4f %s\n", id, ok ? "ok" : "unstable", res, passes, u,
+	       (unsigned long)k, ratio, npages, probe, jccoff < 0 ? "-" : inverted ? "jcc=inverted" : "jcc=kept");
 	fflush(stdout);
 	unmap_pages();
 }
@@ -576,7 +603,8 @@ int main(int argc, char **argv)
 	while (fgets(line, sizeof line, stdin)) {
 		char id[128], hex[2 * MAXBODY + 1];
 		int u, nrip, off;
-		if (sscanf(line, "%127s %131072s %d %d%n", id, hex, &u, &nrip, &off) != 4)
+		int jccoff;
+		if (sscanf(line, "%127s %131072s %d %d %d%n", id, hex, &u, &jccoff, &nrip, &off) != 5)
 			continue;
 		size_t hl = strlen(hex);
 		cur.len = hl / 2;
@@ -597,7 +625,9 @@ int main(int argc, char **argv)
 			continue;
 		}
 		cur_nrip = nrip;
-		measure(id, u, timeout);
+		if (jccoff >= (int)cur.len)
+			jccoff = -1;
+		measure(id, u, jccoff, timeout);
 		cur_nrip = MAXRIP;
 	}
 	return 0;

@@ -58,7 +58,15 @@ static void dump_block(struct inspect *in, const struct code *c, const struct bl
 	for (uint32_t k = bl->first; k < bl->first + bl->n; k++)
 		for (uint8_t b = 0; b < t->insns[k].len; b++)
 			fprintf(in->blocks, "%02x", s->data[t->insns[k].off + b]);
-	fputc('\n', in->blocks);
+	/* and its cost without a final jump, call or return, which a
+	 * measurement of the block alone cannot run */
+	const struct insn *last = &t->insns[bl->first + bl->n - 1];
+	double body = (double)bl->cost / c->model->units;
+	if (bl->n > 1 && (last->kind == INSN_JMP || last->kind == INSN_JMP_IND || last->kind == INSN_CALL ||
+			  last->kind == INSN_CALL_IND || last->kind == INSN_RET))
+		body = (double)c->model->block_cost(c->model, s->data, first, bl->n - 1, NULL) /
+		       c->model->units;
+	fprintf(in->blocks, "\t%.4g\n", body);
 }
 
 int inspect_object(struct inspect *in, struct object *o)
