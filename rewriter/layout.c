@@ -340,7 +340,7 @@ static void emit_rep_post(struct emit *e, const struct insn *in)
 {
 	const struct cpu_model *m = e->c->model;
 	uint32_t kind = (uint32_t)in->rep | (m->rep_counts_passes ? STUB_REP_PASSES : 0) |
-			(m->rep_iter_cost << STUB_REP_COST_SHIFT);
+			(model_rep_iter_cost(m, e->s->data + in->off, in->len) << STUB_REP_COST_SHIFT);
 	PUT(e, LEA_RSP_M128);
 	PUT(e, PUSH_R11);
 	buf_u8(&e->t->out, 0x41); /* mov $kind,%r11d */

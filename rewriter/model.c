@@ -80,6 +80,26 @@ static const struct cpu_model models[] = {
 	},
 };
 
+uint32_t model_rep_iter_cost(const struct cpu_model *m, const uint8_t *code, size_t len)
+{
+	struct insn_detail d;
+	if (m->units == 1 || !insn_describe(code, len, &d))
+		return m->rep_iter_cost;
+	const char *mn = strchr(d.form, ' '); /* after "rep " */
+	mn = mn ? mn + 1 : d.form;
+	if (strncmp(mn, "movs", 4) && strncmp(mn, "stos", 4))
+		return m->units;
+	unsigned bytes = 1;
+	switch (mn[4]) {
+	case 'w': bytes = 2; break;
+	case 'd': bytes = 4; break;
+	case 'q': bytes = 8; break;
+	default: break;
+	}
+	uint32_t c = m->units * bytes / 32;
+	return c ? c : 1;
+}
+
 /* The model closest to the CPU running profinst, by CPUID. */
 static const char *host_model(void)
 {

@@ -36,7 +36,8 @@ struct cpu_model {
 	 * NULL, is updated. */
 	uint32_t (*block_cost)(const struct cpu_model *m, const uint8_t *code,
 			       const struct insn *insns, size_t n, struct model_stats *st);
-	/* Cost of one iteration of a rep-prefixed string instruction (units). */
+	/* Cost of one iteration of a rep-prefixed string instruction (units):
+	 * see model_rep_iter_cost. */
 	uint32_t rep_iter_cost;
 	/* Count executions as valgrind does: a rep instruction executes once
 	 * per iteration plus once more when it stops on %rcx == 0. */
@@ -47,6 +48,12 @@ struct cpu_model {
 	int charges_os;
 	const void *uarch; /* the model's own data (struct uarch), or NULL */
 };
+
+/* What one iteration of the rep-prefixed string instruction at code costs:
+ * the model's rep_iter_cost, except that under a cycle model moves and
+ * stores go at the fast-string rate (32 bytes a cycle) and compares and
+ * scans at a cycle an element. */
+uint32_t model_rep_iter_cost(const struct cpu_model *m, const uint8_t *code, size_t len);
 
 /* The model called name, "host" for the one closest to this machine, or
  * NULL. */
