@@ -133,6 +133,8 @@ struct pi_tls *rt_tls_of(const struct rt_thread *th); /* another thread's block 
  * ratio measured at start-up (0 before). */
 uint64_t rt_ticks_to_cycles(uint64_t ticks);
 extern uint64_t rt_units;
+/* what the external-call stubs themselves add to a call's measured ticks */
+extern uint64_t rt_ext_overhead_ticks;
 /* the clock's units to whole cycles, for the profile */
 static inline uint64_t rt_to_cycles(uint64_t u)
 {

@@ -155,6 +155,7 @@ static uint64_t close_external(struct rt_thread *th, struct rt_frame *f)
 	if (f->ext & RT_EXT_SWITCH)
 		return 0;
 	uint64_t ticks = f->ext_ticks + (rt_rdtsc() - f->ext_start);
+	ticks = ticks > rt_ext_overhead_ticks ? ticks - rt_ext_overhead_ticks : 0;
 	uint64_t cyc = rt_ticks_to_cycles(ticks);
 	struct rt_node *caller = th->depth > 1 ? th->stack[th->depth - 2].node : &th->root;
 	if (f->ext & RT_EXT_CHARGE) {

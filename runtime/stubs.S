@@ -520,6 +520,7 @@ __profinst_ext_enter:
 	incq TH_DEPTH(%rcx)
 	movl $0, TLS(TLS_BUSY)
 	mov %rax, %r8
+	lfence                            /* the runtime's work done, */
 	rdtsc                             /* last: the external's time starts here */
 	shl $32, %rdx
 	or %rdx, %rax
@@ -571,6 +572,7 @@ __profinst_ext_exit:
 	.cfi_startproc
 	CFI_PUSH %rax
 	CFI_PUSH %rdx
+	lfence                            /* the external's work done, */
 	rdtsc                             /* first: the external's time ends here */
 	shl $32, %rdx
 	or %rdx, %rax
@@ -603,6 +605,10 @@ __profinst_ext_exit:
 	jne .Lxx_slow_busy
 	sub FR_EXT_START(%rsi), %rax
 	add FR_EXT_TICKS(%rsi), %rax      /* ticks, callbacks left out */
+	sub rt_ext_overhead_ticks(%rip), %rax /* less the stubs' own */
+	jae 0f
+	xor %eax, %eax
+0:
 	mulq rt_cycles_per_tick_q32(%rip)
 	shrd $32, %rdx, %rax              /* cycles: rt_ticks_to_cycles() */
 	mov FR_NODE-FRAME_SIZE(%rsi), %r8 /* the caller's node */
@@ -688,6 +694,61 @@ __profinst_sys_exit:
 	call pi_rt_sys_exit
 	RESTORE
 	.size __profinst_sys_exit, .-__profinst_sys_exit
+
+/*
+ * What the external-call stubs add to the time they measure, with nothing
+ * to measure: from the enter helper's rdtsc (then its eight pops and ret)
+ * through a call into a PLT-like jump to an empty function, to the exit
+ * helper's two pushes and rdtsc.  Returns the ticks; the runtime measures
+ * it at start-up and subtracts it from every external call.
+ */
+	.globl pi_rt_probe_window
+	.hidden pi_rt_probe_window
+	.type pi_rt_probe_window, @function
+pi_rt_probe_window:
+	.cfi_startproc
+	CFI_PUSH %rbx
+	lea -64(%rsp), %rsp
+	.cfi_adjust_cfa_offset 64
+	lfence
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, %rbx
+	mov %rax, 56(%rsp)
+	pop %rcx
+	pop %rdx
+	pop %rsi
+	pop %rdi
+	pop %r8
+	pop %r9
+	pop %r10
+	pop %r11
+	.cfi_adjust_cfa_offset -64
+	call 1f                           /* the enter helper's return */
+	call 2f                           /* the call of the external, through its PLT entry */
+	CFI_PUSH %rax
+	CFI_PUSH %rdx
+	lfence
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	sub %rbx, %rax
+	lea 16(%rsp), %rsp
+	.cfi_adjust_cfa_offset -16
+	CFI_POP %rbx
+	ret
+1:	ret
+2:	jmp *probe_target(%rip)
+	.cfi_endproc
+	.size pi_rt_probe_window, .-pi_rt_probe_window
+probe_empty:
+	ret
+	.section .data.rel.ro.profinst,"aw"
+	.p2align 3
+probe_target:
+	.quad probe_empty
+	.text
 
 /* Before _exit, _Exit, quick_exit and exec: write the profile now. */
 	.globl __profinst_flush
