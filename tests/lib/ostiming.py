@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def tests(ctx, Fail, sh, must, profile_json):
-    src = os.path.join(HERE, "os", "os_calls.c")
+    src = os.path.join(HERE, "os", "036_os_calls.c")
 
     def build(tmp, extra):
         obj = os.path.join(tmp, "os.o")
