@@ -363,6 +363,14 @@ bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
 				d->addr |= 1ull << x;
 			if (op->mem.type == ZYDIS_MEMOP_TYPE_AGEN)
 				continue;
+			if (op->mem.base != ZYDIS_REGISTER_RIP) {
+				/* addresses written alike are the same address while
+				 * their registers do not change: what store-to-load
+				 * forwarding needs */
+				uint64_t k = ((uint64_t)op->mem.base * 131 + op->mem.index) * 17 + op->mem.scale;
+				k = (k * 0x9e3779b97f4a7c15ull) ^ (uint64_t)op->mem.disp.value;
+				d->mem_key = k | 1;
+			}
 			if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
 				d->load = true;
 			if (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)

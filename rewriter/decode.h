@@ -86,6 +86,8 @@ struct insn_detail {
 	uint64_t merge;      /* of rd: read only to merge a partial write into */
 	uint64_t addr;       /* registers of the memory address (base, index) */
 	bool load, store;    /* memory read / written */
+	uint64_t mem_key;    /* the memory operand's address as written (base, index,
+				scale, displacement), hashed; 0 if none */
 	bool zero_idiom;     /* result independent of the inputs: xor %eax,%eax */
 	bool move_reg;       /* register-to-register move (eliminable at rename) */
 	bool imm_add;        /* add/sub of an immediate to a 64/32-bit register */

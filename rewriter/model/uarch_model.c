@@ -151,6 +151,12 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	}
 	/* the front end and the ports, in hundredths */
 	uint64_t fe = (uint64_t)uops * 100 / u->width;
+	/* a block that always ends in a taken branch (jmp, call, ret) costs
+	 * the front end a fetch redirect: a cycle at least */
+	enum insn_kind last = (enum insn_kind)insns[n - 1].kind;
+	if ((last == INSN_JMP || last == INSN_JMP_IND || last == INSN_CALL || last == INSN_CALL_IND ||
+	     last == INSN_RET) && fe < 100)
+		fe = 100;
 	uint64_t port = 0;
 	for (unsigned p = 0; p < u->nports; p++)
 		if (press[p] > port)
@@ -159,6 +165,10 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	 * at 0; the critical path of one pass, and what a repeated block
 	 * carries from one pass to the next */
 	uint32_t ready[MAXREG] = {0};
+	/* memory written in the block, by address as written: a load of it
+	 * waits for the store, plus the forwarding latency */
+	struct { uint64_t key, regs; uint32_t ready; } mem[16];
+	unsigned nmem = 0;
 	uint32_t first_pass = 0, pass_end[ITERS] = {0};
 	for (int it = 0; it < ITERS; it++) {
 		uint32_t end = 0;
@@ -182,6 +192,9 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 				done = ta + s->c.lat;
 				if (td + after > done)
 					done = td + after;
+				for (unsigned k = 0; k < nmem; k++)
+					if (mem[k].key == s->d.mem_key && mem[k].ready + u->fwd_lat + after > done)
+						done = mem[k].ready + u->fwd_lat + after;
 			} else {
 				done = (ta > td ? ta : td) + s->c.lat;
 			}
@@ -190,6 +203,26 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 			for (unsigned r = 0; r < MAXREG; r++)
 				if ((s->d.wr >> r) & 1)
 					ready[r] = done;
+			if (s->d.store && s->d.mem_key) {
+				/* the stored value is ready when its inputs are
+				 * (a plain store) or when the operation is (a
+				 * read-modify-write) */
+				uint32_t t = s->d.load ? done : (ta > td ? ta : td);
+				unsigned k = 0;
+				while (k < nmem && mem[k].key != s->d.mem_key)
+					k++;
+				if (k == nmem && nmem < 16)
+					mem[nmem++].key = s->d.mem_key;
+				if (k < 16) {
+					mem[k].ready = t;
+					mem[k].regs = s->d.addr;
+				}
+			}
+			/* a register an address is made of changes: what was
+			 * written there is at another address now */
+			for (unsigned k = 0; k < nmem; k++)
+				if (mem[k].regs & s->d.wr)
+					mem[k].key = 0;
 			if (done > end)
 				end = done;
 		}

@@ -14,6 +14,7 @@ struct uarch {
 	unsigned nports;
 	unsigned width;          /* micro-ops issued per cycle */
 	unsigned load_lat;       /* L1 load-use latency (fallback forms) */
+	unsigned fwd_lat;        /* a load forwarded from an earlier store */
 	unsigned alu[8], nalu;   /* the integer ALU ports, for fallbacks */
 	bool move_elim;          /* register moves eliminated at rename */
 	bool imm_add_folded;     /* add/sub of an immediate folded at rename */
