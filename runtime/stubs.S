@@ -111,6 +111,42 @@
 	add TH_STACK(\th), \frame
 .endm
 
+/* th = this thread, frame = its top frame; a jump to miss if there is none. */
+.macro TOP_FRAME th, frame, miss
+	mov TLS(TLS_TH), \th
+	test \th, \th
+	jz \miss
+	mov TH_DEPTH(\th), \frame
+	test \frame, \frame
+	jz \miss
+	imul $FRAME_SIZE, \frame, \frame
+	add TH_STACK(\th), \frame
+	sub $FRAME_SIZE, \frame
+.endm
+
+/* A frame of node closes after dur cycles, self of them its own: add self
+ * to the node (and its min and max), end the function's activation, and
+ * add dur to the node's incl if it was the function's only one.  Clobbers
+ * self and tmp. */
+.macro CHARGE_NODE node, dur, self, th, tmp
+	add \self, ND_SELF(\node)
+	cmp ND_MIN(\node), \self
+	jae 1f
+	mov \self, ND_MIN(\node)
+1:	cmp ND_MAX(\node), \self
+	jbe 2f
+	mov \self, ND_MAX(\node)
+2:	mov ND_FN(\node), \self
+	lea __start_profinst_funcs(%rip), \tmp
+	sub \tmp, \self
+	shr $FUNCREC_SHIFT, \self          /* the function's index */
+	mov TH_FNACTIVE(\th), \tmp
+	decl (\tmp,\self,4)
+	jnz 3f                            /* another activation still runs */
+	add \dur, ND_INCL(\node)
+3:
+.endm
+
 /* out = the child the entry cache holds for (parent node, function record,
  * return address), or a jump to miss (see rt_cache_index). */
 .macro CACHED_CHILD parent, fn, ra, th, out, tmp, miss
@@ -276,43 +312,19 @@ __profinst_exit:
 	cmpq $0, TLS(TLS_BUSY)
 	jne .Lexit_out
 	movl $1, TLS(TLS_BUSY)
-	mov TLS(TLS_TH), %rcx
-	test %rcx, %rcx
-	jz .Lexit_slow
-	mov TH_DEPTH(%rcx), %rax
-	test %rax, %rax
-	jz .Lexit_slow
-	imul $FRAME_SIZE, %rax, %rax
-	add TH_STACK(%rcx), %rax
-	sub $FRAME_SIZE, %rax             /* the top frame */
+	TOP_FRAME %rcx, %rax, .Lexit_slow
 	lea 56(%rsp), %rdx
 	cmp %rdx, FR_SP(%rax)
 	jne .Lexit_slow
-	mov %rdx, %rdi                    /* the function's %rsp, kept in %rdi */
 .Lexit_close:                             /* close the frame at %rax */
 	mov TLS(TLS_CLOCK), %rdx
 	sub FR_ENTRY(%rax), %rdx          /* duration */
 	mov FR_NODE(%rax), %rsi
 	mov %rdx, %r11
 	sub FR_CHILD(%rax), %r11          /* self */
-	add %r11, ND_SELF(%rsi)
-	cmp ND_MIN(%rsi), %r11
-	jae 1f
-	mov %r11, ND_MIN(%rsi)
-1:	cmp ND_MAX(%rsi), %r11
-	jbe 2f
-	mov %r11, ND_MAX(%rsi)
-2:	mov ND_FN(%rsi), %r11
-	push %rdx
-	lea __start_profinst_funcs(%rip), %rdx
-	sub %rdx, %r11
-	shr $FUNCREC_SHIFT, %r11          /* the function's index */
-	mov TH_FNACTIVE(%rcx), %rdx
-	decl (%rdx,%r11,4)
-	pop %rdx
-	jnz 3f                            /* another activation still runs */
-	add %rdx, ND_INCL(%rsi)
-3:	mov FR_ALIAS(%rax), %r11
+	CHARGE_NODE %rsi, %rdx, %r11, %rcx, %rdi
+	mov FR_SP(%rax), %rdi             /* the function's %rsp */
+	mov FR_ALIAS(%rax), %r11
 	test %r11, %r11
 	jz 5f
 	add %rdx, ND_INCL(%r11)           /* the recursive edge's time */
@@ -327,7 +339,6 @@ __profinst_exit:
 	jne 4f
 	sub $FRAME_SIZE, %rax             /* its tail caller returns with it */
 	jmp .Lexit_close
-	jmp 4f
 6:	mov %rax, %rsi                    /* the external's clock runs again */
 	rdtsc
 	shl $32, %rdx
@@ -383,15 +394,7 @@ __profinst_tailexit:
 	cmpq $0, TLS(TLS_BUSY)
 	jne .Ltail_out
 	movl $1, TLS(TLS_BUSY)
-	mov TLS(TLS_TH), %rcx
-	test %rcx, %rcx
-	jz .Ltail_slow
-	mov TH_DEPTH(%rcx), %rax
-	test %rax, %rax
-	jz .Ltail_slow
-	imul $FRAME_SIZE, %rax, %rax
-	add TH_STACK(%rcx), %rax
-	sub $FRAME_SIZE, %rax             /* the top frame */
+	TOP_FRAME %rcx, %rax, .Ltail_slow
 	lea 64(%rsp), %rdx
 	cmp %rdx, FR_SP(%rax)
 	jne .Ltail_slow
@@ -584,15 +587,9 @@ __profinst_ext_exit:
 	cmpq $0, TLS(TLS_BUSY)
 	jne .Lxx_out
 	movl $1, TLS(TLS_BUSY)
-	mov TLS(TLS_TH), %rcx
-	test %rcx, %rcx
-	jz .Lxx_slow_busy
-	mov TH_DEPTH(%rcx), %rsi
-	cmp $2, %rsi
-	jb .Lxx_slow_busy
-	imul $FRAME_SIZE, %rsi, %rsi
-	add TH_STACK(%rcx), %rsi
-	sub $FRAME_SIZE, %rsi             /* the top frame */
+	TOP_FRAME %rcx, %rsi, .Lxx_slow_busy
+	cmpq $2, TH_DEPTH(%rcx)
+	jb .Lxx_slow_busy                 /* its caller's frame must be there */
 	lea 56(%rsp), %rdx                /* the callee's %rsp: this helper's at entry */
 	cmp %rdx, FR_SP(%rsi)
 	jne .Lxx_slow_busy
@@ -625,22 +622,8 @@ __profinst_ext_exit:
 	mov FR_NODE(%rsi), %r11           /* the external's node */
 	mov %rdx, %rdi
 	sub FR_CHILD(%rsi), %rdi          /* self */
-	add %rdi, ND_SELF(%r11)
-	cmp ND_MIN(%r11), %rdi
-	jae 3f
-	mov %rdi, ND_MIN(%r11)
-3:	cmp ND_MAX(%r11), %rdi
-	jbe 4f
-	mov %rdi, ND_MAX(%r11)
-4:	mov ND_FN(%r11), %rdi
-	lea __start_profinst_funcs(%rip), %rax
-	sub %rax, %rdi
-	shr $FUNCREC_SHIFT, %rdi
-	mov TH_FNACTIVE(%rcx), %rax
-	decl (%rax,%rdi,4)
-	jnz 5f
-	add %rdx, ND_INCL(%r11)
-5:	decq TH_DEPTH(%rcx)
+	CHARGE_NODE %r11, %rdx, %rdi, %rcx, %rax
+	decq TH_DEPTH(%rcx)
 	add %rdx, FR_CHILD-FRAME_SIZE(%rsi)
 	movl $0, TLS(TLS_BUSY)
 .Lxx_out:
