@@ -102,6 +102,10 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "lib"))
+import oracle  # noqa: E402
+from oracle import fold  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGS = os.path.join(ROOT, "bench", "programs")
 LIBDIR = "/usr/lib/x86_64-linux-gnu"
@@ -136,38 +140,14 @@ def must(cmd, **kw):
 
 # ---------------------------------------------------------------- symbols
 
-def fold(name):
-    """foo.cold, foo.cold.N -> foo."""
-    i = name.find(".cold")
-    if i > 0:
-        rest = name[i + 5:]
-        if rest == "" or (rest.startswith(".") and rest[1:].isdigit()):
-            return name[:i]
-    return name
-
-
 class Symbols:
-    """The sized code symbols of an executable: address -> canonical name."""
+    """The sized code symbols of an executable: address -> canonical name
+    (.cold parts folded, aliases merged, as the tests' callgrind oracle
+    does)."""
 
     def __init__(self, exe):
-        out = must(["nm", "-S", "--defined-only", exe]).stdout
-        syms = []
-        for line in out.splitlines():
-            parts = line.split()
-            if len(parts) != 4 or parts[2] not in "tTwWiI":
-                continue
-            start, size = int(parts[0], 16), int(parts[1], 16)
-            if size:
-                syms.append((start, start + size, fold(parts[3]), fold(parts[3]) != parts[3]))
-        syms.sort()
-        groups = {}
-        for s in syms:
-            groups.setdefault((s[0], s[3]), set()).add(s[2])
-        self.canon = {}
-        for names in groups.values():
-            first = min(names)
-            for n in names:
-                self.canon[n] = first
+        syms = oracle.symbols(exe)
+        self.canon = oracle.aliases(exe)
         self.syms = syms
         self.starts = [s[0] for s in syms]
         self.lo = syms[0][0] if syms else 0
