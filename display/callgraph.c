@@ -66,18 +66,9 @@ int cmd_callgraph(int argc, char **argv)
 			fputs(callgraph_usage, stdout);
 			return 0;
 		} else if (!strncmp(argv[i], "--format=", 9)) {
-			format = argv[i] + 9;
-			if (strcmp(format, "text") && strcmp(format, "json")) {
-				pv_error("unknown format '%s' (text, json)", format);
+			if (pv_format(argv[i] + 9, "text,json", &format))
 				return 2;
-			}
-		} else if (argv[i][0] == '-') {
-			pv_error("callgraph: unknown option %s", argv[i]);
-			return 2;
-		} else if (!path) {
-			path = argv[i];
-		} else {
-			pv_error("callgraph: one profile at a time");
+		} else if (pv_positional("callgraph", argv[i], &path)) {
 			return 2;
 		}
 	}

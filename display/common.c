@@ -187,3 +187,41 @@ int pv_out_close(FILE *o, char *tmp, const char *out, bool ok)
 	free(tmp);
 	return bad;
 }
+
+int pv_format(const char *name, const char *choices, const char **format)
+{
+	size_t n = strlen(name);
+	for (const char *c = choices; *c;) {
+		const char *e = strchr(c, ',');
+		size_t len = e ? (size_t)(e - c) : strlen(c);
+		if (len == n && !strncmp(c, name, n)) {
+			*format = name;
+			return 0;
+		}
+		c += len + (e ? 1 : 0);
+	}
+	char list[128];
+	size_t k = 0;
+	for (const char *c = choices; *c && k + 3 < sizeof(list); c++) {
+		list[k++] = *c;
+		if (*c == ',')
+			list[k++] = ' ';
+	}
+	list[k] = 0;
+	pv_error("unknown format '%s' (%s)", name, list);
+	return 2;
+}
+
+int pv_positional(const char *cmd, const char *arg, const char **path)
+{
+	if (arg[0] == '-' && arg[1]) {
+		pv_error("%s: unknown option %s", cmd, arg);
+		return 2;
+	}
+	if (*path) {
+		pv_error("%s: one profile at a time", cmd);
+		return 2;
+	}
+	*path = arg;
+	return 0;
+}

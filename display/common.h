@@ -22,6 +22,12 @@ int pv_out_close(FILE *o, char *tmp, const char *out, bool ok);
 const char *pv_name(const struct profile *p, uint32_t g);
 void pv_json_str(FILE *out, const char *s);
 void pv_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* --format=name: one of the comma-separated choices ("text,json").  0, or 2
+ * after a message. */
+int pv_format(const char *name, const char *choices, const char **format);
+/* An argument that is none of the command's own options: its one profile,
+ * or an unknown option.  0, or 2 after a message. */
+int pv_positional(const char *cmd, const char *arg, const char **path);
 
 /* The source file:line of original (section, offset) in object o, or NULL. */
 const struct pi_map_line *pv_line(const struct prof_obj *o, uint32_t section, uint32_t offset);

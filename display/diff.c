@@ -40,11 +40,8 @@ int cmd_diff(int argc, char **argv)
 			fputs(diff_usage, stdout);
 			return 0;
 		} else if (!strncmp(argv[i], "--format=", 9)) {
-			format = argv[i] + 9;
-			if (strcmp(format, "text") && strcmp(format, "json")) {
-				pv_error("unknown format '%s' (text, json)", format);
+			if (pv_format(argv[i] + 9, "text,json", &format))
 				return 2;
-			}
 		} else if (argv[i][0] == '-') {
 			pv_error("diff: unknown option %s", argv[i]);
 			return 2;

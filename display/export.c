@@ -235,13 +235,7 @@ int cmd_export(int argc, char **argv)
 			format = argv[i] + 9;
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			out = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			pv_error("export: unknown option %s", argv[i]);
-			return 2;
-		} else if (!path) {
-			path = argv[i];
-		} else {
-			pv_error("export: one profile at a time");
+		} else if (pv_positional("export", argv[i], &path)) {
 			return 2;
 		}
 	}

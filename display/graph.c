@@ -179,20 +179,12 @@ int cmd_graph(int argc, char **argv)
 			rootname = a + 7;
 		} else if (!strcmp(a, "-o") && i + 1 < argc) {
 			out = argv[++i];
-		} else if (a[0] == '-') {
-			pv_error("graph: unknown option %s", a);
-			return 2;
-		} else if (!path) {
-			path = a;
-		} else {
-			pv_error("graph: one profile at a time");
+		} else if (pv_positional("graph", a, &path)) {
 			return 2;
 		}
 	}
-	if (strcmp(format, "dot") && strcmp(format, "svg")) {
-		pv_error("unknown format '%s' (dot, svg)", format);
+	if (pv_format(format, "dot,svg", &format))
 		return 2;
-	}
 	if (strcmp(width, "none") && strcmp(width, "linear") && strcmp(width, "log")) {
 		pv_error("unknown width '%s' (none, linear, log)", width);
 		return 2;

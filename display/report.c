@@ -235,18 +235,9 @@ int cmd_report(int argc, char **argv)
 		} else if (!strncmp(a, "--filter=", 9)) {
 			filter = a + 9;
 		} else if (!strncmp(a, "--format=", 9)) {
-			format = a + 9;
-			if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "csv")) {
-				pv_error("unknown format '%s' (text, json, csv)", format);
+			if (pv_format(a + 9, "text,json,csv", &format))
 				return 2;
-			}
-		} else if (a[0] == '-' && a[1]) {
-			pv_error("report: unknown option %s", a);
-			return 2;
-		} else if (!path) {
-			path = a;
-		} else {
-			pv_error("report: one profile at a time");
+		} else if (pv_positional("report", a, &path)) {
 			return 2;
 		}
 	}

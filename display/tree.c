@@ -63,13 +63,7 @@ int cmd_tree(int argc, char **argv)
 			}
 		} else if (!strncmp(argv[i], "--thread=", 9)) {
 			only = atol(argv[i] + 9);
-		} else if (argv[i][0] == '-') {
-			pv_error("tree: unknown option %s", argv[i]);
-			return 2;
-		} else if (!path) {
-			path = argv[i];
-		} else {
-			pv_error("tree: one profile at a time");
+		} else if (pv_positional("tree", argv[i], &path)) {
 			return 2;
 		}
 	}
