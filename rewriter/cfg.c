@@ -838,7 +838,7 @@ void code_free(struct code *c)
 		struct text *t = &c->texts[i];
 		free(t->insns), free(t->at), free(t->fn), free(t->mark), free(t->block);
 		free(t->pre), free(t->lab), free(t->pos), free(t->entry), free(t->vr), free(t->rel_at);
-		free(t->cfa_rows);
+		free(t->cfa_rows), free(t->ext);
 		buf_free(&t->out);
 	}
 	for (size_t i = 0; i < c->nfuncs; i++)

@@ -60,6 +60,8 @@ struct text {
 	uint32_t *at;       /* [size+1]: instruction index starting at offset, or NO_INSN */
 	int32_t *fn;        /* per instruction: function index or -1 */
 	uint16_t *mark;     /* per instruction: MARK_* */
+	uint32_t *ext;      /* per instruction: the external a MARK_EXT call calls
+			       (external.c), or NULL if the text calls none */
 	uint32_t *block;    /* per instruction: block index (instrumented funcs) */
 	/* layout results (per instruction) */
 	uint32_t *pre, *lab, *pos;

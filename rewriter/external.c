@@ -9,17 +9,9 @@
 #include "format.h"
 #include "util.h"
 
-static uint64_t hash_name(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ull;
-	return h;
-}
-
 static void nameset_put(char **slot, size_t cap, char *name)
 {
-	size_t i = hash_name(name) & (cap - 1);
+	size_t i = str_hash(name) & (cap - 1);
 	while (slot[i])
 		i = (i + 1) & (cap - 1);
 	slot[i] = name;
@@ -47,7 +39,7 @@ bool nameset_has(const struct nameset *s, const char *name)
 {
 	if (!s || !s->cap)
 		return false;
-	for (size_t i = hash_name(name) & (s->cap - 1); s->slot[i]; i = (i + 1) & (s->cap - 1))
+	for (size_t i = str_hash(name) & (s->cap - 1); s->slot[i]; i = (i + 1) & (s->cap - 1))
 		if (!strcmp(s->slot[i], name))
 			return true;
 	return false;
@@ -167,16 +159,9 @@ void find_external_calls(struct code *c)
 			if (!name)
 				continue;
 			t->mark[k] |= MARK_EXT;
-			ext_index(c, name);
+			if (!t->ext)
+				t->ext = xcalloc(t->ninsns + 1, sizeof(*t->ext));
+			t->ext[k] = ext_index(c, name);
 		}
 	}
-}
-
-uint32_t external_of_call(const struct code *c, const struct text *t, uint32_t k)
-{
-	const char *name = called_external(c, t, k);
-	for (size_t i = 0; name && i < c->nexts; i++)
-		if (!strcmp(c->exts[i].name, name))
-			return (uint32_t)i;
-	return UINT32_MAX;
 }

@@ -27,12 +27,10 @@ struct code;
 struct text;
 
 /* Mark the calls of instrumented functions that leave instrumented code
- * (MARK_EXT) and collect their externals in c->exts.  With no set of
+ * (MARK_EXT), collect their externals in c->exts and say which each calls
+ * (text.ext).  With no set of
  * defined names (-c), every undefined function is taken as external and the
  * runtime checks whether the target is instrumented after all. */
 void find_external_calls(struct code *c);
-
-/* The external called by the marked instruction k of t. */
-uint32_t external_of_call(const struct code *c, const struct text *t, uint32_t k);
 
 #endif

@@ -7,14 +7,6 @@
 #include "cfg.h"
 #include "util.h"
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ull;
-	return h;
-}
-
 static struct form_seen *form_slot(struct inspect *in, const char *form)
 {
 	if (2 * (in->nseen + 1) > in->cap) {
@@ -23,7 +15,7 @@ static struct form_seen *form_slot(struct inspect *in, const char *form)
 		for (size_t i = 0; i < in->cap; i++) {
 			if (!in->seen[i].n)
 				continue;
-			size_t j = hash_str(in->seen[i].form) & (ncap - 1);
+			size_t j = str_hash(in->seen[i].form) & (ncap - 1);
 			while (n[j].n)
 				j = (j + 1) & (ncap - 1);
 			n[j] = in->seen[i];
@@ -32,7 +24,7 @@ static struct form_seen *form_slot(struct inspect *in, const char *form)
 		in->seen = n;
 		in->cap = ncap;
 	}
-	size_t j = hash_str(form) & (in->cap - 1);
+	size_t j = str_hash(form) & (in->cap - 1);
 	while (in->seen[j].n && strcmp(in->seen[j].form, form))
 		j = (j + 1) & (in->cap - 1);
 	if (!in->seen[j].n) {

@@ -306,7 +306,7 @@ static void emit_ext_tail(struct emit *e, uint32_t k)
 		PUT(e, st);
 		buf_u8(o, (uint8_t)(8 * i));
 	}
-	const struct external *x = &e->c->exts[external_of_call(e->c, e->t, k)];
+	const struct external *x = &e->c->exts[e->t->ext[k]];
 	emit_lea_r11_rec(e, x->rec_sec, x->rec_off);
 	emit_call_rt(e, e->c->sym_ext_enter);
 	e->t->pos[k] = (uint32_t)cur(e);
@@ -462,7 +462,7 @@ static void emit_insn(struct emit *e, uint32_t k)
 		emit_call_rt(e, e->c->sym_sys_enter);
 		PUT(e, LEA_RSP_P128);
 	} else if (ext) {
-		const struct external *x = &e->c->exts[external_of_call(e->c, t, k)];
+		const struct external *x = &e->c->exts[t->ext[k]];
 		emit_lea_r11_rec(e, x->rec_sec, x->rec_off);
 		emit_call_rt(e, e->c->sym_ext_enter);
 	}

@@ -140,7 +140,7 @@ struct strtab_ent {
 	uint32_t used;
 };
 
-static uint32_t hash_str(const char *s)
+uint32_t str_hash(const char *s)
 {
 	uint32_t h = 2166136261u;
 	while (*s)
@@ -161,7 +161,7 @@ static void strtab_rehash(struct strtab *t)
 	for (size_t i = 0; i < t->cap; i++) {
 		if (!t->ents[i].used)
 			continue;
-		uint32_t h = hash_str((char *)t->b.p + t->ents[i].off) & (ncap - 1);
+		uint32_t h = str_hash((char *)t->b.p + t->ents[i].off) & (ncap - 1);
 		while (n[h].used)
 			h = (h + 1) & (ncap - 1);
 		n[h] = t->ents[i];
@@ -177,7 +177,7 @@ uint32_t strtab_add(struct strtab *t, const char *s)
 		return 0;
 	if (t->nents * 2 >= t->cap)
 		strtab_rehash(t);
-	uint32_t h = hash_str(s) & (t->cap - 1);
+	uint32_t h = str_hash(s) & (t->cap - 1);
 	while (t->ents[h].used) {
 		if (!strcmp((char *)t->b.p + t->ents[h].off, s))
 			return t->ents[h].off;

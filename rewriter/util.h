@@ -14,6 +14,8 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* FNV-1a of a string, for the hash tables of names. */
+uint32_t str_hash(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Grow *p (of *cap elements of size sz) so that it holds at least n. */
