@@ -28,15 +28,14 @@ static uint32_t instructions_cost(const struct cpu_model *m, const uint8_t *code
  * optimization manual; AMD's software optimization guide), L1 load-use
  * latency, store-to-load forwarding (none where the core renames memory
  * operands: Golden Cove, Zen 3; measured on this machine's blocks for
- * Golden Cove), which renamer idioms the core has.  chain_share is fitted on
- * the block benchmark (bench/blocks.py). */
+ * Golden Cove), which renamer idioms the core has. */
 static const struct uarch skylake_u = {
 	.forms = skylake_forms, .nforms = N(skylake_forms), .nports = 10, .width = 4,
-	.load_lat = 5, .fwd_lat = 5, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = true, .chain_share = 0,
+	.load_lat = 5, .fwd_lat = 5, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = true,
 };
 static const struct uarch icelake_u = {
 	.forms = icelake_server_forms, .nforms = N(icelake_server_forms), .nports = 12, .width = 5,
-	.load_lat = 5, .fwd_lat = 5, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = false, .chain_share = 0,
+	.load_lat = 5, .fwd_lat = 5, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = false,
 };
 /* Golden Cove: the Ice Lake tables (LLVM 14 has no model of its own for
  * Sapphire Rapids: it falls back to Skylake's) with Golden Cove's width and
@@ -44,11 +43,11 @@ static const struct uarch icelake_u = {
 static const struct uarch goldencove_u = {
 	.forms = icelake_server_forms, .nforms = N(icelake_server_forms), .nports = 12, .width = 6,
 	.load_lat = 5, .fwd_lat = 0, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = true, .imm_add_folded = true,
-	.chain_share = 0, .golden_cove_ports = true,
+	.golden_cove_ports = true,
 };
 static const struct uarch zen3_u = {
 	.forms = znver3_forms, .nforms = N(znver3_forms), .nports = 16, .width = 6,
-	.load_lat = 4, .fwd_lat = 0, .alu = {0, 1, 2, 3}, .nalu = 4, .move_elim = true, .chain_share = 0,
+	.load_lat = 4, .fwd_lat = 0, .alu = {0, 1, 2, 3}, .nalu = 4, .move_elim = true,
 };
 
 static const struct cpu_model models[] = {

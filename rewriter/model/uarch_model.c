@@ -4,9 +4,11 @@
  * stalls included): a block's cost is the largest of
  *   - the front end: fused micro-ops over the machine's issue width;
  *   - the ports: the busiest execution port's pressure;
- *   - the dependency chains: the critical path through registers, from
- *     the block's start (load-use latency included, as the tables give it
- *     for memory forms), and the recurrence a repeated block carries;
+ *   - the dependency chain a repeated block carries from one run to the
+ *     next (load-use latency included, as the tables give it for memory
+ *     forms): a block's cost is its steady-state throughput, as measured
+ *     in a loop of itself (bench/blocks.py); the latency of a chain it
+ *     does not carry overlaps with the blocks around it;
  * after what the renamer resolves without executing (zeroing idioms,
  * eliminated moves, immediate adds folded at rename where the core does)
  * and compare-and-branch macro-fusion.  Per-form data come from the
@@ -98,7 +100,6 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	struct slot {
 		struct form_cost c;
 		struct insn_detail d;
-		bool fused_away; /* a jcc fused into the compare before it */
 	} tmp[32], *v = tmp;
 	if (n > 32)
 		v = malloc(n * sizeof(*v));
@@ -108,7 +109,6 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	uint32_t press[UARCH_MAX_PORTS] = {0};
 	for (size_t i = 0; i < n; i++) {
 		struct slot *s = &v[i];
-		s->fused_away = false;
 		if (!insn_describe(code + insns[i].off, insns[i].len, &s->d)) {
 			memset(&s->d, 0, sizeof(s->d));
 			snprintf(s->d.form, sizeof(s->d.form), "(bad)");
@@ -137,7 +137,6 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 			/* one fused micro-op, executed on a branch port: the
 			 * compare's ALU work goes, its load (if any) stays */
 			struct slot *cmp = &v[i - 1];
-			s->fused_away = true;
 			s->c.uops = 0;
 			s->c.lat = 0;
 			for (unsigned a = 0; a < u->nalu; a++) {
@@ -162,14 +161,13 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 		if (press[p] > port)
 			port = press[p];
 	/* dependency chains: run the block ITERS times from registers ready
-	 * at 0; the critical path of one pass, and what a repeated block
-	 * carries from one pass to the next */
+	 * at 0; what it carries from one pass to the next */
 	uint32_t ready[MAXREG] = {0};
 	/* memory written in the block, by address as written: a load of it
 	 * waits for the store, plus the forwarding latency */
 	struct { uint64_t key, regs; uint32_t ready; } mem[16];
 	unsigned nmem = 0;
-	uint32_t first_pass = 0, pass_end[ITERS] = {0};
+	uint32_t pass_end[ITERS] = {0};
 	for (int it = 0; it < ITERS; it++) {
 		uint32_t end = 0;
 		for (size_t i = 0; i < n; i++) {
@@ -227,21 +225,13 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 				end = done;
 		}
 		pass_end[it] = end;
-		if (!it)
-			first_pass = end;
 	}
 	uint64_t carried = (uint64_t)(pass_end[ITERS - 1] - pass_end[0]) * 100 / (ITERS - 1);
-	uint64_t chain = (uint64_t)first_pass * 100;
 	uint64_t cost = fe;
 	if (port > cost)
 		cost = port;
 	if (carried > cost)
 		cost = carried;
-	/* a block does not run in a loop of itself: part of its own critical
-	 * path shows (the share is the model's one fitted parameter) */
-	uint64_t lat_part = chain * u->chain_share / 100;
-	if (lat_part > cost)
-		cost = lat_part;
 	if (v != tmp)
 		free(v);
 	/* hundredths to the model's units */

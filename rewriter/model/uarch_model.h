@@ -18,7 +18,6 @@ struct uarch {
 	unsigned alu[8], nalu;   /* the integer ALU ports, for fallbacks */
 	bool move_elim;          /* register moves eliminated at rename */
 	bool imm_add_folded;     /* add/sub of an immediate folded at rename */
-	unsigned chain_share;    /* % of a block's critical path that shows */
 	bool golden_cove_ports;  /* Ice Lake's table on Golden Cove's ports:
 				    a fifth ALU, a third load port, a second
 				    store-data and store-address port */
