@@ -71,15 +71,19 @@
 #define STACK_WIN_LO (STACK_TOP - 0x4000)		  /* refilled before each run */
 #define STACK_WIN_HI (STACK_TOP + 0x1000)
 
-/* Every general register but rsp starts each iteration at REGVAL32 (rdx at
- * RDXVAL, smaller, so that a divide by a register does not overflow): a
- * sign-extended 32-bit immediate, so that the reset is `and $0; or $imm`.
- * Every qword of memory the block can reach holds REGVAL: loaded pointers
- * stay valid, loaded divisors are non-zero.  Both are 64-byte aligned, with
- * a non-zero low byte, word and dword. */
+/* Every general register but rsp starts each iteration at a value of its
+ * own, REGVAL32 + r * REGSTEP (rdx at RDXVAL, smaller, so that a divide by a
+ * register does not overflow): a sign-extended 32-bit immediate, so that the
+ * reset is `and $0; or $imm`.  Registers point to different cache lines and
+ * 4 KiB offsets, as the different objects of a program do: loads and stores
+ * through different registers neither share lines nor alias.  Every qword of
+ * memory the block can reach holds REGVAL: loaded pointers stay valid,
+ * loaded divisors are non-zero.  All are 64-byte aligned, with a non-zero
+ * low byte, word and dword. */
 #define REGVAL 0x0000001234567840ull
 #define RDXVAL 0x01234540u
 #define REGVAL32 0x34567840u
+#define REGSTEP 0x11080u
 
 #define MAXPAGES 1024
 #define MAXRIP 64
@@ -217,7 +221,7 @@ static void generate(uint8_t *buf, const struct block *bl, int copies)
 		 * iterations as they would be in an endless unrolling */
 		b(&g, 4, r < 8 ? 0x48 : 0x49, 0x83, 0xe0 | (r & 7), 0x00);
 		b(&g, 3, r < 8 ? 0x48 : 0x49, 0x81, 0xc8 | (r & 7));
-		u32(&g, r == 2 ? RDXVAL : REGVAL32);
+		u32(&g, r == 2 ? RDXVAL : REGVAL32 + (uint32_t)r * REGSTEP);
 	}
 	for (int c = 0; c < copies; c++) {
 		uint8_t *at = g.p;

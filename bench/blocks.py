@@ -71,8 +71,11 @@ and over, with its data in L1 and its branches predicted)
     fewer than two counted sweeps (the lowest is kept).  compare uses only
     the blocks that are ok.  The sweeps column keeps cycles@probe of each.
   * Memory: every qword the block can reach holds 0x0000001234567840 and
-    every register a pointer (0x34567840, rdx 0x01234540 so that a division
-    does not overflow), vector registers are 0, mask registers all-ones, MXCSR
+    every register a pointer of its own (0x34567840 + r * 0x11080: different
+    cache lines and 4 KiB offsets, as a program's different objects are, so
+    that accesses through different registers neither share a line nor
+    alias; rdx 0x01234540 so that a division does not overflow), vector
+    registers are 0, mask registers all-ones, MXCSR
     has FTZ and DAZ (no denormal assists from the pattern read as floats).  A
     page the block touches that is not mapped is mapped on the fault (private,
     filled with the pattern; at most 1024 pages) and the instruction retried;
