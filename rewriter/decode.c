@@ -280,6 +280,7 @@ bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	memset(d, 0, sizeof(*d));
+	d->mem.base = d->mem.index = -1;
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(decoder(), buf, len, &in, ops)))
 		return false;
 	char *f = d->form;
@@ -337,6 +338,10 @@ bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
 					d->load = true;
 				if (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
 					d->store = true;
+				if (d->mem.base < 0) /* an explicit operand wins */
+					d->mem.base = (int8_t)regn(ZYDIS_REGISTER_RSP), d->mem.scale = 1,
+					d->mem.disp = in.mnemonic == ZYDIS_MNEMONIC_PUSH ||
+						      in.mnemonic == ZYDIS_MNEMONIC_CALL ? -8 : 0;
 			}
 			continue;
 		}
@@ -363,6 +368,10 @@ bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
 				d->addr |= 1ull << x;
 			if (op->mem.type == ZYDIS_MEMOP_TYPE_AGEN)
 				continue;
+			d->mem.base = (int8_t)b, d->mem.index = (int8_t)x, d->mem.scale = op->mem.scale;
+			d->mem.disp = op->mem.disp.value;
+			d->mem.rip = op->mem.base == ZYDIS_REGISTER_RIP;
+			d->mem.other_seg = op->mem.segment == ZYDIS_REGISTER_FS || op->mem.segment == ZYDIS_REGISTER_GS;
 			if (op->mem.base != ZYDIS_REGISTER_RIP) {
 				/* addresses written alike are the same address while
 				 * their registers do not change: what store-to-load
@@ -376,6 +385,19 @@ bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
 			if (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
 				d->store = true;
 		}
+	}
+	/* a shift or rotate by cl leaves the flags as they were when the count
+	 * is 0: its flags merge the old ones (a chain through the flags alone;
+	 * measured here) */
+	bool by_cl = in.operand_count_visible == 2 && ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		     ops[1].reg.value == ZYDIS_REGISTER_CL;
+	switch (in.mnemonic) {
+	case ZYDIS_MNEMONIC_SHL: case ZYDIS_MNEMONIC_SHR: case ZYDIS_MNEMONIC_SAR:
+	case ZYDIS_MNEMONIC_ROL: case ZYDIS_MNEMONIC_ROR:
+		d->flags_merge = by_cl;
+		break;
+	default:
+		break;
 	}
 	if (in.cpu_flags) {
 		if (in.cpu_flags->tested & FLAGS_STATUS)
@@ -413,16 +435,52 @@ bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
 	default:
 		break;
 	}
+	/* a 64-bit register plus a constant: the renamer can keep the
+	 * constant beside the register (measured here: 32-bit forms, which
+	 * zero the upper half, are executed) */
+	bool r64 = in.operand_count_visible >= 1 && ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		   ZydisRegisterGetClass(ops[0].reg.value) == ZYDIS_REGCLASS_GPR64;
 	switch (in.mnemonic) {
-	case ZYDIS_MNEMONIC_ADD: case ZYDIS_MNEMONIC_SUB: case ZYDIS_MNEMONIC_INC:
-	case ZYDIS_MNEMONIC_DEC:
-		d->imm_add = ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
-			     (ZydisRegisterGetClass(ops[0].reg.value) == ZYDIS_REGCLASS_GPR64 ||
-			      ZydisRegisterGetClass(ops[0].reg.value) == ZYDIS_REGCLASS_GPR32) &&
-			     (in.operand_count_visible == 1 ||
-			      ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE);
+	case ZYDIS_MNEMONIC_ADD: case ZYDIS_MNEMONIC_SUB:
+		if (r64 && in.operand_count_visible == 2 && ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+			d->imm_add = true;
+			d->imm = in.mnemonic == ZYDIS_MNEMONIC_ADD ? ops[1].imm.value.s : -ops[1].imm.value.s;
+		}
+		break;
+	case ZYDIS_MNEMONIC_INC: case ZYDIS_MNEMONIC_DEC:
+		if (r64 && in.operand_count_visible == 1) {
+			d->imm_add = true;
+			d->imm = in.mnemonic == ZYDIS_MNEMONIC_INC ? 1 : -1;
+		}
+		break;
+	case ZYDIS_MNEMONIC_LEA:
+		if (r64 && ops[1].mem.index == ZYDIS_REGISTER_NONE &&
+		    ZydisRegisterGetClass(ops[1].mem.base) == ZYDIS_REGCLASS_GPR64) {
+			d->imm_add = true;
+			d->imm = ops[1].mem.disp.value;
+		}
 		break;
 	default:
+		break;
+	}
+	switch (in.mnemonic) {
+	case ZYDIS_MNEMONIC_MOV: case ZYDIS_MNEMONIC_MOVZX: case ZYDIS_MNEMONIC_MOVSX:
+	case ZYDIS_MNEMONIC_MOVSXD: case ZYDIS_MNEMONIC_MOVD: case ZYDIS_MNEMONIC_MOVQ:
+	case ZYDIS_MNEMONIC_MOVSD: case ZYDIS_MNEMONIC_MOVSS: case ZYDIS_MNEMONIC_MOVAPS:
+	case ZYDIS_MNEMONIC_MOVUPS: case ZYDIS_MNEMONIC_MOVDQA: case ZYDIS_MNEMONIC_MOVDQU:
+	case ZYDIS_MNEMONIC_MOVAPD: case ZYDIS_MNEMONIC_MOVUPD: case ZYDIS_MNEMONIC_VMOVDQU:
+	case ZYDIS_MNEMONIC_VMOVDQA: case ZYDIS_MNEMONIC_VMOVUPS: case ZYDIS_MNEMONIC_VMOVAPS:
+		d->plain_move = true;
+		break;
+	default:
+		break;
+	}
+	switch (in.mnemonic) {
+	case ZYDIS_MNEMONIC_PUSH: case ZYDIS_MNEMONIC_CALL: d->rsp_move = -8; break;
+	case ZYDIS_MNEMONIC_POP: case ZYDIS_MNEMONIC_RET: d->rsp_move = 8; break;
+	default:
+		if (d->imm_add && ops[0].reg.value == ZYDIS_REGISTER_RSP && in.mnemonic != ZYDIS_MNEMONIC_LEA)
+			d->rsp_move = (int32_t)d->imm;
 		break;
 	}
 	d->merge &= ~d->rd; /* read for their own sake too: a full dependency */

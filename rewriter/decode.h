@@ -90,8 +90,25 @@ struct insn_detail {
 				scale, displacement), hashed; 0 if none */
 	bool zero_idiom;     /* result independent of the inputs: xor %eax,%eax */
 	bool move_reg;       /* register-to-register move (eliminable at rename) */
-	bool imm_add;        /* add/sub of an immediate to a 64/32-bit register */
+	bool imm_add;        /* a 64-bit register plus a constant (add/sub/inc/dec
+				of an immediate, lea disp(base)): foldable at rename */
+	int64_t imm;         /* imm_add's constant */
 	bool partial_write;  /* writes 8 or 16 bits of a GPR: merges with the old value */
+	bool flags_merge;    /* its flags merge the old flags (shift by cl), its
+				other results do not wait for them */
+	bool plain_move;     /* mov/movzx/movsx and vector moves: a load or store that
+				only moves data (what memory renaming forwards) */
+	/* the memory operand read or written (the stack slot of push, pop,
+	 * call and ret included): base and index as REGN_ numbers or -1, the
+	 * displacement from the base as it was before the instruction */
+	struct {
+		int8_t base, index;
+		uint8_t scale;
+		bool other_seg;  /* fs/gs: another address space */
+		bool rip;        /* RIP-relative: a place of its own */
+		int64_t disp;
+	} mem;
+	int32_t rsp_move;    /* what the instruction adds to rsp, when known */
 };
 
 /* Describe the instruction at buf[0..len). False if it does not decode. */

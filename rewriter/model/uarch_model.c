@@ -26,7 +26,10 @@ static int cmp_form(const void *key, const void *elem)
 
 static const struct form_cost *lookup(const struct uarch *u, const char *form)
 {
-	return bsearch(form, u->forms, u->nforms, sizeof(*u->forms), cmp_form);
+	const struct form_cost *c = NULL;
+	if (u->nmeasured)
+		c = bsearch(form, u->measured, u->nmeasured, sizeof(*u->measured), cmp_form);
+	return c ? c : bsearch(form, u->forms, u->nforms, sizeof(*u->forms), cmp_form);
 }
 
 /* The fallback by category, with a port mask over the first ports (ALU
@@ -88,8 +91,86 @@ static bool fusible_first(const struct insn_detail *d)
 	return !(strstr(f, ",i") && strchr(f, 'm') && strstr(f, " m"));
 }
 
+
+/* What the block has done to the general registers so far: each one's
+ * value as the how-many-th the pass gave it (ver), plus the constants
+ * added to it since (off: folded adds, the stack engine's moves). */
+struct regval {
+	uint16_t ver[16];
+	int64_t off[16];
+};
+
+/* An address as the block computes it.  kind: 0 none, 1 from registers,
+ * 2 RIP-relative (a place of each instruction's own), 3 another segment. */
+struct addr {
+	uint8_t kind;
+	int8_t base, index;
+	uint8_t scale;
+	uint16_t vb, vi;
+	int64_t disp;
+};
+
+static struct addr addr_of(const struct insn_detail *d, const struct regval *rv, size_t i)
+{
+	struct addr a;
+	memset(&a, 0, sizeof(a));
+	if (!d->load && !d->store)
+		return a;
+	if (d->mem.rip) {
+		a.kind = 2, a.disp = (int64_t)i * 4096 + d->mem.disp;
+		return a;
+	}
+	a.kind = d->mem.other_seg ? 3 : 1;
+	a.base = d->mem.base, a.index = d->mem.index, a.scale = d->mem.scale;
+	a.disp = d->mem.disp;
+	if (a.base >= 0 && a.base < 16)
+		a.vb = rv->ver[a.base], a.disp += rv->off[a.base];
+	if (a.index >= 0 && a.index < 16)
+		a.vi = rv->ver[a.index], a.disp += rv->off[a.index] * a.scale;
+	return a;
+}
+
+static bool addr_regs_same(const struct addr *x, const struct addr *y)
+{
+	return x->kind == y->kind && x->base == y->base && x->index == y->index && x->scale == y->scale &&
+	       x->vb == y->vb && x->vi == y->vi;
+}
+
+static bool addr_same(const struct addr *x, const struct addr *y)
+{
+	return addr_regs_same(x, y) && x->disp == y->disp;
+}
+
+/* The same 64-byte line, as far as the block can tell: the same
+ * registers (taken as aligned) and displacements in one line. */
+static bool addr_line_same(const struct addr *x, const struct addr *y)
+{
+	return addr_regs_same(x, y) && (x->disp >> 6) == (y->disp >> 6);
+}
+
+static uint64_t addr_exact(const struct addr *a)
+{
+	return (uint64_t)a->disp;
+}
+
+static void regval_update(struct regval *rv, const struct insn_detail *d)
+{
+	if (d->rsp_move && !d->imm_add)
+		rv->off[4] += d->rsp_move; /* push, pop, call, ret */
+	for (unsigned r = 0; r < 16; r++) {
+		if (!((d->wr >> r) & 1))
+			continue;
+		if (d->imm_add && ((d->rd >> r) & 1 || (d->addr >> r) & 1)) {
+			rv->off[r] += d->imm; /* r plus a constant */
+		} else {
+			rv->ver[r]++;
+			rv->off[r] = 0;
+		}
+	}
+}
+
 #define MAXREG 64
-#define ITERS 3
+#define ITERS 4
 
 uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const struct insn *insns,
 			  size_t n, struct model_stats *st)
@@ -161,17 +242,27 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 		if (press[p] > port)
 			port = press[p];
 	/* dependency chains: run the block ITERS times from registers ready
-	 * at 0; what it carries from one pass to the next */
+	 * at 0; what it carries from one pass to the next.  Alongside, the
+	 * address each memory access uses (addr_of), for forwarding and for
+	 * the cache lines loads and stores touch. */
 	uint32_t ready[MAXREG] = {0};
-	/* memory written in the block, by address as written: a load of it
-	 * waits for the store, plus the forwarding latency */
-	struct { uint64_t key, regs; uint32_t ready; } mem[16];
-	unsigned nmem = 0;
+	struct regval rv = {{0}, {0}};
+	/* memory written in the block: a load of it waits for the store (a
+	 * renamed one only for the stored value) */
+	struct { struct addr a; uint32_t ready; bool slow; } mem[16];
+	unsigned nmem = 0, nst = 0, nld = 0, ngroups = 0;
+	struct addr *stores = malloc(ITERS * n * sizeof(*stores));
+	struct { struct addr a; uint64_t exact[3]; unsigned k; } *groups = malloc(n * sizeof(*groups));
 	uint32_t pass_end[ITERS] = {0};
 	for (int it = 0; it < ITERS; it++) {
 		uint32_t end = 0;
+		memset(rv.ver, 0, sizeof(rv.ver)); /* the pass's first, second... values again */
 		for (size_t i = 0; i < n; i++) {
 			const struct slot *s = &v[i];
+			struct addr a = addr_of(&s->d, &rv, i);
+			bool stack_op = s->d.rsp_move && !s->d.imm_add; /* push, pop, call, ret */
+			bool rmw = s->d.load && s->d.store && !stack_op;
+			bool reg_rmw = rmw && (s->d.rd & ~(1ull << REGN_FLAGS));
 			/* a load starts when its address is ready; the data
 			 * operands of a load-op only join after the load; a
 			 * partial write's merge waits one cycle on the old value */
@@ -190,48 +281,95 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 				done = ta + s->c.lat;
 				if (td + after > done)
 					done = td + after;
-				for (unsigned k = 0; k < nmem; k++)
-					if (mem[k].key == s->d.mem_key && mem[k].ready + u->fwd_lat + after > done)
-						done = mem[k].ready + u->fwd_lat + after;
+				for (unsigned k = 0; k < nmem; k++) {
+					if (!addr_same(&mem[k].a, &a))
+						continue;
+					bool slow = mem[k].slow || reg_rmw || stack_op;
+					unsigned fl = slow && u->fwd_lat_slow > u->fwd_lat ? u->fwd_lat_slow : u->fwd_lat;
+					/* a renamed plain load is the stored value itself;
+					 * a renamed read-modify-write costs its operation */
+					unsigned af = fl ? after : s->d.plain_move || stack_op ? 0 : rmw ? 1 : after;
+					if (mem[k].ready + fl + af > done)
+						done = mem[k].ready + fl + af;
+				}
+				if (it == ITERS - 1 && a.kind) {
+					nld++;
+					unsigned g = 0;
+					uint64_t x = addr_exact(&a);
+					for (; g < ngroups; g++) {
+						if (groups[g].k == 3 || !addr_line_same(&groups[g].a, &a))
+							continue;
+						unsigned m = 0;
+						while (m < groups[g].k && groups[g].exact[m] != x)
+							m++;
+						if (m == groups[g].k)
+							break;
+					}
+					if (g == ngroups && groups) {
+						groups[ngroups].a = a, groups[ngroups].k = 0;
+						ngroups++;
+					}
+					if (groups)
+						groups[g].exact[groups[g].k++] = x;
+				}
 			} else {
 				done = (ta > td ? ta : td) + s->c.lat;
 			}
 			if (s->d.merge && tm + 1 > done)
 				done = tm + 1;
+			uint32_t flags_in = ready[REGN_FLAGS];
 			for (unsigned r = 0; r < MAXREG; r++)
 				if ((s->d.wr >> r) & 1)
 					ready[r] = done;
-			if (s->d.store && s->d.mem_key) {
+			if (s->d.flags_merge && flags_in + 1 > ready[REGN_FLAGS])
+				ready[REGN_FLAGS] = flags_in + 1;
+			if (s->d.store && a.kind) {
 				/* the stored value is ready when its inputs are
 				 * (a plain store) or when the operation is (a
 				 * read-modify-write) */
 				uint32_t t = s->d.load ? done : (ta > td ? ta : td);
 				unsigned k = 0;
-				while (k < nmem && mem[k].key != s->d.mem_key)
+				while (k < nmem && !addr_same(&mem[k].a, &a))
 					k++;
 				if (k == nmem && nmem < 16)
-					mem[nmem++].key = s->d.mem_key;
+					mem[nmem++].a = a;
 				if (k < 16) {
 					mem[k].ready = t;
-					mem[k].regs = s->d.addr;
+					mem[k].slow = reg_rmw || stack_op;
 				}
+				if (stores)
+					stores[nst++] = a;
 			}
-			/* a register an address is made of changes: what was
-			 * written there is at another address now */
-			for (unsigned k = 0; k < nmem; k++)
-				if (mem[k].regs & s->d.wr)
-					mem[k].key = 0;
+			regval_update(&rv, &s->d);
 			if (done > end)
 				end = done;
 		}
 		pass_end[it] = end;
 	}
+	/* the cache lines: loads of up to three to a line pair into one
+	 * access, and the core reads load_lines lines a cycle; stores commit
+	 * in order, two a cycle when the second is to the first's line */
+	uint64_t lines = 0;
+	if (u->load_lines && nld)
+		lines = (uint64_t)ngroups * 100 / u->load_lines;
+	if (u->store_pairs && nst) {
+		unsigned commits = 0;
+		for (unsigned k = 0; k < nst; k++, commits++)
+			if (k + 1 < nst && addr_line_same(&stores[k], &stores[k + 1]))
+				k++;
+		if ((uint64_t)commits * 100 / ITERS > lines)
+			lines = (uint64_t)commits * 100 / ITERS;
+	}
+	free(stores);
+	free(groups);
 	uint64_t carried = (uint64_t)(pass_end[ITERS - 1] - pass_end[0]) * 100 / (ITERS - 1);
 	uint64_t cost = fe;
 	if (port > cost)
 		cost = port;
 	if (carried > cost)
 		cost = carried;
+	if (lines > cost)
+		cost = lines;
 	if (v != tmp)
 		free(v);
 	/* hundredths to the model's units */

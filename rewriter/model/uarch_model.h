@@ -11,10 +11,19 @@
 struct uarch {
 	const struct form_cost *forms;
 	size_t nforms;
+	const struct form_cost *measured; /* forms measured on the core itself,
+					     which take the tables' place (sorted) */
+	size_t nmeasured;
 	unsigned nports;
 	unsigned width;          /* micro-ops issued per cycle */
 	unsigned load_lat;       /* L1 load-use latency (fallback forms) */
-	unsigned fwd_lat;        /* a load forwarded from an earlier store */
+	unsigned fwd_lat;        /* a load forwarded from an earlier plain store
+				    (0 where the core renames memory) */
+	unsigned fwd_lat_slow;   /* from a push to a pop, or into a read-modify-
+				    write with a register source (not renamed) */
+	unsigned load_lines;     /* cache lines loads can read per cycle (0: as
+				    many as load ports); loads of one line pair */
+	bool store_pairs;        /* stores commit two a cycle only to one line */
 	unsigned alu[8], nalu;   /* the integer ALU ports, for fallbacks */
 	bool move_elim;          /* register moves eliminated at rename */
 	bool imm_add_folded;     /* add/sub of an immediate folded at rename */

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Probes of the core: hand-written blocks measured on this machine beside
+profinst's cost for them.
+
+  bench/probes.py [--cpu NAME] [--profinst PATH] [--rounds N] [FILE]
+
+FILE (default bench/probes/goldencove.s) holds blocks in AT&T syntax, each
+after a `## name` line.  Each is assembled with `as`, measured by
+bench/blockrun.c exactly as bench/blocks.py measures the archives' blocks
+(its header gives the method: steady state, unrolled, TSC converted to core
+cycles by a chain of dependent adds, registers pointing to different lines),
+twice, and costed by `profinst --cpu=NAME --dump-blocks` (default
+goldencove).  The measured forms and rules of the Golden Cove model
+(rewriter/model.c) come from these probes.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import blocks  # noqa: E402
+
+
+def read_probes(path):
+    probes, name, body = [], None, []
+    for line in open(path):
+        line = line.rstrip("\n")
+        if line.startswith("## "):
+            if name:
+                probes.append((name, body))
+            name, body = line[3:], []
+        elif name and line.strip() and not line.startswith("#"):
+            body.append(line.strip())
+    if name:
+        probes.append((name, body))
+    return probes
+
+
+def assemble(tmp, probes):
+    """One object: probe i is function p<i>, its block followed by ret."""
+    src = ".text\n"
+    for i, (_, body) in enumerate(probes):
+        src += ".globl p%d\n.type p%d,@function\np%d:\n%s\nret\n.size p%d,.-p%d\n" % (
+            i, i, i, "\n".join(body), i, i)
+    s, o = os.path.join(tmp, "probes.s"), os.path.join(tmp, "probes.o")
+    with open(s, "w") as f:
+        f.write(src)
+    subprocess.run(["as", "-o", o, s], check=True)
+    return o
+
+
+def main():
+    ap = argparse.ArgumentParser(description="measure hand-written blocks beside profinst's cost")
+    ap.add_argument("file", nargs="?", default=os.path.join(HERE, "probes", "goldencove.s"))
+    ap.add_argument("--cpu", default="goldencove")
+    ap.add_argument("--profinst", default=os.path.join(ROOT, "build", "rewriter", "profinst"))
+    ap.add_argument("--rounds", type=int, default=3000)
+    a = ap.parse_args()
+    probes = read_probes(a.file)
+    with tempfile.TemporaryDirectory() as tmp:
+        obj = assemble(tmp, probes)
+        out = subprocess.run([a.profinst, "--cpu=" + a.cpu, "--dump-blocks", obj], capture_output=True,
+                             text=True, check=True).stdout
+        model, body = {}, {}
+        for line in out.splitlines():
+            f = line.split("\t")
+            fn, off = f[1].split("+")
+            if off != "0x0":
+                continue
+            i = int(fn[1:])
+            body[i] = bytes.fromhex(f[4])
+            # the block without its ret (the 6th column) is what is measured
+            model[i] = float(f[5]) if len(f) > 5 and f[5] not in ("", "-") else float(f[3])
+        exe = blocks.build_harness(tmp)
+        jobs = []
+        for i, (_, lines) in enumerate(probes):
+            b = body[i][:-1]  # the ret
+            jobs.append("%d %s %d -1 0" % (i, b.hex(), blocks.unroll_for(len(lines), len(b))))
+        runs = []
+        for _ in range(2):
+            p = subprocess.run([exe, "--rounds=%d" % a.rounds, "--target=6000"], input="\n".join(jobs) + "\n",
+                               capture_output=True, text=True)
+            runs.append({ln.split()[0]: ln.split() for ln in p.stdout.splitlines() if len(ln.split()) >= 3})
+    print("%-72s %8s %8s %8s" % ("probe", "run 1", "run 2", "profinst"))
+    for i, (name, lines) in enumerate(probes):
+        m = ["%.2f" % float(r[str(i)][2]) if str(i) in r and r[str(i)][1] == "ok" else
+             (r[str(i)][1] if str(i) in r else "-") for r in runs]
+        print("%-72s %8s %8s %8.2f" % (name[:72], m[0], m[1], model[i]))
+        for ln in lines:
+            print("    " + ln)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
