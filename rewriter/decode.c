@@ -341,7 +341,8 @@ bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
 				if (d->mem.base < 0) /* an explicit operand wins */
 					d->mem.base = (int8_t)regn(ZYDIS_REGISTER_RSP), d->mem.scale = 1,
 					d->mem.disp = in.mnemonic == ZYDIS_MNEMONIC_PUSH ||
-						      in.mnemonic == ZYDIS_MNEMONIC_CALL ? -8 : 0;
+						      in.mnemonic == ZYDIS_MNEMONIC_CALL ? -8 : 0,
+					d->mem.size = 8;
 			}
 			continue;
 		}
@@ -371,6 +372,7 @@ bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
 			d->mem.base = (int8_t)b, d->mem.index = (int8_t)x, d->mem.scale = op->mem.scale;
 			d->mem.disp = op->mem.disp.value;
 			d->mem.rip = op->mem.base == ZYDIS_REGISTER_RIP;
+			d->mem.size = (uint16_t)(op->size / 8);
 			d->mem.other_seg = op->mem.segment == ZYDIS_REGISTER_FS || op->mem.segment == ZYDIS_REGISTER_GS;
 			if (op->mem.base != ZYDIS_REGISTER_RIP) {
 				/* addresses written alike are the same address while
@@ -483,6 +485,14 @@ bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
 			d->rsp_move = (int32_t)d->imm;
 		break;
 	}
+	if (in.mnemonic == ZYDIS_MNEMONIC_NOP) {
+		/* a long nop's operands are padding: nothing is read */
+		d->load = d->store = false;
+		d->rd = d->wr = d->addr = d->merge = d->mem_key = 0;
+		d->mem.base = d->mem.index = -1;
+	}
+	if (in.mnemonic == ZYDIS_MNEMONIC_LEA && ops[1].mem.base == ZYDIS_REGISTER_RIP)
+		d->lea_rip = true;
 	d->merge &= ~d->rd; /* read for their own sake too: a full dependency */
 	if (d->zero_idiom)
 		d->rd = d->merge = 0;

@@ -94,6 +94,7 @@ struct insn_detail {
 				of an immediate, lea disp(base)): foldable at rename */
 	int64_t imm;         /* imm_add's constant */
 	bool partial_write;  /* writes 8 or 16 bits of a GPR: merges with the old value */
+	bool lea_rip;        /* lea of a RIP-relative address */
 	bool flags_merge;    /* its flags merge the old flags (shift by cl), its
 				other results do not wait for them */
 	bool plain_move;     /* mov/movzx/movsx and vector moves: a load or store that
@@ -106,6 +107,7 @@ struct insn_detail {
 		uint8_t scale;
 		bool other_seg;  /* fs/gs: another address space */
 		bool rip;        /* RIP-relative: a place of its own */
+		uint16_t size;   /* bytes accessed (0: not known) */
 		int64_t disp;
 	} mem;
 	int32_t rsp_move;    /* what the instruction adds to rsp, when known */

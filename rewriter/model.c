@@ -31,11 +31,13 @@ static uint32_t instructions_cost(const struct cpu_model *m, const uint8_t *code
  * Golden Cove), which renamer idioms the core has. */
 static const struct uarch skylake_u = {
 	.forms = skylake_forms, .nforms = N(skylake_forms), .nports = 10, .width = 4,
-	.load_lat = 5, .fwd_lat = 5, .fwd_lat_slow = 5, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = true,
+	.load_lat = 5, .fwd_lat = 5, .fwd_lat_slow = 5, .fwd_fail = 15, .alu = {0, 1, 5, 6}, .nalu = 4,
+	.move_elim = true,
 };
 static const struct uarch icelake_u = {
 	.forms = icelake_server_forms, .nforms = N(icelake_server_forms), .nports = 12, .width = 5,
-	.load_lat = 5, .fwd_lat = 5, .fwd_lat_slow = 5, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = false,
+	.load_lat = 5, .fwd_lat = 5, .fwd_lat_slow = 5, .fwd_fail = 15, .alu = {0, 1, 5, 6}, .nalu = 4,
+	.move_elim = false,
 };
 /* Golden Cove: the Ice Lake tables (LLVM 14 has no model of its own for
  * Sapphire Rapids: it falls back to Skylake's) with Golden Cove's width and
@@ -52,6 +54,7 @@ static const struct form_cost goldencove_measured[] = {
 	{"div r64", 14, 4, 1000, {1000}},
 	{"idiv r32", 11, 4, 600, {600}},
 	{"idiv r64", 14, 4, 1000, {1000}},
+	{"lea rip", 1, 1, 100, {0, 100}}, /* lea of a RIP-relative address: one a cycle */
 	{"rol r32,cl", 1, 2, 100, {100, 0, 0, 0, 0, 0, 100}},
 	{"rol r64,cl", 1, 2, 100, {100, 0, 0, 0, 0, 0, 100}},
 	{"ror r32,cl", 1, 2, 100, {100, 0, 0, 0, 0, 0, 100}},
@@ -68,11 +71,11 @@ static const struct uarch goldencove_u = {
 	.forms = icelake_server_forms, .nforms = N(icelake_server_forms),
 	.measured = goldencove_measured, .nmeasured = N(goldencove_measured), .nports = 12, .width = 6,
 	.load_lat = 5, .fwd_lat = 0, .fwd_lat_slow = 5, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = true,
-	.imm_add_folded = true, .golden_cove_ports = true, .load_lines = 2, .store_pairs = true,
+	.imm_add_folded = true, .golden_cove_ports = true, .load_bank = 2, .fwd_fail = 15, .store_pairs = true,
 };
 static const struct uarch zen3_u = {
 	.forms = znver3_forms, .nforms = N(znver3_forms), .nports = 16, .width = 6,
-	.load_lat = 4, .fwd_lat = 0, .alu = {0, 1, 2, 3}, .nalu = 4, .move_elim = true,
+	.load_lat = 4, .fwd_lat = 0, .fwd_fail = 15, .alu = {0, 1, 2, 3}, .nalu = 4, .move_elim = true,
 };
 
 static const struct cpu_model models[] = {

@@ -17,7 +17,7 @@ mov (%rbx),%rax
 ## two loads of one line
 mov (%rbx),%rax
 mov 8(%rbx),%rdx
-## three loads of one line: 3 a cycle
+## three loads of one line, three banks: 3 a cycle
 mov (%rbx),%rax
 mov 8(%rbx),%rdx
 mov 16(%rbx),%rsi
@@ -27,14 +27,23 @@ mov 4(%rbx),%edx
 mov 12(%rbx),%esi
 mov 0x10(%rbx),%rdi
 mov 0x18(%rbx),%r8
-## three loads of three lines: 2 lines a cycle
+## three loads of three lines, one 8-byte bank: 2 a cycle
 mov (%rbx),%rax
 mov 0x100(%rbx),%rdx
 mov 0x200(%rbx),%rsi
+## two loads of one bank, one line
+mov (%rbx),%rax
+mov 0x4(%rbx),%edx
+## two loads of one bank, two lines
+mov (%rbx),%rax
+mov 0x40(%rbx),%rdx
+## two loads of two banks, two lines
+mov (%rbx),%rax
+mov 0x48(%rbx),%rdx
 ## loads through two registers (two objects)
 mov (%rbx),%rax
 mov (%rbp),%rdx
-## four loads of four stack lines
+## four loads of four stack lines, one bank
 mov 0x8(%rsp),%rax
 mov 0x48(%rsp),%rdx
 mov 0x88(%rsp),%rsi
@@ -69,6 +78,18 @@ addl $1,8(%rsp)
 mov (%rbx),%eax
 add $1,%eax
 mov %eax,(%rbx)
+## a load wider than the store before it: not forwarded, waits for the commit
+mov 0x30(%rsp),%rsi
+mov %r14d,0x30(%rsp)
+## lea of a RIP-relative address: one a cycle
+lea sym(%rip),%rax
+lea sym(%rip),%rdx
+## a long nop with a memory operand: nothing is read
+nopw 0x0(%rax,%rax,1)
+## an FP compare (port 0) and a jcc: the jcc goes to port 6
+comisd %xmm1,%xmm0
+jb 1f
+1:
 ## shift by cl: 1 cycle of latency
 shl %cl,%rax
 ## four shifts by cl of four registers: a chain through the flags they merge

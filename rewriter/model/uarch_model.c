@@ -148,11 +148,6 @@ static bool addr_line_same(const struct addr *x, const struct addr *y)
 	return addr_regs_same(x, y) && (x->disp >> 6) == (y->disp >> 6);
 }
 
-static uint64_t addr_exact(const struct addr *a)
-{
-	return (uint64_t)a->disp;
-}
-
 static void regval_update(struct regval *rv, const struct insn_detail *d)
 {
 	if (d->rsp_move && !d->imm_add)
@@ -167,6 +162,127 @@ static void regval_update(struct regval *rv, const struct insn_detail *d)
 			rv->off[r] = 0;
 		}
 	}
+}
+
+/* Ports of a class do the same kind of work (Ice Lake's numbering: ALU
+ * 0, 1, 5, 6; loads 2, 3; store data 4; store addresses 7).  A form's
+ * pressure spread evenly over a class's ports is one job the scheduler may
+ * put on any of them; the rest is fixed where the table puts it. */
+static const uint8_t icelake_class[UARCH_MAX_PORTS] = {1, 1, 2, 3, 2, 1, 1, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+static const uint8_t skylake_class[UARCH_MAX_PORTS] = {1, 1, 2, 2, 3, 1, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11};
+
+/* Golden Cove's extra ports do the same work as Ice Lake's of their class:
+ * a fifth ALU (10), a third load port (11), a second store-data (9) and
+ * store-address (8) port. */
+static uint32_t golden_cove_mask(uint32_t m)
+{
+	if ((m & 0x63) == 0x63)
+		m |= 1u << 10;
+	if ((m & 0xc) == 0xc)
+		m |= 1u << 11;
+	if (m & (1u << 4))
+		m |= 1u << 9;
+	if (m & (1u << 7))
+		m |= 1u << 8;
+	return m;
+}
+
+/* The busiest port under the best assignment of flexible work, in
+ * hundredths: the largest, over sets S of ports, of the work that can only
+ * go to S over |S| (by max-flow duality, what an ideal scheduler reaches). */
+static uint64_t port_bound(const struct uarch *u, const void *slots, size_t n, size_t stride)
+{
+	const uint8_t *cls = u->nports == 10 ? skylake_class : u->nports == 12 ? icelake_class : NULL;
+	uint32_t fixed[UARCH_MAX_PORTS] = {0};
+	struct { uint32_t mask, work; } jobs[64];
+	unsigned njobs = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct form_cost *c = (const struct form_cost *)((const char *)slots + i * stride);
+		/* per class: equal shares are a job, anything else is fixed */
+		uint32_t seen = 0;
+		for (unsigned p = 0; p < u->nports; p++) {
+			if (!c->press[p] || (seen >> p) & 1)
+				continue;
+			uint32_t mask = 0, work = 0;
+			bool even = true;
+			for (unsigned q = p; q < u->nports; q++) {
+				if (!c->press[q] || (cls ? cls[q] != cls[p] : false))
+					continue;
+				mask |= 1u << q, work += c->press[q];
+				if (c->press[q] + 2 < c->press[p] || c->press[q] > c->press[p] + 2)
+					even = false;
+			}
+			seen |= mask;
+			if (even && __builtin_popcount(mask) > 1 && njobs < 64) {
+				jobs[njobs].mask = u->golden_cove_ports ? golden_cove_mask(mask) : mask;
+				jobs[njobs++].work = work;
+			} else if (even && __builtin_popcount(mask) == 1 && u->golden_cove_ports &&
+				   golden_cove_mask(mask) != mask && njobs < 64) {
+				jobs[njobs].mask = golden_cove_mask(mask);
+				jobs[njobs++].work = work;
+			} else {
+				struct form_cost f;
+				memset(&f, 0, sizeof(f));
+				for (unsigned q = 0; q < u->nports; q++)
+					if ((mask >> q) & 1)
+						f.press[q] = c->press[q];
+				if (u->golden_cove_ports)
+					widen_to_golden_cove(&f);
+				for (unsigned q = 0; q < u->nports; q++)
+					fixed[q] += f.press[q];
+			}
+		}
+	}
+	uint32_t active = 0;
+	for (unsigned q = 0; q < u->nports; q++)
+		if (fixed[q])
+			active |= 1u << q;
+	for (unsigned j = 0; j < njobs; j++)
+		active |= jobs[j].mask;
+	unsigned k = (unsigned)__builtin_popcount(active);
+	uint64_t best = 0;
+	if (!k)
+		return 0;
+	/* compress the active ports to bits 0..k-1 */
+	unsigned idx[32], port_of[32], m = 0;
+	for (unsigned q = 0; q < u->nports; q++)
+		if ((active >> q) & 1)
+			idx[q] = m, port_of[m++] = q;
+	uint32_t tmp_w[256], tmp_f[256];
+	uint32_t *w = tmp_w, *fs = tmp_f;
+	if (k > 8) {
+		w = calloc((size_t)1 << k, sizeof(*w));
+		fs = calloc((size_t)1 << k, sizeof(*fs));
+		if (!w || !fs) {
+			free(w), free(fs);
+			return 0;
+		}
+	} else {
+		memset(tmp_w, 0, sizeof(tmp_w));
+	}
+	for (unsigned j = 0; j < njobs; j++) {
+		uint32_t cm = 0;
+		for (unsigned q = 0; q < u->nports; q++)
+			if ((jobs[j].mask >> q) & 1)
+				cm |= 1u << idx[q];
+		w[cm] += jobs[j].work;
+	}
+	/* sum over subsets: w[S] becomes the work of jobs confined to S */
+	for (unsigned b = 0; b < k; b++)
+		for (uint32_t S = 0; S < (1u << k); S++)
+			if ((S >> b) & 1)
+				w[S] += w[S ^ (1u << b)];
+	fs[0] = 0;
+	for (uint32_t S = 1; S < (1u << k); S++) {
+		unsigned low = (unsigned)__builtin_ctz(S);
+		fs[S] = fs[S & (S - 1)] + fixed[port_of[low]];
+		uint64_t load = (uint64_t)(fs[S] + w[S]) / (unsigned)__builtin_popcount(S);
+		if (load > best)
+			best = load;
+	}
+	if (w != tmp_w)
+		free(w), free(fs);
+	return best;
 }
 
 #define MAXREG 64
@@ -187,14 +303,17 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	if (!v)
 		return (uint32_t)n;
 	uint32_t uops = 0;
-	uint32_t press[UARCH_MAX_PORTS] = {0};
 	for (size_t i = 0; i < n; i++) {
 		struct slot *s = &v[i];
 		if (!insn_describe(code + insns[i].off, insns[i].len, &s->d)) {
 			memset(&s->d, 0, sizeof(s->d));
 			snprintf(s->d.form, sizeof(s->d.form), "(bad)");
 		}
-		const struct form_cost *fc = lookup(u, s->d.form);
+		const struct form_cost *fc = NULL;
+		if (s->d.lea_rip && u->nmeasured) /* the measured cost, where the core differs */
+			fc = bsearch("lea rip", u->measured, u->nmeasured, sizeof(*u->measured), cmp_form);
+		if (!fc)
+			fc = lookup(u, s->d.form);
 		if (st)
 			st->insns++;
 		if (fc) {
@@ -206,8 +325,6 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 				model_stats_missing(st, s->d.form);
 			}
 		}
-		if (u->golden_cove_ports)
-			widen_to_golden_cove(&s->c);
 		if (s->d.zero_idiom || (s->d.move_reg && u->move_elim) || (s->d.imm_add && u->imm_add_folded)) {
 			/* resolved at rename: a micro-op issued, nothing executed */
 			s->c.lat = 0;
@@ -220,14 +337,10 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 			struct slot *cmp = &v[i - 1];
 			s->c.uops = 0;
 			s->c.lat = 0;
-			for (unsigned a = 0; a < u->nalu; a++) {
-				press[u->alu[a]] -= cmp->c.press[u->alu[a]];
+			for (unsigned a = 0; a < u->nalu; a++)
 				cmp->c.press[u->alu[a]] = 0;
-			}
 		}
 		uops += s->c.uops;
-		for (unsigned p = 0; p < u->nports; p++)
-			press[p] += s->c.press[p];
 	}
 	/* the front end and the ports, in hundredths */
 	uint64_t fe = (uint64_t)uops * 100 / u->width;
@@ -237,10 +350,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	if ((last == INSN_JMP || last == INSN_JMP_IND || last == INSN_CALL || last == INSN_CALL_IND ||
 	     last == INSN_RET) && fe < 100)
 		fe = 100;
-	uint64_t port = 0;
-	for (unsigned p = 0; p < u->nports; p++)
-		if (press[p] > port)
-			port = press[p];
+	uint64_t port = port_bound(u, v, n, sizeof(*v));
 	/* dependency chains: run the block ITERS times from registers ready
 	 * at 0; what it carries from one pass to the next.  Alongside, the
 	 * address each memory access uses (addr_of), for forwarding and for
@@ -249,10 +359,10 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	struct regval rv = {{0}, {0}};
 	/* memory written in the block: a load of it waits for the store (a
 	 * renamed one only for the stored value) */
-	struct { struct addr a; uint32_t ready; bool slow; } mem[16];
-	unsigned nmem = 0, nst = 0, nld = 0, ngroups = 0;
+	struct { struct addr a; uint32_t ready, commit; unsigned size; bool slow; } mem[16];
+	uint32_t retired = 0; /* all before the current instruction is done */
+	unsigned nmem = 0, nst = 0, bank[8] = {0};
 	struct addr *stores = malloc(ITERS * n * sizeof(*stores));
-	struct { struct addr a; uint64_t exact[3]; unsigned k; } *groups = malloc(n * sizeof(*groups));
 	uint32_t pass_end[ITERS] = {0};
 	for (int it = 0; it < ITERS; it++) {
 		uint32_t end = 0;
@@ -282,9 +392,20 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 				if (td + after > done)
 					done = td + after;
 				for (unsigned k = 0; k < nmem; k++) {
-					if (!addr_same(&mem[k].a, &a))
+					if (!addr_regs_same(&mem[k].a, &a))
 						continue;
-					bool slow = mem[k].slow || reg_rmw || stack_op;
+					int64_t lo = a.disp, hi = a.disp + (s->d.mem.size ? s->d.mem.size : 8);
+					int64_t slo = mem[k].a.disp, shi = mem[k].a.disp + mem[k].size;
+					if (hi <= slo || lo >= shi)
+						continue; /* apart */
+					if (lo < slo || hi > shi) {
+						/* partly in the store: not forwarded, the load
+						 * waits for the store to be written to the cache */
+						if (mem[k].commit + u->fwd_fail > done)
+							done = mem[k].commit + u->fwd_fail;
+						continue;
+					}
+					bool slow = mem[k].slow || reg_rmw || stack_op || lo != slo;
 					unsigned fl = slow && u->fwd_lat_slow > u->fwd_lat ? u->fwd_lat_slow : u->fwd_lat;
 					/* a renamed plain load is the stored value itself;
 					 * a renamed read-modify-write costs its operation */
@@ -292,26 +413,8 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 					if (mem[k].ready + fl + af > done)
 						done = mem[k].ready + fl + af;
 				}
-				if (it == ITERS - 1 && a.kind) {
-					nld++;
-					unsigned g = 0;
-					uint64_t x = addr_exact(&a);
-					for (; g < ngroups; g++) {
-						if (groups[g].k == 3 || !addr_line_same(&groups[g].a, &a))
-							continue;
-						unsigned m = 0;
-						while (m < groups[g].k && groups[g].exact[m] != x)
-							m++;
-						if (m == groups[g].k)
-							break;
-					}
-					if (g == ngroups && groups) {
-						groups[ngroups].a = a, groups[ngroups].k = 0;
-						ngroups++;
-					}
-					if (groups)
-						groups[g].exact[groups[g].k++] = x;
-				}
+				if (it == ITERS - 1 && (a.kind == 1 || a.kind == 3))
+					bank[(a.disp >> 3) & 7]++;
 			} else {
 				done = (ta > td ? ta : td) + s->c.lat;
 			}
@@ -335,23 +438,28 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 					mem[nmem++].a = a;
 				if (k < 16) {
 					mem[k].ready = t;
+					mem[k].commit = retired > t ? retired : t;
+					mem[k].size = s->d.mem.size ? s->d.mem.size : 8;
 					mem[k].slow = reg_rmw || stack_op;
 				}
 				if (stores)
 					stores[nst++] = a;
 			}
 			regval_update(&rv, &s->d);
+			if (done > retired)
+				retired = done;
 			if (done > end)
 				end = done;
 		}
 		pass_end[it] = end;
 	}
-	/* the cache lines: loads of up to three to a line pair into one
-	 * access, and the core reads load_lines lines a cycle; stores commit
-	 * in order, two a cycle when the second is to the first's line */
+	/* the first level cache: loads of one 8-byte bank (address bits 5:3)
+	 * are served load_bank a cycle, wherever their lines; stores commit in
+	 * order, two a cycle when the second is to the first's line */
 	uint64_t lines = 0;
-	if (u->load_lines && nld)
-		lines = (uint64_t)ngroups * 100 / u->load_lines;
+	for (unsigned b = 0; b < 8 && u->load_bank; b++)
+		if ((uint64_t)bank[b] * 100 / u->load_bank > lines)
+			lines = (uint64_t)bank[b] * 100 / u->load_bank;
 	if (u->store_pairs && nst) {
 		unsigned commits = 0;
 		for (unsigned k = 0; k < nst; k++, commits++)
@@ -361,7 +469,6 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 			lines = (uint64_t)commits * 100 / ITERS;
 	}
 	free(stores);
-	free(groups);
 	uint64_t carried = (uint64_t)(pass_end[ITERS - 1] - pass_end[0]) * 100 / (ITERS - 1);
 	uint64_t cost = fe;
 	if (port > cost)

@@ -21,8 +21,10 @@ struct uarch {
 				    (0 where the core renames memory) */
 	unsigned fwd_lat_slow;   /* from a push to a pop, or into a read-modify-
 				    write with a register source (not renamed) */
-	unsigned load_lines;     /* cache lines loads can read per cycle (0: as
-				    many as load ports); loads of one line pair */
+	unsigned fwd_fail;       /* a load partly in an earlier store waits for it
+				    to be written to the cache: after its commit */
+	unsigned load_bank;      /* loads of one 8-byte bank of the first level
+				    cache served per cycle (0: no limit) */
 	bool store_pairs;        /* stores commit two a cycle only to one line */
 	unsigned alu[8], nalu;   /* the integer ALU ports, for fallbacks */
 	bool move_elim;          /* register moves eliminated at rename */
