@@ -165,10 +165,11 @@ static void regval_update(struct regval *rv, const struct insn_detail *d)
 }
 
 /* Ports of a class do the same kind of work (Ice Lake's numbering: ALU
- * 0, 1, 5, 6; loads 2, 3; store data 4; store addresses 7).  A form's
+ * 0, 1, 5, 6; loads 2, 3; store data 4; store addresses 7; and Golden
+ * Cove's 10, 11, 9, 8 of the same classes).  A form's
  * pressure spread evenly over a class's ports is one job the scheduler may
  * put on any of them; the rest is fixed where the table puts it. */
-static const uint8_t icelake_class[UARCH_MAX_PORTS] = {1, 1, 2, 3, 2, 1, 1, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+static const uint8_t icelake_class[UARCH_MAX_PORTS] = {1, 1, 2, 2, 3, 1, 1, 4, 4, 3, 1, 2, 5, 6, 7, 8};
 static const uint8_t skylake_class[UARCH_MAX_PORTS] = {1, 1, 2, 2, 3, 1, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11};
 
 /* Golden Cove's extra ports do the same work as Ice Lake's of their class:
@@ -233,55 +234,56 @@ static uint64_t port_bound(const struct uarch *u, const void *slots, size_t n, s
 			}
 		}
 	}
+	/* the bound within each class of ports (jobs never span classes, so a
+	 * set spanning classes is never the busiest) */
 	uint32_t active = 0;
 	for (unsigned q = 0; q < u->nports; q++)
 		if (fixed[q])
 			active |= 1u << q;
 	for (unsigned j = 0; j < njobs; j++)
 		active |= jobs[j].mask;
-	unsigned k = (unsigned)__builtin_popcount(active);
 	uint64_t best = 0;
-	if (!k)
-		return 0;
-	/* compress the active ports to bits 0..k-1 */
-	unsigned idx[32], port_of[32], m = 0;
-	for (unsigned q = 0; q < u->nports; q++)
-		if ((active >> q) & 1)
-			idx[q] = m, port_of[m++] = q;
-	uint32_t tmp_w[256], tmp_f[256];
-	uint32_t *w = tmp_w, *fs = tmp_f;
-	if (k > 8) {
-		w = calloc((size_t)1 << k, sizeof(*w));
-		fs = calloc((size_t)1 << k, sizeof(*fs));
-		if (!w || !fs) {
-			free(w), free(fs);
-			return 0;
+	while (active) {
+		unsigned first = (unsigned)__builtin_ctz(active);
+		uint32_t cmask = 0;
+		for (unsigned q = first; q < u->nports; q++)
+			if ((active >> q) & 1 && (!cls || cls[q] == cls[first]))
+				cmask |= 1u << q;
+		active &= ~cmask;
+		/* compress the class's active ports to bits 0..k-1 */
+		unsigned idx[UARCH_MAX_PORTS], port_of[UARCH_MAX_PORTS], k = 0;
+		for (unsigned q = 0; q < UARCH_MAX_PORTS; q++)
+			idx[q] = (cmask >> q) & 1 ? (port_of[k] = q, k++) : UARCH_MAX_PORTS;
+		if (k > 12)
+			k = 12; /* (no table has a class this wide) */
+		uint32_t w[1u << 12], fs[1u << 12];
+		memset(w, 0, sizeof(w[0]) << k);
+		for (unsigned j = 0; j < njobs; j++) {
+			if (!(jobs[j].mask & cmask))
+				continue;
+			uint32_t cm = 0;
+			for (unsigned q = 0; q < u->nports; q++)
+				if ((jobs[j].mask >> q) & 1 && idx[q] < k)
+					cm |= 1u << idx[q];
+			w[cm] += jobs[j].work;
 		}
-	} else {
-		memset(tmp_w, 0, sizeof(tmp_w));
+		/* sum over subsets: w[S] becomes the work of jobs confined to S */
+		for (unsigned b = 0; b < k; b++)
+			for (uint32_t S = 0; S < (1u << k); S++)
+				if ((S >> b) & 1)
+					w[S] += w[S ^ (1u << b)];
+		fs[0] = 0;
+		unsigned size[1u << 12];
+		size[0] = 0;
+		for (uint32_t S = 1; S < (1u << k); S++) {
+			unsigned low = (unsigned)__builtin_ctz(S);
+			fs[S] = fs[S & (S - 1)] + fixed[port_of[low]];
+			size[S] = size[S & (S - 1)] + 1;
+			uint64_t load = (uint64_t)(fs[S] + w[S]) / size[S];
+			if (load > best)
+				best = load;
+		}
 	}
-	for (unsigned j = 0; j < njobs; j++) {
-		uint32_t cm = 0;
-		for (unsigned q = 0; q < u->nports; q++)
-			if ((jobs[j].mask >> q) & 1)
-				cm |= 1u << idx[q];
-		w[cm] += jobs[j].work;
-	}
-	/* sum over subsets: w[S] becomes the work of jobs confined to S */
-	for (unsigned b = 0; b < k; b++)
-		for (uint32_t S = 0; S < (1u << k); S++)
-			if ((S >> b) & 1)
-				w[S] += w[S ^ (1u << b)];
-	fs[0] = 0;
-	for (uint32_t S = 1; S < (1u << k); S++) {
-		unsigned low = (unsigned)__builtin_ctz(S);
-		fs[S] = fs[S & (S - 1)] + fixed[port_of[low]];
-		uint64_t load = (uint64_t)(fs[S] + w[S]) / (unsigned)__builtin_popcount(S);
-		if (load > best)
-			best = load;
-	}
-	if (w != tmp_w)
-		free(w), free(fs);
 	return best;
 }
 
