@@ -10,7 +10,8 @@ bench/blockrun.c exactly as bench/blocks.py measures the archives' blocks
 (its header gives the method: steady state, unrolled, TSC converted to core
 cycles by a chain of dependent adds, registers pointing to different lines),
 twice, and costed by `profinst --cpu=NAME --dump-blocks` (default
-goldencove).  The measured forms and rules of the Golden Cove model
+goldencove).  Then bench/probes/callret.c measures calls and returns, which
+a block measurement drops.  The measured forms and rules of the Golden Cove model
 (rewriter/model.c) come from these probes.
 """
 import argparse
@@ -85,6 +86,10 @@ def main():
             p = subprocess.run([exe, "--rounds=%d" % a.rounds, "--target=6000"], input="\n".join(jobs) + "\n",
                                capture_output=True, text=True)
             runs.append({ln.split()[0]: ln.split() for ln in p.stdout.splitlines() if len(ln.split()) >= 3})
+        # calls and returns: a program of their own (blocks.py drops them)
+        cr = os.path.join(tmp, "callret")
+        subprocess.run(["gcc", "-O2", "-no-pie", "-o", cr, os.path.join(HERE, "probes", "callret.c")], check=True)
+        callret = subprocess.run([cr], capture_output=True, text=True, check=True).stdout
     print("%-72s %8s %8s %8s" % ("probe", "run 1", "run 2", "profinst"))
     for i, (name, lines) in enumerate(probes):
         m = ["%.2f" % float(r[str(i)][2]) if str(i) in r and r[str(i)][1] == "ok" else
@@ -92,6 +97,9 @@ def main():
         print("%-72s %8s %8s %8.2f" % (name[:72], m[0], m[1], model[i]))
         for ln in lines:
             print("    " + ln)
+    print()
+    print("calls and returns (bench/probes/callret.c):")
+    print(callret, end="")
     return 0
 
 

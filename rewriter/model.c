@@ -72,6 +72,7 @@ static const struct uarch goldencove_u = {
 	.measured = goldencove_measured, .nmeasured = N(goldencove_measured), .nports = 12, .width = 6,
 	.load_lat = 5, .fwd_lat = 0, .fwd_lat_slow = 5, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = true,
 	.imm_add_folded = true, .golden_cove_ports = true, .load_bank = 2, .fwd_fail = 15, .store_pairs = true,
+	.call_floor = 200, .ret_floor = 175, /* a call and return: 3.3-3.9 cycles (bench/probes/callret.c) */
 };
 static const struct uarch zen3_u = {
 	.forms = znver3_forms, .nforms = N(znver3_forms), .nports = 16, .width = 6,

@@ -23,6 +23,8 @@ struct uarch {
 				    write with a register source (not renamed) */
 	unsigned fwd_fail;       /* a load partly in an earlier store waits for it
 				    to be written to the cache: after its commit */
+	unsigned call_floor;     /* least cost of a block ending in a call, and */
+	unsigned ret_floor;      /* in a return, in hundredths (0: a cycle) */
 	unsigned load_bank;      /* loads of one 8-byte bank of the first level
 				    cache served per cycle (0: no limit) */
 	bool store_pairs;        /* stores commit two a cycle only to one line */
