@@ -1,18 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The analytical block model (seed 003: fixed cycles per basic block,
- * stalls included): a block's cost is the largest of
- *   - the front end: fused micro-ops over the machine's issue width;
- *   - the ports: the busiest execution port's pressure;
+ * stalls included): a block's cost is its steady-state throughput, as
+ * measured in a loop of itself (bench/blocks.py), the largest of
+ *   - the front end: fused micro-ops over the machine's issue width, and
+ *     the least a block ending in a taken jump, call or return costs;
+ *   - the ports: the busiest port once the work a form may put on any port
+ *     of a class is placed as a scheduler would (port_bound);
+ *   - the first-level cache: loads per 8-byte bank, stores committed two a
+ *     cycle only to one line (where the core is known to work so);
  *   - the dependency chain a repeated block carries from one run to the
- *     next (load-use latency included, as the tables give it for memory
- *     forms): a block's cost is its steady-state throughput, as measured
- *     in a loop of itself (bench/blocks.py); the latency of a chain it
- *     does not carry overlaps with the blocks around it;
+ *     next, through registers and through memory (load-use latency as the
+ *     tables give it for memory forms, stores forwarded or renamed to later
+ *     loads of the same address, loads partly in a store waiting for its
+ *     commit); the latency of a chain it does not carry overlaps with the
+ *     blocks around it;
  * after what the renamer resolves without executing (zeroing idioms,
- * eliminated moves, immediate adds folded at rename where the core does)
- * and compare-and-branch macro-fusion.  Per-form data come from the
- * generated tables; a form missing from them falls back to its category.
+ * eliminated moves, constants added to 64-bit registers where the core
+ * folds them) and compare-and-branch macro-fusion.  Per-form data come from
+ * the generated tables, or from measurements where the core differs; a form
+ * missing from them falls back to its category.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +30,13 @@ static int cmp_form(const void *key, const void *elem)
 {
 	return strcmp(key, ((const struct form_cost *)elem)->form);
 }
+
+/* An instruction of the block being costed: its form's cost, adjusted for
+ * idioms and fusion, and what insn_describe says of it. */
+struct slot {
+	struct form_cost c;
+	struct insn_detail d;
+};
 
 static const struct form_cost *lookup(const struct uarch *u, const char *form)
 {
@@ -191,14 +205,14 @@ static uint32_t golden_cove_mask(uint32_t m)
 /* The busiest port under the best assignment of flexible work, in
  * hundredths: the largest, over sets S of ports, of the work that can only
  * go to S over |S| (by max-flow duality, what an ideal scheduler reaches). */
-static uint64_t port_bound(const struct uarch *u, const void *slots, size_t n, size_t stride)
+static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n)
 {
 	const uint8_t *cls = u->nports == 10 ? skylake_class : u->nports == 12 ? icelake_class : NULL;
 	uint32_t fixed[UARCH_MAX_PORTS] = {0};
 	struct { uint32_t mask, work; } jobs[64];
 	unsigned njobs = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct form_cost *c = (const struct form_cost *)((const char *)slots + i * stride);
+		const struct form_cost *c = &v[i].c;
 		/* per class: equal shares are a job, anything else is fixed */
 		uint32_t seen = 0;
 		for (unsigned p = 0; p < u->nports; p++) {
@@ -296,10 +310,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	const struct uarch *u = m->uarch;
 	if (!n)
 		return 0;
-	struct slot {
-		struct form_cost c;
-		struct insn_detail d;
-	} tmp[32], *v = tmp;
+	struct slot tmp[32], *v = tmp;
 	if (n > 32)
 		v = malloc(n * sizeof(*v));
 	if (!v)
@@ -359,7 +370,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 		floor = u->ret_floor > 100 ? u->ret_floor : 100;
 	if (fe < floor)
 		fe = floor;
-	uint64_t port = port_bound(u, v, n, sizeof(*v));
+	uint64_t port = port_bound(u, v, n);
 	/* dependency chains: run the block ITERS times from registers ready
 	 * at 0; what it carries from one pass to the next.  Alongside, the
 	 * address each memory access uses (addr_of), for forwarding and for
