@@ -338,6 +338,22 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 				model_stats_missing(st, s->d.form);
 			}
 		}
+		if (fc) {
+			/* the issue width counts fused micro-ops: a load's
+			 * address and its operation, as a store's address and
+			 * data, issue as one; the tables count push and pop
+			 * with an ALU micro-op moving rsp, which the stack
+			 * engine does at decode instead */
+			bool push_pop = s->d.rsp_move && !s->d.imm_add && insns[i].kind != INSN_CALL &&
+					insns[i].kind != INSN_CALL_IND && insns[i].kind != INSN_RET;
+			if (push_pop && s->c.uops >= 2) {
+				s->c.uops--;
+				for (unsigned a = 0; a < u->nalu; a++)
+					s->c.press[u->alu[a]] = 0;
+			} else if (s->d.load && s->c.uops >= 2) {
+				s->c.uops--;
+			}
+		}
 		if (s->d.zero_idiom || (s->d.move_reg && u->move_elim) || (s->d.imm_add && u->imm_add_folded)) {
 			/* resolved at rename: a micro-op issued, nothing executed */
 			s->c.lat = 0;
