@@ -24,18 +24,25 @@ static uint32_t instructions_cost(const struct cpu_model *m, const uint8_t *code
 	return (uint32_t)n;
 }
 
+/* The tables' ports by class (ALU, loads, store data, store addresses,
+ * dividers): Skylake's P0-P7, DIV, FPDIV; Ice Lake's P0-P9, DIV, FPDIV and,
+ * for Golden Cove, its fifth ALU and third load port (uarch_model.h). */
+static const uint8_t skylake_class[UARCH_MAX_PORTS] = {1, 1, 2, 2, 3, 1, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12};
+static const uint8_t icelake_class[UARCH_MAX_PORTS] = {1, 1, 2, 2, 3, 1, 1, 4, 4, 3, 5, 6, 1, 2, 7, 8};
+
 /* Machine parameters the tables do not hold: issue width (Intel's
  * optimization manual; AMD's software optimization guide), L1 load-use
  * latency, store-to-load forwarding (none where the core renames memory
  * operands: Golden Cove, Zen 3; measured on this machine's blocks for
  * Golden Cove), which renamer idioms the core has. */
 static const struct uarch skylake_u = {
-	.forms = skylake_forms, .nforms = N(skylake_forms), .nports = 10, .width = 4,
+	.forms = skylake_forms, .nforms = N(skylake_forms), .nports = 10, .port_class = skylake_class, .width = 4,
 	.load_lat = 5, .fwd_lat = 5, .fwd_lat_slow = 5, .fwd_fail = 15, .alu = {0, 1, 5, 6}, .nalu = 4,
 	.move_elim = true,
 };
 static const struct uarch icelake_u = {
-	.forms = icelake_server_forms, .nforms = N(icelake_server_forms), .nports = 12, .width = 5,
+	.forms = icelake_server_forms, .nforms = N(icelake_server_forms), .nports = 12,
+	.port_class = icelake_class, .width = 5,
 	.load_lat = 5, .fwd_lat = 5, .fwd_lat_slow = 5, .fwd_fail = 15, .alu = {0, 1, 5, 6}, .nalu = 4,
 	.move_elim = false,
 };
@@ -47,11 +54,13 @@ static const struct uarch icelake_u = {
  * the result, reciprocal throughput from independent copies), where LLVM
  * 14's Ice Lake data are far off: its divides cost 76-102 cycles of latency
  * and 32-66 micro-ops (measured: 11-15 cycles, 6-10 apart); its shifts by
- * cl 3 cycles (measured: 1, through the flags they merge).  Sorted by form,
- * in Ice Lake's port numbering (the divider is on port 0). */
+ * cl 3 cycles (measured: 1, through the flags they merge); divsd 14 and
+ * sqrtsd 18 (measured: 13).  Sorted by form, in Ice Lake's port numbering
+ * (the integer divider is on port 0, FPDIV is 11). */
 static const struct form_cost goldencove_measured[] = {
 	{"div r32", 11, 4, 600, {600}},
 	{"div r64", 14, 4, 1000, {1000}},
+	{"divsd x,x", 13, 1, 300, {100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 300}},
 	{"idiv r32", 11, 4, 600, {600}},
 	{"idiv r64", 14, 4, 1000, {1000}},
 	{"lea rip", 1, 1, 100, {0, 100}}, /* lea of a RIP-relative address: one a cycle */
@@ -65,13 +74,16 @@ static const struct form_cost goldencove_measured[] = {
 	{"shl r64,cl", 1, 2, 100, {100, 0, 0, 0, 0, 0, 100}},
 	{"shr r32,cl", 1, 2, 100, {100, 0, 0, 0, 0, 0, 100}},
 	{"shr r64,cl", 1, 2, 100, {100, 0, 0, 0, 0, 0, 100}},
+	{"sqrtsd x,x", 13, 1, 600, {100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 600}},
 };
 
 static const struct uarch goldencove_u = {
 	.forms = icelake_server_forms, .nforms = N(icelake_server_forms),
-	.measured = goldencove_measured, .nmeasured = N(goldencove_measured), .nports = 12, .width = 6,
+	.measured = goldencove_measured, .nmeasured = N(goldencove_measured), .nports = 14,
+	.port_class = icelake_class, .width = 6,
 	.load_lat = 5, .fwd_lat = 0, .fwd_lat_slow = 5, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = true,
 	.imm_add_folded = true, .golden_cove_ports = true, .load_bank = 2, .fwd_fail = 15, .store_pairs = true,
+	.fadd_lat = 2, .table_fadd_lat = 4, /* Golden Cove's fast adders */
 	.call_floor = 200, .ret_floor = 175, /* a call and return: 3.3-3.9 cycles (bench/probes/callret.c) */
 };
 static const struct uarch zen3_u = {
@@ -172,6 +184,24 @@ const struct cpu_model *model_find(const char *name)
 		if (!strcmp(models[i].name, name))
 			return &models[i];
 	return NULL;
+}
+
+static bool sorted(const struct form_cost *f, size_t n, const char *what, FILE *err)
+{
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(f[i - 1].form, f[i].form) >= 0) {
+			fprintf(err, "%s: \"%s\" before \"%s\"\n", what, f[i - 1].form, f[i].form);
+			return false;
+		}
+	return true;
+}
+
+bool model_tables_sorted(FILE *err)
+{
+	return sorted(skylake_forms, N(skylake_forms), "skylake", err) &
+	       sorted(icelake_server_forms, N(icelake_server_forms), "icelake_server", err) &
+	       sorted(znver3_forms, N(znver3_forms), "znver3", err) &
+	       sorted(goldencove_measured, N(goldencove_measured), "goldencove_measured", err);
 }
 
 void model_list(FILE *out)

@@ -60,6 +60,10 @@ uint32_t model_rep_iter_cost(const struct cpu_model *m, const uint8_t *code, siz
 const struct cpu_model *model_find(const char *name);
 void model_list(FILE *out);
 
+/* Whether every model's form tables are sorted for bsearch (the generated
+ * ones and those measured by hand); names the first out of order on err. */
+bool model_tables_sorted(FILE *err);
+
 /* Count one instruction of form that fell back (for --model-stats). */
 void model_stats_missing(struct model_stats *st, const char *form);
 void model_stats_print(const struct model_stats *st, const struct cpu_model *m, FILE *out);

@@ -125,3 +125,30 @@ idiv %rcx
 add %rax,%r8
 ## the calibration's unit: a register add chain
 add %rdx,%rax
+## floating-point add, a chain: Golden Cove's adders take 2 cycles
+addsd %xmm1,%xmm0
+## packed add, a chain
+addpd %xmm1,%xmm0
+## four independent adds: two adders
+addsd %xmm1,%xmm2
+addsd %xmm1,%xmm3
+addsd %xmm1,%xmm4
+addsd %xmm1,%xmm5
+## floating-point multiply, a chain
+mulsd %xmm1,%xmm0
+## fused multiply-add, a chain
+vfmadd231sd %xmm1,%xmm2,%xmm0
+## floating-point divide, a chain
+divsd %xmm1,%xmm0
+## square root, a chain
+sqrtsd %xmm0,%xmm0
+## a dot product's loop body (bench/programs/loops.c)
+movapd (%rdx),%xmm1
+add    $0x10,%rax
+sub    $0x10,%rdx
+shufpd $0x1,%xmm1,%xmm1
+mulpd  -0x10(%rax),%xmm1
+addsd  %xmm1,%xmm0
+unpckhpd %xmm1,%xmm1
+addsd  %xmm1,%xmm0
+cmp    %rcx,%rax

@@ -75,8 +75,8 @@ static void fallback(const struct uarch *u, const struct insn *in, const struct 
 
 /* Ice Lake's ports 0-9 as LLVM 14 names them: ALU on 0, 1, 5, 6; loads on
  * 2, 3; store data on 4; store addresses on 7 (8 and 9 unused).  Golden
- * Cove adds an ALU (10), a load port (11), store data on 9 and store
- * addresses on 8: the same work spreads over more ports. */
+ * Cove adds an ALU and a load port (GC_ALU5, GC_LOAD3), store data on 9
+ * and store addresses on 8: the same work spreads over more ports. */
 static void widen_to_golden_cove(struct form_cost *c)
 {
 	uint16_t *p = c->press;
@@ -90,6 +90,19 @@ static void widen_to_golden_cove(struct form_cost *c)
 	p[4] = (uint16_t)(p[4] - p[4] / 2u);
 	p[8] = (uint16_t)(p[8] + p[7] / 2u);
 	p[7] = (uint16_t)(p[7] - p[7] / 2u);
+}
+
+/* A floating-point add or subtract (scalar or packed, SSE or VEX): the
+ * forms whose latency a core with faster adders than its table's has. */
+static bool fp_add(const char *form)
+{
+	static const char *const m[] = {"addsd", "addss", "addpd", "addps", "subsd", "subss", "subpd", "subps"};
+	if (*form == 'v')
+		form++;
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (!strncmp(form, m[i], 5) && form[5] == ' ')
+			return true;
+	return false;
 }
 
 static bool fusible_first(const struct insn_detail *d)
@@ -178,23 +191,15 @@ static void regval_update(struct regval *rv, const struct insn_detail *d)
 	}
 }
 
-/* Ports of a class do the same kind of work (Ice Lake's numbering: ALU
- * 0, 1, 5, 6; loads 2, 3; store data 4; store addresses 7; and Golden
- * Cove's 10, 11, 9, 8 of the same classes).  A form's
- * pressure spread evenly over a class's ports is one job the scheduler may
- * put on any of them; the rest is fixed where the table puts it. */
-static const uint8_t icelake_class[UARCH_MAX_PORTS] = {1, 1, 2, 2, 3, 1, 1, 4, 4, 3, 1, 2, 5, 6, 7, 8};
-static const uint8_t skylake_class[UARCH_MAX_PORTS] = {1, 1, 2, 2, 3, 1, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11};
-
 /* Golden Cove's extra ports do the same work as Ice Lake's of their class:
- * a fifth ALU (10), a third load port (11), a second store-data (9) and
- * store-address (8) port. */
+ * a fifth ALU (GC_ALU5), a third load port (GC_LOAD3), a second store-data
+ * (9) and store-address (8) port. */
 static uint32_t golden_cove_mask(uint32_t m)
 {
 	if ((m & 0x63) == 0x63)
-		m |= 1u << 10;
+		m |= 1u << GC_ALU5;
 	if ((m & 0xc) == 0xc)
-		m |= 1u << 11;
+		m |= 1u << GC_LOAD3;
 	if (m & (1u << 4))
 		m |= 1u << 9;
 	if (m & (1u << 7))
@@ -207,7 +212,7 @@ static uint32_t golden_cove_mask(uint32_t m)
  * go to S over |S| (by max-flow duality, what an ideal scheduler reaches). */
 static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n)
 {
-	const uint8_t *cls = u->nports == 10 ? skylake_class : u->nports == 12 ? icelake_class : NULL;
+	const uint8_t *cls = u->port_class;
 	uint32_t fixed[UARCH_MAX_PORTS] = {0};
 	struct { uint32_t mask, work; } jobs[64];
 	unsigned njobs = 0;
@@ -338,6 +343,9 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 				model_stats_missing(st, s->d.form);
 			}
 		}
+		if (fc && u->fadd_lat && u->fadd_lat < u->table_fadd_lat && fp_add(s->d.form) &&
+		    s->c.lat >= u->table_fadd_lat)
+			s->c.lat -= (uint16_t)(u->table_fadd_lat - u->fadd_lat);
 		if (fc) {
 			/* the issue width counts fused micro-ops: a load's
 			 * address and its operation, as a store's address and

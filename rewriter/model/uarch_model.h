@@ -15,6 +15,9 @@ struct uarch {
 					     which take the tables' place (sorted) */
 	size_t nmeasured;
 	unsigned nports;
+	const uint8_t *port_class; /* ports of one class do the same kind of work
+				      (a form's pressure spread evenly over a
+				      class may go to any of them); NULL: none */
 	unsigned width;          /* micro-ops issued per cycle */
 	unsigned load_lat;       /* L1 load-use latency (fallback forms) */
 	unsigned fwd_lat;        /* a load forwarded from an earlier plain store
@@ -23,6 +26,9 @@ struct uarch {
 				    write with a register source (not renamed) */
 	unsigned fwd_fail;       /* a load partly in an earlier store waits for it
 				    to be written to the cache: after its commit */
+	unsigned fadd_lat;       /* latency of a floating-point add where it is
+				    less than the table's (table_fadd_lat) */
+	unsigned table_fadd_lat;
 	unsigned call_floor;     /* least cost of a block ending in a call, and */
 	unsigned ret_floor;      /* in a return, in hundredths (0: a cycle) */
 	unsigned load_bank;      /* loads of one 8-byte bank of the first level
@@ -35,6 +41,11 @@ struct uarch {
 				    a fifth ALU, a third load port, a second
 				    store-data and store-address port */
 };
+
+/* Golden Cove's fifth ALU and third load port, after Ice Lake's ports
+ * (P0-P9, DIV, FPDIV). */
+#define GC_ALU5 12
+#define GC_LOAD3 13
 
 /* Costs in sixteenths of a cycle: a block's steady-state cost is often below
  * a cycle, and 1/16 keeps a typical block's stub increment in an imm8. */

@@ -58,6 +58,10 @@ int main(void)
 		fprintf(stderr, "test_model: a model is missing\n");
 		return 1;
 	}
+	if (!model_tables_sorted(stderr)) {
+		fprintf(stderr, "test_model: a form table is out of order\n");
+		failures++;
+	}
 	/* imul %rax,%rax four times: one chain of 3-cycle multiplies */
 	CHECK(g, "dependency chain: 4x imul %rax,%rax", 12,
 	      0x48, 0x0f, 0xaf, 0xc0, 0x48, 0x0f, 0xaf, 0xc0, 0x48, 0x0f, 0xaf, 0xc0, 0x48, 0x0f, 0xaf, 0xc0);
@@ -112,6 +116,8 @@ int main(void)
 	CHECK(g, "addl $1,8(%rsp): renamed, the add alone", 1, 0x83, 0x44, 0x24, 0x08, 0x01);
 	CHECK(g, "4x shl %cl on four registers: the flags chain", 4,
 	      0x48, 0xd3, 0xe0, 0x48, 0xd3, 0xe2, 0x48, 0xd3, 0xe6, 0x48, 0xd3, 0xe7);
+	/* addsd %xmm1,%xmm0 twice: Golden Cove's adders take 2 cycles */
+	CHECK(g, "2x addsd %xmm1,%xmm0: a chain of fast adds", 4, 0xf2, 0x0f, 0x58, 0xc1, 0xf2, 0x0f, 0x58, 0xc1);
 	/* divides: independent ones 10 cycles apart (64-bit), a chain through
 	 * the quotient 14 + 1 */
 	CHECK(g, "xor %edx,%edx; mov %r8,%rax; div %rcx", 10, 0x31, 0xd2, 0x4c, 0x89, 0xc0, 0x48, 0xf7, 0xf1);
