@@ -844,7 +844,7 @@ def cmd_compare(a):
     for r in ok:
         p = pred.get(key(r))
         if p is not None:  # the cost of what was measured: without a dropped jmp/call/ret if profinst says it
-            p = p[1] if p[1] is not None and r["terminator"].startswith("dropped") else p[0]
+            p = p[1] if p[1] is not None else p[0]
         c = cache.get(key(r))
         m = float(c["mca_cycles"]) if c and c["status"] == "ok" else None
         if p is None:
@@ -863,7 +863,8 @@ def cmd_compare(a):
     dropped = sum(1 for r in joined if r["terminator"].startswith("dropped"))
     print("%d of them (%.0f%%) had an unconditional jmp/call/ret dropped from the measurement; %s" % (
         dropped, 100.0 * dropped / max(1, len(joined)),
-        "profinst's cost without it (its 6th column) is used for them" if noterm else
+        "profinst's cost without it (its 6th column, which also has a final jcc not taken, as measured) "
+        "is used for every block" if noterm else
         "this profinst prints only the cost of the whole block, with it"))
     print()
     hdr = "%-10s %6s  %10s %8s  %10s %8s" % ("archive", "n", "profinst", "", "llvm-mca", "")

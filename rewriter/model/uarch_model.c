@@ -381,17 +381,22 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	}
 	/* the front end and the ports, in hundredths */
 	uint64_t fe = (uint64_t)uops * 100 / u->width;
-	/* a block that always ends in a taken branch (jmp, call, ret) costs
-	 * the front end a fetch redirect: a cycle at least; calls and returns
-	 * more where the core takes longer over them (the return stack) */
-	enum insn_kind last = (enum insn_kind)insns[n - 1].kind;
+	/* a block that ends in a taken branch (jmp, call, ret, and a jcc back
+	 * to an earlier instruction, taken as a loop's branch mostly is) ends
+	 * its fetch group there: its micro-ops issue in whole cycles, a cycle
+	 * at least; calls and returns cost more where the core takes longer
+	 * over them (the return stack) */
+	const struct insn *lst = &insns[n - 1];
+	enum insn_kind last = (enum insn_kind)lst->kind;
 	uint64_t floor = 0;
-	if (last == INSN_JMP || last == INSN_JMP_IND)
+	if (last == INSN_JMP || last == INSN_JMP_IND || (last == INSN_JCC && lst->target <= lst->off))
 		floor = 100;
 	else if (last == INSN_CALL || last == INSN_CALL_IND)
 		floor = u->call_floor > 100 ? u->call_floor : 100;
 	else if (last == INSN_RET)
 		floor = u->ret_floor > 100 ? u->ret_floor : 100;
+	if (floor && fe % 100)
+		fe += 100 - fe % 100;
 	if (fe < floor)
 		fe = floor;
 	uint64_t port = port_bound(u, v, n);
