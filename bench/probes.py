@@ -11,7 +11,8 @@ bench/blockrun.c exactly as bench/blocks.py measures the archives' blocks
 cycles by a chain of dependent adds, registers pointing to different lines),
 twice, and costed by `profinst --cpu=NAME --dump-blocks` (default
 goldencove).  Then bench/probes/callret.c measures calls and returns, which
-a block measurement drops.  The measured forms and rules of the Golden Cove model
+a block measurement drops, and bench/probes/libc.c short C library
+functions (the costs the goldencove model fixes for them).  The measured forms and rules of the Golden Cove model
 (rewriter/model.c) come from these probes.
 """
 import argparse
@@ -90,6 +91,9 @@ def main():
         cr = os.path.join(tmp, "callret")
         subprocess.run(["gcc", "-O2", "-no-pie", "-o", cr, os.path.join(HERE, "probes", "callret.c")], check=True)
         callret = subprocess.run([cr], capture_output=True, text=True, check=True).stdout
+        lc = os.path.join(tmp, "libc")
+        subprocess.run(["gcc", "-O2", "-o", lc, os.path.join(HERE, "probes", "libc.c")], check=True)
+        libc = subprocess.run([lc], capture_output=True, text=True, check=True).stdout
     print("%-72s %8s %8s %8s" % ("probe", "run 1", "run 2", "profinst"))
     for i, (name, lines) in enumerate(probes):
         m = ["%.2f" % float(r[str(i)][2]) if str(i) in r and r[str(i)][1] == "ok" else
@@ -100,6 +104,9 @@ def main():
     print()
     print("calls and returns (bench/probes/callret.c):")
     print(callret, end="")
+    print()
+    print("short C library functions (bench/probes/libc.c), the goldencove model's fixed costs:")
+    print(libc, end="")
     return 0
 
 

@@ -128,7 +128,8 @@ struct pi_objdesc {
  * identity at run time.
  *
  * An external's record (npieces = 0) passes to the external-call stubs:
- * size[0] holds PI_EXT_* flags, and addr[0] is filled in at start-up by the
+ * size[0] holds PI_EXT_* flags (size[1..3] a PI_EXT_FIXED one's cost), and
+ * addr[0] is filled in at start-up by the
  * runtime with the record every external of that name shares. */
 struct pi_funcrec {
 	const struct pi_objdesc *obj;
@@ -146,6 +147,10 @@ struct pi_funcrec {
 #define PI_EXT_SETCTX 0x40  /* setcontext: the context calling it ends */
 #define PI_EXT_CHECK 0x10   /* may be instrumented after all (profinst -c):
 				 the runtime looks at the call's target */
+#define PI_EXT_FIXED 0x80   /* the model costs it (a short C library function):
+				 size[1] + size[2] * n / 256 units, n the
+				 argument size[3] names (0 none, 1-3 the first to
+				 third), instead of timing it */
 
 /* ----- The profile file. */
 

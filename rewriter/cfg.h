@@ -108,6 +108,7 @@ struct rewrite_opts {
 struct external {
 	char *name;
 	uint32_t flags;    /* PI_EXT_* */
+	struct ext_cost cost; /* PI_EXT_FIXED: the model's cost of a call */
 	uint32_t map_index; /* its pi_map_func: after the object's functions */
 	int rec_sec;
 	uint64_t rec_off;
@@ -137,7 +138,7 @@ struct code {
 	size_t nbases, basecap;
 	/* new symbols for stubs */
 	int sym_tls, sym_enter, sym_enter_flags, sym_exit, sym_tailexit, sym_rep, sym_resync, sym_flush;
-	int sym_ext_enter, sym_ext_exit, sym_sys_enter, sym_sys_exit;
+	int sym_ext_enter, sym_ext_exit, sym_ext_exit_fixed, sym_sys_enter, sym_sys_exit;
 	int counts_sec, desc_sec, map_sec;
 	uint32_t nwarn;
 	/* kept from before the rewrite, for the map: line tables, and the

@@ -103,6 +103,10 @@ static uint32_t ext_index(struct code *c, const char *name)
 		   (c->opts->defined ? 0 : PI_EXT_CHECK) |
 		   (!strcmp(name, "swapcontext") ? PI_EXT_SWITCH : 0) |
 		   (!strcmp(name, "setcontext") ? PI_EXT_SETCTX : 0);
+	/* a short C library function the model costs, where it does: no clock
+	 * (nor its cost) on each call, and the same cost every run */
+	if (c->model->charges_os && !w && model_ext_cost(c->model, name, &x->cost))
+		x->flags |= PI_EXT_FIXED;
 	x->map_index = (uint32_t)(c->nfuncs + c->nexts - 1);
 	return (uint32_t)(c->nexts - 1);
 }

@@ -320,7 +320,7 @@ static void emit_ext_tail(struct emit *e, uint32_t k)
 		tmp[in->modrm_off] = (uint8_t)((tmp[in->modrm_off] & ~0x38) | (2 << 3));
 		emit_copy(e, k, tmp, in->len, 0, false);
 	}
-	emit_call_rt(e, e->c->sym_ext_exit);
+	emit_call_rt(e, (x->flags & PI_EXT_FIXED) ? e->c->sym_ext_exit_fixed : e->c->sym_ext_exit);
 	PUT(e, lea_up);
 	cfa_row(e, 8);
 	emit_call_rt(e, e->c->sym_exit);
@@ -475,7 +475,8 @@ static void emit_insn(struct emit *e, uint32_t k)
 		emit_call_rt(e, e->c->sym_sys_exit);
 		PUT(e, LEA_RSP_P128);
 	} else if (ext) {
-		emit_call_rt(e, e->c->sym_ext_exit);
+		const struct external *x = &e->c->exts[t->ext[k]];
+		emit_call_rt(e, (x->flags & PI_EXT_FIXED) ? e->c->sym_ext_exit_fixed : e->c->sym_ext_exit);
 	}
 	if (f && in->rep)
 		emit_rep_post(e, in);

@@ -28,6 +28,7 @@ void meta_prepare(struct code *c)
 	c->sym_flush = undef(o, STUB_FLUSH_SYMBOL, STT_NOTYPE);
 	c->sym_ext_enter = undef(o, STUB_EXT_ENTER_SYMBOL, STT_NOTYPE);
 	c->sym_ext_exit = undef(o, STUB_EXT_EXIT_SYMBOL, STT_NOTYPE);
+	c->sym_ext_exit_fixed = undef(o, STUB_EXT_EXIT_FIXED_SYMBOL, STT_NOTYPE);
 	c->sym_sys_enter = undef(o, STUB_SYS_ENTER_SYMBOL, STT_NOTYPE);
 	c->sym_sys_exit = undef(o, STUB_SYS_EXIT_SYMBOL, STT_NOTYPE);
 	c->counts_sec = obj_add_section(o, ".tbss.profinst", SHT_NOBITS,
@@ -106,6 +107,9 @@ static void fill_funcrecs(struct code *c)
 			     (uint32_t)o->secs[c->desc_sec].secsym, 0);
 		wr32(r + offsetof(struct pi_funcrec, index), x->map_index);
 		wr32(r + offsetof(struct pi_funcrec, size), x->flags);
+		wr32(r + offsetof(struct pi_funcrec, size) + 4, x->cost.units);
+		wr32(r + offsetof(struct pi_funcrec, size) + 8, x->cost.per_byte_q8);
+		wr32(r + offsetof(struct pi_funcrec, size) + 12, x->cost.arg);
 	}
 }
 

@@ -77,6 +77,20 @@ static const struct form_cost goldencove_measured[] = {
 	{"sqrtsd x,x", 13, 1, 600, {100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 600}},
 };
 
+/* Short C library functions the Golden Cove model costs instead of timing
+ * each call: measured on this machine by bench/probes/libc.c (a loop
+ * calling each, its work overlapping the caller's as in a program; timed,
+ * a call costs several times more, the clock's fences emptying the
+ * pipeline around it).  memcpy and memset move about 64 bytes a cycle;
+ * strings are taken as short. */
+static const struct ext_fixed goldencove_libc[] = {
+	{"__memcpy_chk", 7, 16, 3}, {"__memmove_chk", 7, 16, 3}, {"__memset_chk", 7, 16, 3},
+	{"bcmp", 7, 8, 3},          {"free", 15, 0, 0},          {"malloc", 20, 0, 0},
+	{"memcmp", 7, 8, 3},        {"memcpy", 7, 16, 3},        {"memmove", 7, 16, 3},
+	{"mempcpy", 7, 16, 3},      {"memset", 7, 16, 3},        {"realloc", 45, 0, 0},
+	{"strcmp", 8, 0, 0},        {"strlen", 6, 0, 0},
+};
+
 static const struct uarch goldencove_u = {
 	.forms = icelake_server_forms, .nforms = N(icelake_server_forms),
 	.measured = goldencove_measured, .nmeasured = N(goldencove_measured), .nports = 14,
@@ -84,6 +98,7 @@ static const struct uarch goldencove_u = {
 	.load_lat = 5, .fwd_lat = 0, .fwd_lat_slow = 5, .alu = {0, 1, 5, 6}, .nalu = 4, .move_elim = true,
 	.imm_add_folded = true, .golden_cove_ports = true, .load_bank = 2, .fwd_fail = 15, .store_pairs = true,
 	.fadd_lat = 2, .table_fadd_lat = 4, /* Golden Cove's fast adders */
+	.libc = goldencove_libc, .nlibc = N(goldencove_libc),
 	.call_floor = 200, .ret_floor = 175, /* a call and return: 3.3-3.9 cycles (bench/probes/callret.c) */
 };
 static const struct uarch zen3_u = {
@@ -202,6 +217,20 @@ bool model_tables_sorted(FILE *err)
 	       sorted(icelake_server_forms, N(icelake_server_forms), "icelake_server", err) &
 	       sorted(znver3_forms, N(znver3_forms), "znver3", err) &
 	       sorted(goldencove_measured, N(goldencove_measured), "goldencove_measured", err);
+}
+
+bool model_ext_cost(const struct cpu_model *m, const char *name, struct ext_cost *out)
+{
+	const struct uarch *u = m->uarch;
+	for (size_t i = 0; u && i < u->nlibc; i++)
+		if (!strcmp(u->libc[i].name, name)) {
+			out->units = u->libc[i].cycles * m->units;
+			/* units per byte, times 256 */
+			out->per_byte_q8 = u->libc[i].per_kib * m->units / 4;
+			out->arg = u->libc[i].arg;
+			return true;
+		}
+	return false;
 }
 
 void model_list(FILE *out)

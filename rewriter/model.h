@@ -55,6 +55,20 @@ struct cpu_model {
  * scans at a cycle an element. */
 uint32_t model_rep_iter_cost(const struct cpu_model *m, const uint8_t *code, size_t len);
 
+/* What a call of a short C library function costs under a model that
+ * fixes it (seed 003's "fixed determinate" calls), in the model's units:
+ * units + per_byte_q8 * n / 256, n the argument arg names (0: none; 1, 2,
+ * 3: the first, second, third). */
+struct ext_cost {
+	uint32_t units;
+	uint32_t per_byte_q8;
+	uint32_t arg;
+};
+
+/* Whether model m fixes the cost of the external function name; if so,
+ * fills *out. */
+bool model_ext_cost(const struct cpu_model *m, const char *name, struct ext_cost *out);
+
 /* The model called name, "host" for the one closest to this machine, or
  * NULL. */
 const struct cpu_model *model_find(const char *name);

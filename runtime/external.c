@@ -198,7 +198,16 @@ static uint64_t call_target(uint64_t pc, uint64_t *len)
 	return 0;
 }
 
-void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uint64_t arg0)
+/* A PI_EXT_FIXED external's cost, as the rewriter's model gave it. */
+static uint64_t fixed_cost(const struct pi_funcrec *rec, uint64_t arg0, uint64_t arg1, uint64_t arg2)
+{
+	uint32_t which = rec->size[3];
+	uint64_t n = which == 1 ? arg0 : which == 2 ? arg1 : which == 3 ? arg2 : 0;
+	return rec->size[1] + ((n * rec->size[2]) >> 8);
+}
+
+void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uint64_t arg0, uint64_t arg1,
+		     uint64_t arg2)
 {
 	struct pi_tls *t = &__profinst_tls;
 	if (t->busy || t->dead)
@@ -233,7 +242,10 @@ void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uin
 		int charge = (flags & PI_EXT_CHARGE) && (!wait || (flags & PI_EXT_CHARGE_WAITS));
 		f->ext = RT_EXT_ON | (charge ? RT_EXT_CHARGE : 0);
 		f->ext_ticks = 0;
-		f->ext_start = rt_rdtsc(); /* last: the runtime's own time is not the call's */
+		if (flags & PI_EXT_FIXED)
+			f->ext |= RT_EXT_FIXED | fixed_cost(rec, arg0, arg1, arg2) << 8;
+		else
+			f->ext_start = rt_rdtsc(); /* last: the runtime's own time is not the call's */
 	}
 out:
 	t->busy = 0;

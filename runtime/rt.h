@@ -46,6 +46,8 @@ struct rt_frame {
 #define RT_EXT_ON 0x1     /* an external call's frame */
 #define RT_EXT_CHARGE 0x2 /* its time goes into the cycles */
 #define RT_EXT_SWITCH 0x4 /* a context switch: its time is other contexts' */
+#define RT_EXT_FIXED 0x8  /* its cost is the model's, in the bits from 8 up
+			     (PI_EXT_FIXED: no clock runs) */
 
 /* The entry fast path's cache of calling-context children: direct-mapped
  * by (parent node, function, return address), see rt_cache_index. */

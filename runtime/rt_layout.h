@@ -15,6 +15,9 @@
 /* struct pi_funcrec (libprof/format.h) */
 #define FREC_ADDR 16
 #define FREC_EXTFLAGS 48 /* size[0]: an external's PI_EXT_* flags */
+#define FREC_EXTFIXED 52 /* size[1..3]: a PI_EXT_FIXED external's cost */
+#define FREC_EXTPERBYTE 56
+#define FREC_EXTARG 60
 
 /* struct rt_thread */
 #define TH_STACK 0

@@ -37,7 +37,11 @@ LAYOUT(struct rt_frame, ext_ticks, FR_EXT_TICKS);
 LAYOUT(struct rt_node, os, ND_OS);
 LAYOUT(struct rt_node, os_left, ND_OS_LEFT);
 LAYOUT(struct pi_funcrec, size, FREC_EXTFLAGS);
-_Static_assert(RT_EXT_ON == 1 && RT_EXT_CHARGE == 2, "external frame flags (stubs.S)");
+_Static_assert(FREC_EXTFIXED == FREC_EXTFLAGS + 4 && FREC_EXTPERBYTE == FREC_EXTFLAGS + 8 &&
+		       FREC_EXTARG == FREC_EXTFLAGS + 12,
+	       "a fixed external's cost: size[1..3] (stubs.S)");
+_Static_assert(RT_EXT_ON == 1 && RT_EXT_CHARGE == 2 && RT_EXT_FIXED == 8, "external frame flags (stubs.S)");
+_Static_assert(PI_EXT_FIXED == 0x80, "PI_EXT_FIXED (stubs.S)");
 _Static_assert(PI_EXT_CHARGE == 1 && PI_EXT_WAIT == 2 && PI_EXT_TTYREAD == 4 && PI_EXT_CHARGE_WAITS == 8 &&
 	       PI_EXT_CHECK == 16 && PI_EXT_SWITCH == 32 && PI_EXT_SETCTX == 64,
 	       "external record flags (stubs.S)");
@@ -154,9 +158,14 @@ static uint64_t close_external(struct rt_thread *th, struct rt_frame *f)
 {
 	if (f->ext & RT_EXT_SWITCH)
 		return 0;
-	uint64_t ticks = f->ext_ticks + (rt_rdtsc() - f->ext_start);
-	ticks = ticks > rt_ext_overhead_ticks ? ticks - rt_ext_overhead_ticks : 0;
-	uint64_t cyc = rt_ticks_to_cycles(ticks);
+	uint64_t cyc;
+	if (f->ext & RT_EXT_FIXED) {
+		cyc = f->ext >> 8; /* the model's cost, in the clock's units */
+	} else {
+		uint64_t ticks = f->ext_ticks + (rt_rdtsc() - f->ext_start);
+		ticks = ticks > rt_ext_overhead_ticks ? ticks - rt_ext_overhead_ticks : 0;
+		cyc = rt_ticks_to_cycles(ticks);
+	}
 	struct rt_node *caller = th->depth > 1 ? th->stack[th->depth - 2].node : &th->root;
 	if (f->ext & RT_EXT_CHARGE) {
 		rt_tls_of(th)->clock += cyc;

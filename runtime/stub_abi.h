@@ -65,6 +65,7 @@
 #define STUB_FLUSH_SYMBOL "__profinst_flush"
 #define STUB_EXT_ENTER_SYMBOL "__profinst_ext_enter"
 #define STUB_EXT_EXIT_SYMBOL "__profinst_ext_exit"
+#define STUB_EXT_EXIT_FIXED_SYMBOL "__profinst_ext_exit_fixed" /* for PI_EXT_FIXED externals */
 #define STUB_SYS_ENTER_SYMBOL "__profinst_sys_enter"
 #define STUB_SYS_EXIT_SYMBOL "__profinst_sys_exit"
 

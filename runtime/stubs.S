@@ -519,9 +519,34 @@ __profinst_ext_enter:
 	test $8, %r9d
 	jz 2f
 3:	or $2, %edx                       /* RT_EXT_CHARGE */
+2:	test $0x80, %r9d                  /* PI_EXT_FIXED: the model's cost, no clock */
+	jz 2f
+	/* cost = size[1] + size[2] * n / 256 (units), n the argument
+	 * size[3] names: 0 none, 1 %rdi, 2 %rsi, 3 %rdx (saved above) */
+	xor %edi, %edi
+	mov FREC_EXTARG(%r11), %esi
+	cmp $1, %esi
+	jne 4f
+	mov 24(%rsp), %rdi
+4:	cmp $2, %esi
+	jne 4f
+	mov 32(%rsp), %rdi
+4:	cmp $3, %esi
+	jne 4f
+	mov 40(%rsp), %rdi
+4:	mov FREC_EXTPERBYTE(%r11), %esi
+	imul %rsi, %rdi
+	shr $8, %rdi
+	mov FREC_EXTFIXED(%r11), %esi
+	add %rsi, %rdi
+	shl $8, %rdi
+	or $8, %edx                       /* RT_EXT_FIXED, its cost above */
+	or %rdi, %rdx
 2:	mov %rdx, FR_EXT(%rax)
 	incq TH_DEPTH(%rcx)
 	movl $0, TLS(TLS_BUSY)
+	test $0x80, %r9d
+	jnz .Lxe_out                      /* no clock to start */
 	mov %rax, %r8
 	lfence                            /* the runtime's work done, */
 	rdtsc                             /* last: the external's time starts here */
@@ -557,6 +582,8 @@ __profinst_ext_enter:
 	.type __profinst_ext_enter_slow, @function
 __profinst_ext_enter_slow:
 	SAVE_LIGHT
+	mov %rsi, %r8             /* the call's second argument */
+	mov %rdx, %r9             /* and third */
 	mov %rdi, %rcx            /* the call's first argument */
 	mov %r11, %rdi            /* the external's record */
 	lea 72(%rsp), %rsi        /* the callee's %rsp */
@@ -567,39 +594,51 @@ __profinst_ext_enter_slow:
 
 /* Exit, fast path: the top frame is the external's, called from an
  * instrumented frame; closes it and charges its time without a call into
- * C.  Keeps %rax and %rdx, the return registers. */
-	.globl __profinst_ext_exit
-	.hidden __profinst_ext_exit
-	.type __profinst_ext_exit, @function
-__profinst_ext_exit:
+ * C.  Keeps %rax and %rdx, the return registers.  EXT_EXIT name, 0: the
+ * external's measured time; EXT_EXIT name, 1: for an external the model
+ * costs (PI_EXT_FIXED), the cost the enter helper put in its frame. */
+.macro EXT_EXIT name, fixed
+	.globl \name
+	.hidden \name
+	.type \name, @function
+\name:
 	.cfi_startproc
 	CFI_PUSH %rax
 	CFI_PUSH %rdx
+.if \fixed == 0
 	lfence                            /* the external's work done, */
 	rdtsc                             /* first: the external's time ends here */
 	shl $32, %rdx
 	or %rdx, %rax
+.endif
 	CFI_PUSH %rcx
 	CFI_PUSH %rsi
 	CFI_PUSH %rdi
 	CFI_PUSH %r8
 	CFI_PUSH %r11
 	cmpq $0, TLS(TLS_BUSY)
-	jne .Lxx_out
+	jne .L\name\()_out
 	movl $1, TLS(TLS_BUSY)
-	TOP_FRAME %rcx, %rsi, .Lxx_slow_busy
+	TOP_FRAME %rcx, %rsi, .L\name\()_slow_busy
 	cmpq $2, TH_DEPTH(%rcx)
-	jb .Lxx_slow_busy                 /* its caller's frame must be there */
+	jb .L\name\()_slow_busy           /* its caller's frame must be there */
 	lea 56(%rsp), %rdx                /* the callee's %rsp: this helper's at entry */
 	cmp %rdx, FR_SP(%rsi)
-	jne .Lxx_slow_busy
+	jne .L\name\()_slow_busy
 	mov FR_EXT(%rsi), %rdi
 	test %rdi, %rdi
-	jz .Lxx_slow_busy
+	jz .L\name\()_slow_busy
 	cmpq $0, FR_ALIAS(%rsi)
-	jne .Lxx_slow_busy
+	jne .L\name\()_slow_busy
 	cmpq $0, FR_EXT-FRAME_SIZE(%rsi)
-	jne .Lxx_slow_busy
+	jne .L\name\()_slow_busy
+	test $8, %edi                     /* RT_EXT_FIXED */
+.if \fixed
+	jz .L\name\()_slow_busy
+	mov %rdi, %rax
+	shr $8, %rax                      /* its cost, in the clock's units */
+.else
+	jnz .L\name\()_slow_busy
 	sub FR_EXT_START(%rsi), %rax
 	add FR_EXT_TICKS(%rsi), %rax      /* ticks, callbacks left out */
 	sub rt_ext_overhead_ticks(%rip), %rax /* less the stubs' own */
@@ -608,6 +647,7 @@ __profinst_ext_exit:
 0:
 	mulq rt_cycles_per_tick_q32(%rip)
 	shrd $32, %rdx, %rax              /* cycles: rt_ticks_to_cycles() */
+.endif
 	mov FR_NODE-FRAME_SIZE(%rsi), %r8 /* the caller's node */
 	test $2, %edi                     /* RT_EXT_CHARGE */
 	jz 1f
@@ -626,7 +666,7 @@ __profinst_ext_exit:
 	decq TH_DEPTH(%rcx)
 	add %rdx, FR_CHILD-FRAME_SIZE(%rsi)
 	movl $0, TLS(TLS_BUSY)
-.Lxx_out:
+.L\name\()_out:
 	CFI_POP %r11
 	CFI_POP %r8
 	CFI_POP %rdi
@@ -635,7 +675,7 @@ __profinst_ext_exit:
 	CFI_POP %rdx
 	CFI_POP %rax
 	ret
-.Lxx_slow_busy:
+.L\name\()_slow_busy:
 	.cfi_adjust_cfa_offset 56
 	movl $0, TLS(TLS_BUSY)
 	CFI_POP %r11
@@ -647,7 +687,11 @@ __profinst_ext_exit:
 	CFI_POP %rax
 	jmp __profinst_ext_exit_slow
 	.cfi_endproc
-	.size __profinst_ext_exit, .-__profinst_ext_exit
+	.size \name, .-\name
+.endm
+
+	EXT_EXIT __profinst_ext_exit, 0
+	EXT_EXIT __profinst_ext_exit_fixed, 1
 
 	.type __profinst_ext_exit_slow, @function
 __profinst_ext_exit_slow:

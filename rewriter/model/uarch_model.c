@@ -118,7 +118,6 @@ static bool fusible_first(const struct insn_detail *d)
 	return !(strstr(f, ",i") && strchr(f, 'm') && strstr(f, " m"));
 }
 
-
 /* What the block has done to the general registers so far: each one's
  * value as the how-many-th the pass gave it (ver), plus the constants
  * added to it since (off: folded adds, the stack engine's moves). */
@@ -411,7 +410,9 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	struct { struct addr a; uint32_t ready, commit; unsigned size; bool slow; } mem[16];
 	uint32_t retired = 0; /* all before the current instruction is done */
 	unsigned nmem = 0, nst = 0, bank[8] = {0};
-	struct addr *stores = malloc(ITERS * n * sizeof(*stores));
+	struct addr stores_tmp[128], *stores = stores_tmp;
+	if (ITERS * n > 128)
+		stores = malloc(ITERS * n * sizeof(*stores));
 	uint32_t pass_end[ITERS] = {0};
 	for (int it = 0; it < ITERS; it++) {
 		uint32_t end = 0;
@@ -517,7 +518,8 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 		if ((uint64_t)commits * 100 / ITERS > lines)
 			lines = (uint64_t)commits * 100 / ITERS;
 	}
-	free(stores);
+	if (stores != stores_tmp)
+		free(stores);
 	uint64_t carried = (uint64_t)(pass_end[ITERS - 1] - pass_end[0]) * 100 / (ITERS - 1);
 	uint64_t cost = fe;
 	if (port > cost)

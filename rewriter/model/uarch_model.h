@@ -8,6 +8,13 @@
 #include "model.h"
 #include "uarch.h"
 
+/* A short C library function's cost, in cycles: fixed, plus per KiB of the
+ * length argument arg (1-3: the first to third; 0 none). */
+struct ext_fixed {
+	const char *name;
+	uint32_t cycles, per_kib, arg;
+};
+
 struct uarch {
 	const struct form_cost *forms;
 	size_t nforms;
@@ -29,6 +36,8 @@ struct uarch {
 	unsigned fadd_lat;       /* latency of a floating-point add where it is
 				    less than the table's (table_fadd_lat) */
 	unsigned table_fadd_lat;
+	const struct ext_fixed *libc; /* short C library functions' costs, or NULL */
+	size_t nlibc;
 	unsigned call_floor;     /* least cost of a block ending in a call, and */
 	unsigned ret_floor;      /* in a return, in hundredths (0: a cycle) */
 	unsigned load_bank;      /* loads of one 8-byte bank of the first level

@@ -4,7 +4,8 @@ cycle model, run and compared with the native program; its profile must
 charge reads and writes to their callers (OS column), leave the waits out
 unless --charge-waits, and nest the comparator under <external:qsort>.
 Time measured is real, so the checks are bounds, not exact figures; the
-call counts are exact."""
+call counts are exact.  Short C library functions the goldencove model
+costs itself (os/fixed_libc) are exact and the same in every run."""
 import json
 import os
 import shutil
@@ -98,7 +99,48 @@ def tests(ctx, Fail, sh, must, profile_json):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    return [("os/charged_and_waits", default_policy), ("os/charge_waits", charge_waits)]
+    def fixed_libc():
+        # malloc, free, strlen and memcpy: costed by the goldencove model
+        # (rewriter/model.c, goldencove_libc), not timed
+        tmp = tempfile.mkdtemp(prefix="pi-os-")
+        try:
+            src = os.path.join(HERE, "os", "037_fixed_libc.c")
+            obj = os.path.join(tmp, "f.o")
+            must(["gcc", "-O2", "-c", src, "-o", obj], "compile")
+            native = os.path.join(tmp, "native")
+            must(["gcc", obj, "-o", native], "link native")
+            want = sh([native]).stdout
+            runs = []
+            for cpu, name in (("goldencove", "g"), ("goldencove", "g2"), ("skylake", "s")):
+                exe = os.path.join(tmp, name + ".prof")
+                must([ctx.profinst, "--cpu=" + cpu, obj, "-o", exe], "profinst")
+                prof = os.path.join(tmp, name + ".pf")
+                r = sh([exe], env=dict(os.environ, PROFINST_OUTPUT=prof))
+                if r.returncode or r.stdout != want:
+                    raise Fail("%s: %r, native %r" % (cpu, r.stdout, want))
+                runs.append({f["name"]: f for f in profile_json(ctx, prof)["functions"]})
+            g, g2, sk = runs
+            for name, calls in (("<external:malloc>", 1000), ("<external:free>", 1000),
+                                ("<external:strlen>", 1000), ("<external:memcpy>", 2000)):
+                if g.get(name, {}).get("calls") != calls:
+                    raise Fail("%s calls=%r, want %d" % (name, g.get(name, {}).get("calls"), calls))
+            for f in ("allocs", "small_copies", "large_copies"):
+                if not g[f]["os_cycles"] or g[f]["os_cycles"] != g2[f]["os_cycles"]:
+                    raise Fail("%s: os cycles %d and %d in two runs: not the model's" %
+                               (f, g[f]["os_cycles"], g2[f]["os_cycles"]))
+                if g[f]["self_cycles"] != g2[f]["self_cycles"]:
+                    raise Fail("%s: self cycles differ between runs" % f)
+                if not sk[f]["os_cycles"]:
+                    raise Fail("%s: skylake (no fixed costs) measured no OS time" % f)
+            # 16 cycles a KiB: 8128 bytes more, 1000 times
+            d = g["large_copies"]["os_cycles"] - g["small_copies"]["os_cycles"]
+            if d != 127000:
+                raise Fail("large - small copies: %d OS cycles, want 127000" % d)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    return [("os/charged_and_waits", default_policy), ("os/charge_waits", charge_waits),
+            ("os/fixed_libc", fixed_libc)]
 
 
 def longrun_tests(ctx, Fail, sh, must):

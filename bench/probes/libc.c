@@ -1,0 +1,130 @@
+/* What short libc functions cost on this machine, in the steady state of a
+ * program calling them over and over (their work overlapping with the
+ * caller's, as natively): the fixed costs the goldencove model charges for
+ * them instead of timing each call (rewriter/external.c).  Run by
+ * bench/probes.py.
+ *
+ * Each test runs REPS calls, 300 times; the fastest is converted to core
+ * cycles by a chain of dependent register adds timed the same way.  The
+ * loop's own cost is measured the same way and taken off.  Sizes sweep so
+ * that a per-byte cost can be fitted: cost(n) = a + b n. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <x86intrin.h>
+
+#define REPS 20000
+#define NOINLINE __attribute__((noinline, noipa))
+
+__asm__(".text\ncalib: mov $1000,%ecx\n1: .rept 100\n add %rdx,%rax\n .endr\n dec %ecx\n jnz 1b\n ret\n");
+void calib(void);
+
+static char src[1 << 16], dst[1 << 16];
+static volatile size_t sink;
+static size_t n_arg;
+
+NOINLINE static void t_empty(void)
+{
+	for (int i = 0; i < REPS; i++)
+		sink = n_arg;
+}
+NOINLINE static void t_malloc_free(void)
+{
+	for (int i = 0; i < REPS; i++) {
+		void *p = malloc(n_arg);
+		sink = (size_t)p;
+		free(p);
+	}
+}
+NOINLINE static void t_realloc(void)
+{
+	void *p = NULL;
+	for (int i = 0; i < REPS; i++) {
+		p = realloc(p, n_arg + (i & 7) * 16);
+		sink = (size_t)p;
+	}
+	free(p);
+}
+NOINLINE static void t_memcpy(void)
+{
+	for (int i = 0; i < REPS; i++) {
+		memcpy(dst + (i & 63), src, n_arg);
+		sink = i;
+	}
+}
+NOINLINE static void t_memset(void)
+{
+	for (int i = 0; i < REPS; i++) {
+		memset(dst + (i & 63), i, n_arg);
+		sink = i;
+	}
+}
+NOINLINE static void t_memcmp(void)
+{
+	for (int i = 0; i < REPS; i++)
+		sink = (size_t)memcmp(dst, src, n_arg);
+}
+NOINLINE static void t_strlen(void)
+{
+	src[n_arg] = 0;
+	for (int i = 0; i < REPS; i++)
+		sink = strlen(src + (i & 7));
+	src[n_arg] = 'a';
+}
+NOINLINE static void t_strcmp(void)
+{
+	src[n_arg] = 0, dst[n_arg] = 0;
+	for (int i = 0; i < REPS; i++)
+		sink = (size_t)strcmp(dst, src);
+	src[n_arg] = 'a', dst[n_arg] = 'a';
+}
+
+static double fastest(void (*f)(void))
+{
+	uint64_t b = ~0ull;
+	for (int i = 0; i < 300; i++) {
+		uint64_t t0 = __rdtsc();
+		f();
+		uint64_t t1 = __rdtsc();
+		if (t1 - t0 < b)
+			b = t1 - t0;
+	}
+	return (double)b;
+}
+
+int main(void)
+{
+	memset(src, 'a', sizeof src);
+	memset(dst, 'a', sizeof dst);
+	uint64_t cb = ~0ull;
+	for (int i = 0; i < 300; i++) {
+		uint64_t t0 = __rdtsc();
+		calib();
+		uint64_t t1 = __rdtsc();
+		if (t1 - t0 < cb)
+			cb = t1 - t0;
+	}
+	double cyc = 100000.0 / (double)cb; /* core cycles per tick */
+	static const struct {
+		const char *name;
+		void (*f)(void);
+	} t[] = {{"malloc+free", t_malloc_free}, {"realloc", t_realloc}, {"memcpy", t_memcpy},
+		 {"memset", t_memset},           {"memcmp", t_memcmp},   {"strlen", t_strlen},
+		 {"strcmp", t_strcmp}};
+	static const size_t sizes[] = {8, 32, 128, 512, 2048};
+	printf("%-12s", "n:");
+	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
+		printf(" %8zu", sizes[k]);
+	printf("   (cycles a call)\n");
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+		printf("%-12s", t[i].name);
+		for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+			n_arg = sizes[k];
+			double e = fastest(t_empty), x = fastest(t[i].f);
+			printf(" %8.1f", (x - e) * cyc / REPS);
+		}
+		printf("\n");
+	}
+	return 0;
+}
