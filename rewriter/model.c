@@ -85,9 +85,9 @@ static const struct form_cost goldencove_measured[] = {
  * strings are taken as short. */
 static const struct ext_fixed goldencove_libc[] = {
 	{"__memcpy_chk", 7, 16, 3}, {"__memmove_chk", 7, 16, 3}, {"__memset_chk", 7, 16, 3},
-	{"bcmp", 7, 8, 3},          {"free", 15, 0, 0},          {"malloc", 20, 0, 0},
+	{"bcmp", 7, 8, 3},          {"free", 11, 0, 0},          {"malloc", 15, 0, 0},
 	{"memcmp", 7, 8, 3},        {"memcpy", 7, 16, 3},        {"memmove", 7, 16, 3},
-	{"mempcpy", 7, 16, 3},      {"memset", 7, 16, 3},        {"realloc", 45, 0, 0},
+	{"mempcpy", 7, 16, 3},      {"memset", 7, 16, 3},        {"realloc", 50, 0, 0},
 	{"strcmp", 8, 0, 0},        {"strlen", 6, 0, 0},
 };
 
