@@ -97,15 +97,7 @@ int main(void)
 {
 	memset(src, 'a', sizeof src);
 	memset(dst, 'a', sizeof dst);
-	uint64_t cb = ~0ull;
-	for (int i = 0; i < 300; i++) {
-		uint64_t t0 = __rdtsc();
-		calib();
-		uint64_t t1 = __rdtsc();
-		if (t1 - t0 < cb)
-			cb = t1 - t0;
-	}
-	double cyc = 100000.0 / (double)cb; /* core cycles per tick */
+	double cyc = 100000.0 / fastest(calib); /* core cycles per tick */
 	static const struct {
 		const char *name;
 		void (*f)(void);
