@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "cfg.h"
+#include "loops.h"
 
 #include "ehframe.h"
 #include "external.h"
@@ -626,7 +627,8 @@ static void find_vanishing_calls(struct code *c)
 
 /* ----- blocks */
 
-static uint32_t block_cost(const struct code *c, const struct block *bl)
+uint32_t code_block_cost(const struct code *c, const struct block *bl, enum block_context ctx,
+			 struct model_stats *st)
 {
 	const struct text *t = &c->texts[bl->ts];
 	struct insn tmp[64], *v = tmp;
@@ -636,7 +638,7 @@ static uint32_t block_cost(const struct code *c, const struct block *bl)
 	for (uint32_t k = bl->first; k < bl->first + bl->n; k++)
 		if (!(t->mark[k] & MARK_NOCOST))
 			v[n++] = t->insns[k];
-	uint32_t cost = c->model->block_cost(c->model, c->o->secs[t->sec].data, v, n, c->mstats);
+	uint32_t cost = c->model->block_cost(c->model, c->o->secs[t->sec].data, v, n, ctx, st);
 	if (v != tmp)
 		free(v);
 	return cost;
@@ -669,11 +671,45 @@ static void build_blocks(struct code *c)
 			}
 		}
 		f->nblocks = (uint32_t)c->nblocks - f->first_block;
-		for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
-			struct block *bl = &c->blocks[b];
-			bl->cost = block_cost(c, bl);
-		}
 	}
+}
+
+/* Each block's cost where it runs: back to back with itself in a small
+ * loop (loops.h), else in flow between other blocks. */
+static void cost_blocks(struct code *c)
+{
+	bool *looped = xcalloc(c->nblocks + 1, sizeof(bool));
+	loops_mark_small(c, looped);
+	for (size_t b = 0; b < c->nblocks; b++) {
+		struct block *bl = &c->blocks[b];
+		bl->cost = code_block_cost(c, bl, looped[b] ? BLOCK_REPEATED : BLOCK_IN_FLOW, c->mstats);
+	}
+	free(looped);
+}
+
+unsigned code_block_succs(const struct code *c, uint32_t b, uint32_t out[2])
+{
+	const struct block *bl = &c->blocks[b];
+	const struct text *t = &c->texts[bl->ts];
+	uint32_t k = bl->first + bl->n - 1;
+	const struct insn *last = &t->insns[k];
+	unsigned n = 0;
+	int tsec;
+	uint64_t toff;
+	bool falls = last->kind != INSN_JMP && last->kind != INSN_JMP_IND && last->kind != INSN_RET &&
+		     last->kind != INSN_TRAP;
+	if ((last->kind == INSN_JMP || last->kind == INSN_JCC || last->kind == INSN_LOOP) &&
+	    !(t->mark[k] & MARK_TAIL) && branch_target(c, t, k, &tsec, &toff) && is_text(c, tsec)) {
+		const struct text *tt = &c->texts[text_index(c, tsec)];
+		uint32_t ti = insn_at(tt, &c->o->secs[tsec], toff);
+		if (ti != NO_INSN && tt->fn[ti] == (int32_t)bl->fn)
+			out[n++] = tt->block[ti];
+	}
+	uint32_t nk = k + 1;
+	if (falls && nk < t->ninsns && t->fn[nk] == t->fn[k] && t->fn[nk] >= 0 &&
+	    t->insns[nk].off == last->off + last->len && (n == 0 || out[0] != t->block[nk]))
+		out[n++] = t->block[nk];
+	return n;
 }
 
 /* Backward liveness of the status flags, per function, to a fixed point. */
@@ -818,6 +854,7 @@ int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *op
 	find_vanishing_calls(c);
 	ehframe_mark_landing_pads(c);
 	build_blocks(c);
+	cost_blocks(c);
 	liveness(c);
 	find_sites(c);
 	line_table_read(&c->lines, o);

@@ -157,6 +157,15 @@ static inline int text_index(const struct code *c, int sec)
 /* Decode, find functions, blocks and liveness. 0 or -1 (message printed). */
 int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *opts);
 void code_free(struct code *c);
+/* What block bl of c costs under c's model, run as ctx says (bl->cost is
+ * its cost where it is: repeated when it jumps back to its own start, else
+ * in flow); st, when not NULL, counts its instructions. */
+uint32_t code_block_cost(const struct code *c, const struct block *bl, enum block_context ctx,
+			 struct model_stats *st);
+/* The blocks of its own function that block b may go to next (a taken
+ * branch's target, the next block it falls into; not indirect jumps'
+ * targets): how many, at most 2, in out. */
+unsigned code_block_succs(const struct code *c, uint32_t b, uint32_t out[2]);
 
 /* The relocation of instruction k's branch field, or of the field at off. */
 const struct rela *code_branch_rela(const struct code *c, const struct text *t, uint32_t k);

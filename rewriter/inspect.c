@@ -54,16 +54,16 @@ static void dump_block(struct inspect *in, const struct code *c, const struct bl
 	 * final jump, call or return, and with a final jcc not taken (the
 	 * model takes a jcc back to an earlier instruction as taken) */
 	const struct insn *last = &t->insns[bl->first + bl->n - 1];
-	double body = (double)bl->cost / c->model->units;
+	double body = (double)code_block_cost(c, bl, BLOCK_REPEATED, NULL) / c->model->units;
 	if (bl->n > 1 && (last->kind == INSN_JMP || last->kind == INSN_JMP_IND || last->kind == INSN_CALL ||
 			  last->kind == INSN_CALL_IND || last->kind == INSN_RET))
-		body = (double)c->model->block_cost(c->model, s->data, first, bl->n - 1, NULL) /
+		body = (double)c->model->block_cost(c->model, s->data, first, bl->n - 1, BLOCK_REPEATED, NULL) /
 		       c->model->units;
 	if (last->kind == INSN_JCC && last->target <= last->off) {
 		struct insn *v = xmalloc(bl->n * sizeof(*v));
 		memcpy(v, first, bl->n * sizeof(*v));
 		v[bl->n - 1].target = last->off + last->len; /* falls through */
-		body = (double)c->model->block_cost(c->model, s->data, v, bl->n, NULL) / c->model->units;
+		body = (double)c->model->block_cost(c->model, s->data, v, bl->n, BLOCK_REPEATED, NULL) / c->model->units;
 		free(v);
 	}
 	fprintf(in->blocks, "\t%.4g\n", body);

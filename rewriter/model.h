@@ -26,16 +26,24 @@ struct model_stats {
 	size_t nmissing, cap;
 };
 
+/* Where a block runs: back to back with itself (a loop of one block, and
+ * what bench/blocks.py measures), or between other blocks, whose work the
+ * core overlaps with its own. */
+enum block_context {
+	BLOCK_REPEATED,
+	BLOCK_IN_FLOW,
+};
+
 struct cpu_model {
 	const char *name;
 	const char *description;
 	/* Costs are in 1/units of a cycle. */
 	uint32_t units;
-	/* Fixed cost of a straight-line block, in 1/units of a cycle.  code is the
-	 * section the instructions' offsets (insn.off) point into; st, when not
-	 * NULL, is updated. */
-	uint32_t (*block_cost)(const struct cpu_model *m, const uint8_t *code,
-			       const struct insn *insns, size_t n, struct model_stats *st);
+	/* Fixed cost of a straight-line block, in 1/units of a cycle, where it
+	 * runs as ctx says.  code is the section the instructions' offsets
+	 * (insn.off) point into; st, when not NULL, is updated. */
+	uint32_t (*block_cost)(const struct cpu_model *m, const uint8_t *code, const struct insn *insns,
+			       size_t n, enum block_context ctx, struct model_stats *st);
 	/* Cost of one iteration of a rep-prefixed string instruction (units):
 	 * see model_rep_iter_cost. */
 	uint32_t rep_iter_cost;

@@ -9,12 +9,13 @@
  *     of a class is placed as a scheduler would (port_bound);
  *   - the first-level cache: loads per 8-byte bank, stores committed two a
  *     cycle only to one line (where the core is known to work so);
- *   - the dependency chain a repeated block carries from one run to the
- *     next, through registers and through memory (load-use latency as the
- *     tables give it for memory forms, stores forwarded or renamed to later
- *     loads of the same address, loads partly in a store waiting for its
- *     commit); the latency of a chain it does not carry overlaps with the
- *     blocks around it;
+ *   - for a block that repeats (a loop of a few blocks: loops.h), the
+ *     dependency chain it carries from one run to the next, through
+ *     registers and through memory (load-use latency as the tables give it
+ *     for memory forms, stores forwarded or renamed to later loads of the
+ *     same address, loads partly in a store waiting for its commit); the
+ *     latency of a chain it does not carry, and of every chain of a block
+ *     in flow between other blocks, overlaps with the blocks around it;
  * after what the renamer resolves without executing (zeroing idioms,
  * eliminated moves, constants added to 64-bit registers where the core
  * folds them) and compare-and-branch macro-fusion.  Per-form data come from
@@ -309,7 +310,7 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 #define ITERS 4
 
 uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const struct insn *insns,
-			  size_t n, struct model_stats *st)
+			  size_t n, enum block_context ctx, struct model_stats *st)
 {
 	const struct uarch *u = m->uarch;
 	if (!n)
@@ -342,6 +343,11 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 				model_stats_missing(st, s->d.form);
 			}
 		}
+		for (unsigned p = 0; fc && p < u->nports; p++)
+			if (u->press_pct[p])
+				s->c.press[p] = (uint16_t)((s->c.press[p] * u->press_pct[p] + 50) / 100);
+		if (fc && s->d.load && u->table_load_lat > u->load_lat && s->c.lat >= u->table_load_lat)
+			s->c.lat -= (uint16_t)(u->table_load_lat - u->load_lat);
 		if (fc && u->fadd_lat && u->fadd_lat < u->table_fadd_lat && fp_add(s->d.form) &&
 		    s->c.lat >= u->table_fadd_lat)
 			s->c.lat -= (uint16_t)(u->table_fadd_lat - u->fadd_lat);
@@ -382,19 +388,21 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	uint64_t fe = (uint64_t)uops * 100 / u->width;
 	/* a block that ends in a taken branch (jmp, call, ret, and a jcc back
 	 * to an earlier instruction, taken as a loop's branch mostly is) ends
-	 * its fetch group there: its micro-ops issue in whole cycles, a cycle
-	 * at least; calls and returns cost more where the core takes longer
-	 * over them (the return stack) */
+	 * its fetch group there: on a core that takes one such branch a cycle,
+	 * its micro-ops issue in whole cycles, a cycle at least (on one that
+	 * takes more, taken_floor at least); calls and returns cost more where
+	 * the core takes longer over them (the return stack) */
 	const struct insn *lst = &insns[n - 1];
 	enum insn_kind last = (enum insn_kind)lst->kind;
+	unsigned taken = u->taken_floor ? u->taken_floor : 100;
 	uint64_t floor = 0;
 	if (last == INSN_JMP || last == INSN_JMP_IND || (last == INSN_JCC && lst->target <= lst->off))
-		floor = 100;
+		floor = taken;
 	else if (last == INSN_CALL || last == INSN_CALL_IND)
-		floor = u->call_floor > 100 ? u->call_floor : 100;
+		floor = u->call_floor > taken ? u->call_floor : taken;
 	else if (last == INSN_RET)
-		floor = u->ret_floor > 100 ? u->ret_floor : 100;
-	if (floor && fe % 100)
+		floor = u->ret_floor > taken ? u->ret_floor : taken;
+	if (floor && !u->taken_floor && fe % 100)
 		fe += 100 - fe % 100;
 	if (fe < floor)
 		fe = floor;
@@ -521,6 +529,10 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	if (stores != stores_tmp)
 		free(stores);
 	uint64_t carried = (uint64_t)(pass_end[ITERS - 1] - pass_end[0]) * 100 / (ITERS - 1);
+	/* in flow, the chain the block carries continues into other blocks'
+	 * work, which the core overlaps with it: only a loop repeats it */
+	if (ctx == BLOCK_IN_FLOW)
+		carried = 0;
 	uint64_t cost = fe;
 	if (port > cost)
 		cost = port;

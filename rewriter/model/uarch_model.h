@@ -36,8 +36,16 @@ struct uarch {
 	unsigned fadd_lat;       /* latency of a floating-point add where it is
 				    less than the table's (table_fadd_lat) */
 	unsigned table_fadd_lat;
+	unsigned table_load_lat; /* the load-use latency the tables' memory forms
+				    include where it is more than load_lat
+				    (0: the same) */
 	const struct ext_fixed *libc; /* short C library functions' costs, or NULL */
 	size_t nlibc;
+	unsigned taken_floor;    /* least cost of a block ending in a taken
+				    branch, in hundredths, where the core
+				    takes more than one a cycle (0: one a
+				    cycle, and such a block issues in whole
+				    cycles) */
 	unsigned call_floor;     /* least cost of a block ending in a call, and */
 	unsigned ret_floor;      /* in a return, in hundredths (0: a cycle) */
 	unsigned load_bank;      /* loads of one 8-byte bank of the first level
@@ -46,6 +54,11 @@ struct uarch {
 	unsigned alu[8], nalu;   /* the integer ALU ports, for fallbacks */
 	bool move_elim;          /* register moves eliminated at rename */
 	bool imm_add_folded;     /* add/sub of an immediate folded at rename */
+	uint8_t press_pct[UARCH_MAX_PORTS]; /* each port's pressure in the tables
+				    scaled (percent; 0: as it is) where the
+				    core has more units of its kind than
+				    the tables' core: the same work spread
+				    over more of them */
 	bool golden_cove_ports;  /* Ice Lake's table on Golden Cove's ports:
 				    a fifth ALU, a third load port, a second
 				    store-data and store-address port */
@@ -61,6 +74,6 @@ struct uarch {
 #define UARCH_UNITS 16
 
 uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const struct insn *insns,
-			  size_t n, struct model_stats *st);
+			  size_t n, enum block_context ctx, struct model_stats *st);
 
 #endif
