@@ -22,6 +22,7 @@
  * the generated tables, or from measurements where the core differs; a form
  * missing from them falls back to its category.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -307,7 +308,7 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 }
 
 #define MAXREG 64
-#define ITERS 4
+#define ITERS 5
 
 uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const struct insn *insns,
 			  size_t n, enum block_context ctx, struct model_stats *st)
@@ -343,7 +344,19 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 				model_stats_missing(st, s->d.form);
 			}
 		}
-		for (unsigned p = 0; fc && p < u->nports; p++)
+		if (fc && u->alu_cap && s->c.uops) {
+			uint16_t *pr = s->c.press, first = pr[u->alu[0]];
+			unsigned sum = 0;
+			bool even = first != 0;
+			for (unsigned a = 0; a < u->nalu; a++)
+				even = even && pr[u->alu[a]] == first, sum += pr[u->alu[a]];
+			if (even && sum > 100u * s->c.uops)
+				for (unsigned a = 0; a < u->nalu; a++)
+					pr[u->alu[a]] = (uint16_t)(100u * s->c.uops / u->nalu);
+		}
+		/* (the forms measured on the core are its own ports' already) */
+		bool measured = fc && u->nmeasured && fc >= u->measured && fc < u->measured + u->nmeasured;
+		for (unsigned p = 0; fc && !measured && p < u->nports; p++)
 			if (u->press_pct[p])
 				s->c.press[p] = (uint16_t)((s->c.press[p] * u->press_pct[p] + 50) / 100);
 		if (fc && s->d.load && u->table_load_lat > u->load_lat && s->c.lat >= u->table_load_lat)
@@ -421,9 +434,15 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	struct addr stores_tmp[128], *stores = stores_tmp;
 	if (ITERS * n > 128)
 		stores = malloc(ITERS * n * sizeof(*stores));
-	uint32_t pass_end[ITERS] = {0};
+	/* what each register and each stored place holds is ready when, after
+	 * the second pass (the first one's are early: the pass began with
+	 * everything ready): a chain the block carries makes it later by the
+	 * chain's length every pass (the latest result of a pass does not tell:
+	 * a long latency the block does not carry, such as a load from a
+	 * register it never writes, can hide a shorter chain it does) */
+	uint32_t first_ready[MAXREG], first_mem[16];
+	unsigned nmem0 = 0;
 	for (int it = 0; it < ITERS; it++) {
-		uint32_t end = 0;
 		memset(rv.ver, 0, sizeof(rv.ver)); /* the pass's first, second... values again */
 		for (size_t i = 0; i < n; i++) {
 			const struct slot *s = &v[i];
@@ -506,11 +525,21 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 			regval_update(&rv, &s->d);
 			if (done > retired)
 				retired = done;
-			if (done > end)
-				end = done;
 		}
-		pass_end[it] = end;
+		if (it == 1) {
+			memcpy(first_ready, ready, sizeof(first_ready));
+			for (unsigned k = 0; k < nmem; k++)
+				first_mem[k] = mem[k].ready;
+			nmem0 = nmem;
+		}
 	}
+	uint32_t grew = 0;
+	for (unsigned r = 0; r < MAXREG; r++)
+		if (ready[r] > first_ready[r] && ready[r] - first_ready[r] > grew)
+			grew = ready[r] - first_ready[r];
+	for (unsigned k = 0; k < nmem0; k++) /* (places stored in every pass) */
+		if (mem[k].ready > first_mem[k] && mem[k].ready - first_mem[k] > grew)
+			grew = mem[k].ready - first_mem[k];
 	/* the first level cache: loads of one 8-byte bank (address bits 5:3)
 	 * are served load_bank a cycle, wherever their lines; stores commit in
 	 * order, two a cycle when the second is to the first's line */
@@ -528,7 +557,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	}
 	if (stores != stores_tmp)
 		free(stores);
-	uint64_t carried = (uint64_t)(pass_end[ITERS - 1] - pass_end[0]) * 100 / (ITERS - 1);
+	uint64_t carried = (uint64_t)grew * 100 / (ITERS - 2);
 	/* in flow, the chain the block carries continues into other blocks'
 	 * work, which the core overlaps with it: only a loop repeats it */
 	if (ctx == BLOCK_IN_FLOW)

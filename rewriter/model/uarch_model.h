@@ -59,6 +59,11 @@ struct uarch {
 				    core has more units of its kind than
 				    the tables' core: the same work spread
 				    over more of them */
+	bool alu_cap;            /* work a form spreads evenly over the ALUs
+				    is at most a cycle of one ALU a micro-op
+				    (LLVM 14's Zen 3 model gives `mov r32,i`
+				    half a cycle on each of four ALUs, `mov
+				    r64,i` a cycle on each) */
 	bool golden_cove_ports;  /* Ice Lake's table on Golden Cove's ports:
 				    a fifth ALU, a third load port, a second
 				    store-data and store-address port */
