@@ -147,11 +147,13 @@ static const struct form_cost zen5_measured[] = {
 	{"jz rel", 1, 1, 33, {33, 0, 0, 0, 33}},
 };
 
-/* Zen 5 (family 1Ah): Zen 3's tables on Zen 5's wider core, which
- * dispatches 8 macro-ops a cycle to 6 integer ALUs (Zen 3: 4), 4 address
- * generators (3) and 4 load pipes (3), and stores 2 a cycle (AMD's
- * Software Optimization Guide for the AMD Zen5 Microarchitecture); LLVM 14
- * has no model of Zen 4 or 5. */
+/* Zen 5 (family 1Ah): Zen 3's tables on Zen 5's wider core, which has 6
+ * integer ALUs (Zen 3: 4), 4 address generators (3) and 4 load pipes (3),
+ * and stores 2 a cycle (AMD's Software Optimization Guide for the AMD Zen5
+ * Microarchitecture).  It dispatches 8 macro-ops a cycle, but one thread's
+ * blocks measured here issue 6 (bench/data/blocks-measured-zen5.tsv: 8
+ * leaves them 11 % under their measured cost).  LLVM 14 has no model of
+ * Zen 4 or 5. */
 static const struct uarch zen5_u = {
 	.forms = znver3_forms, .nforms = N(znver3_forms), .nports = 16, .width = 6,
 	.measured = zen5_measured, .nmeasured = N(zen5_measured),
@@ -199,7 +201,7 @@ static const struct cpu_model models[] = {
 	},
 	{
 		.name = "zen5",
-		.description = "AMD Zen 5 (EPYC 9005, Ryzen 9000): Zen 3's tables, 8-wide, 6 ALUs, 4 loads a cycle",
+		.description = "AMD Zen 5 (EPYC 9005, Ryzen 9000): Zen 3's tables, 6-wide, 6 ALUs, 4 loads a cycle",
 		.units = UARCH_UNITS, .block_cost = uarch_block_cost, .rep_iter_cost = UARCH_UNITS, .charges_os = 1, .uarch = &zen5_u,
 	},
 };
