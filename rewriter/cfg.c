@@ -698,8 +698,10 @@ unsigned code_block_succs(const struct code *c, uint32_t b, uint32_t out[2])
 	uint64_t toff;
 	bool falls = last->kind != INSN_JMP && last->kind != INSN_JMP_IND && last->kind != INSN_RET &&
 		     last->kind != INSN_TRAP;
+	/* (a jump back to the function's start, which the profile counts as a
+	 * call, still runs the block again) */
 	if ((last->kind == INSN_JMP || last->kind == INSN_JCC || last->kind == INSN_LOOP) &&
-	    !(t->mark[k] & MARK_TAIL) && branch_target(c, t, k, &tsec, &toff) && is_text(c, tsec)) {
+	    branch_target(c, t, k, &tsec, &toff) && is_text(c, tsec)) {
 		const struct text *tt = &c->texts[text_index(c, tsec)];
 		uint32_t ti = insn_at(tt, &c->o->secs[tsec], toff);
 		if (ti != NO_INSN && tt->fn[ti] == (int32_t)bl->fn)

@@ -163,8 +163,8 @@ void code_free(struct code *c);
 uint32_t code_block_cost(const struct code *c, const struct block *bl, enum block_context ctx,
 			 struct model_stats *st);
 /* The blocks of its own function that block b may go to next (a taken
- * branch's target, the next block it falls into; not indirect jumps'
- * targets): how many, at most 2, in out. */
+ * branch's target, its own start included, and the next block it falls
+ * into; not indirect jumps' targets): how many, at most 2, in out. */
 unsigned code_block_succs(const struct code *c, uint32_t b, uint32_t out[2]);
 
 /* The relocation of instruction k's branch field, or of the field at off. */

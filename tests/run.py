@@ -276,6 +276,34 @@ def unit_decode(ctx):
     must([os.path.join(ctx.build, "tests", "test_decode")], "test_decode")
 
 
+def unit_loops(ctx):
+    """Blocks on small loops are costed as repeated, others in flow
+    (tests/unit/loops.s says which, by the cost of following a pointer)."""
+    src = os.path.join(HERE, "unit", "loops.s")
+    tmp = tempfile.mkdtemp(prefix="pi-loops-")
+    try:
+        obj = os.path.join(tmp, "loops.o")
+        must(["as", src, "-o", obj], "as")
+        out = must([ctx.profinst, "--cpu=goldencove", "--dump-blocks", obj], "profinst").stdout
+        cost = {f[1]: float(f[3]) for f in (l.split("\t") for l in out.splitlines()) if len(f) > 3}
+        checked = 0
+        for line in open(src):
+            parts = line.split()
+            if parts[:2] != ["#", "expect"]:
+                continue
+            where, op, want = parts[2], parts[3], float(parts[4])
+            if where not in cost:
+                raise Fail("loops.s: no block %s in --dump-blocks" % where)
+            ok = cost[where] >= want if op == ">=" else cost[where] < want
+            if not ok:
+                raise Fail("loops.s: %s costs %g, expected %s %g" % (where, cost[where], op, want))
+            checked += 1
+        if checked < 8:
+            raise Fail("loops.s: only %d expectations" % checked)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def unit_reader(ctx):
     """Every truncation and bit flip of a real profile: refused or usable."""
     tmp = tempfile.mkdtemp(prefix="pi-reader-")
@@ -411,6 +439,7 @@ def fuzz_case(ctx, target, runs):
 def collect(ctx, args):
     tests = [("unit/decode", lambda: unit_decode(ctx)), ("unit/reader", lambda: unit_reader(ctx)),
              ("unit/model", lambda: must([os.path.join(ctx.build, "tests", "test_model")], "test_model")),
+             ("unit/loops", lambda: unit_loops(ctx)),
              ("cmode/object_and_archive", lambda: compile_only_mode(ctx))]
     tests += [("golden/%s" % n, lambda n=n, v=v: golden_case(ctx, n, v, args.rebase)) for n, v in GOLDEN]
     tests += [("fuzz/%s" % t, lambda t=t, r=r: fuzz_case(ctx, t, r))

@@ -1,0 +1,104 @@
+# Blocks the rewriter costs as repeated (on a cycle of at most 8 blocks of
+# their function: the chain they carry binds) or in flow (it overlaps with
+# the blocks around).  Each block follows a pointer (mov (%rdi),%rdi: 5
+# cycles of load-use latency on Golden Cove), so a repeated one costs 5 and
+# more, one in flow under 2.  tests/run.py (unit/loops) assembles this,
+# runs profinst --cpu=goldencove --dump-blocks and checks each
+# `# expect FUNC+OFF OP CYCLES` line against the cost it prints.
+	.text
+
+# a loop of one block
+	.globl	chase
+	.type	chase, @function
+chase:
+# expect chase+0x0 >= 5
+1:	mov	(%rdi), %rdi
+	test	%rdi, %rdi
+	jnz	1b
+# expect chase+0x8 < 2
+	mov	(%rdi), %rdi
+	ret
+	.size	chase, .-chase
+
+# a loop after a prologue, as compilers lay them out
+	.globl	inner
+	.type	inner, @function
+inner:
+# expect inner+0x0 < 2
+	push	%rbx
+	mov	(%rdi), %rdi
+	xor	%eax, %eax
+# expect inner+0x6 >= 5
+1:	mov	(%rdi), %rdi
+	add	$1, %eax
+	test	%rdi, %rdi
+	jnz	1b
+	pop	%rbx
+	ret
+	.size	inner, .-inner
+
+# a loop of three blocks: the pointer is followed in the first
+	.globl	three
+	.type	three, @function
+three:
+# expect three+0x0 >= 5
+1:	mov	(%rdi), %rdi
+	test	%rdi, %rdi
+	jz	2f
+# expect three+0x8 < 2
+	add	%rsi, %rax
+	cmp	%rax, %rdx
+	jb	3f
+	add	%rsi, %rcx
+3:	jmp	1b
+2:	ret
+	.size	three, .-three
+
+# straight-line code: no block repeats
+	.globl	straight
+	.type	straight, @function
+straight:
+# expect straight+0x0 < 2
+	mov	(%rdi), %rdi
+	mov	(%rdi), %rdi
+	test	%rdi, %rdi
+	jz	1f
+# expect straight+0xb < 2
+	mov	(%rdi), %rdi
+1:	ret
+	.size	straight, .-straight
+
+# a cycle of nine blocks: longer than a small loop
+	.globl	long_cycle
+	.type	long_cycle, @function
+long_cycle:
+# expect long_cycle+0x0 < 2
+1:	mov	(%rdi), %rdi
+	jz	2f
+	add	$1, %rax
+	jz	2f
+	add	$1, %rax
+	jz	2f
+	add	$1, %rax
+	jz	2f
+	add	$1, %rax
+	jz	2f
+	add	$1, %rax
+	jz	2f
+	add	$1, %rax
+	jz	2f
+	add	$1, %rax
+	jz	2f
+	jmp	1b
+2:	ret
+	.size	long_cycle, .-long_cycle
+
+# an indirect jump's targets are not followed: an interpreter's handlers
+# are not a loop through its dispatch
+	.globl	dispatch
+	.type	dispatch, @function
+dispatch:
+# expect dispatch+0x0 < 2
+1:	mov	(%rdi), %rdi
+	jmp	*%rdi
+	.size	dispatch, .-dispatch
