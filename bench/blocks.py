@@ -712,6 +712,8 @@ def mca_model(mcpu):
     r = subprocess.run([LLVM_MCA, "-mcpu=" + mcpu, "-iterations=1", "-instruction-info=0"],
                        input="\taddq %rax, %rbx\n", capture_output=True, text=True)
     m = re.search(r"^\[0\]\s+-\s+([A-Z][A-Za-z]*?)(Divider|Port)", r.stdout, re.M)
+    if not m:  # Zen: Zn3AGU0, Zn3ALU0...
+        m = re.search(r"^\[0\]\s+-\s+([A-Z][a-z]+[0-9]+)[A-Z]", r.stdout, re.M)
     return m.group(1) if m else "?"
 
 
