@@ -9,11 +9,12 @@ after a `## name` line.  Each is assembled with `as`, measured by
 bench/blockrun.c exactly as bench/blocks.py measures the archives' blocks
 (its header gives the method: steady state, unrolled, TSC converted to core
 cycles by a chain of dependent adds, registers pointing to different lines),
-twice, and costed by `profinst --cpu=NAME --dump-blocks` (default
-goldencove).  Then bench/probes/callret.c measures calls and returns, which
-a block measurement drops, and bench/probes/libc.c short C library
-functions (the costs the goldencove model fixes for them).  The measured forms and rules of the Golden Cove model
-(rewriter/model.c) come from these probes.
+twice, and costed by `profinst --cpu=NAME --dump-blocks` (default host:
+the model of this machine).  Then bench/probes/callret.c measures calls and
+returns, which a block measurement drops, and bench/probes/libc.c short C
+library functions (the costs the goldencove and zen5 models fix for them).
+The measured forms and rules of the Golden Cove and Zen 5 models
+(rewriter/model.c) come from these probes, each run on such a machine.
 """
 import argparse
 import os
@@ -58,7 +59,7 @@ def assemble(tmp, probes):
 def main():
     ap = argparse.ArgumentParser(description="measure hand-written blocks beside profinst's cost")
     ap.add_argument("file", nargs="?", default=os.path.join(HERE, "probes", "goldencove.s"))
-    ap.add_argument("--cpu", default="goldencove")
+    ap.add_argument("--cpu", default="host")
     ap.add_argument("--profinst", default=os.path.join(ROOT, "build", "rewriter", "profinst"))
     ap.add_argument("--rounds", type=int, default=3000)
     a = ap.parse_args()
@@ -105,7 +106,7 @@ def main():
     print("calls and returns (bench/probes/callret.c):")
     print(callret, end="")
     print()
-    print("short C library functions (bench/probes/libc.c), the goldencove model's fixed costs:")
+    print("short C library functions (bench/probes/libc.c), the costs the goldencove and zen5 models fix:")
     print(libc, end="")
     return 0
 

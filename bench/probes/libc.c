@@ -1,8 +1,8 @@
 /* What short libc functions cost on this machine, in the steady state of a
  * program calling them over and over (their work overlapping with the
- * caller's, as natively): the fixed costs the goldencove model charges for
- * them instead of timing each call (rewriter/external.c).  Run by
- * bench/probes.py.
+ * caller's, as natively): the fixed costs the goldencove and zen5 models
+ * charge for them instead of timing each call (rewriter/external.c).  Run
+ * by bench/probes.py.
  *
  * Each test runs REPS calls, 300 times; the fastest is converted to core
  * cycles by a chain of dependent register adds timed the same way.  The
@@ -20,7 +20,10 @@
 __asm__(".text\ncalib: mov $1000,%ecx\n1: .rept 100\n add %rdx,%rax\n .endr\n dec %ecx\n jnz 1b\n ret\n");
 void calib(void);
 
-static char src[1 << 16], dst[1 << 16];
+/* memset writes a buffer of its own: src and dst stay equal, so that memcmp
+ * and strcmp compare n bytes (measured on differing buffers they stop at
+ * the first and cost the same at every n) */
+static char src[1 << 16], dst[1 << 16], set_dst[1 << 16];
 static volatile size_t sink;
 static size_t n_arg;
 
@@ -56,7 +59,7 @@ NOINLINE static void t_memcpy(void)
 NOINLINE static void t_memset(void)
 {
 	for (int i = 0; i < REPS; i++) {
-		memset(dst + (i & 63), i, n_arg);
+		memset(set_dst + (i & 63), i, n_arg);
 		sink = i;
 	}
 }
