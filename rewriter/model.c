@@ -230,35 +230,17 @@ uint32_t model_rep_iter_cost(const struct cpu_model *m, const uint8_t *code, siz
 	return c ? c : 1;
 }
 
-/* The model closest to the CPU running profinst, by CPUID. */
-static const char *host_model(void)
+const char *model_for_cpu(const struct cpu_id *id)
 {
-	unsigned a, b, c, d;
-	if (!__get_cpuid(0, &a, &b, &c, &d))
-		return "goldencove";
-	char vendor[13];
-	memcpy(vendor, &b, 4), memcpy(vendor + 4, &d, 4), memcpy(vendor + 8, &c, 4);
-	vendor[12] = 0;
-	if (!strcmp(vendor, "AuthenticAMD") || !strcmp(vendor, "HygonGenuine")) {
-		/* family 1Ah is Zen 5; 19h Zen 3 and 4; earlier ones nearest Zen 3 */
-		if (__get_cpuid(1, &a, &b, &c, &d) && ((a >> 8) & 0xf) == 0xf && ((a >> 20) & 0xff) + 0xf >= 0x1a)
-			return "zen5";
-		return "zen3";
-	}
-	if (!__get_cpuid(1, &a, &b, &c, &d))
-		return "goldencove";
-	unsigned family = (a >> 8) & 0xf, model = (a >> 4) & 0xf;
-	if (family == 6 || family == 15)
-		model |= ((a >> 16) & 0xf) << 4;
-	if (family != 6)
+	if (!strcmp(id->vendor, "AuthenticAMD") || !strcmp(id->vendor, "HygonGenuine"))
+		return id->family >= 0x1a ? "zen5" : "zen3"; /* 1Ah Zen 5; 19h Zen 3 and 4; older: nearest Zen 3 */
+	if (strcmp(id->vendor, "GenuineIntel") || id->family != 6)
 		return "goldencove";
 	/* virtual machines may report another model number: Golden Cove's
 	 * features tell (AVX512-FP16, AMX, or a hybrid part) */
-	unsigned a7, b7, c7, d7;
-	if (__get_cpuid_count(7, 0, &a7, &b7, &c7, &d7) &&
-	    (d7 & (1u << 23 | 1u << 24 | 1u << 15)))
+	if (id->golden_cove_features)
 		return "goldencove";
-	switch (model) {
+	switch (id->model) {
 	case 0x4e: case 0x5e: case 0x55: case 0x8e: case 0x9e: case 0xa5: case 0xa6:
 		return "skylake"; /* Skylake, Kaby/Coffee/Comet Lake, Cascade Lake */
 	case 0x6a: case 0x6c: case 0x7d: case 0x7e: case 0x8c: case 0x8d: case 0xa7:
@@ -266,6 +248,28 @@ static const char *host_model(void)
 	default:
 		return "goldencove"; /* Sapphire/Emerald Rapids, Alder/Raptor Lake, and newer */
 	}
+}
+
+/* The model closest to the CPU running profinst, by CPUID. */
+static const char *host_model(void)
+{
+	struct cpu_id id = {{0}, 0, 0, false};
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0, &a, &b, &c, &d))
+		return "goldencove";
+	memcpy(id.vendor, &b, 4), memcpy(id.vendor + 4, &d, 4), memcpy(id.vendor + 8, &c, 4);
+	if (__get_cpuid(1, &a, &b, &c, &d)) {
+		id.family = (a >> 8) & 0xf;
+		id.model = (a >> 4) & 0xf;
+		if (id.family == 0xf)
+			id.family += (a >> 20) & 0xff;
+		if (id.family == 6 || id.family >= 0xf)
+			id.model |= ((a >> 16) & 0xf) << 4;
+	}
+	unsigned a7, b7, c7, d7;
+	id.golden_cove_features = __get_cpuid_count(7, 0, &a7, &b7, &c7, &d7) &&
+				  (d7 & (1u << 23 | 1u << 24 | 1u << 15));
+	return model_for_cpu(&id);
 }
 
 const struct cpu_model *model_find(const char *name)

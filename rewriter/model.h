@@ -8,6 +8,7 @@
 #ifndef PI_MODEL_H
 #define PI_MODEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -76,6 +77,18 @@ struct ext_cost {
 /* Whether model m fixes the cost of the external function name; if so,
  * fills *out. */
 bool model_ext_cost(const struct cpu_model *m, const char *name, struct ext_cost *out);
+
+/* What CPUID says of a processor: vendor string, family and model (with
+ * their extended parts), and whether it has a feature only Golden Cove
+ * class Intel cores have (AVX512-FP16, AMX, a hybrid part). */
+struct cpu_id {
+	char vendor[13];
+	unsigned family, model;
+	bool golden_cove_features;
+};
+
+/* The name of the model closest to the processor id describes. */
+const char *model_for_cpu(const struct cpu_id *id);
 
 /* The model called name, "host" for the one closest to this machine, or
  * NULL. */

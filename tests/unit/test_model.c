@@ -154,6 +154,28 @@ int main(void)
 	CHECK(z5, "Zen 5: nop; call", 2, 0x90, 0xe8, 0x00, 0x00, 0x00, 0x00);
 	/* measured: 4 cycles a load in a chain */
 	CHECK(z5, "Zen 5: load-use chain 3x mov (%rdi),%rdi", 12, 0x48, 0x8b, 0x3f, 0x48, 0x8b, 0x3f, 0x48, 0x8b, 0x3f);
+	/* --cpu=host: the model for what CPUID says */
+	static const struct {
+		struct cpu_id id;
+		const char *want;
+	} hosts[] = {
+		{{"AuthenticAMD", 0x1a, 0x02, false}, "zen5"},   /* EPYC 9005 (Turin) */
+		{{"AuthenticAMD", 0x19, 0x11, false}, "zen3"},   /* EPYC 9004 (Genoa, Zen 4) */
+		{{"AuthenticAMD", 0x17, 0x31, false}, "zen3"},   /* Zen 2 */
+		{{"HygonGenuine", 0x18, 0x00, false}, "zen3"},
+		{{"GenuineIntel", 6, 0x55, false}, "skylake"},   /* Cascade Lake */
+		{{"GenuineIntel", 6, 0x6a, false}, "icelake"},   /* Ice Lake server */
+		{{"GenuineIntel", 6, 0x8f, false}, "goldencove"}, /* Sapphire Rapids */
+		{{"GenuineIntel", 6, 0xcf, false}, "goldencove"}, /* Emerald Rapids */
+		{{"GenuineIntel", 6, 0x55, true}, "goldencove"}, /* a VM's model number, AMX seen */
+	};
+	for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+		const char *got = model_for_cpu(&hosts[i].id);
+		printf("host %-12s family %02xh model %02xh: %s (want %s)\n", hosts[i].id.vendor, hosts[i].id.family,
+		       hosts[i].id.model, got, hosts[i].want);
+		if (strcmp(got, hosts[i].want) || !model_find(got))
+			failures++;
+	}
 	if (failures)
 		fprintf(stderr, "test_model: %d failure(s)\n", failures);
 	return failures != 0;
