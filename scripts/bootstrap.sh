@@ -26,8 +26,21 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nodejs npm >/dev/null
 fi
 
-[ -f build/build.ninja ] || meson setup build >/dev/null
-meson compile -C build >/dev/null
+# a build's output is shown only when it fails
+quiet() {
+	local log
+	log=$(mktemp)
+	if ! "$@" >"$log" 2>&1; then
+		cat "$log" >&2
+		rm -f "$log"
+		echo "bootstrap: failed: $*" >&2
+		return 1
+	fi
+	rm -f "$log"
+}
+
+[ -f build/build.ninja ] || quiet meson setup build
+quiet meson compile -C build
 for b in build build-san; do
 	[ "$b" = build-san ] && [ "${1:-}" != "--sanitize" ] && continue
 	if [ ! -d "$b/npm/node_modules/ajv" ]; then
@@ -36,10 +49,10 @@ for b in build build-san; do
 	fi
 done
 if [ "${1:-}" = "--sanitize" ]; then
-	[ -f build-san/build.ninja ] || meson setup build-san -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
-	meson compile -C build-san >/dev/null
+	[ -f build-san/build.ninja ] || quiet meson setup build-san -Db_sanitize=address,undefined -Db_lundef=false
+	quiet meson compile -C build-san
 	# the libFuzzer targets need clang
-	[ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true \
-		-Db_sanitize=address,undefined -Db_lundef=false >/dev/null
-	meson compile -C build-fuzz >/dev/null
+	[ -f build-fuzz/build.ninja ] || CC=clang quiet meson setup build-fuzz -Dfuzz=true \
+		-Db_sanitize=address,undefined -Db_lundef=false
+	quiet meson compile -C build-fuzz
 fi
