@@ -4,7 +4,8 @@ profinst's cost for them.
 
   bench/probes.py [--cpu NAME] [--profinst PATH] [--rounds N] [FILE]
 
-FILE (default bench/probes/goldencove.s) holds blocks in AT&T syntax, each
+FILE (default bench/probes/CPU.s for the model's CPU, goldencove.s or
+zen5.s, else goldencove.s) holds blocks in AT&T syntax, each
 after a `## name` line.  Each is assembled with `as`, measured by
 bench/blockrun.c exactly as bench/blocks.py measures the archives' blocks
 (its header gives the method: steady state, unrolled, TSC converted to core
@@ -58,11 +59,19 @@ def assemble(tmp, probes):
 
 def main():
     ap = argparse.ArgumentParser(description="measure hand-written blocks beside profinst's cost")
-    ap.add_argument("file", nargs="?", default=os.path.join(HERE, "probes", "goldencove.s"))
+    ap.add_argument("file", nargs="?", default=None)
     ap.add_argument("--cpu", default="host")
     ap.add_argument("--profinst", default=os.path.join(ROOT, "build", "rewriter", "profinst"))
     ap.add_argument("--rounds", type=int, default=3000)
     a = ap.parse_args()
+    if a.file is None:
+        cpu = a.cpu
+        if cpu == "host":  # "host ... (default; here: zen5)"
+            out = subprocess.run([a.profinst, "--list-cpus"], capture_output=True, text=True).stdout
+            cpu = out.rsplit("here: ", 1)[-1].split(")")[0] if "here: " in out else "goldencove"
+        a.file = os.path.join(HERE, "probes", cpu + ".s")
+        if not os.path.exists(a.file):
+            a.file = os.path.join(HERE, "probes", "goldencove.s")
     probes = read_probes(a.file)
     with tempfile.TemporaryDirectory() as tmp:
         obj = assemble(tmp, probes)

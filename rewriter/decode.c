@@ -350,7 +350,12 @@ bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
 			int n = regn(op->reg.value);
 			if (n < 0)
 				continue;
-			if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
+			/* a register written only if a condition holds (cmov's
+			 * destination) keeps its old value otherwise: read (not
+			 * the flags, which a shift by %cl keeps when the count is
+			 * 0: flags_merge has them) */
+			if ((op->actions & ZYDIS_OPERAND_ACTION_MASK_READ) ||
+			    ((op->actions & ZYDIS_OPERAND_ACTION_CONDWRITE) && n < REGN_K))
 				d->rd |= 1ull << n;
 			if (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) {
 				d->wr |= 1ull << n;
@@ -493,6 +498,10 @@ bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
 	}
 	if (in.mnemonic == ZYDIS_MNEMONIC_LEA && ops[1].mem.base == ZYDIS_REGISTER_RIP)
 		d->lea_rip = true;
+	if (in.mnemonic == ZYDIS_MNEMONIC_LEA && ops[1].mem.base != ZYDIS_REGISTER_NONE &&
+	    ops[1].mem.base != ZYDIS_REGISTER_RIP && ops[1].mem.index != ZYDIS_REGISTER_NONE &&
+	    ops[1].mem.disp.value != 0)
+		d->lea3 = true;
 	d->merge &= ~d->rd; /* read for their own sake too: a full dependency */
 	if (d->zero_idiom)
 		d->rd = d->merge = 0;

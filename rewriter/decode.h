@@ -95,6 +95,7 @@ struct insn_detail {
 	int64_t imm;         /* imm_add's constant */
 	bool partial_write;  /* writes 8 or 16 bits of a GPR: merges with the old value */
 	bool lea_rip;        /* lea of a RIP-relative address */
+	bool lea3;           /* lea of base + index + displacement */
 	bool flags_merge;    /* its flags merge the old flags (shift by cl), its
 				other results do not wait for them */
 	bool plain_move;     /* mov/movzx/movsx and vector moves: a load or store that

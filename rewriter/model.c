@@ -125,10 +125,13 @@ static const struct ext_fixed zen5_libc[] = {
 
 /* Forms measured on Zen 5 (bench/probes.py and bench/blocks.py on an EPYC
  * of family 1Ah) where Zen 3's table is far off: divides (Zen 3's table:
- * 17-20 cycles of latency) and conditional jumps, three a cycle when not
- * taken (Zen 3's table: two), in Zen 3's port numbering (the divider is
- * on ALU0, branches on ALU0 and BRU1). */
+ * 17-20 cycles of latency), conditional jumps, three a cycle when not
+ * taken (Zen 3's table: two), and floating-point compares, two a cycle
+ * (one), in Zen 3's port numbering (the divider is on ALU0, branches on
+ * ALU0 and BRU1, FP compares on FP0 and FP1). */
 static const struct form_cost zen5_measured[] = {
+	{"comisd x,x", 4, 2, 50, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 50, 50}},
+	{"comiss x,x", 4, 2, 50, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 50, 50}},
 	{"div r32", 10, 2, 600, {600}},
 	{"div r64", 10, 2, 700, {700}},
 	{"idiv r32", 10, 2, 600, {600}},
@@ -149,6 +152,8 @@ static const struct form_cost zen5_measured[] = {
 	{"jp rel", 1, 1, 33, {33, 0, 0, 0, 33}},
 	{"js rel", 1, 1, 33, {33, 0, 0, 0, 33}},
 	{"jz rel", 1, 1, 33, {33, 0, 0, 0, 33}},
+	{"ucomisd x,x", 4, 2, 50, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 50, 50}},
+	{"ucomiss x,x", 4, 2, 50, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 50, 50}},
 };
 
 /* Zen 5 (family 1Ah): Zen 3's tables on Zen 5's wider core, which has 6
@@ -171,6 +176,11 @@ static const struct uarch zen5_u = {
 	/* measured here (bench/probes/callret.c): a taken jump 0.6 cycles, a
 	 * call and its return 4 */
 	.taken_floor = 60, .call_floor = 200, .ret_floor = 200,
+	/* measured: add $8,%rsp; pop; pop in a loop take 2 cycles, push;
+	 * push; sub $8,%rsp too (bench/data/blocks-measured-zen5.tsv) */
+	.stack_sync = 1,
+	/* measured: lea 1(%rax,%rbx) takes 2 cycles, two a cycle */
+	.lea3_lat = 2,
 	.libc = zen5_libc, .nlibc = N(zen5_libc),
 };
 

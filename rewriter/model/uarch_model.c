@@ -359,6 +359,11 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 		for (unsigned p = 0; fc && !measured && p < u->nports; p++)
 			if (u->press_pct[p])
 				s->c.press[p] = (uint16_t)((s->c.press[p] * u->press_pct[p] + 50) / 100);
+		if (fc && s->d.lea3 && u->lea3_lat) {
+			s->c.lat = (uint16_t)u->lea3_lat;
+			for (unsigned a = 0; a < u->nalu; a++)
+				s->c.press[u->alu[a]] = (uint16_t)(200 / u->nalu);
+		}
 		if (fc && s->d.load && u->table_load_lat > u->load_lat && s->c.lat >= u->table_load_lat)
 			s->c.lat -= (uint16_t)(u->table_load_lat - u->load_lat);
 		if (fc && u->fadd_lat && u->fadd_lat < u->table_fadd_lat && fp_add(s->d.form) &&
@@ -442,12 +447,20 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	 * register it never writes, can hide a shorter chain it does) */
 	uint32_t first_ready[MAXREG], first_mem[16];
 	unsigned nmem0 = 0;
+	bool stack_moved = false; /* %rsp moved by the stack engine since named */
 	for (int it = 0; it < ITERS; it++) {
 		memset(rv.ver, 0, sizeof(rv.ver)); /* the pass's first, second... values again */
 		for (size_t i = 0; i < n; i++) {
 			const struct slot *s = &v[i];
 			struct addr a = addr_of(&s->d, &rv, i);
 			bool stack_op = s->d.rsp_move && !s->d.imm_add; /* push, pop, call, ret */
+			if (stack_op) {
+				stack_moved = true;
+			} else if (((s->d.rd | s->d.addr | s->d.wr) >> 4) & 1 && stack_moved) {
+				/* the stack engine's offset is added to %rsp first */
+				ready[4] += u->stack_sync;
+				stack_moved = false;
+			}
 			bool rmw = s->d.load && s->d.store && !stack_op;
 			bool reg_rmw = rmw && (s->d.rd & ~(1ull << REGN_FLAGS));
 			/* a load starts when its address is ready; the data

@@ -46,6 +46,13 @@ struct uarch {
 				    takes more than one a cycle (0: one a
 				    cycle, and such a block issues in whole
 				    cycles) */
+	unsigned lea3_lat;       /* latency of a lea of base + index +
+				    displacement, which the core runs on half
+				    its ALUs (0: as the tables say) */
+	unsigned stack_sync;     /* cycles of the micro-op that brings %rsp up
+				    to date when an instruction names it after
+				    push, pop, call or ret moved it in the
+				    stack engine (0: none on the chain) */
 	unsigned call_floor;     /* least cost of a block ending in a call, and */
 	unsigned ret_floor;      /* in a return, in hundredths (0: a cycle) */
 	unsigned load_bank;      /* loads of one 8-byte bank of the first level

@@ -1,0 +1,72 @@
+# Probes of Zen 5's rules (bench/probes.py --cpu zen5, on an EPYC of family
+# 1Ah): what the zen5 model takes from measurements rather than from LLVM's
+# Zen 3 table.  Each block after a `## name` line is measured in a loop of
+# itself, beside the model's cost.
+## immediate add to a 64-bit register: executed (1 cycle), not folded
+add $1,%rax
+## lea (%rax,%rbx): a chain of 4, a cycle each
+lea (%rax,%rbx),%rax
+lea (%rax,%rbx),%rax
+lea (%rax,%rbx),%rax
+lea (%rax,%rbx),%rax
+## lea 1(%rax,%rbx): base + index + displacement, 2 cycles each
+lea 1(%rax,%rbx),%rax
+lea 1(%rax,%rbx),%rax
+lea 1(%rax,%rbx),%rax
+lea 1(%rax,%rbx),%rax
+## 8 independent lea 1(%rax,%rbx): two a cycle
+lea 1(%rax,%rbx),%rcx
+lea 1(%rax,%rbx),%rdx
+lea 1(%rax,%rbx),%rsi
+lea 1(%rax,%rbx),%rdi
+lea 1(%rax,%rbx),%r8
+lea 1(%rax,%rbx),%r9
+lea 1(%rax,%rbx),%r10
+lea 1(%rax,%rbx),%r11
+## cmov chain of 4: the destination is read
+cmp %rbx,%rcx
+cmovb %rbx,%rax
+cmovb %rbx,%rax
+cmovb %rbx,%rax
+cmovb %rbx,%rax
+## a chain of loads: 4 cycles each
+mov (%rdi),%rdi
+mov (%rdi),%rdi
+mov (%rdi),%rdi
+## compare and branch, not taken: three a cycle
+cmp %rdi,%rdi
+jne 1f
+1:
+## comisd; ja: two a cycle
+comisd %xmm1,%xmm0
+ja 1f
+1:
+## add $8,%rsp; pop; pop: the stack engine's sync and the add, 2 cycles
+add $16,%rsp
+pop %rbx
+pop %rbp
+## push; push; sub $8,%rsp: the same
+push %rbp
+push %rbx
+sub $8,%rsp
+## 12 independent adds: six ALUs
+add %rax,%rax
+add %rbx,%rbx
+add %rcx,%rcx
+add %rdx,%rdx
+add %rsi,%rsi
+add %rdi,%rdi
+add %r8,%r8
+add %r9,%r9
+add %r10,%r10
+add %r11,%r11
+add %r12,%r12
+add %r13,%r13
+## 64-bit divide in a chain through the quotient: latency + 1
+xor %edx,%edx
+mov %r8,%rax
+div %rcx
+add %rax,%r8
+## floating-point add, a chain: 2 cycles
+addsd %xmm1,%xmm0
+addsd %xmm1,%xmm0
