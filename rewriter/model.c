@@ -130,6 +130,7 @@ static const struct ext_fixed zen5_libc[] = {
  * (one), in Zen 3's port numbering (the divider is on ALU0, branches on
  * ALU0 and BRU1, FP compares on FP0 and FP1). */
 static const struct form_cost zen5_measured[] = {
+	{"comisd x,m64", 11, 2, 50, {0, 0, 0, 0, 0, 0, 0, 0, 33, 0, 50, 50}},
 	{"comisd x,x", 4, 2, 50, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 50, 50}},
 	{"comiss x,x", 4, 2, 50, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 50, 50}},
 	{"div r32", 10, 2, 600, {600}},
@@ -152,6 +153,7 @@ static const struct form_cost zen5_measured[] = {
 	{"jp rel", 1, 1, 33, {33, 0, 0, 0, 33}},
 	{"js rel", 1, 1, 33, {33, 0, 0, 0, 33}},
 	{"jz rel", 1, 1, 33, {33, 0, 0, 0, 33}},
+	{"ucomisd x,m64", 11, 2, 50, {0, 0, 0, 0, 0, 0, 0, 0, 33, 0, 50, 50}},
 	{"ucomisd x,x", 4, 2, 50, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 50, 50}},
 	{"ucomiss x,x", 4, 2, 50, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 50, 50}},
 };
@@ -169,6 +171,7 @@ static const struct uarch zen5_u = {
 	.fadd_lat = 2, .table_fadd_lat = 3, /* measured: Zen 5's adders take 2 cycles */
 	/* a chain of loads measured here: 4 cycles each (Zen 3's table: 5) */
 	.load_lat = 4, .table_load_lat = 5, .fwd_lat = 0, .fwd_lat_slow = 0, .fwd_fail = 15,
+	.fp_load_lat = 7, /* Zen 3's table: 7 for a load into a vector register */
 	.alu = {0, 1, 2, 3}, .nalu = 4, .move_elim = true, .alu_cap = true,
 	/* ALU0-3, BRU1, AGU0-2, LSU, ST: 4 -> 6 ALUs, 3 -> 4 AGUs and load
 	 * pipes, 1 -> 2 stores a cycle */
