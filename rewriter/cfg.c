@@ -627,7 +627,7 @@ static void find_vanishing_calls(struct code *c)
 
 /* ----- blocks */
 
-uint32_t code_block_cost(const struct code *c, const struct block *bl, enum block_context ctx,
+uint32_t code_block_cost(const struct code *c, const struct block *bl, unsigned ctx,
 			 struct model_stats *st)
 {
 	const struct text *t = &c->texts[bl->ts];
@@ -682,7 +682,14 @@ static void cost_blocks(struct code *c)
 	loops_mark_small(c, looped);
 	for (size_t b = 0; b < c->nblocks; b++) {
 		struct block *bl = &c->blocks[b];
-		bl->cost = code_block_cost(c, bl, looped[b] ? BLOCK_REPEATED : BLOCK_IN_FLOW, c->mstats);
+		unsigned ctx = looped[b] ? BLOCK_REPEATED : BLOCK_IN_FLOW;
+		bl->cost = code_block_cost(c, bl, ctx, c->mstats);
+		const struct text *t = &c->texts[bl->ts];
+		if (t->insns[bl->first + bl->n - 1].kind == INSN_RET) {
+			uint32_t here = code_block_cost(c, bl, ctx | BLOCK_RET_AT_CALLER, NULL);
+			if (here < bl->cost)
+				bl->ret_excess = bl->cost - here, bl->cost = here;
+		}
 	}
 	free(looped);
 }

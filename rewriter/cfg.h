@@ -49,6 +49,9 @@ struct block {
 	int ts;
 	uint32_t first, n;  /* instruction indices in the text section */
 	uint32_t cost;
+	uint32_t ret_excess; /* a block ending in ret: what the return costs
+				beyond cost, charged after the exit stub, to
+				the caller (BLOCK_RET_AT_CALLER) */
 	uint16_t live_in;   /* status flags live at the block's start */
 };
 
@@ -160,7 +163,7 @@ void code_free(struct code *c);
 /* What block bl of c costs under c's model, run as ctx says (bl->cost is
  * its cost where it is: repeated when it jumps back to its own start, else
  * in flow); st, when not NULL, counts its instructions. */
-uint32_t code_block_cost(const struct code *c, const struct block *bl, enum block_context ctx,
+uint32_t code_block_cost(const struct code *c, const struct block *bl, unsigned ctx,
 			 struct model_stats *st);
 /* The blocks of its own function that block b may go to next (a taken
  * branch's target, its own start included, and the next block it falls

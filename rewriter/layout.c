@@ -448,8 +448,14 @@ static void emit_insn(struct emit *e, uint32_t k)
 		return;
 	}
 	if (f) {
-		if (in->kind == INSN_RET)
+		if (in->kind == INSN_RET) {
 			emit_call_rt(e, e->c->sym_exit);
+			/* the frame is closed: this is the caller's time (the
+			 * flags are dead at a ret) */
+			uint32_t excess = e->c->blocks[t->block[k]].ret_excess;
+			if (excess)
+				emit_add_fs(e, e->c->sym_tls, STUB_TLS_CLOCK, excess);
+		}
 		else if (in->kind == INSN_JMP && (t->mark[k] & MARK_TAIL))
 			emit_tail_direct(e, k, f);
 		else if (in->kind == INSN_JMP_IND && (t->mark[k] & MARK_TAIL))

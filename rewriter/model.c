@@ -16,7 +16,7 @@
 /* --cpu=instructions: every instruction costs one cycle, so a profile
  * counts instructions exactly as callgrind's Ir does. */
 static uint32_t instructions_cost(const struct cpu_model *m, const uint8_t *code,
-				  const struct insn *insns, size_t n, enum block_context ctx,
+				  const struct insn *insns, size_t n, unsigned ctx,
 				  struct model_stats *st)
 {
 	(void)m, (void)insns, (void)code, (void)ctx;

@@ -27,12 +27,17 @@ struct model_stats {
 	size_t nmissing, cap;
 };
 
-/* Where a block runs: back to back with itself (a loop of one block, and
- * what bench/blocks.py measures), or between other blocks, whose work the
- * core overlaps with its own. */
+/* Where a block runs, as flags: BLOCK_REPEATED (0) back to back with
+ * itself (a loop of one block, and what bench/blocks.py measures);
+ * BLOCK_IN_FLOW between other blocks, whose work the core overlaps with its
+ * own; BLOCK_RET_AT_CALLER, for a block ending in ret, that what the
+ * return costs beyond a taken jump is charged where it returns to, not
+ * here (where the front end resumes after the return, as a sampling
+ * profiler sees it). */
 enum block_context {
-	BLOCK_REPEATED,
-	BLOCK_IN_FLOW,
+	BLOCK_REPEATED = 0,
+	BLOCK_IN_FLOW = 1,
+	BLOCK_RET_AT_CALLER = 2,
 };
 
 struct cpu_model {
@@ -41,10 +46,11 @@ struct cpu_model {
 	/* Costs are in 1/units of a cycle. */
 	uint32_t units;
 	/* Fixed cost of a straight-line block, in 1/units of a cycle, where it
-	 * runs as ctx says.  code is the section the instructions' offsets
-	 * (insn.off) point into; st, when not NULL, is updated. */
+	 * runs as ctx (BLOCK_* flags) says.  code is the section the
+	 * instructions' offsets (insn.off) point into; st, when not NULL, is
+	 * updated. */
 	uint32_t (*block_cost)(const struct cpu_model *m, const uint8_t *code, const struct insn *insns,
-			       size_t n, enum block_context ctx, struct model_stats *st);
+			       size_t n, unsigned ctx, struct model_stats *st);
 	/* Cost of one iteration of a rep-prefixed string instruction (units):
 	 * see model_rep_iter_cost. */
 	uint32_t rep_iter_cost;

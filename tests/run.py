@@ -304,6 +304,32 @@ def unit_loops(ctx):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def unit_ret_at_caller(ctx):
+    """tests/unit/ret_at_caller.c: a leaf's return is charged to its caller."""
+    tmp = tempfile.mkdtemp(prefix="pi-ret-")
+    try:
+        obj = os.path.join(tmp, "r.o")
+        must(["gcc", "-O2", "-c", os.path.join(HERE, "unit", "ret_at_caller.c"), "-o", obj], "compile")
+        exe = os.path.join(tmp, "r.prof")
+        must([ctx.profinst, "--cpu=zen5", obj, "-o", exe], "profinst")
+        pf = os.path.join(tmp, "r.pf")
+        out = must([exe], "run", env=dict(os.environ, PROFINST_OUTPUT=pf), cwd=tmp).stdout
+        if out.strip() != "1000000":
+            raise Fail("ret_at_caller printed %r" % out)
+        pj = profile_json(ctx, pf)
+        leaf = [f for f in pj["functions"] if f["name"] == "leaf"]
+        if not leaf or leaf[0]["calls"] != 1000000:
+            raise Fail("ret_at_caller: leaf's calls: %r" % leaf)
+        # 0.625 cycles a call in leaf; the rest of the return's 2 in main
+        if leaf[0]["self_cycles"] != 625000:
+            raise Fail("ret_at_caller: leaf's self is %d cycles, want 625000" % leaf[0]["self_cycles"])
+        main = [f for f in pj["functions"] if f["name"] == "main"][0]
+        if main["self_cycles"] < 1375000:
+            raise Fail("ret_at_caller: main's self is %d cycles, want 1375000 at least" % main["self_cycles"])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def unit_reader(ctx):
     """Every truncation and bit flip of a real profile: refused or usable."""
     tmp = tempfile.mkdtemp(prefix="pi-reader-")
@@ -440,6 +466,7 @@ def collect(ctx, args):
     tests = [("unit/decode", lambda: unit_decode(ctx)), ("unit/reader", lambda: unit_reader(ctx)),
              ("unit/model", lambda: must([os.path.join(ctx.build, "tests", "test_model")], "test_model")),
              ("unit/loops", lambda: unit_loops(ctx)),
+             ("unit/ret_at_caller", lambda: unit_ret_at_caller(ctx)),
              ("cmode/object_and_archive", lambda: compile_only_mode(ctx))]
     tests += [("golden/%s" % n, lambda n=n, v=v: golden_case(ctx, n, v, args.rebase)) for n, v in GOLDEN]
     tests += [("fuzz/%s" % t, lambda t=t, r=r: fuzz_case(ctx, t, r))

@@ -311,7 +311,7 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 #define ITERS 5
 
 uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const struct insn *insns,
-			  size_t n, enum block_context ctx, struct model_stats *st)
+			  size_t n, unsigned ctx, struct model_stats *st)
 {
 	const struct uarch *u = m->uarch;
 	if (!n)
@@ -421,7 +421,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	else if (last == INSN_CALL || last == INSN_CALL_IND)
 		floor = u->call_floor > taken ? u->call_floor : taken;
 	else if (last == INSN_RET)
-		floor = u->ret_floor > taken ? u->ret_floor : taken;
+		floor = u->ret_floor > taken && !(ctx & BLOCK_RET_AT_CALLER) ? u->ret_floor : taken;
 	if (floor && !u->taken_floor && fe % 100)
 		fe += 100 - fe % 100;
 	if (fe < floor)
@@ -577,7 +577,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	uint64_t carried = (uint64_t)grew * 100 / (ITERS - 2);
 	/* in flow, the chain the block carries continues into other blocks'
 	 * work, which the core overlaps with it: only a loop repeats it */
-	if (ctx == BLOCK_IN_FLOW)
+	if (ctx & BLOCK_IN_FLOW)
 		carried = 0;
 	uint64_t cost = fe;
 	if (port > cost)

@@ -89,6 +89,6 @@ struct uarch {
 #define UARCH_UNITS 16
 
 uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const struct insn *insns,
-			  size_t n, enum block_context ctx, struct model_stats *st);
+			  size_t n, unsigned ctx, struct model_stats *st);
 
 #endif

@@ -15,7 +15,7 @@
 
 static int failures;
 
-static uint32_t cost_of(const struct cpu_model *m, const uint8_t *code, size_t size, enum block_context ctx,
+static uint32_t cost_of(const struct cpu_model *m, const uint8_t *code, size_t size, unsigned ctx,
 			size_t *ninsns)
 {
 	struct insn v[64];
