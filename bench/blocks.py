@@ -9,7 +9,10 @@ measure
   distinct bytes, a fixed seed, the same number from each archive) from
   Debian's static archives of zlib, SQLite, Lua 5.4 and OpenSSL's libcrypto,
   measures each block's steady-state cost in core cycles on this machine and
-  writes bench/data/blocks-measured.tsv.
+  writes bench/data's sample for the machine's model (--cpu=host):
+  blocks-measured.tsv on Golden Cove, blocks-measured-zen5.tsv on Zen 5,
+  blocks-measured-MODEL.tsv on others (--seed 777 --out ...: the held-out
+  samples blocks-heldout.tsv and blocks-heldout-zen5.tsv).
 compare
   Joins the measurements with what profinst --dump-blocks --cpu=NAME prints
   now (on object, function+offset and bytes) and with llvm-mca-14's estimate
@@ -116,7 +119,25 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DATA = os.path.join(HERE, "data")
-MEASURED = os.path.join(DATA, "blocks-measured.tsv")
+# The samples in bench/data by the model of the machine they were measured
+# on (the first and the held-out one), and the llvm-mca CPU nearest it; a
+# machine of another kind writes blocks-measured-MODEL.tsv.
+SAMPLES = {
+    "goldencove": ("blocks-measured.tsv", "blocks-heldout.tsv", "sapphirerapids"),
+    "zen5": ("blocks-measured-zen5.tsv", "blocks-heldout-zen5.tsv", "znver3"),
+}
+MCPU = {"skylake": "skylake", "icelake": "icelake-server", "zen3": "znver3"}
+
+
+def host_model(profinst):
+    """The model profinst --cpu=host picks on this machine."""
+    out = subprocess.run([profinst, "--list-cpus"], capture_output=True, text=True).stdout
+    return out.rsplit("here: ", 1)[-1].split(")")[0] if "here: " in out else "goldencove"
+
+
+def sample_path(model):
+    name = SAMPLES[model][0] if model in SAMPLES else "blocks-measured-%s.tsv" % model
+    return os.path.join(DATA, name)
 LIBDIR = "/usr/lib/x86_64-linux-gnu"
 ARCHIVES = [("zlib", "libz.a"), ("sqlite3", "libsqlite3.a"), ("lua5.4", "liblua5.4.a"),
             ("crypto", "libcrypto.a")]
@@ -922,13 +943,15 @@ def main():
     m.add_argument("--sweeps", type=int, default=5, help="most sweeps over the blocks (%(default)s)")
     m.add_argument("--batch", type=int, default=100, help="blocks per harness process (%(default)s)")
     m.add_argument("--core", type=int, default=None, help="CPU to pin to (default: the last allowed)")
-    m.add_argument("--out", default=MEASURED, help="output table (%(default)s)")
+    m.add_argument("--out", default=None,
+                   help="output table (default: bench/data's sample for this machine's model)")
     c = sp.add_parser("compare", parents=[common], help="compare profinst and llvm-mca with the measurements")
     c.add_argument("--cpu", default="host", help="profinst timing model (%(default)s)")
-    c.add_argument("--mcpu", default="sapphirerapids",
-                   help="llvm-mca CPU (%(default)s; LLVM 14 models it with its Skylake-server model, "
-                        "icelake-server has the newer Ice Lake model)")
-    c.add_argument("--measured", default=MEASURED, help="measurements (%(default)s)")
+    c.add_argument("--mcpu", default=None,
+                   help="llvm-mca CPU (default: the nearest to the model: sapphirerapids for goldencove, "
+                        "which LLVM 14 models with its Skylake-server model, znver3 for zen5)")
+    c.add_argument("--measured", default=None,
+                   help="measurements (default: bench/data's sample for the model, measured on such a machine)")
     c.add_argument("--worst", type=int, default=20,
                    help="print the N blocks measured whole that profinst is most wrong about (%(default)s)")
     a = ap.parse_args()
@@ -937,7 +960,16 @@ def main():
             sys.exit("blocks.py: %s not found" % tool)
     if not os.path.exists(a.profinst):
         sys.exit("blocks.py: no profinst at %s (--profinst)" % a.profinst)
-    return cmd_measure(a) if a.cmd == "measure" else cmd_compare(a)
+    if a.cmd == "measure":
+        if a.out is None:
+            a.out = sample_path(host_model(a.profinst))
+        return cmd_measure(a)
+    model = host_model(a.profinst) if a.cpu == "host" else a.cpu
+    if a.measured is None:
+        a.measured = sample_path(model)
+    if a.mcpu is None:
+        a.mcpu = SAMPLES[model][2] if model in SAMPLES else MCPU.get(model, "sapphirerapids")
+    return cmd_compare(a)
 
 
 if __name__ == "__main__":
