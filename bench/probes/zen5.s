@@ -70,3 +70,16 @@ add %rax,%r8
 ## floating-point add, a chain: 2 cycles
 addsd %xmm1,%xmm0
 addsd %xmm1,%xmm0
+## 6 adds, 4 loads, 2 stores, independent: 12 micro-ops in 2 cycles (6 a cycle, not 8)
+add %rax,%rax
+add %rbx,%rbx
+add %rcx,%rcx
+add %rdx,%rdx
+add %r8,%r8
+add %r9,%r9
+mov (%rsi),%r10
+mov 8(%rsi),%r11
+mov 16(%rdi),%r12
+mov 24(%rdi),%r13
+mov %r14,64(%rsi)
+mov %r15,72(%rsi)
