@@ -22,7 +22,6 @@
  * the generated tables, or from measurements where the core differs; a form
  * missing from them falls back to its category.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -345,6 +344,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 			}
 		}
 		if (fc && u->alu_cap && s->c.uops) {
+			/* a micro-op occupies one ALU for a cycle, not all of them */
 			uint16_t *pr = s->c.press, first = pr[u->alu[0]];
 			unsigned sum = 0;
 			bool even = first != 0;
@@ -360,6 +360,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 			if (u->press_pct[p])
 				s->c.press[p] = (uint16_t)((s->c.press[p] * u->press_pct[p] + 50) / 100);
 		if (fc && s->d.lea3 && u->lea3_lat) {
+			/* two a cycle: a cycle's work on half the ALUs each */
 			s->c.lat = (uint16_t)u->lea3_lat;
 			for (unsigned a = 0; a < u->nalu; a++)
 				s->c.press[u->alu[a]] = (uint16_t)(200 / u->nalu);
