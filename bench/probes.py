@@ -65,10 +65,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3000)
     a = ap.parse_args()
     if a.file is None:
-        cpu = a.cpu
-        if cpu == "host":  # "host ... (default; here: zen5)"
-            out = subprocess.run([a.profinst, "--list-cpus"], capture_output=True, text=True).stdout
-            cpu = out.rsplit("here: ", 1)[-1].split(")")[0] if "here: " in out else "goldencove"
+        cpu = blocks.host_model(a.profinst) if a.cpu == "host" else a.cpu
         a.file = os.path.join(HERE, "probes", cpu + ".s")
         if not os.path.exists(a.file):
             a.file = os.path.join(HERE, "probes", "goldencove.s")

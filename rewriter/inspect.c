@@ -54,19 +54,20 @@ static void dump_block(struct inspect *in, const struct code *c, const struct bl
 	 * final jump, call or return, and with a final jcc not taken (the
 	 * model takes a jcc back to an earlier instruction as taken) */
 	const struct insn *last = &t->insns[bl->first + bl->n - 1];
-	double body = (double)code_block_cost(c, bl, BLOCK_REPEATED, NULL) / c->model->units;
+	uint32_t body;
 	if (bl->n > 1 && (last->kind == INSN_JMP || last->kind == INSN_JMP_IND || last->kind == INSN_CALL ||
-			  last->kind == INSN_CALL_IND || last->kind == INSN_RET))
-		body = (double)c->model->block_cost(c->model, s->data, first, bl->n - 1, BLOCK_REPEATED, NULL) /
-		       c->model->units;
-	if (last->kind == INSN_JCC && last->target <= last->off) {
+			  last->kind == INSN_CALL_IND || last->kind == INSN_RET)) {
+		body = c->model->block_cost(c->model, s->data, first, bl->n - 1, BLOCK_REPEATED, NULL);
+	} else if (last->kind == INSN_JCC && last->target <= last->off) {
 		struct insn *v = xmalloc(bl->n * sizeof(*v));
 		memcpy(v, first, bl->n * sizeof(*v));
 		v[bl->n - 1].target = last->off + last->len; /* falls through */
-		body = (double)c->model->block_cost(c->model, s->data, v, bl->n, BLOCK_REPEATED, NULL) / c->model->units;
+		body = c->model->block_cost(c->model, s->data, v, bl->n, BLOCK_REPEATED, NULL);
 		free(v);
+	} else {
+		body = code_block_cost(c, bl, BLOCK_REPEATED, NULL);
 	}
-	fprintf(in->blocks, "\t%.4g\n", body);
+	fprintf(in->blocks, "\t%.4g\n", (double)body / c->model->units);
 }
 
 int inspect_object(struct inspect *in, struct object *o)

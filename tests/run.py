@@ -304,16 +304,23 @@ def unit_loops(ctx):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def profile_of(ctx, tmp, src, profinst_args=()):
+    """Compile src (gcc -O2), instrument it, run it once in tmp: (its
+    output, the profile's path)."""
+    obj = os.path.join(tmp, "a.o")
+    must(["gcc", "-O2", "-c", src, "-o", obj], "compile")
+    exe = os.path.join(tmp, "a.prof")
+    must([ctx.profinst] + list(profinst_args) + [obj, "-o", exe], "profinst")
+    pf = os.path.join(tmp, "p.pf")
+    out = must([exe], "run", env=dict(os.environ, PROFINST_OUTPUT=pf), cwd=tmp).stdout
+    return out, pf
+
+
 def unit_ret_at_caller(ctx):
     """tests/unit/ret_at_caller.c: a leaf's return is charged to its caller."""
     tmp = tempfile.mkdtemp(prefix="pi-ret-")
     try:
-        obj = os.path.join(tmp, "r.o")
-        must(["gcc", "-O2", "-c", os.path.join(HERE, "unit", "ret_at_caller.c"), "-o", obj], "compile")
-        exe = os.path.join(tmp, "r.prof")
-        must([ctx.profinst, "--cpu=zen5", obj, "-o", exe], "profinst")
-        pf = os.path.join(tmp, "r.pf")
-        out = must([exe], "run", env=dict(os.environ, PROFINST_OUTPUT=pf), cwd=tmp).stdout
+        out, pf = profile_of(ctx, tmp, os.path.join(HERE, "unit", "ret_at_caller.c"), ["--cpu=zen5"])
         if out.strip() != "1000000":
             raise Fail("ret_at_caller printed %r" % out)
         pj = profile_json(ctx, pf)
@@ -334,12 +341,7 @@ def unit_reader(ctx):
     """Every truncation and bit flip of a real profile: refused or usable."""
     tmp = tempfile.mkdtemp(prefix="pi-reader-")
     try:
-        src = os.path.join(HERE, "e2e", "005_function_pointers.c")
-        obj = os.path.join(tmp, "a.o")
-        must(["gcc", "-O2", "-c", src, "-o", obj], "compile")
-        exe = os.path.join(tmp, "a.prof")
-        must([ctx.profinst, obj, "-o", exe], "profinst")
-        must([exe], "run", env=dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "p.pf")), cwd=tmp)
+        profile_of(ctx, tmp, os.path.join(HERE, "e2e", "005_function_pointers.c"))
         must([os.path.join(ctx.build, "tests", "test_reader"), os.path.join(tmp, "p.pf")], "test_reader")
         # and profview on a truncated one: one line, status 1
         data = open(os.path.join(tmp, "p.pf"), "rb").read()

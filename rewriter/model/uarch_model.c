@@ -37,6 +37,7 @@ static int cmp_form(const void *key, const void *elem)
 struct slot {
 	struct form_cost c;
 	struct insn_detail d;
+	bool vec_result; /* writes a vector register */
 };
 
 static const struct form_cost *lookup(const struct uarch *u, const char *form)
@@ -365,8 +366,8 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 			for (unsigned a = 0; a < u->nalu; a++)
 				s->c.press[u->alu[a]] = (uint16_t)(200 / u->nalu);
 		}
-		bool vec_result = (s->d.wr >> REGN_VEC) & 0xffffffffull;
-		if (fc && s->d.load && !(vec_result && u->fp_load_lat) && u->table_load_lat > u->load_lat &&
+		s->vec_result = (s->d.wr >> REGN_VEC) & 0xffffffffull;
+		if (fc && s->d.load && !(s->vec_result && u->fp_load_lat) && u->table_load_lat > u->load_lat &&
 		    s->c.lat >= u->table_load_lat)
 			s->c.lat -= (uint16_t)(u->table_load_lat - u->load_lat);
 		if (fc && u->fadd_lat && u->fadd_lat < u->table_fadd_lat && fp_add(s->d.form) &&
@@ -480,8 +481,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 			}
 			uint32_t done;
 			if (s->d.load) {
-				bool vec_result = (s->d.wr >> REGN_VEC) & 0xffffffffull;
-				unsigned ll = vec_result && u->fp_load_lat ? u->fp_load_lat : u->load_lat;
+				unsigned ll = s->vec_result && u->fp_load_lat ? u->fp_load_lat : u->load_lat;
 				uint32_t after = s->c.lat > ll ? s->c.lat - ll : 1;
 				done = ta + s->c.lat;
 				if (td + after > done)
