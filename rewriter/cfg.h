@@ -105,6 +105,7 @@ struct rewrite_opts {
 	struct model_stats *mstats;      /* or NULL */
 	const struct nameset *defined;   /* functions the link's inputs define; NULL with -c */
 	bool charge_waits;               /* --charge-waits */
+	bool branch_sim;                 /* --branch-sim: a stub before each jcc */
 };
 
 /* A function outside instrumented code that the object calls. */
@@ -140,7 +141,7 @@ struct code {
 	struct base { int sec; uint64_t off; } *bases;
 	size_t nbases, basecap;
 	/* new symbols for stubs */
-	int sym_tls, sym_enter, sym_enter_flags, sym_exit, sym_tailexit, sym_rep, sym_resync, sym_flush;
+	int sym_tls, sym_enter, sym_enter_flags, sym_exit, sym_tailexit, sym_rep, sym_resync, sym_flush, sym_branch;
 	int sym_ext_enter, sym_ext_exit, sym_ext_exit_fixed, sym_sys_enter, sym_sys_exit;
 	int counts_sec, desc_sec, map_sec;
 	uint32_t nwarn;

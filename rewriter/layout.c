@@ -351,6 +351,37 @@ static void emit_rep_post(struct emit *e, const struct insn *in)
 	PUT(e, LEA_RSP_P128);
 }
 
+/* Before the conditional jump k, under --branch-sim: tell the runtime's
+ * branch predictor which branch this is and whether it is taken (setCC
+ * reads the flags the jump reads; nothing here writes them).  The branch
+ * is named by its function's name and offset, so that the predictor's
+ * indices do not depend on where the linker puts the code. */
+static void emit_branch_stub(struct emit *e, uint32_t k, const struct func *f)
+{
+	const struct insn *in = &e->t->insns[k];
+	uint64_t site = 0xcbf29ce484222325ull;
+	for (const char *p = f->name; *p; p++)
+		site = (site ^ (uint8_t)*p) * 0x100000001b3ull;
+	site ^= in->off * 0x9e3779b97f4a7c15ull;
+	uint64_t cost = e->c->model->mispredict;
+	if (cost > STUB_BRANCH_COST_MAX)
+		cost = STUB_BRANCH_COST_MAX;
+	uint64_t word = (site << STUB_BRANCH_SITE_SHIFT) | (cost << STUB_BRANCH_COST_SHIFT);
+	PUT(e, LEA_RSP_M128);
+	PUT(e, PUSH_R11);
+	buf_u8(&e->t->out, 0x49); /* movabs $word,%r11 */
+	buf_u8(&e->t->out, 0xbb);
+	buf_u32(&e->t->out, (uint32_t)word);
+	buf_u32(&e->t->out, (uint32_t)(word >> 32));
+	buf_u8(&e->t->out, 0x41); /* setCC %r11b */
+	buf_u8(&e->t->out, 0x0f);
+	buf_u8(&e->t->out, (uint8_t)(0x90 | in->cc));
+	buf_u8(&e->t->out, 0xc3);
+	emit_call_rt(e, e->c->sym_branch);
+	PUT(e, POP_R11);
+	PUT(e, LEA_RSP_P128);
+}
+
 /* The instruction itself, branches widened to rel32. */
 static void emit_body(struct emit *e, uint32_t k, const struct func *f)
 {
@@ -462,6 +493,8 @@ static void emit_insn(struct emit *e, uint32_t k)
 			emit_tail_indirect(e, k, f);
 		if (in->rep)
 			emit_rep_pre(e);
+		if (in->kind == INSN_JCC && e->c->opts->branch_sim && e->c->model->mispredict)
+			emit_branch_stub(e, k, f);
 	}
 	if (ext && in->kind == INSN_SYSCALL) {
 		PUT(e, LEA_RSP_M128);

@@ -54,6 +54,10 @@ static const char usage_text[] =
 	"                    call or ret, with a final jcc not taken), tab-separated\n"
 	"  --dump-forms      analyse only: print the instruction forms of the inputs\n"
 	"                    (form, count, an example, its bytes), most frequent first\n"
+	"  --branch-sim      simulate the core's branch predictor as the program runs\n"
+	"                    and charge each mispredicted conditional jump the model's\n"
+	"                    penalty (deterministic, like the block costs; slows the\n"
+	"                    instrumented program down several times more)\n"
 	"  --charge-waits    charge the time of calls that wait on the outside world\n"
 	"                    (sleeps, poll/select, waits for children and threads,\n"
 	"                    reads from a terminal); by default it is measured and\n"
@@ -558,6 +562,8 @@ int main(int argc, char **argv)
 			op.runtime = a + 10;
 		} else if (!strcmp(a, "--charge-waits")) {
 			op.ro.charge_waits = true;
+		} else if (!strcmp(a, "--branch-sim")) {
+			op.ro.branch_sim = true;
 		} else if (!strcmp(a, "--model-stats")) {
 			op.model_stats = true;
 		} else if (!strcmp(a, "--dump-blocks")) {
@@ -591,6 +597,11 @@ int main(int argc, char **argv)
 	}
 	if (!op.ninputs) {
 		fputs("profinst: no input files\nTry 'profinst --help' for more information.\n", stderr);
+		return 2;
+	}
+	if (op.ro.branch_sim && !op.model->mispredict) {
+		pi_error("--branch-sim needs a cycle model; '%s' has no mispredict cost (see profinst --list-cpus)",
+			 op.model->name);
 		return 2;
 	}
 	op.ro.model = op.model;

@@ -26,6 +26,7 @@ void meta_prepare(struct code *c)
 	c->sym_rep = undef(o, STUB_REP_SYMBOL, STT_NOTYPE);
 	c->sym_resync = undef(o, STUB_RESYNC_SYMBOL, STT_NOTYPE);
 	c->sym_flush = undef(o, STUB_FLUSH_SYMBOL, STT_NOTYPE);
+	c->sym_branch = undef(o, STUB_BRANCH_SYMBOL, STT_NOTYPE);
 	c->sym_ext_enter = undef(o, STUB_EXT_ENTER_SYMBOL, STT_NOTYPE);
 	c->sym_ext_exit = undef(o, STUB_EXT_EXIT_SYMBOL, STT_NOTYPE);
 	c->sym_ext_exit_fixed = undef(o, STUB_EXT_EXIT_FIXED_SYMBOL, STT_NOTYPE);

@@ -61,6 +61,10 @@ struct cpu_model {
 	 * profile's cycles (not under the instructions model, whose "cycles"
 	 * are instruction counts). */
 	int charges_os;
+	/* What a mispredicted conditional branch costs (units), charged by the
+	 * runtime's branch predictor under --branch-sim; 0: the model cannot
+	 * simulate branches (instructions). */
+	uint32_t mispredict;
 	const void *uarch; /* the model's own data (struct uarch), or NULL */
 };
 

@@ -101,6 +101,7 @@ struct pi_tls {
 	uint32_t dead;
 	uint64_t sys_start;  /* rdtsc at the system call running, or 0 */
 	uint64_t sys_charge; /* whether its time is charged */
+	struct rt_branch_state *branch; /* --branch-sim's predictor, or NULL */
 };
 
 extern __thread struct pi_tls __profinst_tls;
@@ -121,6 +122,13 @@ const struct pi_objdesc *rt_objs_begin(void);
 const struct pi_objdesc *rt_objs_end(void);
 const struct pi_funcrec *rt_funcs_begin(void);
 const struct pi_funcrec *rt_funcs_end(void);
+
+/* ----- The branch predictor of --branch-sim (branch.c) */
+
+/* Unmap t's predictor (at the thread's end). */
+void rt_branch_free(struct pi_tls *t);
+/* Conditional jumps t reported, and how many its predictor mispredicted. */
+void rt_branch_counts(const struct pi_tls *t, uint64_t *branches, uint64_t *mispredicts);
 
 void rt_write_profile(int signal);
 void rt_profile_reset(void);          /* a forked child may write again */

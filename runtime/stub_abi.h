@@ -30,6 +30,14 @@
  *              before a call or jump to _exit, _Exit, quick_exit or exec*:
  *              the profile is written, as the process image ends there.
  *
+ * Branch     lea -128(%rsp),%rsp; push %r11; movabs $word,%r11;
+ *              setCC %r11b; call __profinst_branch; pop %r11;
+ *              lea 128(%rsp),%rsp
+ *              right before a conditional jump jCC, under --branch-sim:
+ *              -> %r11 = the word: bit 0 whether the jump is taken, bits
+ *                 8-23 the model's mispredict cost (clock units), bits
+ *                 24-63 the branch's address as the predictor sees it.
+ *
  * External call  lea extrec(%rip),%r11; call __profinst_ext_enter;
  *              CALL (as it was); call __profinst_ext_exit
  *              around a call that leaves instrumented code.  %r11 is free
@@ -63,6 +71,7 @@
 #define STUB_REP_SYMBOL "__profinst_rep"
 #define STUB_RESYNC_SYMBOL "__profinst_resync"
 #define STUB_FLUSH_SYMBOL "__profinst_flush"
+#define STUB_BRANCH_SYMBOL "__profinst_branch"
 #define STUB_EXT_ENTER_SYMBOL "__profinst_ext_enter"
 #define STUB_EXT_EXIT_SYMBOL "__profinst_ext_exit"
 #define STUB_EXT_EXIT_FIXED_SYMBOL "__profinst_ext_exit_fixed" /* for PI_EXT_FIXED externals */
@@ -76,6 +85,9 @@
  * 3 repne), bit 2 count passes as valgrind does, bits 8-31 per-iteration
  * cost in cycles. */
 #define STUB_REP_PASSES 0x4
+#define STUB_BRANCH_COST_SHIFT 8
+#define STUB_BRANCH_COST_MAX 0xffff
+#define STUB_BRANCH_SITE_SHIFT 24
 #define STUB_REP_COST_SHIFT 8
 
 #endif

@@ -72,8 +72,9 @@
 	.cfi_endproc
 .endm
 
-.macro SAVE_GPRS
-	CFI_PUSH %rax
+/* The registers a C call may clobber, but for %rax and %r11, which the
+ * helpers keep each their own way. */
+.macro PUSH_ARGS
 	CFI_PUSH %rcx
 	CFI_PUSH %rdx
 	CFI_PUSH %rsi
@@ -81,11 +82,9 @@
 	CFI_PUSH %r8
 	CFI_PUSH %r9
 	CFI_PUSH %r10
-	CFI_PUSH %r11
 .endm
 
-.macro RESTORE_GPRS
-	CFI_POP %r11
+.macro POP_ARGS
 	CFI_POP %r10
 	CFI_POP %r9
 	CFI_POP %r8
@@ -93,6 +92,17 @@
 	CFI_POP %rsi
 	CFI_POP %rdx
 	CFI_POP %rcx
+.endm
+
+.macro SAVE_GPRS
+	CFI_PUSH %rax
+	PUSH_ARGS
+	CFI_PUSH %r11
+.endm
+
+.macro RESTORE_GPRS
+	CFI_POP %r11
+	POP_ARGS
 	CFI_POP %rax
 .endm
 
@@ -466,6 +476,32 @@ __profinst_rep:
 	.size __profinst_rep, .-__profinst_rep
 
 /*
+ * Before a conditional jump, under --branch-sim (stub_abi.h): %r11 holds
+ * the word, saved by the stub.  The flags are kept with lahf/seto and
+ * restored with add/sahf, as the block stubs keep them: popfq is slow.
+ */
+	.globl __profinst_branch
+	.hidden __profinst_branch
+	.type __profinst_branch, @function
+__profinst_branch:
+	.cfi_startproc
+	CFI_PUSH %rax
+	lahf
+	seto %al
+	CFI_PUSH %rax
+	PUSH_ARGS
+	mov %r11, %rdi
+	call pi_rt_branch
+	POP_ARGS
+	CFI_POP %rax
+	add $0x7f, %al            /* OF again */
+	sahf
+	CFI_POP %rax
+	ret
+	.cfi_endproc
+	.size __profinst_branch, .-__profinst_branch
+
+/*
  * Around a call into external code (see stub_abi.h).  The enter helper's
  * %rsp at entry is the callee's %rsp at its entry, and its return address
  * is the call instruction's address.
@@ -476,13 +512,7 @@ __profinst_rep:
 __profinst_ext_enter:
 	.cfi_startproc
 	CFI_PUSH %rax
-	CFI_PUSH %rcx
-	CFI_PUSH %rdx
-	CFI_PUSH %rsi
-	CFI_PUSH %rdi
-	CFI_PUSH %r8
-	CFI_PUSH %r9
-	CFI_PUSH %r10
+	PUSH_ARGS
 	cmpq $0, TLS(TLS_BUSY)
 	jne .Lxe_out
 	movl FREC_EXTFLAGS(%r11), %r9d
@@ -554,26 +584,14 @@ __profinst_ext_enter:
 	or %rdx, %rax
 	mov %rax, FR_EXT_START(%r8)
 .Lxe_out:
-	CFI_POP %r10
-	CFI_POP %r9
-	CFI_POP %r8
-	CFI_POP %rdi
-	CFI_POP %rsi
-	CFI_POP %rdx
-	CFI_POP %rcx
+	POP_ARGS
 	CFI_POP %rax
 	ret
 .Lxe_slow_busy:
 	.cfi_adjust_cfa_offset 64
 	movl $0, TLS(TLS_BUSY)
 .Lxe_slow:
-	CFI_POP %r10
-	CFI_POP %r9
-	CFI_POP %r8
-	CFI_POP %rdi
-	CFI_POP %rsi
-	CFI_POP %rdx
-	CFI_POP %rcx
+	POP_ARGS
 	CFI_POP %rax
 	jmp __profinst_ext_enter_slow
 	.cfi_endproc

@@ -337,6 +337,43 @@ def unit_ret_at_caller(ctx):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def unit_branch_sim(ctx):
+    """tests/unit/branch_sim.c under --branch-sim: mispredictions of a random
+    and of a patterned branch, charged where they happen; flags kept."""
+    tmp = tempfile.mkdtemp(prefix="pi-bsim-")
+    try:
+        src = os.path.join(HERE, "unit", "branch_sim.c")
+        os.mkdir(os.path.join(tmp, "plain"))
+        os.mkdir(os.path.join(tmp, "sim"))
+        out0, pf0 = profile_of(ctx, os.path.join(tmp, "plain"), src, ["--cpu=zen5"])
+        out1, pf1 = profile_of(ctx, os.path.join(tmp, "sim"), src, ["--cpu=zen5", "--branch-sim"])
+        want = "10 10 100 10 10"
+        if out0.strip() != want or out1.strip() != want:
+            raise Fail("branch_sim printed %r and, simulating, %r; want %r" % (out0, out1, want))
+        self0 = {f["name"]: f["self_cycles"] for f in profile_json(ctx, pf0)["functions"]}
+        self1 = {f["name"]: f["self_cycles"] for f in profile_json(ctx, pf1)["functions"]}
+        n, penalty = 100000, 25  # the loops' trip count; zen5's mispredict cost
+        # (each is charged a cycle or so more for the calls' own rounding)
+        rnd = (self1["random_branch"] - self0["random_branch"]) / penalty
+        pat = (self1["pattern_branch"] - self0["pattern_branch"]) / penalty
+        if not 0.45 * n <= rnd <= 0.55 * n:
+            raise Fail("branch_sim: %.0f mispredictions of %d random branches, want about half" % (rnd, n))
+        if pat > 0.01 * n:
+            raise Fail("branch_sim: %.0f mispredictions of %d branches of period 7, want under 1%%" % (pat, n))
+        # the same run gives the same profile
+        pf2 = os.path.join(tmp, "sim", "again.pf")
+        must([os.path.join(tmp, "sim", "a.prof")], "run", env=dict(os.environ, PROFINST_OUTPUT=pf2))
+        self2 = {f["name"]: f["self_cycles"] for f in profile_json(ctx, pf2)["functions"]}
+        if self2["random_branch"] != self1["random_branch"]:
+            raise Fail("branch_sim: two runs gave %d and %d cycles" % (self1["random_branch"], self2["random_branch"]))
+        r = subprocess.run([ctx.profinst, "--cpu=instructions", "--branch-sim", os.path.join(tmp, "sim", "a.o"),
+                            "-o", os.path.join(tmp, "x")], capture_output=True, text=True)
+        if r.returncode != 2 or "--branch-sim needs a cycle model" not in r.stderr:
+            raise Fail("--branch-sim with --cpu=instructions: status %d, %r" % (r.returncode, r.stderr))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def unit_reader(ctx):
     """Every truncation and bit flip of a real profile: refused or usable."""
     tmp = tempfile.mkdtemp(prefix="pi-reader-")
@@ -469,6 +506,7 @@ def collect(ctx, args):
              ("unit/model", lambda: must([os.path.join(ctx.build, "tests", "test_model")], "test_model")),
              ("unit/loops", lambda: unit_loops(ctx)),
              ("unit/ret_at_caller", lambda: unit_ret_at_caller(ctx)),
+             ("unit/branch_sim", lambda: unit_branch_sim(ctx)),
              ("cmode/object_and_archive", lambda: compile_only_mode(ctx))]
     tests += [("golden/%s" % n, lambda n=n, v=v: golden_case(ctx, n, v, args.rebase)) for n, v in GOLDEN]
     tests += [("fuzz/%s" % t, lambda t=t, r=r: fuzz_case(ctx, t, r))

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The branch predictor that --branch-sim simulates, one per thread: every
+ * conditional jump of instrumented code reports its outcome here
+ * (stub_abi.h, Branch), and a misprediction adds the model's penalty to the
+ * thread's clock, so that it lands in the function, and the calling
+ * context, where it happens.
+ *
+ * Which predictor: a block measurement says what a block costs when its
+ * branches go the way they always go; what it misses is the branches that
+ * go either way.  On random data no predictor beats the majority direction
+ * (bench/probes/branch.c: Zen 5 mispredicts min(p, 1-p) of a random
+ * branch), while patterns, loop exits and branches correlated with earlier
+ * ones are learnt by the cores' TAGE-like predictors (the same probe: a
+ * random sequence of period 16384 is learnt), which a per-branch counter
+ * (callgrind's --branch-sim) cannot do: it gets interpreters' dispatch
+ * wrong by a factor of several.  So this is a small TAGE (Seznec and
+ * Michaud, "A case for (partially) TAgged GEometric history length branch
+ * prediction", JILP 2006): a bimodal table and four tagged tables indexed
+ * by the branch and 6 to 130 outcomes of global history.
+ *
+ * It is deterministic: the same run gives the same mispredictions (the
+ * allocation's tie-break is a fixed sequence), so profiles stay exact.
+ * Compiled -mgeneral-regs-only with the hot runtime; it runs between the
+ * program's instructions, with its flags saved by the assembly half.
+ * Indices are always masked, so a signal handler's branches landing in the
+ * middle of an update cannot take it out of its tables.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rt.h"
+#include "stub_abi.h"
+
+#define BP_BASE_BITS 14
+#define BP_TABLES 4
+#define BP_TBITS 11
+#define BP_TAG_BITS 10
+#define BP_HIST 256 /* ring of outcomes, longer than the longest history */
+#define BP_AGE_PERIOD (1u << 18) /* branches between halvings of the u bits */
+
+static const unsigned hist_len[BP_TABLES] = {6, 16, 44, 130};
+
+struct bp_entry {
+	uint16_t tag;
+	int8_t ctr; /* -4..3: taken when >= 0 */
+	uint8_t u;  /* 0..3: how useful it has been */
+};
+
+/* A history of len outcomes folded to bits bits, updated one outcome at a
+ * time (the JILP paper's circular shift register). */
+struct bp_fold {
+	uint32_t comp;
+	uint8_t len, bits;
+};
+
+struct rt_branch_state {
+	uint8_t base[1u << BP_BASE_BITS]; /* 2-bit counters: taken when >= 2 */
+	struct bp_entry t[BP_TABLES][1u << BP_TBITS];
+	uint8_t hist[BP_HIST];
+	uint32_t hpos;
+	struct bp_fold fidx[BP_TABLES], ftag0[BP_TABLES], ftag1[BP_TABLES];
+	uint32_t lfsr;    /* allocation tie-break */
+	uint32_t age;     /* branches since the u bits were last halved */
+	int8_t use_alt;   /* trust the alternative over a new entry when >= 0 */
+	uint64_t branches, mispredicts;
+};
+
+static void fold_init(struct bp_fold *f, unsigned len, unsigned bits)
+{
+	f->comp = 0;
+	f->len = (uint8_t)len;
+	f->bits = (uint8_t)bits;
+}
+
+static void fold_push(struct bp_fold *f, const struct rt_branch_state *s)
+{
+	uint32_t in = s->hist[s->hpos & (BP_HIST - 1)];
+	uint32_t out = s->hist[(s->hpos - f->len) & (BP_HIST - 1)];
+	f->comp = (f->comp << 1) | in;
+	f->comp ^= out << (f->len % f->bits);
+	f->comp ^= f->comp >> f->bits;
+	f->comp &= (1u << f->bits) - 1;
+}
+
+static struct rt_branch_state *state_new(void)
+{
+	struct rt_branch_state *s = rt_mmap(sizeof *s);
+	if (!s)
+		return NULL;
+	/* mmap gives zeros: counters weakly not taken, no history; the
+	 * bimodal table starts weakly taken, as loops' back edges want */
+	for (uint32_t i = 0; i < (1u << BP_BASE_BITS); i++)
+		s->base[i] = 2;
+	for (unsigned i = 0; i < BP_TABLES; i++) {
+		fold_init(&s->fidx[i], hist_len[i], BP_TBITS);
+		fold_init(&s->ftag0[i], hist_len[i], BP_TAG_BITS);
+		fold_init(&s->ftag1[i], hist_len[i], BP_TAG_BITS - 1);
+	}
+	s->lfsr = 0xace1u;
+	return s;
+}
+
+void rt_branch_free(struct pi_tls *t)
+{
+	if (t->branch) {
+		rt_munmap(t->branch, sizeof(struct rt_branch_state));
+		t->branch = NULL;
+	}
+}
+
+void rt_branch_counts(const struct pi_tls *t, uint64_t *branches, uint64_t *mispredicts)
+{
+	const struct rt_branch_state *s = t->branch;
+	*branches = s ? s->branches : 0;
+	*mispredicts = s ? s->mispredicts : 0;
+}
+
+static uint32_t index_of(const struct rt_branch_state *s, uint64_t pc, unsigned i)
+{
+	return (uint32_t)(pc ^ (pc >> (BP_TBITS - i)) ^ s->fidx[i].comp) & ((1u << BP_TBITS) - 1);
+}
+
+static uint16_t tag_of(const struct rt_branch_state *s, uint64_t pc, unsigned i)
+{
+	return (uint16_t)((pc ^ s->ftag0[i].comp ^ (s->ftag1[i].comp << 1)) & ((1u << BP_TAG_BITS) - 1));
+}
+
+static void ctr_update(int8_t *c, int taken, int lo, int hi)
+{
+	if (taken && *c < hi)
+		(*c)++;
+	else if (!taken && *c > lo)
+		(*c)--;
+}
+
+/* Called by __profinst_branch (stubs.S) with the stub's word. */
+void pi_rt_branch(uint64_t word)
+{
+	struct pi_tls *t = &__profinst_tls;
+	if (t->dead)
+		return;
+	struct rt_branch_state *s = t->branch;
+	if (!s) {
+		s = state_new();
+		if (!s)
+			return; /* no memory: the run goes on without the simulation */
+		if (t->branch) {
+			/* a signal handler's branch got here first */
+			rt_munmap(s, sizeof *s);
+			s = t->branch;
+		} else {
+			t->branch = s;
+		}
+	}
+	int taken = (int)(word & 1);
+	uint64_t pc = word >> STUB_BRANCH_SITE_SHIFT;
+
+	uint32_t idx[BP_TABLES];
+	uint16_t tag[BP_TABLES];
+	int provider = -1, alt = -1;
+	for (int i = BP_TABLES - 1; i >= 0; i--) {
+		idx[i] = index_of(s, pc, (unsigned)i);
+		tag[i] = tag_of(s, pc, (unsigned)i);
+		if (s->t[i][idx[i]].tag == tag[i]) {
+			if (provider < 0)
+				provider = i;
+			else if (alt < 0)
+				alt = i;
+		}
+	}
+	uint8_t *b = &s->base[pc & ((1u << BP_BASE_BITS) - 1)];
+	int base_pred = *b >= 2;
+	int alt_pred = alt >= 0 ? s->t[alt][idx[alt]].ctr >= 0 : base_pred;
+	int pred = base_pred, prov_pred = base_pred;
+	struct bp_entry *pe = NULL;
+	if (provider >= 0) {
+		pe = &s->t[provider][idx[provider]];
+		prov_pred = pe->ctr >= 0;
+		/* a new entry (weak, never useful) is less sure than the
+		 * alternative, as far as experience says */
+		int weak = (pe->ctr == 0 || pe->ctr == -1) && pe->u == 0;
+		pred = weak && s->use_alt >= 0 ? alt_pred : prov_pred;
+		if (weak && prov_pred != alt_pred)
+			ctr_update(&s->use_alt, alt_pred == taken, -8, 7);
+	}
+
+	s->branches++;
+	if (pred != taken) {
+		s->mispredicts++;
+		t->clock += (word >> STUB_BRANCH_COST_SHIFT) & STUB_BRANCH_COST_MAX;
+		/* a longer history might have known: allocate above the provider */
+		int start = provider + 1;
+		if (start < BP_TABLES) {
+			int n = 0;
+			for (int i = start; i < BP_TABLES; i++)
+				n += s->t[i][idx[i]].u == 0;
+			if (n) {
+				/* among the free ones, the shortest usually, a
+				 * longer one sometimes (a fixed sequence) */
+				s->lfsr = (s->lfsr >> 1) ^ (-(s->lfsr & 1u) & 0xb400u);
+				int skip = (s->lfsr & 3) == 0 && n > 1;
+				for (int i = start; i < BP_TABLES; i++) {
+					struct bp_entry *e = &s->t[i][idx[i]];
+					if (e->u)
+						continue;
+					if (skip) {
+						skip = 0;
+						continue;
+					}
+					e->tag = tag[i];
+					e->ctr = taken ? 0 : -1;
+					e->u = 0;
+					break;
+				}
+			} else {
+				for (int i = start; i < BP_TABLES; i++)
+					if (s->t[i][idx[i]].u)
+						s->t[i][idx[i]].u--;
+			}
+		}
+	}
+	if (pe) {
+		ctr_update(&pe->ctr, taken, -4, 3);
+		if (prov_pred != alt_pred) {
+			if (prov_pred == taken && pe->u < 3)
+				pe->u++;
+			else if (prov_pred != taken && pe->u > 0)
+				pe->u--;
+		}
+		if (pe->u == 0 && alt < 0) {
+			/* the bimodal table learns beside a new entry */
+			if (taken && *b < 3)
+				(*b)++;
+			else if (!taken && *b > 0)
+				(*b)--;
+		}
+	} else {
+		if (taken && *b < 3)
+			(*b)++;
+		else if (!taken && *b > 0)
+			(*b)--;
+	}
+	if (++s->age >= BP_AGE_PERIOD) {
+		s->age = 0;
+		for (unsigned i = 0; i < BP_TABLES; i++)
+			for (uint32_t j = 0; j < (1u << BP_TBITS); j++)
+				s->t[i][j].u >>= 1;
+	}
+
+	s->hpos++;
+	s->hist[s->hpos & (BP_HIST - 1)] = (uint8_t)taken;
+	for (unsigned i = 0; i < BP_TABLES; i++) {
+		fold_push(&s->fidx[i], s);
+		fold_push(&s->ftag0[i], s);
+		fold_push(&s->ftag1[i], s);
+	}
+}
