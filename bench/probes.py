@@ -13,7 +13,9 @@ cycles by a chain of dependent adds, registers pointing to different lines),
 twice, and costed by `profinst --cpu=NAME --dump-blocks` (default host:
 the model of this machine).  Then bench/probes/callret.c measures calls and
 returns, which a block measurement drops, and bench/probes/libc.c short C
-library functions (the costs the goldencove and zen5 models fix for them).
+library functions (the costs the goldencove and zen5 models fix for them),
+and bench/probes/branch.c what a mispredicted branch costs (the penalty
+--branch-sim charges) and which patterns the predictor learns.
 The measured forms and rules of the Golden Cove and Zen 5 models
 (rewriter/model.c) come from these probes, each run on such a machine.
 """
@@ -101,6 +103,9 @@ def main():
         lc = os.path.join(tmp, "libc")
         subprocess.run(["gcc", "-O2", "-o", lc, os.path.join(HERE, "probes", "libc.c")], check=True)
         libc = subprocess.run([lc], capture_output=True, text=True, check=True).stdout
+        br = os.path.join(tmp, "branch")
+        subprocess.run(["gcc", "-O2", "-no-pie", "-o", br, os.path.join(HERE, "probes", "branch.c")], check=True)
+        branch = subprocess.run([br], capture_output=True, text=True, check=True).stdout
     print("%-72s %8s %8s %8s" % ("probe", "run 1", "run 2", "profinst"))
     for i, (name, lines) in enumerate(probes):
         m = ["%.2f" % float(r[str(i)][2]) if str(i) in r and r[str(i)][1] == "ok" else
@@ -114,6 +119,9 @@ def main():
     print()
     print("short C library functions (bench/probes/libc.c), the costs the goldencove and zen5 models fix:")
     print(libc, end="")
+    print()
+    print("conditional branches (bench/probes/branch.c), the mispredict cost of --branch-sim:")
+    print(branch, end="")
     return 0
 
 

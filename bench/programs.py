@@ -2,7 +2,8 @@
 """Program-level and function-level validation of profinst's timing model.
 
   bench/programs.py [--profinst PATH] [--profview PATH] [--cpu NAME]
-                    [--runs N] [--workloads LIST] [--quick] [--out FILE]
+                    [--branch-sim] [--runs N] [--workloads LIST] [--quick]
+                    [--out FILE]
 
 Workloads (compute-bound, each built with gcc -O2 from its source and, for
 the libraries, Debian's static archive; linked -no-pie so that run-time
@@ -15,8 +16,9 @@ addresses are link-time ones):
   bzip2    bench/programs/bzip2_bench.c + libbz2.a: compress and decompress
   lua      bench/programs/lua_bench.c + liblua5.4.a: a compute script
   sqlite3  tests/real/sqlite_driver.c + libsqlite3.a: queries, sorting
-Each is built twice: native, and with `profinst --cpu=NAME` (default host)
-from the same objects and archive; both must print the same output. Every
+Each is built twice: native, and with `profinst --cpu=NAME` (default host;
+with --branch-sim, mispredicted branches charged too) from the same objects
+and archive; both must print the same output. Every
 run of a workload (native, instrumented, perf, callgrind) gets the same
 argument (repetitions), so every tool sees the same work.
 
@@ -404,7 +406,7 @@ def profinst_counts(profview, prof, syms, own):
 
 # ---------------------------------------------------------------- one workload
 
-def build(name, spec, profinst, cpu, tmp):
+def build(name, spec, profinst, cpu, tmp, extra=()):
     src, archive, cflags, libs, _ = spec
     obj = os.path.join(tmp, name + ".o")
     must(["gcc", "-O2", "-c", src, "-o", obj] + cflags)
@@ -415,7 +417,7 @@ def build(name, spec, profinst, cpu, tmp):
     native = os.path.join(tmp, name + ".native")
     must(["gcc", "-no-pie"] + inputs + libs + ["-o", native])
     prof = os.path.join(tmp, name + ".prof")
-    p = must([profinst, "--cpu=" + cpu] + inputs + libs + ["-no-pie", "-o", prof])
+    p = must([profinst, "--cpu=" + cpu] + list(extra) + inputs + libs + ["-no-pie", "-o", prof])
     warnings = [l for l in p.stderr.splitlines() if l.strip()]
     return native, prof, inputs, warnings
 
@@ -427,7 +429,8 @@ def prepare(name, spec, a, tmp):
     t0 = time.time()
     reps = max(1, int(round(spec[4] * a.scale)))
     arg = str(reps)
-    native, prof, inputs, warnings = build(name, spec, a.profinst, a.cpu, wdir)
+    native, prof, inputs, warnings = build(name, spec, a.profinst, a.cpu, wdir,
+                                             ["--branch-sim"] if a.branch_sim else [])
     w = {"name": name, "native": native, "arg": arg, "dir": wdir, "syms": Symbols(native),
          "own": object_functions(inputs)}
     res = w["res"] = {"reps": reps, "profinst_warnings": warnings}
@@ -576,6 +579,8 @@ def main():
     ap.add_argument("--profinst", default=os.path.join(ROOT, "build", "rewriter", "profinst"))
     ap.add_argument("--profview", default=os.path.join(ROOT, "build", "display", "profview"))
     ap.add_argument("--cpu", default="host", help="profinst timing model (default host)")
+    ap.add_argument("--branch-sim", action="store_true",
+                    help="instrument with --branch-sim: mispredictions charged (slower instrumented runs)")
     ap.add_argument("--runs", type=int, default=None, help="native timing rounds (default 7, --quick 3)")
     ap.add_argument("--workloads", default=DEFAULT, help="comma-separated, from: " + ",".join(WORKLOADS))
     ap.add_argument("--quick", action="store_true", help="a quarter of the work, 3 rounds, 5000 samples")
@@ -630,7 +635,7 @@ def main():
     if a.out:
         errs = [abs(r["error"]) for r in results.values()]
         doc = {
-            "profinst": a.profinst, "cpu": a.cpu, "runs": a.runs, "scale": a.scale, "perf_freq": a.perf_freq,
+            "profinst": a.profinst, "cpu": a.cpu, "branch_sim": a.branch_sim, "runs": a.runs, "scale": a.scale, "perf_freq": a.perf_freq,
             "min_samples": a.min_samples, "bench_s": elapsed,
             "core_hz_median": statistics.median(h["hz"] for h in hz_all) if hz_all else None,
             "mae": sum(errs) / len(errs) if errs else None,

@@ -51,6 +51,7 @@ struct pi_map_hdr {
 
 #define PI_MAP_CHARGE_OS 0x1    /* the model charges time outside instrumented code */
 #define PI_MAP_CHARGE_WAITS 0x2 /* --charge-waits */
+#define PI_MAP_BRANCH_SIM 0x4   /* --branch-sim: mispredictions are in the cycles */
 
 /* A row of the original line table: from offset on (to the next row of the
  * same section), the code is of file:line. line 0: no line. */

@@ -361,6 +361,14 @@ bool prof_find_site(const struct profile *p, uint64_t ra, uint32_t *gfunc, const
 	return false;
 }
 
+bool prof_branch_sim(const struct profile *p)
+{
+	for (uint32_t i = 0; i < p->nobjs; i++)
+		if (p->objs[i].map->reserved & PI_MAP_BRANCH_SIM)
+			return true;
+	return false;
+}
+
 bool prof_charges_os(const struct profile *p)
 {
 	for (uint32_t i = 0; i < p->nobjs; i++)

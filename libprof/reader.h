@@ -83,4 +83,8 @@ bool prof_find_site(const struct profile *p, uint64_t ret_addr, uint32_t *gfunc,
  * system calls (a cycle model), or only record it (instructions)? */
 bool prof_charges_os(const struct profile *p);
 
+/* Was an object of the profile instrumented with --branch-sim (its
+ * mispredictions are in the cycles)? */
+bool prof_branch_sim(const struct profile *p);
+
 #endif

@@ -129,7 +129,8 @@ static void build_map(struct code *c, struct buf *b)
 		.cpu = strtab_add(&st, c->model->name),
 		.units = c->model->units,
 		.reserved = (c->model->charges_os ? PI_MAP_CHARGE_OS : 0) |
-			    (c->opts->charge_waits ? PI_MAP_CHARGE_WAITS : 0),
+			    (c->opts->charge_waits ? PI_MAP_CHARGE_WAITS : 0) |
+			    (c->opts->branch_sim && c->model->mispredict ? PI_MAP_BRANCH_SIM : 0),
 	};
 	struct buf body = {0};
 	h.funcs_off = sizeof(h);

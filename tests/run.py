@@ -350,8 +350,11 @@ def unit_branch_sim(ctx):
         want = "10 10 100 10 10"
         if out0.strip() != want or out1.strip() != want:
             raise Fail("branch_sim printed %r and, simulating, %r; want %r" % (out0, out1, want))
-        self0 = {f["name"]: f["self_cycles"] for f in profile_json(ctx, pf0)["functions"]}
-        self1 = {f["name"]: f["self_cycles"] for f in profile_json(ctx, pf1)["functions"]}
+        pj0, pj1 = profile_json(ctx, pf0), profile_json(ctx, pf1)
+        if pj0["branch_sim"] or not pj1["branch_sim"]:
+            raise Fail("branch_sim: the profiles say branch_sim %r and %r" % (pj0["branch_sim"], pj1["branch_sim"]))
+        self0 = {f["name"]: f["self_cycles"] for f in pj0["functions"]}
+        self1 = {f["name"]: f["self_cycles"] for f in pj1["functions"]}
         n, penalty = 100000, 25  # the loops' trip count; zen5's mispredict cost
         # (each is charged a cycle or so more for the calls' own rounding)
         rnd = (self1["random_branch"] - self0["random_branch"]) / penalty
