@@ -593,6 +593,7 @@ int main(int argc, char **argv)
 	op.model = model_find(cpu);
 	if (!op.model) {
 		pi_error("unknown CPU model '%s' (see profinst --list-cpus)", cpu);
+		free(op.inputs);
 		return 2;
 	}
 	if (!op.ninputs) {
@@ -602,6 +603,7 @@ int main(int argc, char **argv)
 	if (op.ro.branch_sim && !op.model->mispredict) {
 		pi_error("--branch-sim needs a cycle model; '%s' has no mispredict cost (see profinst --list-cpus)",
 			 op.model->name);
+		free(op.inputs);
 		return 2;
 	}
 	op.ro.model = op.model;
