@@ -63,7 +63,6 @@ struct rt_branch_state {
 	uint32_t lfsr;    /* allocation tie-break */
 	uint32_t age;     /* branches since the u bits were last halved */
 	int8_t use_alt;   /* trust the alternative over a new entry when >= 0 */
-	uint64_t branches, mispredicts;
 };
 
 static void fold_init(struct bp_fold *f, unsigned len, unsigned bits)
@@ -107,13 +106,6 @@ void rt_branch_free(struct pi_tls *t)
 		rt_munmap(t->branch, sizeof(struct rt_branch_state));
 		t->branch = NULL;
 	}
-}
-
-void rt_branch_counts(const struct pi_tls *t, uint64_t *branches, uint64_t *mispredicts)
-{
-	const struct rt_branch_state *s = t->branch;
-	*branches = s ? s->branches : 0;
-	*mispredicts = s ? s->mispredicts : 0;
 }
 
 static uint32_t index_of(const struct rt_branch_state *s, uint64_t pc, unsigned i)
@@ -185,9 +177,7 @@ void pi_rt_branch(uint64_t word)
 			ctr_update(&s->use_alt, alt_pred == taken, -8, 7);
 	}
 
-	s->branches++;
 	if (pred != taken) {
-		s->mispredicts++;
 		t->clock += (word >> STUB_BRANCH_COST_SHIFT) & STUB_BRANCH_COST_MAX;
 		/* a longer history might have known: allocate above the provider */
 		int start = provider + 1;

@@ -125,10 +125,8 @@ const struct pi_funcrec *rt_funcs_end(void);
 
 /* ----- The branch predictor of --branch-sim (branch.c) */
 
-/* Unmap t's predictor (at the thread's end). */
+/* Unmap t's predictor, at the end of its thread, on that thread. */
 void rt_branch_free(struct pi_tls *t);
-/* Conditional jumps t reported, and how many its predictor mispredicted. */
-void rt_branch_counts(const struct pi_tls *t, uint64_t *branches, uint64_t *mispredicts);
 
 void rt_write_profile(int signal);
 void rt_profile_reset(void);          /* a forked child may write again */

@@ -127,6 +127,9 @@ static void thread_exit(void *arg)
 	struct pi_tls *t = &__profinst_tls;
 	if (t->th && !t->th->finished)
 		rt_thread_finish(t);
+	/* only here, on the thread itself: it is dead, and no other thread
+	 * touches its predictor */
+	rt_branch_free(t);
 }
 
 /* Entries of every instrumented function, as an open-addressing set that

@@ -369,6 +369,12 @@ def unit_branch_sim(ctx):
         self2 = {f["name"]: f["self_cycles"] for f in profile_json(ctx, pf2)["functions"]}
         if self2["random_branch"] != self1["random_branch"]:
             raise Fail("branch_sim: two runs gave %d and %d cycles" % (self1["random_branch"], self2["random_branch"]))
+        # threads: a predictor each, freed as each ends
+        os.mkdir(os.path.join(tmp, "threads"))
+        out3, pf3 = profile_of(ctx, os.path.join(tmp, "threads"), os.path.join(HERE, "e2e", "022_threads.c"),
+                               ["--cpu=zen5", "--branch-sim", "-lpthread"])
+        if profile_json(ctx, pf3)["threads"] != 5:
+            raise Fail("branch_sim: 022_threads' profile has %r threads, want 5" % profile_json(ctx, pf3)["threads"])
         r = subprocess.run([ctx.profinst, "--cpu=instructions", "--branch-sim", os.path.join(tmp, "sim", "a.o"),
                             "-o", os.path.join(tmp, "x")], capture_output=True, text=True)
         if r.returncode != 2 or "--branch-sim needs a cycle model" not in r.stderr:
