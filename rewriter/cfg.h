@@ -105,7 +105,8 @@ struct rewrite_opts {
 	struct model_stats *mstats;      /* or NULL */
 	const struct nameset *defined;   /* functions the link's inputs define; NULL with -c */
 	bool charge_waits;               /* --charge-waits */
-	bool branch_sim;                 /* --branch-sim: a stub before each jcc */
+	bool branch_sim;                 /* --branch-sim: a stub before each jcc
+					    (the model has a mispredict cost) */
 };
 
 /* A function outside instrumented code that the object calls. */

@@ -359,10 +359,7 @@ static void emit_rep_post(struct emit *e, const struct insn *in)
 static void emit_branch_stub(struct emit *e, uint32_t k, const struct func *f)
 {
 	const struct insn *in = &e->t->insns[k];
-	uint64_t site = 0xcbf29ce484222325ull;
-	for (const char *p = f->name; *p; p++)
-		site = (site ^ (uint8_t)*p) * 0x100000001b3ull;
-	site ^= in->off * 0x9e3779b97f4a7c15ull;
+	uint64_t site = str_hash(f->name) ^ in->off * 0x9e3779b97f4a7c15ull;
 	uint64_t cost = e->c->model->mispredict;
 	if (cost > STUB_BRANCH_COST_MAX)
 		cost = STUB_BRANCH_COST_MAX;
@@ -493,7 +490,7 @@ static void emit_insn(struct emit *e, uint32_t k)
 			emit_tail_indirect(e, k, f);
 		if (in->rep)
 			emit_rep_pre(e);
-		if (in->kind == INSN_JCC && e->c->opts->branch_sim && e->c->model->mispredict)
+		if (in->kind == INSN_JCC && e->c->opts->branch_sim)
 			emit_branch_stub(e, k, f);
 	}
 	if (ext && in->kind == INSN_SYSCALL) {

@@ -130,7 +130,7 @@ static void build_map(struct code *c, struct buf *b)
 		.units = c->model->units,
 		.reserved = (c->model->charges_os ? PI_MAP_CHARGE_OS : 0) |
 			    (c->opts->charge_waits ? PI_MAP_CHARGE_WAITS : 0) |
-			    (c->opts->branch_sim && c->model->mispredict ? PI_MAP_BRANCH_SIM : 0),
+			    (c->opts->branch_sim ? PI_MAP_BRANCH_SIM : 0),
 	};
 	struct buf body = {0};
 	h.funcs_off = sizeof(h);

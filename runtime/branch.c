@@ -47,56 +47,35 @@ struct bp_entry {
 	uint8_t u;  /* 0..3: how useful it has been */
 };
 
-/* A history of len outcomes folded to bits bits, updated one outcome at a
- * time (the JILP paper's circular shift register). */
-struct bp_fold {
-	uint32_t comp;
-	uint8_t len, bits;
-};
-
+/* Zeros (as mmap gives them) are the initial state: counters weak, no
+ * history, nothing useful. */
 struct rt_branch_state {
-	uint8_t base[1u << BP_BASE_BITS]; /* 2-bit counters: taken when >= 2 */
+	int8_t base[1u << BP_BASE_BITS]; /* -2..1: taken when >= 0 */
 	struct bp_entry t[BP_TABLES][1u << BP_TBITS];
 	uint8_t hist[BP_HIST];
 	uint32_t hpos;
-	struct bp_fold fidx[BP_TABLES], ftag0[BP_TABLES], ftag1[BP_TABLES];
+	/* table i's history folded to its index's and its tag's widths */
+	uint32_t fidx[BP_TABLES], ftag0[BP_TABLES], ftag1[BP_TABLES];
 	uint32_t lfsr;    /* allocation tie-break */
 	uint32_t age;     /* branches since the u bits were last halved */
 	int8_t use_alt;   /* trust the alternative over a new entry when >= 0 */
 };
 
-static void fold_init(struct bp_fold *f, unsigned len, unsigned bits)
+/* A history of len outcomes folded to bits bits, one outcome in and the
+ * one len back out (the JILP paper's circular shift register). */
+static uint32_t fold(uint32_t comp, uint32_t in, uint32_t out, unsigned len, unsigned bits)
 {
-	f->comp = 0;
-	f->len = (uint8_t)len;
-	f->bits = (uint8_t)bits;
-}
-
-static void fold_push(struct bp_fold *f, const struct rt_branch_state *s)
-{
-	uint32_t in = s->hist[s->hpos & (BP_HIST - 1)];
-	uint32_t out = s->hist[(s->hpos - f->len) & (BP_HIST - 1)];
-	f->comp = (f->comp << 1) | in;
-	f->comp ^= out << (f->len % f->bits);
-	f->comp ^= f->comp >> f->bits;
-	f->comp &= (1u << f->bits) - 1;
+	comp = (comp << 1) | in;
+	comp ^= out << (len % bits);
+	comp ^= comp >> bits;
+	return comp & ((1u << bits) - 1);
 }
 
 static struct rt_branch_state *state_new(void)
 {
 	struct rt_branch_state *s = rt_mmap(sizeof *s);
-	if (!s)
-		return NULL;
-	/* mmap gives zeros: counters weakly not taken, no history; the
-	 * bimodal table starts weakly taken, as loops' back edges want */
-	for (uint32_t i = 0; i < (1u << BP_BASE_BITS); i++)
-		s->base[i] = 2;
-	for (unsigned i = 0; i < BP_TABLES; i++) {
-		fold_init(&s->fidx[i], hist_len[i], BP_TBITS);
-		fold_init(&s->ftag0[i], hist_len[i], BP_TAG_BITS);
-		fold_init(&s->ftag1[i], hist_len[i], BP_TAG_BITS - 1);
-	}
-	s->lfsr = 0xace1u;
+	if (s)
+		s->lfsr = 0xace1u;
 	return s;
 }
 
@@ -110,12 +89,12 @@ void rt_branch_free(struct pi_tls *t)
 
 static uint32_t index_of(const struct rt_branch_state *s, uint64_t pc, unsigned i)
 {
-	return (uint32_t)(pc ^ (pc >> (BP_TBITS - i)) ^ s->fidx[i].comp) & ((1u << BP_TBITS) - 1);
+	return (uint32_t)(pc ^ (pc >> (BP_TBITS - i)) ^ s->fidx[i]) & ((1u << BP_TBITS) - 1);
 }
 
 static uint16_t tag_of(const struct rt_branch_state *s, uint64_t pc, unsigned i)
 {
-	return (uint16_t)((pc ^ s->ftag0[i].comp ^ (s->ftag1[i].comp << 1)) & ((1u << BP_TAG_BITS) - 1));
+	return (uint16_t)((pc ^ s->ftag0[i] ^ (s->ftag1[i] << 1)) & ((1u << BP_TAG_BITS) - 1));
 }
 
 static void ctr_update(int8_t *c, int taken, int lo, int hi)
@@ -161,8 +140,8 @@ void pi_rt_branch(uint64_t word)
 				alt = i;
 		}
 	}
-	uint8_t *b = &s->base[pc & ((1u << BP_BASE_BITS) - 1)];
-	int base_pred = *b >= 2;
+	int8_t *b = &s->base[pc & ((1u << BP_BASE_BITS) - 1)];
+	int base_pred = *b >= 0;
 	int alt_pred = alt >= 0 ? s->t[alt][idx[alt]].ctr >= 0 : base_pred;
 	int pred = base_pred, prov_pred = base_pred;
 	struct bp_entry *pe = NULL;
@@ -218,19 +197,10 @@ void pi_rt_branch(uint64_t word)
 			else if (prov_pred != taken && pe->u > 0)
 				pe->u--;
 		}
-		if (pe->u == 0 && alt < 0) {
-			/* the bimodal table learns beside a new entry */
-			if (taken && *b < 3)
-				(*b)++;
-			else if (!taken && *b > 0)
-				(*b)--;
-		}
-	} else {
-		if (taken && *b < 3)
-			(*b)++;
-		else if (!taken && *b > 0)
-			(*b)--;
 	}
+	/* the bimodal table learns where it predicts, and beside a new entry */
+	if (!pe || (pe->u == 0 && alt < 0))
+		ctr_update(b, taken, -2, 1);
 	if (++s->age >= BP_AGE_PERIOD) {
 		s->age = 0;
 		for (unsigned i = 0; i < BP_TABLES; i++)
@@ -241,8 +211,9 @@ void pi_rt_branch(uint64_t word)
 	s->hpos++;
 	s->hist[s->hpos & (BP_HIST - 1)] = (uint8_t)taken;
 	for (unsigned i = 0; i < BP_TABLES; i++) {
-		fold_push(&s->fidx[i], s);
-		fold_push(&s->ftag0[i], s);
-		fold_push(&s->ftag1[i], s);
+		uint32_t out = s->hist[(s->hpos - hist_len[i]) & (BP_HIST - 1)];
+		s->fidx[i] = fold(s->fidx[i], (uint32_t)taken, out, hist_len[i], BP_TBITS);
+		s->ftag0[i] = fold(s->ftag0[i], (uint32_t)taken, out, hist_len[i], BP_TAG_BITS);
+		s->ftag1[i] = fold(s->ftag1[i], (uint32_t)taken, out, hist_len[i], BP_TAG_BITS - 1);
 	}
 }

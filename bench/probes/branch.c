@@ -54,46 +54,59 @@ static uint8_t next_byte(void)
 	return (uint8_t)(rng >> 24);
 }
 
-static double ticks_walk(uint64_t mask, uint32_t thr)
+/* One timed test: a walk over the table, a walk on a register, or the
+ * calibration chain. */
+enum kind { WALK, XWALK, CALIB };
+struct test {
+	enum kind kind;
+	uint64_t mask;
+	uint32_t thr;
+};
+
+static void run_once(const struct test *t, int i)
 {
-	uint64_t best = ~0ull;
-	for (int i = 0; i < RUNS; i++) {
+	switch (t->kind) {
+	case WALK:
 		/* a fresh stretch of the table each run, unless a period is
 		 * asked for: the predictor must not learn the random data */
-		const uint8_t *t = mask == TABLE - 1 ? table + (size_t)i * N : table;
+		walk(t->mask == TABLE - 1 ? table + (size_t)i * N : table, t->mask, t->thr, N);
+		break;
+	case XWALK:
+		xwalk(0x9e3779b97f4a7c15ull + (uint64_t)i * 0x1234567, t->mask, 0, N);
+		break;
+	case CALIB:
+		calib();
+		break;
+	}
+}
+
+/* The fastest of runs runs, in TSC ticks. */
+static double fastest(struct test t, int runs)
+{
+	uint64_t best = ~0ull;
+	for (int i = 0; i < runs; i++) {
 		uint64_t t0 = __rdtsc();
-		walk(t, mask, thr, N);
+		run_once(&t, i);
 		uint64_t t1 = __rdtsc();
 		if (t1 - t0 < best)
 			best = t1 - t0;
 	}
 	return (double)best;
+}
+
+static double ticks_walk(uint64_t mask, uint32_t thr)
+{
+	return fastest((struct test){WALK, mask, thr}, RUNS);
 }
 
 static double ticks_xwalk(uint64_t mask)
 {
-	uint64_t best = ~0ull;
-	for (int i = 0; i < RUNS; i++) {
-		uint64_t t0 = __rdtsc();
-		xwalk(0x9e3779b97f4a7c15ull + (uint64_t)i * 0x1234567, mask, 0, N);
-		uint64_t t1 = __rdtsc();
-		if (t1 - t0 < best)
-			best = t1 - t0;
-	}
-	return (double)best;
+	return fastest((struct test){XWALK, mask, 0}, RUNS);
 }
 
 static double ticks_calib(void)
 {
-	uint64_t best = ~0ull;
-	for (int i = 0; i < 300; i++) {
-		uint64_t t0 = __rdtsc();
-		calib();
-		uint64_t t1 = __rdtsc();
-		if (t1 - t0 < best)
-			best = t1 - t0;
-	}
-	return (double)best;
+	return fastest((struct test){CALIB, 0, 0}, 300);
 }
 
 int main(void)
