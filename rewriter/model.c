@@ -125,8 +125,9 @@ static const struct ext_fixed zen5_libc[] = {
 
 /* Forms measured on Zen 5 (bench/probes.py and bench/blocks.py on an EPYC
  * of family 1Ah) where Zen 3's table is far off: divides (Zen 3's table:
- * 17-20 cycles of latency), conditional jumps, three a cycle when not
- * taken (Zen 3's table: two), and floating-point compares, two a cycle
+ * 17-20 cycles of latency), conditional jumps not taken, 0.35 cycles
+ * each (Zen 3's table: 0.5; bench/probes/zen5.s: a fused compare and branch
+ * alone 0.34-0.35, after a move 0.36-0.37), and floating-point compares, two a cycle
  * (one), in Zen 3's port numbering (the divider is on ALU0, branches on
  * ALU0 and BRU1, FP compares on FP0 and FP1). */
 static const struct form_cost zen5_measured[] = {
@@ -137,22 +138,22 @@ static const struct form_cost zen5_measured[] = {
 	{"div r64", 10, 2, 700, {700}},
 	{"idiv r32", 10, 2, 600, {600}},
 	{"idiv r64", 10, 2, 700, {700}},
-	{"jb rel", 1, 1, 33, {33, 0, 0, 0, 33}},
-	{"jbe rel", 1, 1, 33, {33, 0, 0, 0, 33}},
-	{"jl rel", 1, 1, 33, {33, 0, 0, 0, 33}},
-	{"jle rel", 1, 1, 33, {33, 0, 0, 0, 33}},
-	{"jnb rel", 1, 1, 33, {33, 0, 0, 0, 33}},
-	{"jnbe rel", 1, 1, 33, {33, 0, 0, 0, 33}},
-	{"jnl rel", 1, 1, 33, {33, 0, 0, 0, 33}},
-	{"jnle rel", 1, 1, 33, {33, 0, 0, 0, 33}},
-	{"jno rel", 1, 1, 33, {33, 0, 0, 0, 33}},
-	{"jnp rel", 1, 1, 33, {33, 0, 0, 0, 33}},
-	{"jns rel", 1, 1, 33, {33, 0, 0, 0, 33}},
-	{"jnz rel", 1, 1, 33, {33, 0, 0, 0, 33}},
-	{"jo rel", 1, 1, 33, {33, 0, 0, 0, 33}},
-	{"jp rel", 1, 1, 33, {33, 0, 0, 0, 33}},
-	{"js rel", 1, 1, 33, {33, 0, 0, 0, 33}},
-	{"jz rel", 1, 1, 33, {33, 0, 0, 0, 33}},
+	{"jb rel", 1, 1, 35, {35, 0, 0, 0, 35}},
+	{"jbe rel", 1, 1, 35, {35, 0, 0, 0, 35}},
+	{"jl rel", 1, 1, 35, {35, 0, 0, 0, 35}},
+	{"jle rel", 1, 1, 35, {35, 0, 0, 0, 35}},
+	{"jnb rel", 1, 1, 35, {35, 0, 0, 0, 35}},
+	{"jnbe rel", 1, 1, 35, {35, 0, 0, 0, 35}},
+	{"jnl rel", 1, 1, 35, {35, 0, 0, 0, 35}},
+	{"jnle rel", 1, 1, 35, {35, 0, 0, 0, 35}},
+	{"jno rel", 1, 1, 35, {35, 0, 0, 0, 35}},
+	{"jnp rel", 1, 1, 35, {35, 0, 0, 0, 35}},
+	{"jns rel", 1, 1, 35, {35, 0, 0, 0, 35}},
+	{"jnz rel", 1, 1, 35, {35, 0, 0, 0, 35}},
+	{"jo rel", 1, 1, 35, {35, 0, 0, 0, 35}},
+	{"jp rel", 1, 1, 35, {35, 0, 0, 0, 35}},
+	{"js rel", 1, 1, 35, {35, 0, 0, 0, 35}},
+	{"jz rel", 1, 1, 35, {35, 0, 0, 0, 35}},
 	{"ucomisd x,m64", 11, 2, 50, {0, 0, 0, 0, 0, 0, 0, 0, 33, 0, 50, 50}},
 	{"ucomisd x,x", 4, 2, 50, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 50, 50}},
 	{"ucomiss x,x", 4, 2, 50, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 50, 50}},

@@ -33,10 +33,25 @@ cmovb %rbx,%rax
 mov (%rdi),%rdi
 mov (%rdi),%rdi
 mov (%rdi),%rdi
-## compare and branch, not taken: three a cycle
+## compare and branch, not taken: 0.34-0.35 cycles
 cmp %rdi,%rdi
 jne 1f
 1:
+## a move, compare and branch: 0.36-0.37 cycles
+mov %rax,%rbx
+test %rax,%rax
+je 1f
+1:
+## a move with an immediate before a compare with one and a branch: 0.5 (unmodelled)
+mov $1,%ebx
+cmp $7,%eax
+jbe 1f
+1:
+## the same with the move after the branch: 0.35
+cmp $7,%eax
+jbe 1f
+1:
+mov $1,%ebx
 ## comisd; ja: two a cycle
 comisd %xmm1,%xmm0
 ja 1f

@@ -407,7 +407,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 		uops += s->c.uops;
 	}
 	/* the front end and the ports, in hundredths */
-	uint64_t fe = (uint64_t)uops * 100 / u->width;
+	uint64_t fe = ((uint64_t)uops * 100 + u->width / 2) / u->width;
 	/* a block that ends in a taken branch (jmp, call, ret, and a jcc back
 	 * to an earlier instruction, taken as a loop's branch mostly is) ends
 	 * its fetch group there: on a core that takes one such branch a cycle,

@@ -86,7 +86,7 @@ struct uarch {
 
 /* Costs in sixteenths of a cycle: a block's steady-state cost is often below
  * a cycle, and 1/16 keeps a typical block's stub increment in an imm8. */
-#define UARCH_UNITS 16
+#define UARCH_UNITS 64
 
 uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const struct insn *insns,
 			  size_t n, unsigned ctx, struct model_stats *st);

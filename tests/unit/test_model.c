@@ -50,8 +50,9 @@ static uint32_t cost_of(const struct cpu_model *m, const uint8_t *code, size_t s
 		double got = (double)cost_of(model, code, sizeof(code), ctx, &n) / (model)->units; \
 		printf("%-12s %-48s %2zu insns: %6.3f cycles (want %.3f)\n", (model)->name, label, n, got, \
 		       (double)(want));                                                  \
-		/* within the model's resolution */                                    \
-		if (got < (want) - 0.5 / (model)->units || got > (want) + 0.5 / (model)->units) \
+		/* within 1/32 of a cycle: the tables' hundredths and percentages \
+		 * leave a port's share that far from an exact fraction */       \
+		if (got < (want) - 1.0 / 32 || got > (want) + 1.0 / 32)                  \
 			failures++;                                                      \
 	} while (0)
 
@@ -141,7 +142,9 @@ int main(void)
 	      0x01, 0xff, 0x4d, 0x01, 0xc0, 0x4d, 0x01, 0xc9, 0x4d, 0x01, 0xd2, 0x4d, 0x01, 0xdb, 0x4d, 0x01,
 	      0xe4, 0x4d, 0x01, 0xed);
 	/* (2 cycles, and the tables' hundredths rounded: 0.25 a port becomes 0.17) */
-	CHECK(z5, "Zen 5: 12 independent add r,r on 6 ALUs", 2.0625,
+	/* 2 cycles on six ALUs; the model takes 67 % of each add's share
+	 * of Zen 3's four, 17 hundredths a port: 2.04 */
+	CHECK(z5, "Zen 5: 12 independent add r,r on 6 ALUs", 2.04,
 	      0x48, 0x01, 0xc0, 0x48, 0x01, 0xdb, 0x48, 0x01, 0xc9, 0x48, 0x01, 0xd2, 0x48, 0x01, 0xf6, 0x48,
 	      0x01, 0xff, 0x4d, 0x01, 0xc0, 0x4d, 0x01, 0xc9, 0x4d, 0x01, 0xd2, 0x4d, 0x01, 0xdb, 0x4d, 0x01,
 	      0xe4, 0x4d, 0x01, 0xed);
@@ -150,7 +153,7 @@ int main(void)
 	      0x48, 0x8b, 0xbb, 0x00, 0x03, 0x00, 0x00);
 	/* measured on Zen 5 (bench/probes/callret.c): a taken jump 0.6
 	 * cycles, a call 2 (with its return, 4) */
-	CHECK(z5, "Zen 5: nop; jmp (taken)", 0.625, 0x90, 0xeb, 0x00);
+	CHECK(z5, "Zen 5: nop; jmp (taken)", 0.6, 0x90, 0xeb, 0x00);
 	CHECK(z5, "Zen 5: nop; call", 2, 0x90, 0xe8, 0x00, 0x00, 0x00, 0x00);
 	/* measured: 4 cycles a load in a chain */
 	CHECK(z5, "Zen 5: load-use chain 3x mov (%rdi),%rdi", 12, 0x48, 0x8b, 0x3f, 0x48, 0x8b, 0x3f, 0x48, 0x8b, 0x3f);
