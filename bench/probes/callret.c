@@ -10,6 +10,10 @@
 #include <stdio.h>
 #include <x86intrin.h>
 
+/* six independent ALU operations, a cycle's work on six ALUs */
+#define SIX "lea (%rsi,%rdi),%r8\n lea (%rsi,%rdi),%r9\n lea (%rsi,%rdi),%r10\n" \
+	    " lea (%rsi,%rdi),%r11\n lea (%rsi,%rdi),%rdx\n lea (%rsi,%rdi),%rax\n"
+
 #define LOOP(name, body) \
 	#name ": mov $1000,%ecx\n1: .rept 10\n" body "\n.endr\n dec %ecx\n jnz 1b\n ret\n"
 
@@ -20,6 +24,8 @@ __asm__(".text\n"
 	"f_nest: sub $8,%rsp\n call f_lea\n add $8,%rsp\n ret\n"
 	"f_hash: mov %edi,%eax\n shr $16,%eax\n xor %edi,%eax\n imul $0x7feb352d,%eax,%eax\n"
 	" mov %eax,%edx\n shr $15,%edx\n xor %edx,%eax\n ret\n"
+	"f_w12: " SIX SIX " ret\n"
+	"f_w24: " SIX SIX SIX SIX " ret\n"
 	"calib: mov $1000,%ecx\n1: .rept 100\n add %rdx,%rax\n .endr\n dec %ecx\n jnz 1b\n ret\n"
 	LOOP(t_ret, "call f_ret")
 	LOOP(t_lea, "call f_lea")
@@ -30,10 +36,16 @@ __asm__(".text\n"
 	LOOP(t_hash_chain, "call f_hash\n mov %eax,%edi")
 	LOOP(t_hash_inline, "mov %edi,%eax\n shr $16,%eax\n xor %edi,%eax\n imul $0x7feb352d,%eax,%eax\n"
 			    " mov %eax,%edx\n shr $15,%edx\n xor %edx,%eax\n mov %eax,%edi")
+	LOOP(t_w12, SIX SIX " call f_ret")
+	LOOP(t_w24, SIX SIX SIX SIX " call f_ret")
+	LOOP(t_c24, "call f_w24")
+	LOOP(t_w12c12, SIX SIX " call f_w12")
+	LOOP(t_i24, SIX SIX SIX SIX)
 	LOOP(t_jmp, "jmp 2f\n .p2align 6\n 2:"));
 
 void calib(void), t_ret(void), t_lea(void), t_lea_chain(void), t_push(void), t_nest(void), t_hash(void),
-	t_hash_chain(void), t_hash_inline(void), t_jmp(void);
+	t_hash_chain(void), t_hash_inline(void), t_jmp(void), t_w12(void), t_w24(void), t_c24(void), t_w12c12(void),
+	t_i24(void);
 
 static uint64_t fastest(void (*f)(void))
 {
@@ -62,6 +74,13 @@ int main(void)
 		{"call, 7-instruction hash, ret", t_hash},
 		{"call, hash, ret: a chain through the result", t_hash_chain},
 		{"the hash inline: a chain", t_hash_inline},
+		/* whether a call and its return cost their floors on top of the
+		 * work around them or overlap with it */
+		{"12 ALU ops, call, ret", t_w12},
+		{"24 ALU ops, call, ret", t_w24},
+		{"call, 24 ALU ops, ret", t_c24},
+		{"12 ALU ops, call, 12 ALU ops, ret", t_w12c12},
+		{"24 ALU ops inline", t_i24},
 		{"jmp to the next line (a taken jump)", t_jmp},
 	};
 	double cyc_per_tick = 100000.0 / (double)fastest(calib);
