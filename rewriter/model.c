@@ -177,6 +177,11 @@ static const struct uarch zen5_u = {
 	/* ALU0-3, BRU1, AGU0-2, LSU, ST: 4 -> 6 ALUs, 3 -> 4 AGUs and load
 	 * pipes, 1 -> 2 stores a cycle */
 	.press_pct = {67, 67, 67, 67, 0, 75, 75, 75, 75, 50},
+	/* Zen 3's table has a store take two thirds of a cycle of its three
+	 * load-store pipes (LSU 67), a load a third; Zen 5's four pipes take
+	 * a store as a load, a quarter (bench/probes/zen5.s: 3 byte loads and
+	 * 3 byte stores in 1.5 cycles) */
+	.store_press_pct = {67, 67, 67, 67, 0, 75, 75, 75, 37, 50},
 	/* measured here (bench/probes/callret.c): a taken jump 0.6 cycles, a
 	 * call and its return 4 */
 	.taken_floor = 60, .call_floor = 200, .ret_floor = 200,
@@ -185,6 +190,10 @@ static const struct uarch zen5_u = {
 	.stack_sync = 1,
 	/* measured: lea 1(%rax,%rbx) takes 2 cycles, two a cycle */
 	.lea3_lat = 2,
+	/* measured: 24 independent lea (%rsi,%rdi) in 4 cycles, six a cycle on
+	 * the ALUs (bench/probes/callret.c; Zen 3's table: on the three
+	 * address generators) */
+	.lea_alu = true,
 	.libc = zen5_libc, .nlibc = N(zen5_libc),
 };
 

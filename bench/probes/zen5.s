@@ -98,3 +98,23 @@ mov 16(%rdi),%r12
 mov 24(%rdi),%r13
 mov %r14,64(%rsi)
 mov %r15,72(%rsi)
+## 3 byte loads and 3 byte stores: four load-store pipes, 1.5 cycles
+movzbl 0xc(%rcx),%edi
+mov %dil,0xc(%r10)
+movzbl 0xd(%rcx),%esi
+mov %sil,0xd(%r10)
+movzbl 0xe(%rcx),%r9d
+mov %r9b,0xe(%r10)
+## 12 independent lea 8(%rdi): six a cycle on the ALUs, 2 cycles
+lea 8(%rdi),%rax
+lea 8(%rdi),%rcx
+lea 8(%rdi),%rdx
+lea 8(%rdi),%rsi
+lea 8(%rdi),%r8
+lea 8(%rdi),%r9
+lea 8(%rdi),%r10
+lea 8(%rdi),%r11
+lea 8(%rdi),%rbx
+lea 8(%rdi),%rbp
+lea 8(%rdi),%r12
+lea 8(%rdi),%r13

@@ -357,14 +357,23 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 		}
 		/* (the forms measured on the core are its own ports' already) */
 		bool measured = fc && u->nmeasured && fc >= u->measured && fc < u->measured + u->nmeasured;
-		for (unsigned p = 0; fc && !measured && p < u->nports; p++)
-			if (u->press_pct[p])
-				s->c.press[p] = (uint16_t)((s->c.press[p] * u->press_pct[p] + 50) / 100);
+		for (unsigned p = 0; fc && !measured && p < u->nports; p++) {
+			unsigned pct = s->d.store && u->store_press_pct[p] ? u->store_press_pct[p] : u->press_pct[p];
+			if (pct)
+				s->c.press[p] = (uint16_t)((s->c.press[p] * pct + 50) / 100);
+		}
 		if (fc && s->d.lea3 && u->lea3_lat) {
 			/* two a cycle: a cycle's work on half the ALUs each */
 			s->c.lat = (uint16_t)u->lea3_lat;
 			for (unsigned a = 0; a < u->nalu; a++)
 				s->c.press[u->alu[a]] = (uint16_t)(200 / u->nalu);
+		} else if (fc && !measured && u->lea_alu && !strncmp(s->d.form, "lea ", 4)) {
+			/* an ALU operation, as an add's share of the ALUs */
+			memset(s->c.press, 0, sizeof(s->c.press));
+			for (unsigned a = 0; a < u->nalu; a++) {
+				unsigned pct = u->press_pct[u->alu[a]] ? u->press_pct[u->alu[a]] : 100;
+				s->c.press[u->alu[a]] = (uint16_t)((100 / u->nalu * pct + 50) / 100);
+			}
 		}
 		s->vec_result = (s->d.wr >> REGN_VEC) & 0xffffffffull;
 		if (fc && s->d.load && !(s->vec_result && u->fp_load_lat) && u->table_load_lat > u->load_lat &&

@@ -52,6 +52,9 @@ struct uarch {
 	unsigned lea3_lat;       /* latency of a lea of base + index +
 				    displacement, which the core runs on half
 				    its ALUs (0: as the tables say) */
+	bool lea_alu;            /* a lea (not lea3's) runs on the ALUs, where
+				    the tables have it on the address
+				    generators */
 	unsigned stack_sync;     /* cycles of the micro-op that brings %rsp up
 				    to date when an instruction names it after
 				    push, pop, call or ret moved it in the
@@ -69,6 +72,9 @@ struct uarch {
 				    core has more units of its kind than
 				    the tables' core: the same work spread
 				    over more of them */
+	uint8_t store_press_pct[UARCH_MAX_PORTS]; /* the same for a form that
+				    stores, where the core's stores take a
+				    smaller share of a unit (0: press_pct) */
 	bool alu_cap;            /* work a form spreads evenly over the ALUs
 				    is at most a cycle of one ALU a micro-op
 				    (LLVM 14's Zen 3 model gives `mov r32,i`
