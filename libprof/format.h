@@ -120,6 +120,13 @@ struct pi_objdesc {
 	uint32_t nblocks;
 	uint32_t nfuncs;
 	uint32_t index;          /* filled in by the runtime at start-up */
+	/* The model's front end, charged by the runtime at a call into and a
+	 * return from instrumented code (units; all 0: the block costs hold
+	 * it): a call's and a return's bubble, and how far (window) the
+	 * branch predictor may run ahead of fetch, so that a bubble overlaps
+	 * with up to that much work fetched before it. */
+	uint32_t call_bubble, ret_bubble, fe_window;
+	uint32_t pad;
 };
 #define PI_OBJDESC_MAGIC 0x534544504e495250ull /* "PRINPDES" */
 

@@ -230,6 +230,10 @@ void meta_finish(struct code *c)
 	wr64(d->data + offsetof(struct pi_objdesc, magic), PI_OBJDESC_MAGIC);
 	wr32(d->data + offsetof(struct pi_objdesc, nblocks), (uint32_t)c->nblocks);
 	wr32(d->data + offsetof(struct pi_objdesc, nfuncs), (uint32_t)(c->nfuncs + c->nexts));
+	struct frontend_costs fe = model_frontend(c->model);
+	wr32(d->data + offsetof(struct pi_objdesc, call_bubble), fe.call);
+	wr32(d->data + offsetof(struct pi_objdesc, ret_bubble), fe.ret);
+	wr32(d->data + offsetof(struct pi_objdesc, fe_window), fe.window);
 	obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, map), R_X86_64_64,
 		     (uint32_t)o->secs[c->map_sec].secsym, 0);
 	obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, counts_tpoff), R_X86_64_TPOFF32,

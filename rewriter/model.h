@@ -74,6 +74,16 @@ struct cpu_model {
  * scans at a cycle an element. */
 uint32_t model_rep_iter_cost(const struct cpu_model *m, const uint8_t *code, size_t len);
 
+/* The front end's bubbles (units) at a call into and a return from
+ * instrumented code, and the window of work fetched before a bubble that
+ * it overlaps with, for the runtime to charge (pi_objdesc); all 0 where
+ * the model leaves them in the block costs (a block ending in a call or
+ * return costs at least its floor). */
+struct frontend_costs {
+	uint32_t call, ret, window;
+};
+struct frontend_costs model_frontend(const struct cpu_model *m);
+
 /* What a call of a short C library function costs under a model that
  * fixes it (seed 003's "fixed determinate" calls), in the model's units:
  * units + per_byte_q8 * n / 256, n the argument arg names (0: none; 1, 2,

@@ -102,6 +102,8 @@ struct pi_tls {
 	uint64_t sys_start;  /* rdtsc at the system call running, or 0 */
 	uint64_t sys_charge; /* whether its time is charged */
 	struct rt_branch_state *branch; /* --branch-sim's predictor, or NULL */
+	uint64_t fe_pred;    /* when the front end's predictor is done (clock
+				units; frontend.c) */
 };
 
 extern __thread struct pi_tls __profinst_tls;
@@ -122,6 +124,15 @@ const struct pi_objdesc *rt_objs_begin(void);
 const struct pi_objdesc *rt_objs_end(void);
 const struct pi_funcrec *rt_funcs_begin(void);
 const struct pi_funcrec *rt_funcs_end(void);
+
+/* ----- The front end's bubbles at calls and returns (frontend.c) */
+
+/* the model's bubbles and window (units; 0: none), from the objects */
+extern uint64_t rt_fe_call, rt_fe_ret, rt_fe_window;
+void rt_frontend_init(void);
+/* A call's or a return's bubble: the clock waits for it, beyond what it
+ * overlaps with. */
+void rt_fe_event(struct pi_tls *t, uint64_t bubble);
 
 /* ----- The branch predictor of --branch-sim (branch.c) */
 

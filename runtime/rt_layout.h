@@ -11,6 +11,7 @@
 #define TLS_CLOCK 0
 #define TLS_TH 16
 #define TLS_BUSY 24 /* busy and dead, two uint32_t: one 64-bit test */
+#define TLS_FEPRED 56
 
 /* struct pi_funcrec (libprof/format.h) */
 #define FREC_ADDR 16

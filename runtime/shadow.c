@@ -15,6 +15,7 @@ LAYOUT(struct pi_tls, clock, TLS_CLOCK);
 LAYOUT(struct pi_tls, th, TLS_TH);
 LAYOUT(struct pi_tls, busy, TLS_BUSY);
 LAYOUT(struct pi_tls, dead, TLS_BUSY + 4);
+LAYOUT(struct pi_tls, fe_pred, TLS_FEPRED);
 LAYOUT(struct pi_funcrec, addr, FREC_ADDR);
 LAYOUT(struct rt_thread, stack, TH_STACK);
 LAYOUT(struct rt_thread, depth, TH_DEPTH);
@@ -261,6 +262,7 @@ void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra)
 	struct rt_thread *th = t->th ? t->th : rt_thread_init(t);
 	if (!th || th->depth >= th->cap)
 		goto out;
+	rt_fe_event(t, rt_fe_call); /* the caller's */
 	uint64_t now = t->clock;
 	unwind_to(th, sp, now);
 	while (th->depth && th->stack[th->depth - 1].sp == sp) {
@@ -303,6 +305,7 @@ void pi_rt_exit(uint64_t sp)
 		/* the functions that tail-called it return with it */
 		while (th->depth && th->stack[th->depth - 1].sp == sp && th->stack[th->depth - 1].tail)
 			close_top(th, now);
+		rt_fe_event(t, rt_fe_ret); /* the caller's, as the front end resumes there */
 	}
 	t->busy = 0;
 }

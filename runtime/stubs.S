@@ -181,6 +181,25 @@
 	jne \miss
 .endm
 
+/* A call's or a return's bubble (frontend.c, rt_fe_event): with bubble
+ * the variable holding it; a, b, c scratch registers.  Changes the flags. */
+.macro FE_EVENT bubble, a, b, c
+	mov \bubble(%rip), \a
+	test \a, \a
+	jz .Lfe_none\@
+	mov TLS(TLS_CLOCK), \b
+	mov \b, \c
+	sub rt_fe_window(%rip), \c       /* the earliest the bubble starts, */
+	cmp TLS(TLS_FEPRED), \c
+	cmovl TLS(TLS_FEPRED), \c        /* or when the predictor is free */
+	add \a, \c
+	mov \c, TLS(TLS_FEPRED)
+	cmp \b, \c
+	cmovl \b, \c
+	mov \c, TLS(TLS_CLOCK)           /* the clock waits for its end */
+.Lfe_none\@:
+.endm
+
 /* Fill the frame being pushed (its %rsp and alias already set) for node,
  * count the call and the function's activation; fn: its record.  The caller
  * then completes the frame with depth++. */
@@ -255,7 +274,8 @@ __profinst_enter:
 	mov %rdx, %rsi                    /* and charge the ancestor */
 	jmp 2f
 1:	movq $0, FR_ALIAS(%rax)
-2:	FILL_FRAME %rax, %rsi, %r11, %rcx, %rdx, %rdi
+2:	FE_EVENT rt_fe_call, %rdx, %rdi, %r8 /* the caller's time */
+	FILL_FRAME %rax, %rsi, %r11, %rcx, %rdx, %rdi
 	incq TH_DEPTH(%rcx)               /* last: the frame is complete */
 	movl $0, TLS(TLS_BUSY)
 .Lenter_out:
@@ -354,7 +374,8 @@ __profinst_exit:
 	shl $32, %rdx
 	or %rdx, %rax
 	mov %rax, FR_EXT_START-FRAME_SIZE(%rsi)
-4:	movl $0, TLS(TLS_BUSY)
+4:	FE_EVENT rt_fe_ret, %rax, %rdx, %rsi /* the caller's time */
+	movl $0, TLS(TLS_BUSY)
 .Lexit_out:
 	CFI_POP %rdi
 	CFI_POP %r11

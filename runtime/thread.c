@@ -178,6 +178,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 {
 	rt_entries_init();
 	rt_externals_init();
+	rt_frontend_init();
 	rt_process_init();
 	if (!pthread_key_create(&exit_key, thread_exit))
 		have_key = 1;

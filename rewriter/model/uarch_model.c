@@ -429,6 +429,8 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	uint64_t floor = 0;
 	if (last == INSN_JMP || last == INSN_JMP_IND || (last == INSN_JCC && lst->target <= lst->off))
 		floor = taken;
+	else if ((last == INSN_CALL || last == INSN_CALL_IND || last == INSN_RET) && u->fe_window)
+		floor = 0; /* the runtime charges the bubble (model_frontend) */
 	else if (last == INSN_CALL || last == INSN_CALL_IND)
 		floor = u->call_floor > taken ? u->call_floor : taken;
 	else if (last == INSN_RET)
