@@ -308,7 +308,11 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 }
 
 #define MAXREG 64
-#define ITERS 5
+/* passes over the block for its carried chains: enough that a chain
+ * closing every second pass (bench/programs/loops.c's int_mix: 7 cycles
+ * over two) averages out, which three passes measured did not (4 cycles,
+ * for the 3.5 measured) */
+#define ITERS 10
 
 uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const struct insn *insns,
 			  size_t n, unsigned ctx, struct model_stats *st)
