@@ -170,6 +170,7 @@ static const struct uarch zen5_u = {
 	.forms = znver3_forms, .nforms = N(znver3_forms), .nports = 16, .width = 6,
 	.measured = zen5_measured, .nmeasured = N(zen5_measured),
 	.fadd_lat = 2, .table_fadd_lat = 3, /* measured: Zen 5's adders take 2 cycles */
+	.vec_int_lat = 2, /* measured: a chain of paddq, or of punpckhdq, 2 cycles each */
 	/* a chain of loads measured here: 4 cycles each (Zen 3's table: 5) */
 	.load_lat = 4, .table_load_lat = 5, .fwd_lat = 0, .fwd_lat_slow = 0, .fwd_fail = 15,
 	.fp_load_lat = 7, /* Zen 3's table: 7 for a load into a vector register */

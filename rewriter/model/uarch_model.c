@@ -383,6 +383,9 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 		if (fc && s->d.load && !(s->vec_result && u->fp_load_lat) && u->table_load_lat > u->load_lat &&
 		    s->c.lat >= u->table_load_lat)
 			s->c.lat -= (uint16_t)(u->table_load_lat - u->load_lat);
+		if (fc && !measured && u->vec_int_lat && s->vec_result && !s->d.load && s->c.lat == 1 &&
+		    (s->d.form[0] == 'p' || (s->d.form[0] == 'v' && s->d.form[1] == 'p')))
+			s->c.lat = (uint16_t)u->vec_int_lat;
 		if (fc && u->fadd_lat && u->fadd_lat < u->table_fadd_lat && fp_add(s->d.form) &&
 		    s->c.lat >= u->table_fadd_lat)
 			s->c.lat -= (uint16_t)(u->table_fadd_lat - u->fadd_lat);

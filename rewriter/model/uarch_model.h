@@ -36,6 +36,9 @@ struct uarch {
 	unsigned fadd_lat;       /* latency of a floating-point add where it is
 				    less than the table's (table_fadd_lat) */
 	unsigned table_fadd_lat;
+	unsigned vec_int_lat;    /* latency of a one-cycle (in the table) vector
+				    integer operation, where the core takes
+				    longer (0: as the table says) */
 	unsigned fp_load_lat;    /* the load-use latency the tables' memory forms
 				    with a vector register result include, where
 				    not load_lat (0: load_lat) */
