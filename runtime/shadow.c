@@ -262,7 +262,6 @@ void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra)
 	struct rt_thread *th = t->th ? t->th : rt_thread_init(t);
 	if (!th || th->depth >= th->cap)
 		goto out;
-	rt_fe_event(t, rt_fe_call); /* the caller's */
 	uint64_t now = t->clock;
 	unwind_to(th, sp, now);
 	while (th->depth && th->stack[th->depth - 1].sp == sp) {
@@ -286,7 +285,10 @@ void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra)
 			goto out;
 		}
 	}
-	rt_push(th, fn, sp, ra, now);
+	/* the call's bubble: the caller's time (not a self tail call's,
+	 * which jumped) */
+	rt_fe_event(t, rt_fe_call);
+	rt_push(th, fn, sp, ra, t->clock);
 out:
 	t->busy = 0;
 }
