@@ -188,14 +188,15 @@
 	test \a, \a
 	jz .Lfe_none\@
 	mov TLS(TLS_CLOCK), \b
-	mov \b, \c
-	sub rt_fe_window(%rip), \c       /* the earliest the bubble starts, */
-	cmp TLS(TLS_FEPRED), \c
-	cmovl TLS(TLS_FEPRED), \c        /* or when the predictor is free */
+	mov TLS(TLS_FEPRED), \c
+	sub rt_fe_window(%rip), \b       /* the earliest the bubble starts, */
+	cmp \b, \c
+	cmovl \b, \c                    /* or when the predictor is free */
 	add \a, \c
 	mov \c, TLS(TLS_FEPRED)
+	add rt_fe_window(%rip), \b
 	cmp \b, \c
-	cmovl \b, \c
+	jle .Lfe_none\@                  /* over before the clock: hidden */
 	mov \c, TLS(TLS_CLOCK)           /* the clock waits for its end */
 .Lfe_none\@:
 .endm
