@@ -181,8 +181,8 @@ static const struct uarch zen5_u = {
 	/* Zen 3's table has a store take two thirds of a cycle of its three
 	 * load-store pipes (LSU 67), a load a third; Zen 5's four pipes take
 	 * a store as a load, a quarter (bench/probes/zen5.s: 3 byte loads and
-	 * 3 byte stores in 1.5 cycles) */
-	.store_press_pct = {67, 67, 67, 67, 0, 75, 75, 75, 37, 50},
+	 * 3 byte stores in 1.5 cycles); its other ports as press_pct */
+	.store_press_pct = {[8] = 37},
 	/* measured here (bench/probes/callret.c): a taken jump 0.6 cycles, a
 	 * call and its return 4, overlapping with the work around them: 12
 	 * ALU operations before the call take no longer, 24 add 0.6 cycles,

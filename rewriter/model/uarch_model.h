@@ -84,8 +84,9 @@ struct uarch {
 				    the tables' core: the same work spread
 				    over more of them */
 	uint8_t store_press_pct[UARCH_MAX_PORTS]; /* the same for a form that
-				    stores, where the core's stores take a
-				    smaller share of a unit (0: press_pct) */
+				    stores, on the ports where the core's
+				    stores take a smaller share of a unit
+				    (0: press_pct's) */
 	bool alu_cap;            /* work a form spreads evenly over the ALUs
 				    is at most a cycle of one ALU a micro-op
 				    (LLVM 14's Zen 3 model gives `mov r32,i`
