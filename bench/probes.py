@@ -15,7 +15,9 @@ the model of this machine).  Then bench/probes/callret.c measures calls and
 returns, which a block measurement drops, and bench/probes/libc.c short C
 library functions (the costs the goldencove and zen5 models fix for them),
 and bench/probes/branch.c what a mispredicted branch costs (the penalty
---branch-sim charges) and which patterns the predictor learns.
+--branch-sim charges) and which patterns the predictor learns, and
+bench/probes/chase.c and bench/probes/bzip2.c what a load that waits for a
+load costs from each level of the caches (what --cache-sim charges).
 The measured forms and rules of the Golden Cove and Zen 5 models
 (rewriter/model.c) come from these probes, each run on such a machine.
 """
@@ -29,6 +31,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import blocks  # noqa: E402
+
+BZ2 = "/usr/lib/x86_64-linux-gnu/libbz2.a"
 
 
 def read_probes(path):
@@ -106,6 +110,14 @@ def main():
         br = os.path.join(tmp, "branch")
         subprocess.run(["gcc", "-O2", "-no-pie", "-o", br, os.path.join(HERE, "probes", "branch.c")], check=True)
         branch = subprocess.run([br], capture_output=True, text=True, check=True).stdout
+        ch = os.path.join(tmp, "chase")
+        subprocess.run(["gcc", "-O2", "-o", ch, os.path.join(HERE, "probes", "chase.c")], check=True)
+        chase = subprocess.run([ch], capture_output=True, text=True, check=True).stdout
+        bz = os.path.join(tmp, "bzip2")
+        bzip2 = "(Debian's libbz2.a is not installed)\n"
+        if os.path.exists(BZ2):
+            subprocess.run(["gcc", "-O2", "-o", bz, os.path.join(HERE, "probes", "bzip2.c"), BZ2], check=True)
+            bzip2 = subprocess.run([bz], capture_output=True, text=True, check=True).stdout
     print("%-72s %8s %8s %8s" % ("probe", "run 1", "run 2", "profinst"))
     for i, (name, lines) in enumerate(probes):
         m = ["%.2f" % float(r[str(i)][2]) if str(i) in r and r[str(i)][1] == "ok" else
@@ -122,6 +134,12 @@ def main():
     print()
     print("conditional branches (bench/probes/branch.c), the mispredict cost of --branch-sim:")
     print(branch, end="")
+    print()
+    print("loads that wait for loads (bench/probes/chase.c), the levels of --cache-sim:")
+    print(chase, end="")
+    print()
+    print("bzip2's decompression (bench/probes/bzip2.c):")
+    print(bzip2, end="")
     return 0
 
 

@@ -2,7 +2,8 @@
 """Program-level and function-level validation of profinst's timing model.
 
   bench/programs.py [--profinst PATH] [--profview PATH] [--cpu NAME]
-                    [--branch-sim] [--runs N] [--workloads LIST] [--quick]
+                    [--branch-sim] [--cache-sim] [--runs N] [--workloads LIST]
+                    [--quick]
                     [--out FILE]
 
 Workloads (compute-bound, each built with gcc -O2 from its source and, for
@@ -17,7 +18,8 @@ addresses are link-time ones):
   lua      bench/programs/lua_bench.c + liblua5.4.a: a compute script
   sqlite3  tests/real/sqlite_driver.c + libsqlite3.a: queries, sorting
 Each is built twice: native, and with `profinst --cpu=NAME` (default host;
-with --branch-sim, mispredicted branches charged too) from the same objects
+with --branch-sim, mispredicted branches charged too, with --cache-sim the
+misses of loads that wait for loads) from the same objects
 and archive; both must print the same output. Every
 run of a workload (native, instrumented, perf, callgrind) gets the same
 argument (repetitions), so every tool sees the same work.
@@ -439,7 +441,8 @@ def prepare(name, spec, a, tmp):
     reps = max(1, int(round(spec[4] * a.scale)))
     arg = str(reps)
     native, prof, inputs, warnings = build(name, spec, a.profinst, a.cpu, wdir,
-                                             ["--branch-sim"] if a.branch_sim else [])
+                                             (["--branch-sim"] if a.branch_sim else []) +
+                                             (["--cache-sim"] if a.cache_sim else []))
     w = {"name": name, "native": native, "arg": arg, "dir": wdir, "syms": Symbols(native),
          "own": object_functions(inputs)}
     res = w["res"] = {"reps": reps, "profinst_warnings": warnings}
@@ -599,6 +602,8 @@ def main():
     ap.add_argument("--cpu", default="host", help="profinst timing model (default host)")
     ap.add_argument("--branch-sim", action="store_true",
                     help="instrument with --branch-sim: mispredictions charged (slower instrumented runs)")
+    ap.add_argument("--cache-sim", action="store_true",
+                    help="instrument with --cache-sim: dependent loads' misses charged")
     ap.add_argument("--runs", type=int, default=None, help="native timing rounds (default 7, --quick 3)")
     ap.add_argument("--workloads", default=DEFAULT, help="comma-separated, from: " + ",".join(WORKLOADS))
     ap.add_argument("--quick", action="store_true", help="a quarter of the work, 3 rounds, 5000 samples")
@@ -653,7 +658,7 @@ def main():
     if a.out:
         errs = [abs(r["error"]) for r in results.values()]
         doc = {
-            "profinst": a.profinst, "cpu": a.cpu, "branch_sim": a.branch_sim, "runs": a.runs, "scale": a.scale, "perf_freq": a.perf_freq,
+            "profinst": a.profinst, "cpu": a.cpu, "branch_sim": a.branch_sim, "cache_sim": a.cache_sim, "runs": a.runs, "scale": a.scale, "perf_freq": a.perf_freq,
             "min_samples": a.min_samples, "bench_s": elapsed,
             "core_hz": max(h["hz"] for h in hz_all) if hz_all else None,
             "core_hz_median": statistics.median(h["hz"] for h in hz_all) if hz_all else None,

@@ -71,6 +71,7 @@ static void print_json(const struct profile *p, const struct func_table *t, cons
 	fprintf(o, ",\n  \"cpu\": ");
 	pv_json_str(o, p->nobjs ? prof_str(&p->objs[0], p->objs[0].map->cpu) : "");
 	fprintf(o, ",\n  \"branch_sim\": %s", prof_branch_sim(p) ? "true" : "false");
+	fprintf(o, ",\n  \"cache_sim\": %s", prof_cache_sim(p) ? "true" : "false");
 	fprintf(o, ",\n  \"threads\": %u,\n  \"ended_by_signal\": %u,\n  \"functions\": [", p->nthreads,
 		(p->hdr->flags & PI_PROF_ENDED_BY_SIGNAL) ? p->hdr->signal : 0);
 	for (uint32_t i = 0; i < n; i++) {
@@ -132,9 +133,11 @@ static void print_csv(const struct profile *p, const struct func_table *t, const
 
 static void print_text(const struct profile *p, const struct func_table *t, const uint32_t *rows, uint32_t n)
 {
-	printf("Profile of %s (pid %u), %u thread%s, model %s%s\n", p->hdr->exe, p->hdr->pid, p->nthreads,
+	bool bsim = prof_branch_sim(p), csim = prof_cache_sim(p);
+	printf("Profile of %s (pid %u), %u thread%s, model %s%s%s%s\n", p->hdr->exe, p->hdr->pid, p->nthreads,
 	       p->nthreads == 1 ? "" : "s", p->nobjs ? prof_str(&p->objs[0], p->objs[0].map->cpu) : "?",
-	       prof_branch_sim(p) ? " with branch prediction simulated" : "");
+	       bsim || csim ? " with " : "", bsim ? "branch prediction" : "",
+	       bsim && csim ? " and data caches simulated" : csim ? "data caches simulated" : bsim ? " simulated" : "");
 	if (p->hdr->flags & PI_PROF_ENDED_BY_SIGNAL)
 		printf("The program ended on signal %u (%s)\n", p->hdr->signal, strsignal((int)p->hdr->signal));
 	printf("Total: %llu cycles\n", (unsigned long long)t->total_self);

@@ -52,6 +52,7 @@ struct pi_map_hdr {
 #define PI_MAP_CHARGE_OS 0x1    /* the model charges time outside instrumented code */
 #define PI_MAP_CHARGE_WAITS 0x2 /* --charge-waits */
 #define PI_MAP_BRANCH_SIM 0x4   /* --branch-sim: mispredictions are in the cycles */
+#define PI_MAP_CACHE_SIM 0x8    /* --cache-sim: dependent loads' misses are in the cycles */
 
 /* A row of the original line table: from offset on (to the next row of the
  * same section), the code is of file:line. line 0: no line. */
@@ -126,6 +127,12 @@ struct pi_objdesc {
 	 * branch predictor may run ahead of fetch, so that a bubble overlaps
 	 * with up to that much work fetched before it. */
 	uint32_t call_bubble, ret_bubble, fe_window;
+	/* --cache-sim's data caches (all 0: not simulated): each level's
+	 * capacity in 64-byte lines, and the latency of a load that misses
+	 * the first level and hits in the second, the third level, or
+	 * memory (units). */
+	uint32_t cache_lines[3];
+	uint32_t cache_extra[3];
 	uint32_t pad;
 };
 #define PI_OBJDESC_MAGIC 0x534544504e495250ull /* "PRINPDES" */

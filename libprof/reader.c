@@ -361,12 +361,22 @@ bool prof_find_site(const struct profile *p, uint64_t ra, uint32_t *gfunc, const
 	return false;
 }
 
-bool prof_branch_sim(const struct profile *p)
+static bool any_obj_has(const struct profile *p, uint32_t flag)
 {
 	for (uint32_t i = 0; i < p->nobjs; i++)
-		if (p->objs[i].map->reserved & PI_MAP_BRANCH_SIM)
+		if (p->objs[i].map->reserved & flag)
 			return true;
 	return false;
+}
+
+bool prof_branch_sim(const struct profile *p)
+{
+	return any_obj_has(p, PI_MAP_BRANCH_SIM);
+}
+
+bool prof_cache_sim(const struct profile *p)
+{
+	return any_obj_has(p, PI_MAP_CACHE_SIM);
 }
 
 bool prof_charges_os(const struct profile *p)

@@ -87,4 +87,8 @@ bool prof_charges_os(const struct profile *p);
  * mispredictions are in the cycles)? */
 bool prof_branch_sim(const struct profile *p);
 
+/* Was an object of the profile instrumented with --cache-sim (the misses
+ * of its loads that wait for loads are in the cycles)? */
+bool prof_cache_sim(const struct profile *p);
+
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "cfg.h"
+#include "chase.h"
 #include "loops.h"
 
 #include "ehframe.h"
@@ -864,6 +865,8 @@ int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *op
 	ehframe_mark_landing_pads(c);
 	build_blocks(c);
 	cost_blocks(c);
+	if (opts->cache_sim)
+		chase_find(c);
 	liveness(c);
 	find_sites(c);
 	line_table_read(&c->lines, o);
@@ -884,7 +887,7 @@ void code_free(struct code *c)
 		struct text *t = &c->texts[i];
 		free(t->insns), free(t->at), free(t->fn), free(t->mark), free(t->block);
 		free(t->pre), free(t->lab), free(t->pos), free(t->entry), free(t->vr), free(t->rel_at);
-		free(t->cfa_rows), free(t->ext);
+		free(t->cfa_rows), free(t->ext), free(t->chase);
 		buf_free(&t->out);
 	}
 	for (size_t i = 0; i < c->nfuncs; i++)

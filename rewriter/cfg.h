@@ -77,6 +77,8 @@ struct text {
 	struct vrange { uint64_t start, end, nstart; bool gap; } *vr;
 	size_t nvr, vrcap;
 	bool *rel_at;       /* per instruction: a relocation covers part of it */
+	uint32_t *chase;    /* per instruction, under --cache-sim: the word of a
+			       load stub before it, or 0 (chase.h); or NULL */
 	/* CFA offsets (from %rsp) that inserted code changes, by new offset:
 	 * the unwind rows ehframe.c adds (external tail calls) */
 	struct cfa_row { uint64_t pos; uint32_t cfa_off; } *cfa_rows;
@@ -107,6 +109,9 @@ struct rewrite_opts {
 	bool charge_waits;               /* --charge-waits */
 	bool branch_sim;                 /* --branch-sim: a stub before each jcc
 					    (the model has a mispredict cost) */
+	bool cache_sim;                  /* --cache-sim: a stub before each load
+					    that waits for a load (chase.h; the
+					    model has caches) */
 };
 
 /* A function outside instrumented code that the object calls. */
@@ -142,7 +147,8 @@ struct code {
 	struct base { int sec; uint64_t off; } *bases;
 	size_t nbases, basecap;
 	/* new symbols for stubs */
-	int sym_tls, sym_enter, sym_enter_flags, sym_exit, sym_tailexit, sym_rep, sym_resync, sym_flush, sym_branch;
+	int sym_tls, sym_enter, sym_enter_flags, sym_exit, sym_tailexit, sym_rep, sym_resync, sym_flush, sym_branch,
+	    sym_load;
 	int sym_ext_enter, sym_ext_exit, sym_ext_exit_fixed, sym_sys_enter, sym_sys_exit;
 	int counts_sec, desc_sec, map_sec;
 	uint32_t nwarn;

@@ -379,6 +379,9 @@ bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
 			d->mem.rip = op->mem.base == ZYDIS_REGISTER_RIP;
 			d->mem.size = (uint16_t)(op->size / 8);
 			d->mem.other_seg = op->mem.segment == ZYDIS_REGISTER_FS || op->mem.segment == ZYDIS_REGISTER_GS;
+			d->mem.addr32 = in.address_width == 32;
+			d->mem.disp_at = in.raw.disp.offset;
+			d->mem.disp_size = (uint8_t)(in.raw.disp.size / 8);
 			if (op->mem.base != ZYDIS_REGISTER_RIP) {
 				/* addresses written alike are the same address while
 				 * their registers do not change: what store-to-load

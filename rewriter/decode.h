@@ -108,6 +108,9 @@ struct insn_detail {
 		uint8_t scale;
 		bool other_seg;  /* fs/gs: another address space */
 		bool rip;        /* RIP-relative: a place of its own */
+		bool addr32;     /* 32-bit addressing (the 0x67 prefix) */
+		uint8_t disp_at; /* offset of the displacement in the instruction */
+		uint8_t disp_size; /* its bytes, 0 if none */
 		uint16_t size;   /* bytes accessed (0: not known) */
 		int64_t disp;
 	} mem;

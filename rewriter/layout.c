@@ -379,6 +379,54 @@ static void emit_branch_stub(struct emit *e, uint32_t k, const struct func *f)
 	PUT(e, LEA_RSP_P128);
 }
 
+/* Before load k, under --cache-sim (rewriter/chase.h): the address it
+ * loads from, computed again by a lea of its own base, index, scale and
+ * displacement into %r11 (never %rsp-based, so the stub's pushes do not
+ * move it; %r11 itself is still the program's when the lea reads it), and
+ * the word, pushed: the runtime simulates the access and the wait. */
+static void emit_load_stub(struct emit *e, uint32_t k)
+{
+	const struct insn *in = &e->t->insns[k];
+	struct insn_detail d;
+	if (!insn_describe(e->s->data + in->off, in->len, &d))
+		return; /* chase.c described it: cannot happen */
+	/* a relocated displacement (absolute addressing, as in non-PIC
+	 * code) is relocated again in the lea; any other relocation in the
+	 * load is in an immediate, which the lea does not have */
+	const struct rela *rel = NULL;
+	if (e->s->rela && d.mem.disp_size == 4) {
+		rel = rela_at(e, in->off + d.mem.disp_at);
+		if (rel && rel->type != R_X86_64_32S && rel->type != R_X86_64_32)
+			return; /* not an address the lea can take */
+	}
+	int b = d.mem.base, x = d.mem.index;
+	uint8_t rex = 0x4c; /* W, R: %r11 */
+	if (x >= 8)
+		rex |= 0x02;
+	if (b >= 8)
+		rex |= 0x01;
+	uint8_t ss = d.mem.scale == 8 ? 3 : d.mem.scale == 4 ? 2 : d.mem.scale == 2 ? 1 : 0;
+	uint8_t sib = (uint8_t)(ss << 6 | (x < 0 ? 4 : x & 7) << 3 | (b < 0 ? 5 : b & 7));
+	PUT(e, LEA_RSP_M128);
+	PUT(e, PUSH_R11);
+	buf_u8(&e->t->out, rex);
+	buf_u8(&e->t->out, 0x8d);
+	/* with a base, mod 10 (disp32: %rbp and %r13 need one); without,
+	 * mod 00 and SIB base 101 is disp32 alone */
+	buf_u8(&e->t->out, (uint8_t)((b < 0 ? 0x00 : 0x80) | 3 << 3 | 4));
+	buf_u8(&e->t->out, sib);
+	if (rel)
+		add_rela(e, cur(e), rel->type, rel->sym, rel->addend);
+	buf_u32(&e->t->out, (uint32_t)(int32_t)d.mem.disp);
+	buf_u8(&e->t->out, 0x68); /* push $word */
+	buf_u32(&e->t->out, e->t->chase[k]);
+	emit_call_rt(e, e->c->sym_load);
+	static const uint8_t drop[] = {0x48, 0x8d, 0x64, 0x24, 0x08}; /* lea 8(%rsp),%rsp */
+	PUT(e, drop);
+	PUT(e, POP_R11);
+	PUT(e, LEA_RSP_P128);
+}
+
 /* The instruction itself, branches widened to rel32. */
 static void emit_body(struct emit *e, uint32_t k, const struct func *f)
 {
@@ -492,6 +540,8 @@ static void emit_insn(struct emit *e, uint32_t k)
 			emit_rep_pre(e);
 		if (in->kind == INSN_JCC && e->c->opts->branch_sim)
 			emit_branch_stub(e, k, f);
+		if (e->t->chase && e->t->chase[k])
+			emit_load_stub(e, k);
 	}
 	if (ext && in->kind == INSN_SYSCALL) {
 		PUT(e, LEA_RSP_M128);

@@ -58,6 +58,11 @@ static const char usage_text[] =
 	"                    and charge each mispredicted conditional jump the model's\n"
 	"                    penalty (deterministic, like the block costs; the\n"
 	"                    instrumented program runs tens of times slower)\n"
+	"  --cache-sim       simulate the core's data caches on the loads whose\n"
+	"                    address comes from another load (a pointer followed, an\n"
+	"                    index read from a table) and charge each the time it\n"
+	"                    waits for that load's miss, which the core cannot hide;\n"
+	"                    models with caches only (see --list-cpus)\n"
 	"  --charge-waits    charge the time of calls that wait on the outside world\n"
 	"                    (sleeps, poll/select, waits for children and threads,\n"
 	"                    reads from a terminal); by default it is measured and\n"
@@ -564,6 +569,8 @@ int main(int argc, char **argv)
 			op.ro.charge_waits = true;
 		} else if (!strcmp(a, "--branch-sim")) {
 			op.ro.branch_sim = true;
+		} else if (!strcmp(a, "--cache-sim")) {
+			op.ro.cache_sim = true;
 		} else if (!strcmp(a, "--model-stats")) {
 			op.model_stats = true;
 		} else if (!strcmp(a, "--dump-blocks")) {
@@ -602,6 +609,12 @@ int main(int argc, char **argv)
 	}
 	if (op.ro.branch_sim && !op.model->mispredict) {
 		pi_error("--branch-sim needs a cycle model; '%s' has no mispredict cost (see profinst --list-cpus)",
+			 op.model->name);
+		free(op.inputs);
+		return 2;
+	}
+	if (op.ro.cache_sim && !op.model->cache) {
+		pi_error("--cache-sim needs a model of the core's caches; '%s' has none (see profinst --list-cpus)",
 			 op.model->name);
 		free(op.inputs);
 		return 2;

@@ -27,6 +27,7 @@ void meta_prepare(struct code *c)
 	c->sym_resync = undef(o, STUB_RESYNC_SYMBOL, STT_NOTYPE);
 	c->sym_flush = undef(o, STUB_FLUSH_SYMBOL, STT_NOTYPE);
 	c->sym_branch = undef(o, STUB_BRANCH_SYMBOL, STT_NOTYPE);
+	c->sym_load = undef(o, STUB_LOAD_SYMBOL, STT_NOTYPE);
 	c->sym_ext_enter = undef(o, STUB_EXT_ENTER_SYMBOL, STT_NOTYPE);
 	c->sym_ext_exit = undef(o, STUB_EXT_EXIT_SYMBOL, STT_NOTYPE);
 	c->sym_ext_exit_fixed = undef(o, STUB_EXT_EXIT_FIXED_SYMBOL, STT_NOTYPE);
@@ -130,7 +131,8 @@ static void build_map(struct code *c, struct buf *b)
 		.units = c->model->units,
 		.reserved = (c->model->charges_os ? PI_MAP_CHARGE_OS : 0) |
 			    (c->opts->charge_waits ? PI_MAP_CHARGE_WAITS : 0) |
-			    (c->opts->branch_sim ? PI_MAP_BRANCH_SIM : 0),
+			    (c->opts->branch_sim ? PI_MAP_BRANCH_SIM : 0) |
+			    (c->opts->cache_sim ? PI_MAP_CACHE_SIM : 0),
 	};
 	struct buf body = {0};
 	h.funcs_off = sizeof(h);
@@ -234,6 +236,13 @@ void meta_finish(struct code *c)
 	wr32(d->data + offsetof(struct pi_objdesc, call_bubble), fe.call);
 	wr32(d->data + offsetof(struct pi_objdesc, ret_bubble), fe.ret);
 	wr32(d->data + offsetof(struct pi_objdesc, fe_window), fe.window);
+	if (c->opts->cache_sim) {
+		struct cache_costs cc = model_cache(c->model);
+		for (int i = 0; i < 3; i++) {
+			wr32(d->data + offsetof(struct pi_objdesc, cache_lines) + 4 * i, cc.lines[i]);
+			wr32(d->data + offsetof(struct pi_objdesc, cache_extra) + 4 * i, cc.extra[i]);
+		}
+	}
 	obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, map), R_X86_64_64,
 		     (uint32_t)o->secs[c->map_sec].secsym, 0);
 	obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, counts_tpoff), R_X86_64_TPOFF32,

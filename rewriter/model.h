@@ -40,6 +40,14 @@ enum block_context {
 	BLOCK_RET_AT_CALLER = 2,
 };
 
+/* A core's data caches as --cache-sim sees them: capacity of the first,
+ * second and third level (KiB), and the load-to-use latency (cycles) of a
+ * hit in each and of memory. */
+struct cache_model {
+	uint32_t kib[3];
+	uint32_t latency[4];
+};
+
 struct cpu_model {
 	const char *name;
 	const char *description;
@@ -65,6 +73,8 @@ struct cpu_model {
 	 * runtime's branch predictor under --branch-sim; 0: the model cannot
 	 * simulate branches (instructions). */
 	uint32_t mispredict;
+	/* The data caches --cache-sim simulates, or NULL: the model cannot. */
+	const struct cache_model *cache;
 	const void *uarch; /* the model's own data (struct uarch), or NULL */
 };
 
@@ -83,6 +93,16 @@ struct frontend_costs {
 	uint32_t call, ret, window;
 };
 struct frontend_costs model_frontend(const struct cpu_model *m);
+
+/* The runtime's view of m's caches (pi_objdesc.cache_lines, cache_extra):
+ * each level's capacity in 64-byte lines, and the latency of a hit in the
+ * second and third level and of memory (units): a load that waits for a
+ * first-level hit waits for nothing the block costs do not hold already.
+ * All 0 if m has none. */
+struct cache_costs {
+	uint32_t lines[3], extra[3];
+};
+struct cache_costs model_cache(const struct cpu_model *m);
 
 /* What a call of a short C library function costs under a model that
  * fixes it (seed 003's "fixed determinate" calls), in the model's units:

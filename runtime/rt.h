@@ -104,6 +104,7 @@ struct pi_tls {
 	struct rt_branch_state *branch; /* --branch-sim's predictor, or NULL */
 	uint64_t fe_pred;    /* when the front end's predictor is done (clock
 				units; frontend.c) */
+	struct rt_dcache *dcache; /* --cache-sim's caches, or NULL */
 };
 
 extern __thread struct pi_tls __profinst_tls;
@@ -138,6 +139,13 @@ void rt_fe_event(struct pi_tls *t, uint64_t bubble);
 
 /* Unmap t's predictor, at the end of its thread, on that thread. */
 void rt_branch_free(struct pi_tls *t);
+
+/* ----- The data caches of --cache-sim (dcache.c) */
+
+/* The caches' sizes and costs, from the objects (none: not simulated). */
+void rt_dcache_init(void);
+/* Unmap t's caches, at the end of its thread, on that thread. */
+void rt_dcache_free(struct pi_tls *t);
 
 void rt_write_profile(int signal);
 void rt_profile_reset(void);          /* a forked child may write again */

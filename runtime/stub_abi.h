@@ -38,6 +38,16 @@
  *                 8-23 the model's mispredict cost (clock units), bits
  *                 24-63 the branch's address as the predictor sees it.
  *
+ * Load       lea -128(%rsp),%rsp; push %r11; lea ADDR,%r11; push $word;
+ *              call __profinst_load; lea 8(%rsp),%rsp; pop %r11;
+ *              lea 128(%rsp),%rsp
+ *              right before a load that waits for another load, or that
+ *              one waits for, under --cache-sim (rewriter/chase.h): ADDR
+ *              is the load's memory operand (never %rsp-based).
+ *              -> %r11 = the address loaded, 8(%rsp) = the word: bits
+ *                 16-31 the slot of the loads it waits for, bits 0-15 the
+ *                 slot its own completion goes to (0: none).
+ *
  * External call  lea extrec(%rip),%r11; call __profinst_ext_enter;
  *              CALL (as it was); call __profinst_ext_exit
  *              around a call that leaves instrumented code.  %r11 is free
@@ -77,6 +87,7 @@
 #define STUB_RESYNC_SYMBOL "__profinst_resync"
 #define STUB_FLUSH_SYMBOL "__profinst_flush"
 #define STUB_BRANCH_SYMBOL "__profinst_branch"
+#define STUB_LOAD_SYMBOL "__profinst_load"
 #define STUB_EXT_ENTER_SYMBOL "__profinst_ext_enter"
 #define STUB_EXT_EXIT_SYMBOL "__profinst_ext_exit"
 #define STUB_EXT_EXIT_FIXED_SYMBOL "__profinst_ext_exit_fixed" /* for PI_EXT_FIXED externals */
@@ -94,5 +105,8 @@
 #define STUB_BRANCH_COST_MAX 0xffff
 #define STUB_BRANCH_SITE_SHIFT 24
 #define STUB_REP_COST_SHIFT 8
+/* the word pushed before __profinst_load */
+#define STUB_LOAD_WAIT_SHIFT 16
+#define STUB_LOAD_SLOT_MASK 0xffffu
 
 #endif

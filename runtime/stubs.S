@@ -498,30 +498,63 @@ __profinst_rep:
 	.size __profinst_rep, .-__profinst_rep
 
 /*
- * Before a conditional jump, under --branch-sim (stub_abi.h): %r11 holds
- * the word, saved by the stub.  The flags are kept with lahf/seto and
- * restored with add/sahf, as the block stubs keep them: popfq is slow.
+ * The simulations' helpers (--branch-sim, --cache-sim) run C between any
+ * two of the program's instructions: SIM_ENTER saves %rax, the flags and
+ * the argument registers (9 pushes), SIM_LEAVE restores them and returns.
+ * The flags are kept with lahf/seto and restored with add/sahf, as the
+ * block stubs keep them: popfq is slow.
  */
-	.globl __profinst_branch
-	.hidden __profinst_branch
-	.type __profinst_branch, @function
-__profinst_branch:
-	.cfi_startproc
+.macro SIM_ENTER
 	CFI_PUSH %rax
 	lahf
 	seto %al
 	CFI_PUSH %rax
 	PUSH_ARGS
-	mov %r11, %rdi
-	call pi_rt_branch
+.endm
+
+.macro SIM_LEAVE
 	POP_ARGS
 	CFI_POP %rax
 	add $0x7f, %al            /* OF again */
 	sahf
 	CFI_POP %rax
 	ret
+.endm
+
+/*
+ * Before a conditional jump, under --branch-sim (stub_abi.h): %r11 holds
+ * the word, saved by the stub.
+ */
+	.globl __profinst_branch
+	.hidden __profinst_branch
+	.type __profinst_branch, @function
+__profinst_branch:
+	.cfi_startproc
+	SIM_ENTER
+	mov %r11, %rdi
+	call pi_rt_branch
+	SIM_LEAVE
 	.cfi_endproc
 	.size __profinst_branch, .-__profinst_branch
+
+/*
+ * Before a load that waits for a load, or that one waits for, under
+ * --cache-sim (stub_abi.h): %r11 holds the address, saved by the stub,
+ * and the word is above the return address.
+ */
+	.globl __profinst_load
+	.hidden __profinst_load
+	.type __profinst_load, @function
+__profinst_load:
+	.cfi_startproc
+	SIM_ENTER
+	mov %r11, %rdi
+	mov 80(%rsp), %esi        /* the word: past 9 pushes and the return address */
+	mov %rsp, %rdx            /* below the program's stack */
+	call pi_rt_load
+	SIM_LEAVE
+	.cfi_endproc
+	.size __profinst_load, .-__profinst_load
 
 /*
  * Around a call into external code (see stub_abi.h).  The enter helper's

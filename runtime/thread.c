@@ -130,6 +130,7 @@ static void thread_exit(void *arg)
 	/* only here, on the thread itself: it is dead, and no other thread
 	 * touches its predictor */
 	rt_branch_free(t);
+	rt_dcache_free(t);
 }
 
 /* Entries of every instrumented function, as an open-addressing set that
@@ -179,6 +180,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	rt_entries_init();
 	rt_externals_init();
 	rt_frontend_init();
+	rt_dcache_init();
 	rt_process_init();
 	if (!pthread_key_create(&exit_key, thread_exit))
 		have_key = 1;

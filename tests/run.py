@@ -373,6 +373,75 @@ def unit_frontend(ctx):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def sim_threads_and_refusal(ctx, tmp, flags, bad_cpu, refusal):
+    """A simulation's state per thread, freed as each ends: 022_threads under
+    flags (zen5) has its 5 threads; and a model without what it needs
+    (bad_cpu) is refused with the message refusal, status 2.  tmp/sim/a.o
+    is an object to instrument."""
+    os.mkdir(os.path.join(tmp, "threads"))
+    _, pf = profile_of(ctx, os.path.join(tmp, "threads"), os.path.join(HERE, "e2e", "022_threads.c"),
+                       ["--cpu=zen5"] + flags + ["-lpthread"])
+    if profile_json(ctx, pf)["threads"] != 5:
+        raise Fail("%s: 022_threads' profile has %r threads, want 5" % (" ".join(flags), profile_json(ctx, pf)["threads"]))
+    r = subprocess.run([ctx.profinst, "--cpu=" + bad_cpu, flags[0], os.path.join(tmp, "sim", "a.o"),
+                        "-o", os.path.join(tmp, "x")], capture_output=True, text=True)
+    if r.returncode != 2 or refusal not in r.stderr:
+        raise Fail("%s with --cpu=%s: status %d, %r" % (flags[0], bad_cpu, r.returncode, r.stderr))
+
+
+def unit_cache_sim(ctx):
+    """tests/unit/cache_sim.c under --cache-sim: a pointer chase waits for
+    each miss; a chase in the first level, a stream, a gather through a
+    streamed index and a local reached by pointer do not; registers and
+    flags kept around the load stubs."""
+    tmp = tempfile.mkdtemp(prefix="pi-csim-")
+    try:
+        src = os.path.join(HERE, "unit", "cache_sim.c")
+        os.mkdir(os.path.join(tmp, "plain"))
+        os.mkdir(os.path.join(tmp, "sim"))
+        out0, pf0 = profile_of(ctx, os.path.join(tmp, "plain"), src, ["--cpu=zen5"])
+        out1, pf1 = profile_of(ctx, os.path.join(tmp, "sim"), src, ["--cpu=zen5", "--cache-sim"])
+        if out0.strip() != "ok" or out1.strip() != "ok":
+            raise Fail("cache_sim printed %r and, simulating, %r; want 'ok'" % (out0, out1))
+        pj0, pj1 = profile_json(ctx, pf0), profile_json(ctx, pf1)
+        if pj0["cache_sim"] or not pj1["cache_sim"]:
+            raise Fail("cache_sim: the profiles say cache_sim %r and %r" % (pj0["cache_sim"], pj1["cache_sim"]))
+        # what the runtime charged beyond the blocks
+        beyond = {f["name"]: f["self_cycles"] - f["block_cycles"] for f in pj1["functions"]}
+        plain = {f["name"]: f["self_cycles"] - f["block_cycles"] for f in pj0["functions"]}
+        # zen5: memory 600 cycles, the third level 56; a hop's block 4
+        # 4 MiB ring of 65536 lines, 200000 hops: the first pass from
+        # memory, then from the third level (the second, 1 MiB, holds a
+        # quarter of the ring, and an LRU over a cycle keeps none of it);
+        # a few lines next to a recent miss count as a prefetched stream
+        want = 65536 * (600 - 4) + (200000 - 65536) * (56 - 4)
+        if not 0.97 * want <= beyond["walk_big"] <= want:
+            raise Fail("cache_sim: walk_big waited %d cycles, want %d or a little less" % (beyond["walk_big"], want))
+        # 256 lines: misses on the first pass only, of 100000 hops
+        if not 128 * 596 <= beyond["walk"] <= 256 * 596:
+            raise Fail("cache_sim: walk waited %d cycles, want the first pass's misses only (%d at most)"
+                       % (beyond["walk"], 256 * 596))
+        if beyond["stream"] != plain["stream"]:
+            raise Fail("cache_sim: stream (no load waits for a load) charged %d beyond its blocks, %d without"
+                       % (beyond["stream"], plain["stream"]))
+        if beyond["gather"] > 1000:
+            raise Fail("cache_sim: gather charged %d cycles: its index is a stream" % beyond["gather"])
+        if beyond["f_flags"] != 0:
+            raise Fail("cache_sim: f_flags charged %d cycles for a local reached by pointer" % beyond["f_flags"])
+        # the same run gives the same profile, wherever ASLR puts the heap
+        pf2 = os.path.join(tmp, "sim", "again.pf")
+        must([os.path.join(tmp, "sim", "a.prof")], "run", env=dict(os.environ, PROFINST_OUTPUT=pf2))
+        again = {f["name"]: f["self_cycles"] for f in profile_json(ctx, pf2)["functions"]}
+        for name in ("walk", "walk_big", "gather"):
+            if again[name] != beyond[name] + [f["block_cycles"] for f in pj1["functions"] if f["name"] == name][0]:
+                raise Fail("cache_sim: two runs gave %s different cycles" % name)
+        # threads: caches each (and predictors), freed as each ends
+        sim_threads_and_refusal(ctx, tmp, ["--cache-sim", "--branch-sim"], "goldencove",
+                                "--cache-sim needs a model of the core's caches")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def unit_branch_sim(ctx):
     """tests/unit/branch_sim.c under --branch-sim: mispredictions of a random
     and of a patterned branch, charged where they happen; flags kept."""
@@ -406,15 +475,7 @@ def unit_branch_sim(ctx):
         if self2["random_branch"] != self1["random_branch"]:
             raise Fail("branch_sim: two runs gave %d and %d cycles" % (self1["random_branch"], self2["random_branch"]))
         # threads: a predictor each, freed as each ends
-        os.mkdir(os.path.join(tmp, "threads"))
-        out3, pf3 = profile_of(ctx, os.path.join(tmp, "threads"), os.path.join(HERE, "e2e", "022_threads.c"),
-                               ["--cpu=zen5", "--branch-sim", "-lpthread"])
-        if profile_json(ctx, pf3)["threads"] != 5:
-            raise Fail("branch_sim: 022_threads' profile has %r threads, want 5" % profile_json(ctx, pf3)["threads"])
-        r = subprocess.run([ctx.profinst, "--cpu=instructions", "--branch-sim", os.path.join(tmp, "sim", "a.o"),
-                            "-o", os.path.join(tmp, "x")], capture_output=True, text=True)
-        if r.returncode != 2 or "--branch-sim needs a cycle model" not in r.stderr:
-            raise Fail("--branch-sim with --cpu=instructions: status %d, %r" % (r.returncode, r.stderr))
+        sim_threads_and_refusal(ctx, tmp, ["--branch-sim"], "instructions", "--branch-sim needs a cycle model")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -553,6 +614,7 @@ def collect(ctx, args):
              ("unit/ret_at_caller", lambda: unit_ret_at_caller(ctx)),
              ("unit/frontend", lambda: unit_frontend(ctx)),
              ("unit/branch_sim", lambda: unit_branch_sim(ctx)),
+             ("unit/cache_sim", lambda: unit_cache_sim(ctx)),
              ("cmode/object_and_archive", lambda: compile_only_mode(ctx))]
     tests += [("golden/%s" % n, lambda n=n, v=v: golden_case(ctx, n, v, args.rebase)) for n, v in GOLDEN]
     tests += [("fuzz/%s" % t, lambda t=t, r=r: fuzz_case(ctx, t, r))

@@ -15,9 +15,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	struct object o;
 	if (!obj_read(&o, "fuzz.o", data, size)) {
 		struct istats st = {0};
-		/* a cycle model, so that its analysis of the blocks is fuzzed too;
-		 * no set of defined names, as with profinst -c */
-		struct rewrite_opts ro = {.model = model_find("goldencove")};
+		/* a cycle model, so that its analysis of the blocks is fuzzed too,
+		 * and the simulations' stubs (the loads' data flow, chase.c); no
+		 * set of defined names, as with profinst -c */
+		struct rewrite_opts ro = {.model = model_find("zen5"), .branch_sim = true, .cache_sim = true};
 		if (!instrument_object(&o, &ro, &st)) {
 			char path[] = "/tmp/pi-fuzz-XXXXXX";
 			int fd = mkstemp(path);

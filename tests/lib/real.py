@@ -102,6 +102,18 @@ def tests(ctx, Fail, sh, must, run_pair, profile_json, compare_counts, object_fu
                 raise Fail("%d functions differ between two native runs" % len(unstable))
             canon = oracle.aliases(native)
             compare_counts(pj, runs[0], ours, ignore={canon.get(n, n) for n in unstable | ignore}, canon=canon)
+            # the simulations' stubs (a stub before every conditional
+            # jump, and before the loads that wait for loads) change
+            # nothing the program sees: the same output, the same calls
+            sim_exe = os.path.join(tmp, "sim")
+            must([ctx.profinst, "--cpu=zen5", "--branch-sim", "--cache-sim", obj] + whole + libs + ["-o", sim_exe],
+                 "profinst --branch-sim --cache-sim")
+            sim, _ = run_pair(ctx, tmp, native, sim_exe, [], env_extra=ENV.get(name))
+            sim_calls = {f["symbol"]: f["calls"] for f in profile_json(ctx, sim)["functions"]}
+            for f, (_, calls) in prof_runs[0].items():
+                if f not in unstable and f not in ignore and sim_calls.get(f) != calls:
+                    raise Fail("under --branch-sim --cache-sim %s is called %r times, %d without"
+                               % (f, sim_calls.get(f), calls))
         finally:
             if not ctx.keep:
                 shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+#include "chase.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "stub_abi.h"
+
+#define NGPR 16
+#define REG_RSP 4
+/* rax, rcx, rdx, rsi, rdi, r8-r11: what a call may change */
+#define CALLER_SAVED 0x0fc7u
+/* A function's data flow settles in a few rounds; past this many it is
+ * left as it stands (some waits missed, never wrong ones added). */
+#define MAX_ROUNDS 64
+
+/* What the data flow needs of one instruction. */
+struct step {
+	uint16_t in;   /* registers its results are computed from */
+	uint16_t out;  /* registers it writes */
+	uint16_t addr; /* a followed load's address registers */
+	int32_t load;  /* its index among the function's followed loads, or -1 */
+	bool call;
+};
+
+struct flow {
+	int32_t *parent;  /* union-find over the loads */
+	int32_t *cons;    /* per load: the class it waits for, or -1 */
+	uint32_t nloads;
+	uint64_t unions;  /* classes joined so far: the flow changed */
+};
+
+static int32_t find(struct flow *w, int32_t x)
+{
+	while (w->parent[x] != x) {
+		w->parent[x] = w->parent[w->parent[x]];
+		x = w->parent[x];
+	}
+	return x;
+}
+
+/* The class of a value computed from values of classes a and b (-1: not
+ * from a followed load). */
+static int32_t merge(struct flow *w, int32_t a, int32_t b)
+{
+	if (a < 0)
+		return b < 0 ? -1 : find(w, b);
+	if (b < 0)
+		return find(w, a);
+	a = find(w, a), b = find(w, b);
+	if (a == b)
+		return a;
+	/* the lower index stays the root: the result does not depend on the
+	 * order the blocks are visited in */
+	if (a > b) {
+		int32_t t = a;
+		a = b, b = t;
+	}
+	w->parent[b] = a;
+	w->unions++;
+	return a;
+}
+
+static uint16_t gprs(uint64_t mask)
+{
+	return (uint16_t)(mask & 0xffffu);
+}
+
+/* A load whose address the flow follows: a plain memory read through
+ * general-purpose registers, neither the stack nor RIP-relative, nor
+ * another address space; string instructions and the stack's own
+ * instructions (pop, leave) are left out. */
+static bool followed(const struct insn *in, const struct insn_detail *d)
+{
+	if (in->kind != INSN_OTHER || in->cls == ICLS_STRING || in->rep || !d->load)
+		return false;
+	if (d->mem.rip || d->mem.other_seg || d->mem.addr32 || (d->wr >> REG_RSP & 1) || d->rsp_move)
+		return false;
+	int b = d->mem.base, x = d->mem.index;
+	if (b < 0 && x < 0)
+		return false;
+	if (b >= NGPR || x >= NGPR || b == REG_RSP || x == REG_RSP)
+		return false;
+	return true;
+}
+
+static void transfer(struct flow *w, const struct step *s, int32_t *cls)
+{
+	if (s->call) {
+		for (int r = 0; r < NGPR; r++)
+			if (CALLER_SAVED >> r & 1)
+				cls[r] = -1;
+		return;
+	}
+	int32_t v = -1;
+	if (s->load >= 0) {
+		for (int r = 0; r < NGPR; r++)
+			if (s->addr >> r & 1)
+				v = merge(w, v, cls[r]);
+		w->cons[s->load] = merge(w, w->cons[s->load], v);
+		v = s->load;
+	} else {
+		for (int r = 0; r < NGPR; r++)
+			if (s->in >> r & 1)
+				v = merge(w, v, cls[r]);
+	}
+	/* %rsp is never a load's value (push and pop move it) */
+	for (int r = 0; r < NGPR; r++)
+		if (s->out >> r & 1 && r != REG_RSP)
+			cls[r] = v < 0 ? -1 : find(w, v);
+}
+
+/* The runtime's slot for the class whose root is load l (by l's place,
+ * so that it does not depend on where the linker puts the code; 0 is no
+ * slot). */
+static uint16_t slot_of(const struct code *c, const struct func *f, const uint32_t *load_b,
+			const uint32_t *load_k, const uint32_t *first, uint32_t l)
+{
+	const struct block *bl = &c->blocks[f->first_block + load_b[l]];
+	const struct insn *in = &c->texts[bl->ts].insns[bl->first + (load_k[l] - first[load_b[l]])];
+	uint64_t h = ((uint64_t)str_hash(f->name) << 32 | (uint32_t)bl->ts) ^ in->off * 0x9e3779b97f4a7c15ull;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	return (uint16_t)(h % STUB_LOAD_SLOT_MASK + 1);
+}
+
+static void chase_func(struct code *c, const struct func *f)
+{
+	uint32_t nb = f->nblocks, *first = xcalloc(nb + 1, sizeof(uint32_t));
+	for (uint32_t i = 0; i < nb; i++)
+		first[i + 1] = first[i] + c->blocks[f->first_block + i].n;
+	struct step *steps = xcalloc(first[nb] + 1, sizeof(*steps));
+	/* per followed load: its step, and its block (from f's first) */
+	uint32_t *load_k = xcalloc(first[nb] + 1, sizeof(uint32_t)), nloads = 0;
+	uint32_t *load_b = xcalloc(first[nb] + 1, sizeof(uint32_t));
+	for (uint32_t i = 0; i < nb; i++) {
+		const struct block *bl = &c->blocks[f->first_block + i];
+		const struct text *t = &c->texts[bl->ts];
+		const uint8_t *data = c->o->secs[t->sec].data;
+		for (uint32_t j = 0; j < bl->n; j++) {
+			const struct insn *in = &t->insns[bl->first + j];
+			struct step *s = &steps[first[i] + j];
+			s->load = -1;
+			s->call = in->kind == INSN_CALL || in->kind == INSN_CALL_IND;
+			struct insn_detail d;
+			if (!insn_describe(data + in->off, in->len, &d)) {
+				s->out = 0xffff; /* unknown: everything it may write is lost */
+				continue;
+			}
+			s->out = gprs(d.wr);
+			if (d.zero_idiom)
+				continue;
+			if (followed(in, &d)) {
+				s->load = (int32_t)nloads;
+				load_b[nloads] = i;
+				load_k[nloads++] = first[i] + j;
+				s->addr = gprs(d.addr);
+			} else {
+				s->in = gprs(d.rd) | (d.load || d.store ? 0 : gprs(d.addr));
+			}
+		}
+	}
+	if (nloads) {
+		struct flow w = {
+			.parent = xmalloc(nloads * sizeof(int32_t)),
+			.cons = xmalloc(nloads * sizeof(int32_t)),
+			.nloads = nloads,
+		};
+		for (uint32_t l = 0; l < nloads; l++)
+			w.parent[l] = (int32_t)l, w.cons[l] = -1;
+		int32_t *in = xmalloc((size_t)nb * NGPR * sizeof(int32_t));
+		for (size_t i = 0; i < (size_t)nb * NGPR; i++)
+			in[i] = -1;
+		bool changed = true;
+		for (int round = 0; changed && round < MAX_ROUNDS; round++) {
+			changed = false;
+			uint64_t unions = w.unions;
+			for (uint32_t i = 0; i < nb; i++) {
+				int32_t cls[NGPR];
+				memcpy(cls, &in[(size_t)i * NGPR], sizeof cls);
+				for (uint32_t j = first[i]; j < first[i + 1]; j++)
+					transfer(&w, &steps[j], cls);
+				uint32_t succ[2];
+				unsigned ns = code_block_succs(c, f->first_block + i, succ);
+				for (unsigned e = 0; e < ns; e++) {
+					int32_t *to = &in[(size_t)(succ[e] - f->first_block) * NGPR];
+					for (int r = 0; r < NGPR; r++) {
+						if (cls[r] >= 0 && to[r] < 0)
+							changed = true;
+						to[r] = merge(&w, to[r], cls[r]);
+					}
+				}
+			}
+			if (w.unions != unions)
+				changed = true;
+		}
+		bool *waited = xcalloc(nloads, sizeof(bool));
+		for (uint32_t l = 0; l < nloads; l++)
+			if (w.cons[l] >= 0)
+				waited[find(&w, w.cons[l])] = true;
+		for (uint32_t l = 0; l < nloads; l++) {
+			int32_t root = find(&w, (int32_t)l);
+			int32_t wait = w.cons[l] >= 0 ? find(&w, w.cons[l]) : -1;
+			if (wait < 0 && !waited[root])
+				continue;
+			const struct block *bl = &c->blocks[f->first_block + load_b[l]];
+			struct text *t = &c->texts[bl->ts];
+			if (!t->chase)
+				t->chase = xcalloc(t->ninsns + 1, sizeof(uint32_t));
+			/* a class is named by its root load */
+			uint32_t word = 0;
+			if (wait >= 0)
+				word |= (uint32_t)slot_of(c, f, load_b, load_k, first, (uint32_t)wait) << STUB_LOAD_WAIT_SHIFT;
+			if (waited[root])
+				word |= slot_of(c, f, load_b, load_k, first, (uint32_t)root);
+			t->chase[bl->first + (load_k[l] - first[load_b[l]])] = word;
+		}
+		free(waited), free(in), free(w.parent), free(w.cons);
+	}
+	free(first), free(steps), free(load_k), free(load_b);
+}
+
+void chase_find(struct code *c)
+{
+	for (size_t fi = 0; fi < c->nfuncs; fi++)
+		if (c->funcs[fi].instrument && c->funcs[fi].nblocks)
+			chase_func(c, &c->funcs[fi]);
+}

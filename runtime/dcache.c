@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The data caches --cache-sim simulates, one hierarchy per thread, and the
+ * waits of loads for loads (rewriter/chase.h says which loads, and why
+ * only those).  Each followed load reports its address here (stub_abi.h,
+ * Load).  A load that waits for a class of loads first waits until the
+ * last of them is done:
+ *     clock = max(clock, ready[wait])
+ * and a load that others wait for is done when its level's latency has
+ * passed:
+ *     ready[done] = max(ready[done], clock + latency[level])
+ * except that a first-level hit is done at once: the block costs hold its
+ * latency (a chain of them within a block is costed there).  So a pointer
+ * chase through memory costs a miss a step, while the same chase through
+ * the first level costs what its blocks cost, and a miss that other work
+ * covers costs nothing.  A miss that continues a stream of misses, a line
+ * up or down from the last, costs nothing either: the core's prefetchers
+ * have fetched it (16 streams at a time).  A load from the stack (within
+ * 1 MiB above %rsp: a local whose address was passed down) hits the first
+ * level, which the program's own stack accesses, not simulated, keep it
+ * in.
+ *
+ * The caches are fully associative with LRU replacement, each level with
+ * the capacity of the model's (pi_objdesc.cache_lines): a real level is 12
+ * or 16-way, so conflict misses are left out, but the simulation sees no
+ * address bits beyond the line, and so gives the same misses wherever ASLR
+ * puts the heap: profiles stay deterministic.  It sees only the followed
+ * loads, not the program's other accesses, so a line it has not seen costs
+ * memory even where the program's own stores have just brought it in (a
+ * rule with no exception is the simplest; what the hardware does there is
+ * not simple: bench/probes/bzip2.c, whose decompression follows a chase
+ * through a table the decompression has just filled, takes 58 cycles a
+ * byte when decompressions follow each other and 99 after a compression;
+ * the simulation gives both 52).  A load that misses a level is filled
+ * into it and into the levels above.
+ *
+ * Compiled -mgeneral-regs-only with the hot runtime; it runs between the
+ * program's instructions, with its flags saved by the assembly half.  The
+ * state is mapped at a thread's first followed load and never grows.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rt.h"
+#include "stub_abi.h"
+
+#define DC_LEVELS 3
+#define DC_SLOTS (1u << 16)
+#define DC_NONE 0xffffffffu
+#define DC_STREAMS 16
+/* how far above the program's %rsp a load is from its stack */
+#define DC_STACK_HOT (1u << 20)
+
+uint32_t rt_dc_lines[DC_LEVELS] __attribute__((visibility("hidden")));
+uint64_t rt_dc_extra[DC_LEVELS] __attribute__((visibility("hidden")));
+
+struct dc_node {
+	uint64_t line;
+	uint32_t prev, next; /* a ring, most recent first */
+	uint32_t hnext;      /* the next node of its bucket, or DC_NONE */
+	uint32_t pad;
+};
+
+struct dc_level {
+	uint32_t cap, n, head; /* head: the most recent node, DC_NONE if none */
+	uint32_t hbits;
+	uint32_t *bucket;      /* [1 << hbits]: first node, DC_NONE if none */
+	struct dc_node *node;  /* [cap] */
+};
+
+struct rt_dcache {
+	uint64_t size; /* of the mapping */
+	struct dc_level lv[DC_LEVELS];
+	uint64_t ready[DC_SLOTS]; /* clock at which a class's last load is done */
+	uint64_t stream[DC_STREAMS]; /* the last line of each stream followed */
+	uint32_t next_stream;        /* the one a new stream replaces */
+};
+
+void rt_dcache_init(void)
+{
+	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
+		if (d->cache_lines[0]) {
+			for (int i = 0; i < DC_LEVELS; i++) {
+				rt_dc_lines[i] = d->cache_lines[i];
+				rt_dc_extra[i] = d->cache_extra[i];
+			}
+			break;
+		}
+	}
+}
+
+static uint32_t hash_bits(uint32_t cap)
+{
+	uint32_t b = 1;
+	while ((1u << b) < 2 * cap)
+		b++;
+	return b;
+}
+
+static struct rt_dcache *state_new(void)
+{
+	uint64_t size = (sizeof(struct rt_dcache) + 15) & ~15ull;
+	for (int i = 0; i < DC_LEVELS; i++)
+		size += (uint64_t)rt_dc_lines[i] * sizeof(struct dc_node) +
+			((4ull << hash_bits(rt_dc_lines[i])) + 15) / 16 * 16;
+	struct rt_dcache *s = rt_mmap(size);
+	if (!s)
+		return NULL;
+	s->size = size;
+	char *p = (char *)s + ((sizeof(struct rt_dcache) + 15) & ~15ull);
+	for (int i = 0; i < DC_LEVELS; i++) {
+		struct dc_level *l = &s->lv[i];
+		l->cap = rt_dc_lines[i];
+		l->head = DC_NONE;
+		l->hbits = hash_bits(l->cap);
+		l->node = (struct dc_node *)p;
+		p += (uint64_t)l->cap * sizeof(struct dc_node);
+		l->bucket = (uint32_t *)p;
+		p += ((4ull << l->hbits) + 15) / 16 * 16;
+		for (uint64_t b = 0; b < (1ull << l->hbits); b++)
+			l->bucket[b] = DC_NONE;
+	}
+	return s;
+}
+
+void rt_dcache_free(struct pi_tls *t)
+{
+	if (t->dcache) {
+		rt_munmap(t->dcache, t->dcache->size);
+		t->dcache = NULL;
+	}
+}
+
+static uint32_t bucket_of(const struct dc_level *l, uint64_t line)
+{
+	return (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> (64 - l->hbits));
+}
+
+static void unlink_node(struct dc_level *l, uint32_t x)
+{
+	struct dc_node *n = &l->node[x];
+	if (n->next == x) {
+		l->head = DC_NONE;
+		return;
+	}
+	l->node[n->prev].next = n->next;
+	l->node[n->next].prev = n->prev;
+	if (l->head == x)
+		l->head = n->next;
+}
+
+static void push_front(struct dc_level *l, uint32_t x)
+{
+	struct dc_node *n = &l->node[x];
+	if (l->head == DC_NONE) {
+		n->prev = n->next = x;
+	} else {
+		struct dc_node *h = &l->node[l->head];
+		n->next = l->head;
+		n->prev = h->prev;
+		l->node[h->prev].next = x;
+		h->prev = x;
+	}
+	l->head = x;
+}
+
+/* Whether line is in l; it is, and the most recent, afterwards (the least
+ * recent evicted if l is full). */
+static int level_access(struct dc_level *l, uint64_t line)
+{
+	uint32_t *b = &l->bucket[bucket_of(l, line)];
+	for (uint32_t x = *b; x != DC_NONE; x = l->node[x].hnext) {
+		if (l->node[x].line == line) {
+			if (l->head != x) {
+				unlink_node(l, x);
+				push_front(l, x);
+			}
+			return 1;
+		}
+	}
+	uint32_t x;
+	if (l->n < l->cap) {
+		x = l->n++;
+	} else {
+		x = l->node[l->head].prev; /* the least recent */
+		unlink_node(l, x);
+		uint32_t *p = &l->bucket[bucket_of(l, l->node[x].line)];
+		while (*p != x)
+			p = &l->node[*p].hnext;
+		*p = l->node[x].hnext;
+	}
+	l->node[x].line = line;
+	l->node[x].hnext = *b;
+	*b = x;
+	push_front(l, x);
+	return 0;
+}
+
+/* Whether a first-level miss of line continues a stream of them, one line
+ * up or down from the last of a stream: the core's prefetchers fetch such
+ * lines before they are loaded.  If not, line starts a stream, replacing
+ * the oldest. */
+static int prefetched(struct rt_dcache *s, uint64_t line)
+{
+	for (unsigned i = 0; i < DC_STREAMS; i++) {
+		if (s->stream[i] + 1 == line || s->stream[i] == line + 1) {
+			s->stream[i] = line;
+			return 1;
+		}
+	}
+	s->stream[s->next_stream++ % DC_STREAMS] = line;
+	return 0;
+}
+
+/* Called by __profinst_load (stubs.S) with the address, the word, and an
+ * address just below the program's stack. */
+void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp)
+{
+	struct pi_tls *t = &__profinst_tls;
+	if (t->dead || !rt_dc_lines[0])
+		return;
+	struct rt_dcache *s = t->dcache;
+	if (!s) {
+		s = state_new();
+		if (!s)
+			return; /* no memory: the run goes on without the simulation */
+		if (t->dcache) {
+			/* a signal handler's load got here first */
+			rt_munmap(s, s->size);
+			s = t->dcache;
+		} else {
+			t->dcache = s;
+		}
+	}
+	uint32_t wait = word >> STUB_LOAD_WAIT_SHIFT & STUB_LOAD_SLOT_MASK;
+	uint32_t done = word & STUB_LOAD_SLOT_MASK;
+	if (wait && s->ready[wait] > t->clock)
+		t->clock = s->ready[wait];
+	uint64_t line = addr >> 6, extra = 0; /* latency beyond the blocks' */
+	if (addr - sp < DC_STACK_HOT)
+		goto hit; /* the stack: hot, through accesses not simulated */
+	for (int i = 0; i < DC_LEVELS; i++) {
+		if (level_access(&s->lv[i], line))
+			break;
+		extra = rt_dc_extra[i];
+	}
+	if (extra && prefetched(s, line))
+		extra = 0;
+hit:
+	if (done && t->clock + extra > s->ready[done])
+		s->ready[done] = t->clock + extra;
+}

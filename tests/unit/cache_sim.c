@@ -1,0 +1,104 @@
+/* --cache-sim (tests/run.py unit/cache_sim): a pointer chase waits for each
+ * load's miss, from memory the first time a line is seen and from the
+ * level that holds it after; a chase within the first level, a stream, and
+ * a gather through a streamed index wait for nothing; the load stubs keep
+ * the flags and every register, %r11 and loads through %r13 and %rbp
+ * included. */
+#include <stdio.h>
+#include <stdlib.h>
+
+struct node {
+	struct node *next;
+	long pad[7]; /* a node a line */
+};
+
+/* a random cycle through n nodes, the same in every run */
+static struct node *ring(size_t n)
+{
+	struct node *v = aligned_alloc(64, n * sizeof *v);
+	size_t *perm = malloc(n * sizeof *perm);
+	if (!v || !perm)
+		exit(2);
+	unsigned long long x = 88172645463325252ull;
+	for (size_t i = 0; i < n; i++)
+		perm[i] = i;
+	for (size_t i = n - 1; i > 0; i--) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		size_t j = x % (i + 1), t = perm[i];
+		perm[i] = perm[j], perm[j] = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[perm[i]].next = &v[perm[(i + 1) % n]];
+	free(perm);
+	return v;
+}
+
+__attribute__((noinline)) struct node *walk(struct node *p, long hops)
+{
+	while (hops--)
+		p = p->next;
+	return p;
+}
+
+/* the same loop, named for the large ring */
+__attribute__((noinline)) struct node *walk_big(struct node *p, long hops)
+{
+	while (hops--)
+		p = p->next;
+	return p;
+}
+
+__attribute__((noinline)) long stream(const long *a, long n)
+{
+	long s = 0;
+	for (long i = 0; i < n; i++)
+		s += a[i];
+	return s;
+}
+
+__attribute__((noinline)) long gather(const long *a, const int *idx, long n)
+{
+	long s = 0;
+	for (long i = 0; i < n; i++)
+		s += a[idx[i]];
+	return s;
+}
+
+/* (q < 5) + 2 * **p, with the load of *p between the compare and setl; and
+ * a load through %r13 with %r11 as index, and one through %rbp: each
+ * returns what it loaded, and %r11 must come back as it was. */
+long f_flags(long **p, long q);
+long f_r13(long *a);
+long f_rbp(long **p);
+__asm__(".text\n"
+	".globl f_flags\n.type f_flags,@function\nf_flags:\n"
+	" mov (%rdi),%rax\n cmp $5,%rsi\n mov (%rax),%rcx\n setl %dl\n movzbl %dl,%edx\n"
+	" lea (%rdx,%rcx,2),%rax\n ret\n.size f_flags,.-f_flags\n"
+	".globl f_r13\n.type f_r13,@function\nf_r13:\n"
+	" push %r13\n mov %rdi,%r13\n mov $7,%r11\n mov (%r13),%rcx\n mov %rcx,%r11\n"
+	" mov 8(%r13,%r11,8),%rax\n cmp %rcx,%r11\n jne 1f\n pop %r13\n ret\n"
+	"1: mov $-1,%rax\n pop %r13\n ret\n.size f_r13,.-f_r13\n"
+	".globl f_rbp\n.type f_rbp,@function\nf_rbp:\n"
+	" push %rbp\n mov (%rdi),%rbp\n mov 0(%rbp),%rax\n pop %rbp\n ret\n.size f_rbp,.-f_rbp\n");
+
+int main(void)
+{
+	struct node *small = ring(256);    /* 16 KiB: the first level */
+	struct node *big = ring(65536);    /* 4 MiB: past the second level */
+	long *arr = calloc(1 << 20, sizeof(long));
+	int *idx = malloc((1 << 20) * sizeof(int));
+	if (!arr || !idx)
+		return 2;
+	for (int i = 0; i < 1 << 20; i++)
+		idx[i] = (i * 7) & 1023;
+	int ok = walk(small, 100000) != NULL;
+	ok &= walk_big(big, 200000) != NULL;
+	ok &= stream(arr, 1 << 20) == 0;
+	ok &= gather(arr, idx, 1 << 20) == 0;
+	long v = 21, *pv = &v, w[10] = {7, 0, 0, 0, 0, 0, 0, 0, 99, 0};
+	ok &= f_flags(&pv, 4) == 43 && f_flags(&pv, 5) == 42;
+	ok &= f_r13(w) == 99;
+	ok &= f_rbp(&pv) == 21;
+	printf("%s\n", ok ? "ok" : "WRONG");
+	return 0;
+}
