@@ -68,6 +68,27 @@ NOINLINE static void t_memcmp(void)
 	for (int i = 0; i < REPS; i++)
 		sink = (size_t)memcmp(dst, src, n_arg);
 }
+/* memcmp as a sort or a search calls it: the bytes differ at a random
+ * place, which its branches cannot predict (pairs set up by main) */
+#define PAIRS 1024
+#define PAIR_MAX 2048
+static char pair_a[PAIRS][PAIR_MAX], pair_b[PAIRS][PAIR_MAX];
+NOINLINE static void t_memcmp_rand(void)
+{
+	for (int i = 0; i < REPS; i++)
+		sink = (size_t)memcmp(pair_a[i & (PAIRS - 1)], pair_b[i & (PAIRS - 1)], n_arg);
+}
+static void set_pairs(size_t n)
+{
+	unsigned x = 12345;
+	for (int i = 0; i < PAIRS; i++) {
+		x = x * 1103515245u + 12345u;
+		size_t at = (x >> 8) % n; /* the first byte that differs */
+		memset(pair_a[i], 'a', n);
+		memset(pair_b[i], 'a', n);
+		pair_b[i][at] = 'b';
+	}
+}
 NOINLINE static void t_strlen(void)
 {
 	src[n_arg] = 0;
@@ -105,8 +126,8 @@ int main(void)
 		const char *name;
 		void (*f)(void);
 	} t[] = {{"malloc+free", t_malloc_free}, {"realloc", t_realloc}, {"memcpy", t_memcpy},
-		 {"memset", t_memset},           {"memcmp", t_memcmp},   {"strlen", t_strlen},
-		 {"strcmp", t_strcmp}};
+		 {"memset", t_memset},           {"memcmp", t_memcmp},   {"memcmp rand", t_memcmp_rand},
+		 {"strlen", t_strlen},           {"strcmp", t_strcmp}};
 	static const size_t sizes[] = {8, 32, 128, 512, 2048};
 	printf("%-12s", "n:");
 	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
@@ -116,6 +137,8 @@ int main(void)
 		printf("%-12s", t[i].name);
 		for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
 			n_arg = sizes[k];
+			if (t[i].f == t_memcmp_rand)
+				set_pairs(n_arg);
 			double e = fastest(t_empty), x = fastest(t[i].f);
 			printf(" %8.1f", (x - e) * cyc / REPS);
 		}
