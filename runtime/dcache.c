@@ -70,6 +70,9 @@ struct dc_level {
 
 struct rt_dcache {
 	uint64_t size; /* of the mapping */
+	uint32_t busy; /* an access is being simulated: a signal handler's
+			  loads that land in it are not (the lists are not
+			  safe to walk half-updated) */
 	struct dc_level lv[DC_LEVELS];
 	uint64_t ready[DC_SLOTS]; /* clock at which a class's last load is done */
 	uint64_t stream[DC_STREAMS]; /* the last line of each stream followed */
@@ -185,9 +188,10 @@ static int level_access(struct dc_level *l, uint64_t line)
 		x = l->node[l->head].prev; /* the least recent */
 		unlink_node(l, x);
 		uint32_t *p = &l->bucket[bucket_of(l, l->node[x].line)];
-		while (*p != x)
+		while (*p != x && *p != DC_NONE)
 			p = &l->node[*p].hnext;
-		*p = l->node[x].hnext;
+		if (*p == x)
+			*p = l->node[x].hnext;
 	}
 	l->node[x].line = line;
 	l->node[x].hnext = *b;
@@ -232,6 +236,10 @@ void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp)
 			t->dcache = s;
 		}
 	}
+	if (s->busy)
+		return;
+	s->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	uint32_t wait = word >> STUB_LOAD_WAIT_SHIFT & STUB_LOAD_SLOT_MASK;
 	uint32_t done = word & STUB_LOAD_SLOT_MASK;
 	if (wait && s->ready[wait] > t->clock)
@@ -249,4 +257,6 @@ void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp)
 hit:
 	if (done && t->clock + extra > s->ready[done])
 		s->ready[done] = t->clock + extra;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->busy = 0;
 }
