@@ -111,7 +111,7 @@ static void fill_funcrecs(struct code *c)
 		wr32(r + offsetof(struct pi_funcrec, size), x->flags);
 		wr32(r + offsetof(struct pi_funcrec, size) + 4, x->cost.units);
 		wr32(r + offsetof(struct pi_funcrec, size) + 8, x->cost.per_byte_q8);
-		wr32(r + offsetof(struct pi_funcrec, size) + 12, x->cost.arg);
+		wr32(r + offsetof(struct pi_funcrec, size) + 12, x->cost.arg | x->cost.null_units << 8);
 	}
 }
 

@@ -86,13 +86,14 @@ static const struct form_cost goldencove_measured[] = {
  * strings are taken as short.  memcmp's and strcmp's were measured on
  * buffers that differed at the first byte (the probe has been mended
  * since, on Zen 5: equal bytes cost memcmp 29 cycles a KiB there), so
- * their cost per KiB here is low. */
+ * their cost per KiB here is low.  realloc(NULL, n) is a malloc, and
+ * costs one. */
 static const struct ext_fixed goldencove_libc[] = {
-	{"__memcpy_chk", 7, 16, 3}, {"__memmove_chk", 7, 16, 3}, {"__memset_chk", 7, 16, 3},
-	{"bcmp", 7, 8, 3},          {"free", 11, 0, 0},          {"malloc", 15, 0, 0},
-	{"memcmp", 7, 8, 3},        {"memcpy", 7, 16, 3},        {"memmove", 7, 16, 3},
-	{"mempcpy", 7, 16, 3},      {"memset", 7, 16, 3},        {"realloc", 50, 0, 0},
-	{"strcmp", 8, 0, 0},        {"strlen", 6, 0, 0},
+	{"__memcpy_chk", 7, 16, 3, 0}, {"__memmove_chk", 7, 16, 3, 0}, {"__memset_chk", 7, 16, 3, 0},
+	{"bcmp", 7, 8, 3, 0},          {"free", 11, 0, 0, 0},          {"malloc", 15, 0, 0, 0},
+	{"memcmp", 7, 8, 3, 0},        {"memcpy", 7, 16, 3, 0},        {"memmove", 7, 16, 3, 0},
+	{"mempcpy", 7, 16, 3, 0},      {"memset", 7, 16, 3, 0},        {"realloc", 50, 0, 0, 15},
+	{"strcmp", 8, 0, 0, 0},        {"strlen", 6, 0, 0, 0},
 };
 
 static const struct uarch goldencove_u = {
@@ -116,13 +117,14 @@ static const struct uarch zen3_u = {
  * cycles, memcpy about 45 bytes a cycle, memset 64, memcmp of equal bytes
  * 35; strings are taken as short.  memcmp of bytes that differ at a random
  * place costs 16-20 cycles up to 128 bytes (its branches mispredict); the
- * cost here is the predictable case's, as for every function. */
+ * cost here is the predictable case's, as for every function.
+ * realloc(NULL, n) is a malloc: with a free, 19 cycles, as malloc's. */
 static const struct ext_fixed zen5_libc[] = {
-	{"__memcpy_chk", 5, 22, 3}, {"__memmove_chk", 5, 22, 3}, {"__memset_chk", 4, 16, 3},
-	{"bcmp", 6, 29, 3},         {"free", 9, 0, 0},           {"malloc", 12, 0, 0},
-	{"memcmp", 6, 29, 3},       {"memcpy", 5, 22, 3},        {"memmove", 5, 22, 3},
-	{"mempcpy", 5, 22, 3},      {"memset", 4, 16, 3},        {"realloc", 50, 0, 0},
-	{"strcmp", 6, 0, 0},        {"strlen", 5, 0, 0},
+	{"__memcpy_chk", 5, 22, 3, 0}, {"__memmove_chk", 5, 22, 3, 0}, {"__memset_chk", 4, 16, 3, 0},
+	{"bcmp", 6, 29, 3, 0},         {"free", 9, 0, 0, 0},           {"malloc", 12, 0, 0, 0},
+	{"memcmp", 6, 29, 3, 0},       {"memcpy", 5, 22, 3, 0},        {"memmove", 5, 22, 3, 0},
+	{"mempcpy", 5, 22, 3, 0},      {"memset", 4, 16, 3, 0},        {"realloc", 50, 0, 0, 12},
+	{"strcmp", 6, 0, 0, 0},        {"strlen", 5, 0, 0, 0},
 };
 
 /* Forms measured on Zen 5 (bench/probes.py and bench/blocks.py on an EPYC
@@ -381,6 +383,7 @@ bool model_ext_cost(const struct cpu_model *m, const char *name, struct ext_cost
 			/* units per byte, times 256 */
 			out->per_byte_q8 = u->libc[i].per_kib * m->units / 4;
 			out->arg = u->libc[i].arg;
+			out->null_units = u->libc[i].null_cycles * m->units;
 			return true;
 		}
 	return false;

@@ -112,6 +112,7 @@ struct ext_cost {
 	uint32_t units;
 	uint32_t per_byte_q8;
 	uint32_t arg;
+	uint32_t null_units; /* the cost when the first argument is NULL (0: units) */
 };
 
 /* Whether model m fixes the cost of the external function name; if so,

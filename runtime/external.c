@@ -201,7 +201,9 @@ static uint64_t call_target(uint64_t pc, uint64_t *len)
 /* A PI_EXT_FIXED external's cost, as the rewriter's model gave it. */
 static uint64_t fixed_cost(const struct pi_funcrec *rec, uint64_t arg0, uint64_t arg1, uint64_t arg2)
 {
-	uint32_t which = rec->size[3];
+	uint32_t which = rec->size[3] & 0xff, null_cost = rec->size[3] >> 8;
+	if (null_cost && !arg0)
+		return null_cost;
 	uint64_t n = which == 1 ? arg0 : which == 2 ? arg1 : which == 3 ? arg2 : 0;
 	return rec->size[1] + ((n * rec->size[2]) >> 8);
 }

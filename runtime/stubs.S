@@ -607,9 +607,10 @@ __profinst_ext_enter:
 2:	test $0x80, %r9d                  /* PI_EXT_FIXED: the model's cost, no clock */
 	jz 2f
 	/* cost = size[1] + size[2] * n / 256 (units), n the argument
-	 * size[3] names: 0 none, 1 %rdi, 2 %rsi, 3 %rdx (saved above) */
+	 * size[3]'s low byte names: 0 none, 1 %rdi, 2 %rsi, 3 %rdx (saved
+	 * above); or size[3] >> 8 if that is not 0 and %rdi is NULL */
 	xor %edi, %edi
-	mov FREC_EXTARG(%r11), %esi
+	movzbl FREC_EXTARG(%r11), %esi
 	cmp $1, %esi
 	jne 4f
 	mov 24(%rsp), %rdi
@@ -624,7 +625,12 @@ __profinst_ext_enter:
 	shr $8, %rdi
 	mov FREC_EXTFIXED(%r11), %esi
 	add %rsi, %rdi
-	shl $8, %rdi
+	mov FREC_EXTARG(%r11), %esi
+	shr $8, %esi
+	jz 5f
+	cmpq $0, 24(%rsp)
+	cmovz %rsi, %rdi
+5:	shl $8, %rdi
 	or $8, %edx                       /* RT_EXT_FIXED, its cost above */
 	or %rdi, %rdx
 2:	mov %rdx, FR_EXT(%rax)

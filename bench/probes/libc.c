@@ -40,6 +40,15 @@ NOINLINE static void t_malloc_free(void)
 		free(p);
 	}
 }
+/* realloc(NULL, n) is malloc(n): how Lua's allocator allocates */
+NOINLINE static void t_realloc_null_free(void)
+{
+	for (int i = 0; i < REPS; i++) {
+		void *p = realloc(NULL, n_arg);
+		sink = (size_t)p;
+		free(p);
+	}
+}
 NOINLINE static void t_realloc(void)
 {
 	void *p = NULL;
@@ -125,16 +134,16 @@ int main(void)
 	static const struct {
 		const char *name;
 		void (*f)(void);
-	} t[] = {{"malloc+free", t_malloc_free}, {"realloc", t_realloc}, {"memcpy", t_memcpy},
+	} t[] = {{"malloc+free", t_malloc_free}, {"realloc(NULL)+free", t_realloc_null_free}, {"realloc", t_realloc}, {"memcpy", t_memcpy},
 		 {"memset", t_memset},           {"memcmp", t_memcmp},   {"memcmp rand", t_memcmp_rand},
 		 {"strlen", t_strlen},           {"strcmp", t_strcmp}};
 	static const size_t sizes[] = {8, 32, 128, 512, 2048};
-	printf("%-12s", "n:");
+	printf("%-19s", "n:");
 	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
 		printf(" %8zu", sizes[k]);
 	printf("   (cycles a call)\n");
 	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
-		printf("%-12s", t[i].name);
+		printf("%-19s", t[i].name);
 		for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
 			n_arg = sizes[k];
 			if (t[i].f == t_memcmp_rand)

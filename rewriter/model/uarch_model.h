@@ -13,6 +13,7 @@
 struct ext_fixed {
 	const char *name;
 	uint32_t cycles, per_kib, arg;
+	uint32_t null_cycles; /* when the first argument is NULL (0: cycles) */
 };
 
 struct uarch {

@@ -120,11 +120,12 @@ def tests(ctx, Fail, sh, must, profile_json):
                     raise Fail("%s: %r, native %r" % (cpu, r.stdout, want))
                 runs.append({f["name"]: f for f in profile_json(ctx, prof)["functions"]})
             g, g2, sk = runs
-            for name, calls in (("<external:malloc>", 1000), ("<external:free>", 1000),
+            for name, calls in (("<external:malloc>", 1000), ("<external:free>", 2000),
+                                ("<external:realloc>", 2000),
                                 ("<external:strlen>", 1000), ("<external:memcpy>", 2000)):
                 if g.get(name, {}).get("calls") != calls:
                     raise Fail("%s calls=%r, want %d" % (name, g.get(name, {}).get("calls"), calls))
-            for f in ("allocs", "small_copies", "large_copies"):
+            for f in ("allocs", "reallocs", "small_copies", "large_copies"):
                 if not g[f]["os_cycles"] or g[f]["os_cycles"] != g2[f]["os_cycles"]:
                     raise Fail("%s: os cycles %d and %d in two runs: not the model's" %
                                (f, g[f]["os_cycles"], g2[f]["os_cycles"]))
@@ -132,6 +133,9 @@ def tests(ctx, Fail, sh, must, profile_json):
                     raise Fail("%s: self cycles differ between runs" % f)
                 if not sk[f]["os_cycles"]:
                     raise Fail("%s: skylake (no fixed costs) measured no OS time" % f)
+            # realloc(NULL) 15 cycles (a malloc), realloc 50, free 11
+            if g["reallocs"]["os_cycles"] != 1000 * (15 + 50 + 11):
+                raise Fail("reallocs: %d OS cycles, want %d" % (g["reallocs"]["os_cycles"], 1000 * (15 + 50 + 11)))
             # 16 cycles a KiB: 8128 bytes more, 1000 times
             d = g["large_copies"]["os_cycles"] - g["small_copies"]["os_cycles"]
             if d != 127000:
