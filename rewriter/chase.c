@@ -66,13 +66,18 @@ static uint16_t gprs(uint64_t mask)
 	return (uint16_t)(mask & 0xffffu);
 }
 
-/* A load whose address the flow follows: a plain memory read through
+/* A load whose address the flow follows: a memory read through
  * general-purpose registers, neither the stack nor RIP-relative, nor
- * another address space; string instructions and the stack's own
- * instructions (pop, leave) are left out. */
+ * another address space; string instructions, the stack's own
+ * instructions (pop, leave), and what reads no data are left out. */
 static bool followed(const struct insn *in, const struct insn_detail *d)
 {
-	if (in->kind != INSN_OTHER || in->cls == ICLS_STRING || in->rep || !d->load)
+	if (in->kind != INSN_OTHER || in->cls == ICLS_STRING || in->cls == ICLS_NOP || in->rep || !d->load)
+		return false;
+	/* nothing waits for a prefetch or a flush (nor for a long nop's
+	 * operand, which is not read) */
+	if (!strncmp(d->form, "prefetch", 8) || !strncmp(d->form, "clflush", 7) || !strncmp(d->form, "cldemote", 8) ||
+	    !strncmp(d->form, "nop", 3))
 		return false;
 	if (d->mem.rip || d->mem.other_seg || d->mem.addr32 || (d->wr >> REG_RSP & 1) || d->rsp_move)
 		return false;
