@@ -132,7 +132,7 @@ struct pi_objdesc {
 	 * the first level and hits in the second, the third level, or
 	 * memory (units). */
 	uint32_t cache_lines[3];
-	uint32_t cache_extra[3];
+	uint32_t cache_latency[3];
 	uint32_t pad;
 };
 #define PI_OBJDESC_MAGIC 0x534544504e495250ull /* "PRINPDES" */

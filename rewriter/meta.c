@@ -240,7 +240,7 @@ void meta_finish(struct code *c)
 		struct cache_costs cc = model_cache(c->model);
 		for (int i = 0; i < 3; i++) {
 			wr32(d->data + offsetof(struct pi_objdesc, cache_lines) + 4 * i, cc.lines[i]);
-			wr32(d->data + offsetof(struct pi_objdesc, cache_extra) + 4 * i, cc.extra[i]);
+			wr32(d->data + offsetof(struct pi_objdesc, cache_latency) + 4 * i, cc.latency[i]);
 		}
 	}
 	obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, map), R_X86_64_64,

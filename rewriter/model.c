@@ -278,7 +278,7 @@ struct cache_costs model_cache(const struct cpu_model *m)
 		return c;
 	for (int i = 0; i < 3; i++) {
 		c.lines[i] = k->kib[i] * 1024 / 64;
-		c.extra[i] = k->latency[i + 1] * m->units;
+		c.latency[i] = k->latency[i + 1] * m->units;
 	}
 	return c;
 }

@@ -94,13 +94,13 @@ struct frontend_costs {
 };
 struct frontend_costs model_frontend(const struct cpu_model *m);
 
-/* The runtime's view of m's caches (pi_objdesc.cache_lines, cache_extra):
+/* The runtime's view of m's caches (pi_objdesc.cache_lines, cache_latency):
  * each level's capacity in 64-byte lines, and the latency of a hit in the
  * second and third level and of memory (units): a load that waits for a
  * first-level hit waits for nothing the block costs do not hold already.
  * All 0 if m has none. */
 struct cache_costs {
-	uint32_t lines[3], extra[3];
+	uint32_t lines[3], latency[3];
 };
 struct cache_costs model_cache(const struct cpu_model *m);
 

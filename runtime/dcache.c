@@ -52,7 +52,7 @@
 #define DC_STACK_HOT (1u << 20)
 
 uint32_t rt_dc_lines[DC_LEVELS] __attribute__((visibility("hidden")));
-uint64_t rt_dc_extra[DC_LEVELS] __attribute__((visibility("hidden")));
+uint64_t rt_dc_latency[DC_LEVELS] __attribute__((visibility("hidden")));
 
 struct dc_node {
 	uint64_t line;
@@ -85,7 +85,7 @@ void rt_dcache_init(void)
 		if (d->cache_lines[0]) {
 			for (int i = 0; i < DC_LEVELS; i++) {
 				rt_dc_lines[i] = d->cache_lines[i];
-				rt_dc_extra[i] = d->cache_extra[i];
+				rt_dc_latency[i] = d->cache_latency[i];
 			}
 			break;
 		}
@@ -244,19 +244,19 @@ void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp)
 	uint32_t done = word & STUB_LOAD_SLOT_MASK;
 	if (wait && s->ready[wait] > t->clock)
 		t->clock = s->ready[wait];
-	uint64_t line = addr >> 6, extra = 0; /* latency beyond the blocks' */
+	uint64_t line = addr >> 6, lat = 0; /* latency beyond the blocks' */
 	if (addr - sp < DC_STACK_HOT)
 		goto hit; /* the stack: hot, through accesses not simulated */
 	for (int i = 0; i < DC_LEVELS; i++) {
 		if (level_access(&s->lv[i], line))
 			break;
-		extra = rt_dc_extra[i];
+		lat = rt_dc_latency[i];
 	}
-	if (extra && prefetched(s, line))
-		extra = 0;
+	if (lat && prefetched(s, line))
+		lat = 0;
 hit:
-	if (done && t->clock + extra > s->ready[done])
-		s->ready[done] = t->clock + extra;
+	if (done && t->clock + lat > s->ready[done])
+		s->ready[done] = t->clock + lat;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->busy = 0;
 }
