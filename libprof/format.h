@@ -133,6 +133,10 @@ struct pi_objdesc {
 	 * memory (units). */
 	uint32_t cache_lines[3];
 	uint32_t cache_latency[3];
+	/* and its data TLBs: entries of each level (4 KiB pages), and what
+	 * a miss of each adds to a load (units) */
+	uint32_t tlb_entries[2];
+	uint32_t tlb_latency[2];
 	uint32_t pad;
 };
 #define PI_OBJDESC_MAGIC 0x534544504e495250ull /* "PRINPDES" */

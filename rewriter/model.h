@@ -42,10 +42,14 @@ enum block_context {
 
 /* A core's data caches as --cache-sim sees them: capacity of the first,
  * second and third level (KiB), and the load-to-use latency (cycles) of a
- * hit in each and of memory. */
+ * hit in each and of memory; and its data TLBs: entries of the first and
+ * second level (4 KiB pages), and what a load's first-level miss costs
+ * (a second-level hit) and a second-level miss (a page walk). */
 struct cache_model {
 	uint32_t kib[3];
 	uint32_t latency[4];
+	uint32_t tlb_entries[2];
+	uint32_t tlb_latency[2];
 };
 
 struct cpu_model {
@@ -94,13 +98,15 @@ struct frontend_costs {
 };
 struct frontend_costs model_frontend(const struct cpu_model *m);
 
-/* The runtime's view of m's caches (pi_objdesc.cache_lines, cache_latency):
- * each level's capacity in 64-byte lines, and the latency of a hit in the
- * second and third level and of memory (units): a load that waits for a
- * first-level hit waits for nothing the block costs do not hold already.
- * All 0 if m has none. */
+/* The runtime's view of m's caches (pi_objdesc.cache_lines, cache_latency,
+ * tlb_entries, tlb_latency): each level's capacity in 64-byte lines, and
+ * the latency of a hit in the second and third level and of memory
+ * (units): a load that waits for a first-level hit waits for nothing the
+ * block costs do not hold already; and the TLBs' entries and what their
+ * misses add (units).  All 0 if m has none. */
 struct cache_costs {
 	uint32_t lines[3], latency[3];
+	uint32_t tlb_entries[2], tlb_latency[2];
 };
 struct cache_costs model_cache(const struct cpu_model *m);
 

@@ -34,6 +34,13 @@
  * the simulation gives both 52).  A load that misses a level is filled
  * into it and into the levels above.
  *
+ * The data TLBs are two more such levels, of pages (4 KiB: the C library
+ * does not ask for larger ones): a load that misses the first waits what
+ * the model says a second-level hit costs, and a page walk on top if it
+ * misses that too, whichever level of the caches its line is in, unless
+ * the line continues a stream.  Once a structure spans more pages than
+ * the first level holds (96 on Zen 5), most of its loads pay that.
+ *
  * Compiled -mgeneral-regs-only with the hot runtime; it runs between the
  * program's instructions, with its flags saved by the assembly half.  The
  * state is mapped at a thread's first followed load and never grows.
@@ -44,15 +51,19 @@
 #include "rt.h"
 #include "stub_abi.h"
 
-#define DC_LEVELS 3
+#define DC_LEVELS 3 /* the caches, by line */
+#define DC_TLBS 2   /* then the TLBs, by page */
+#define DC_ALL (DC_LEVELS + DC_TLBS)
 #define DC_SLOTS (1u << 16)
 #define DC_NONE 0xffffffffu
 #define DC_STREAMS 16
 /* how far above the program's %rsp a load is from its stack */
 #define DC_STACK_HOT (1u << 20)
 
-uint32_t rt_dc_lines[DC_LEVELS] __attribute__((visibility("hidden")));
-uint64_t rt_dc_latency[DC_LEVELS] __attribute__((visibility("hidden")));
+/* each level's capacity (lines, then pages), and what a load that misses
+ * the level before it and hits it costs (a TLB: what missing it adds) */
+uint32_t rt_dc_cap[DC_ALL] __attribute__((visibility("hidden")));
+uint64_t rt_dc_latency[DC_ALL] __attribute__((visibility("hidden")));
 
 struct dc_node {
 	uint64_t line;
@@ -73,7 +84,7 @@ struct rt_dcache {
 	uint32_t busy; /* an access is being simulated: a signal handler's
 			  loads that land in it are not (the lists are not
 			  safe to walk half-updated) */
-	struct dc_level lv[DC_LEVELS];
+	struct dc_level lv[DC_ALL];
 	uint64_t ready[DC_SLOTS]; /* clock at which a class's last load is done */
 	uint64_t stream[DC_STREAMS]; /* the last line of each stream followed */
 	uint32_t next_stream;        /* the one a new stream replaces */
@@ -84,8 +95,12 @@ void rt_dcache_init(void)
 	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
 		if (d->cache_lines[0]) {
 			for (int i = 0; i < DC_LEVELS; i++) {
-				rt_dc_lines[i] = d->cache_lines[i];
+				rt_dc_cap[i] = d->cache_lines[i];
 				rt_dc_latency[i] = d->cache_latency[i];
+			}
+			for (int i = 0; i < DC_TLBS; i++) {
+				rt_dc_cap[DC_LEVELS + i] = d->tlb_entries[i];
+				rt_dc_latency[DC_LEVELS + i] = d->tlb_latency[i];
 			}
 			break;
 		}
@@ -103,17 +118,17 @@ static uint32_t hash_bits(uint32_t cap)
 static struct rt_dcache *state_new(void)
 {
 	uint64_t size = (sizeof(struct rt_dcache) + 15) & ~15ull;
-	for (int i = 0; i < DC_LEVELS; i++)
-		size += (uint64_t)rt_dc_lines[i] * sizeof(struct dc_node) +
-			((4ull << hash_bits(rt_dc_lines[i])) + 15) / 16 * 16;
+	for (int i = 0; i < DC_ALL; i++)
+		size += (uint64_t)rt_dc_cap[i] * sizeof(struct dc_node) +
+			((4ull << hash_bits(rt_dc_cap[i])) + 15) / 16 * 16;
 	struct rt_dcache *s = rt_mmap(size);
 	if (!s)
 		return NULL;
 	s->size = size;
 	char *p = (char *)s + ((sizeof(struct rt_dcache) + 15) & ~15ull);
-	for (int i = 0; i < DC_LEVELS; i++) {
+	for (int i = 0; i < DC_ALL; i++) {
 		struct dc_level *l = &s->lv[i];
-		l->cap = rt_dc_lines[i];
+		l->cap = rt_dc_cap[i];
 		l->head = DC_NONE;
 		l->hbits = hash_bits(l->cap);
 		l->node = (struct dc_node *)p;
@@ -167,8 +182,8 @@ static void push_front(struct dc_level *l, uint32_t x)
 	l->head = x;
 }
 
-/* Whether line is in l; it is, and the most recent, afterwards (the least
- * recent evicted if l is full). */
+/* Whether line (a line, or a page) is in l; it is, and the most recent,
+ * afterwards (the least recent evicted if l is full). */
 static int level_access(struct dc_level *l, uint64_t line)
 {
 	uint32_t *b = &l->bucket[bucket_of(l, line)];
@@ -221,7 +236,7 @@ static int prefetched(struct rt_dcache *s, uint64_t line)
 void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp)
 {
 	struct pi_tls *t = &__profinst_tls;
-	if (t->dead || !rt_dc_lines[0])
+	if (t->dead || !rt_dc_cap[0])
 		return;
 	struct rt_dcache *s = t->dcache;
 	if (!s) {
@@ -252,8 +267,17 @@ void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp)
 			break;
 		lat = rt_dc_latency[i];
 	}
-	if (lat && prefetched(s, line))
+	/* a stream's next line, and its next page's translation, are
+	 * fetched before the load needs them */
+	int streamed = lat && prefetched(s, line);
+	if (streamed)
 		lat = 0;
+	for (int i = DC_LEVELS; i < DC_ALL && rt_dc_cap[i]; i++) {
+		if (level_access(&s->lv[i], addr >> 12))
+			break;
+		if (!streamed)
+			lat += rt_dc_latency[i];
+	}
 hit:
 	if (done && t->clock + lat > s->ready[done])
 		s->ready[done] = t->clock + lat;

@@ -1,9 +1,10 @@
 /* What a load costs when the next address depends on it: a pointer chase
  * through a random cyclic permutation of cache lines, over working sets
- * from 16 KiB to 128 MiB.  Run by bench/probes.py; --cache-sim's levels
- * (rewriter/model.c, zen5_cache) come from it: the cores' caches as
- * CPUID describes them, and a load-to-use latency for each level and for
- * memory.
+ * from 16 KiB to 128 MiB, and through a line a page over more and more
+ * pages.  Run by bench/probes.py; --cache-sim's levels (rewriter/model.c,
+ * zen5_cache) come from it: the cores' caches as CPUID describes them, a
+ * load-to-use latency for each level and for memory, and the TLBs'
+ * reach and costs.
  *
  * Each size is chased for at least 4 million hops, best of 3, converted to
  * core cycles by a chain of 100 000 dependent register adds (1 cycle each)
@@ -61,6 +62,48 @@ static void caches(void)
 	}
 }
 
+/* The TLBs: a line a page, over more and more 4 KiB pages (no huge ones),
+ * each line at another offset in its page, so that up to 512 pages the
+ * lines stay in the first level and what grows is the translation's
+ * cost. */
+static void pages(size_t *perm, double cyc_per_tick)
+{
+	const size_t maxp = 16384;
+	char *mem = mmap(NULL, maxp * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return;
+	madvise(mem, maxp * 4096, MADV_NOHUGEPAGE);
+	memset(mem, 0, maxp * 4096);
+	printf("# a line a page, 4 KiB pages\n");
+	for (size_t np = 16; np <= maxp; np *= 2) {
+		for (size_t i = 0; i < np; i++)
+			perm[i] = i;
+		for (size_t i = np - 1; i > 0; i--) {
+			size_t j = ((size_t)rand() << 16 ^ (size_t)rand()) % (i + 1), t = perm[i];
+			perm[i] = perm[j];
+			perm[j] = t;
+		}
+		for (size_t i = 0; i < np; i++) {
+			size_t a = perm[i], b = perm[(i + 1) % np];
+			*(void **)(mem + a * 4096 + a % 64 * 64) = mem + b * 4096 + b % 64 * 64;
+		}
+		long hops = 4l << 20;
+		void *p = chase(mem + perm[0] * 4096 + perm[0] % 64 * 64, (long)np);
+		uint64_t best = UINT64_MAX;
+		for (int r = 0; r < 3; r++) {
+			uint64_t t0 = __rdtsc();
+			p = chase(p, hops);
+			uint64_t t = __rdtsc() - t0;
+			if (t < best)
+				best = t;
+		}
+		__asm__ volatile("" ::"r"(p));
+		printf("%8zu pages %6.1f cycles a load\n", np, (double)best * cyc_per_tick / (double)hops);
+		fflush(stdout);
+	}
+	munmap(mem, maxp * 4096);
+}
+
 int main(void)
 {
 	const size_t line = 64, max = (size_t)128 << 20;
@@ -103,5 +146,6 @@ int main(void)
 		printf("%8zu KiB %8.1f cycles a load\n", size >> 10, (double)best * cyc_per_tick / (double)hops);
 		fflush(stdout);
 	}
+	pages(perm, cyc_per_tick);
 	return 0;
 }
