@@ -40,6 +40,23 @@ NOINLINE static void t_malloc_free(void)
 		free(p);
 	}
 }
+/* malloc and free as a program's heap sees them: sizes from 16 to about
+ * 4 n bytes, each block freed at a random later time (a pool of 4096 live
+ * blocks, a random one replaced each time), not the same block over and
+ * over as above */
+#define POOL 4096
+static void *pool[POOL];
+NOINLINE static void t_malloc_free_mixed(void)
+{
+	static unsigned x = 1;
+	for (int i = 0; i < REPS; i++) {
+		x = x * 1103515245u + 12345u;
+		unsigned k = (x >> 8) % POOL;
+		free(pool[k]);
+		pool[k] = malloc(16 + (x >> 20) % (4 * n_arg));
+		sink = (size_t)pool[k];
+	}
+}
 /* realloc(NULL, n) is malloc(n): how Lua's allocator allocates */
 NOINLINE static void t_realloc_null_free(void)
 {
@@ -136,7 +153,8 @@ int main(void)
 	static const struct {
 		const char *name;
 		void (*f)(void);
-	} t[] = {{"malloc+free", t_malloc_free}, {"realloc(NULL)+free", t_realloc_null_free}, {"realloc", t_realloc}, {"memcpy", t_memcpy},
+	} t[] = {{"malloc+free", t_malloc_free}, {"malloc+free, mixed", t_malloc_free_mixed},
+		 {"realloc(NULL)+free", t_realloc_null_free}, {"realloc", t_realloc}, {"memcpy", t_memcpy},
 		 {"memset", t_memset},           {"memcmp", t_memcmp},   {"memcmp rand", t_memcmp_rand},
 		 {"strlen", t_strlen},           {"strcmp", t_strcmp}};
 	static const size_t sizes[] = {8, 32, 128, 512, 2048};
