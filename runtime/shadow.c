@@ -285,9 +285,11 @@ void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra)
 			goto out;
 		}
 	}
-	/* the call's bubble: the caller's time (not a self tail call's,
-	 * which jumped) */
-	rt_fe_event(t, rt_fe_call);
+	/* the call's bubble: the caller's time; a tail call jumped, and its
+	 * jump has none (bench/probes/callret.c: call, jmp, ret take what
+	 * call, ret do) */
+	if (!th->depth || th->stack[th->depth - 1].sp != sp)
+		rt_fe_event(t, rt_fe_call);
 	rt_push(th, fn, sp, ra, t->clock);
 out:
 	t->busy = 0;

@@ -66,8 +66,8 @@
  *
  * Under a model whose calls and returns are the runtime's (pi_objdesc's
  * call_bubble, ret_bubble), the entry helper adds a call's bubble to the
- * clock before the callee's frame opens, the exit helper a return's after
- * the frame closes (runtime/frontend.c).
+ * clock before the callee's frame opens (not where a tail call jumped in),
+ * the exit helper a return's after the frame closes (runtime/frontend.c).
  *
  * Every helper preserves every register.  The status flags are dead at a
  * function's entry and at its ret by the ABI, so __profinst_enter and

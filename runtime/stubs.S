@@ -275,8 +275,11 @@ __profinst_enter:
 	mov %rdx, %rsi                    /* and charge the ancestor */
 	jmp 2f
 1:	movq $0, FR_ALIAS(%rax)
-2:	FE_EVENT rt_fe_call, %rdx, %rdi, %r8 /* the caller's time */
-	FILL_FRAME %rax, %rsi, %r11, %rcx, %rdx, %rdi
+2:	mov FR_SP(%rax), %rdx
+	cmp %rdx, FR_SP-FRAME_SIZE(%rax)
+	je 7f                             /* a tail call: the jump has no bubble */
+	FE_EVENT rt_fe_call, %rdx, %rdi, %r8 /* the caller's time */
+7:	FILL_FRAME %rax, %rsi, %r11, %rcx, %rdx, %rdi
 	incq TH_DEPTH(%rcx)               /* last: the frame is complete */
 	movl $0, TLS(TLS_BUSY)
 .Lenter_out:

@@ -361,6 +361,10 @@ def unit_frontend(ctx):
         for n in ("t_w24", "t_w48c2"):
             if abs(beyond[n]) > 0.001:
                 raise Fail("frontend: %s charged %.3f cycles an iteration beyond its blocks, want 0" % (n, beyond[n]))
+        # a tail call: its jump has no bubble of its own
+        tail = sum(fs[n]["self_cycles"] for n in ("t_tail", "f_tail", "f_ret2")) / 100000.0
+        if abs(tail - 4.0) > 0.01:
+            raise Fail("frontend: t_tail takes %.3f cycles an iteration, want 4" % tail)
         # a model with static floors (goldencove): no bubbles at run time,
         # only the return's floor beyond a taken jump's (1.75 - 1), which
         # the exit stub adds for the caller

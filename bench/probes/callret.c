@@ -26,6 +26,7 @@ __asm__(".text\n"
 	" mov %eax,%edx\n shr $15,%edx\n xor %edx,%eax\n ret\n"
 	"f_w12: " SIX SIX " ret\n"
 	"f_w24: " SIX SIX SIX SIX " ret\n"
+	"f_tail: jmp f_ret\n"
 	"calib: mov $1000,%ecx\n1: .rept 100\n add %rdx,%rax\n .endr\n dec %ecx\n jnz 1b\n ret\n"
 	LOOP(t_ret, "call f_ret")
 	LOOP(t_lea, "call f_lea")
@@ -41,11 +42,12 @@ __asm__(".text\n"
 	LOOP(t_c24, "call f_w24")
 	LOOP(t_w12c12, SIX SIX " call f_w12")
 	LOOP(t_i24, SIX SIX SIX SIX)
-	LOOP(t_jmp, "jmp 2f\n .p2align 6\n 2:"));
+	LOOP(t_jmp, "jmp 2f\n .p2align 6\n 2:")
+	LOOP(t_tail, "call f_tail"));
 
 void calib(void), t_ret(void), t_lea(void), t_lea_chain(void), t_push(void), t_nest(void), t_hash(void),
 	t_hash_chain(void), t_hash_inline(void), t_jmp(void), t_w12(void), t_w24(void), t_c24(void), t_w12c12(void),
-	t_i24(void);
+	t_i24(void), t_tail(void);
 
 static uint64_t fastest(void (*f)(void))
 {
@@ -82,6 +84,7 @@ int main(void)
 		{"12 ALU ops, call, 12 ALU ops, ret", t_w12c12},
 		{"24 ALU ops inline", t_i24},
 		{"jmp to the next line (a taken jump)", t_jmp},
+		{"call, jmp (a tail call), ret", t_tail},
 	};
 	double cyc_per_tick = 100000.0 / (double)fastest(calib);
 	for (unsigned i = 0; i < sizeof t / sizeof *t; i++)

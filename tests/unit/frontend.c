@@ -6,7 +6,10 @@
  *            are charged beyond the blocks;
  *   t_w24    24 ALU operations, then the call: the blocks take longer
  *            than the bubbles, which charge nothing beyond them;
- *   t_w48c2  48 ALU operations, then two calls: the same.
+ *   t_w48c2  48 ALU operations, then two calls: the same;
+ *   t_tail   calls a function that jumps to an empty one (a tail call):
+ *            4 cycles an iteration, as t_call (bench/probes/callret.c:
+ *            3.96), the jump's bubble hidden.
  * tests/run.py (unit/frontend) checks the profile's figures. */
 #include <stdio.h>
 
@@ -20,14 +23,18 @@ __asm__(".text\n"
 	FN(f_ret, "ret")
 	FN(t_call, LOOP("call f_ret"))
 	FN(t_w24, LOOP(SIX SIX SIX SIX " call f_ret"))
-	FN(t_w48c2, LOOP(SIX SIX SIX SIX SIX SIX SIX SIX " call f_ret\n call f_ret")));
-void t_call(void), t_w24(void), t_w48c2(void);
+	FN(t_w48c2, LOOP(SIX SIX SIX SIX SIX SIX SIX SIX " call f_ret\n call f_ret"))
+	FN(f_ret2, "ret")
+	FN(f_tail, "jmp f_ret2")
+	FN(t_tail, LOOP("call f_tail")));
+void t_call(void), t_w24(void), t_w48c2(void), t_tail(void);
 
 int main(void)
 {
 	t_call();
 	t_w24();
 	t_w48c2();
+	t_tail();
 	puts("done");
 	return 0;
 }
