@@ -31,8 +31,8 @@
  * not simple: bench/probes/bzip2.c, whose decompression follows a chase
  * through a table the decompression has just filled, takes 58 cycles a
  * byte when decompressions follow each other and 99 after a compression;
- * the simulation gives both 52).  A load that misses a level is filled
- * into it and into the levels above.
+ * the simulation, with its TLBs, gives both 57).  A load that misses a
+ * level is filled into it and into the levels above.
  *
  * The data TLBs are two more such levels, of pages (4 KiB: the C library
  * does not ask for larger ones): a load that misses the first waits what
