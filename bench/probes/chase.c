@@ -62,6 +62,35 @@ static void caches(void)
 	}
 }
 
+/* perm[0..n) a random permutation of 0..n-1 (rand's sequence) */
+static void shuffle(size_t *perm, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		perm[i] = i;
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = ((size_t)rand() << 16 ^ (size_t)rand()) % (i + 1), t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+}
+
+/* Cycles a load of the chase from start: warm loads first, then the best
+ * of 3 runs of hops loads. */
+static double cycles_a_load(void *start, long warm, long hops, double cyc_per_tick)
+{
+	void *p = chase(start, warm);
+	uint64_t best = UINT64_MAX;
+	for (int r = 0; r < 3; r++) {
+		uint64_t t0 = __rdtsc();
+		p = chase(p, hops);
+		uint64_t t = __rdtsc() - t0;
+		if (t < best)
+			best = t;
+	}
+	__asm__ volatile("" ::"r"(p));
+	return (double)best * cyc_per_tick / (double)hops;
+}
+
 /* The TLBs: a line a page, over more and more 4 KiB pages (no huge ones),
  * each line at another offset in its page, so that up to 512 pages the
  * lines stay in the first level and what grows is the translation's
@@ -76,29 +105,13 @@ static void pages(size_t *perm, double cyc_per_tick)
 	memset(mem, 0, maxp * 4096);
 	printf("# a line a page, 4 KiB pages\n");
 	for (size_t np = 16; np <= maxp; np *= 2) {
-		for (size_t i = 0; i < np; i++)
-			perm[i] = i;
-		for (size_t i = np - 1; i > 0; i--) {
-			size_t j = ((size_t)rand() << 16 ^ (size_t)rand()) % (i + 1), t = perm[i];
-			perm[i] = perm[j];
-			perm[j] = t;
-		}
+		shuffle(perm, np);
 		for (size_t i = 0; i < np; i++) {
 			size_t a = perm[i], b = perm[(i + 1) % np];
 			*(void **)(mem + a * 4096 + a % 64 * 64) = mem + b * 4096 + b % 64 * 64;
 		}
-		long hops = 4l << 20;
-		void *p = chase(mem + perm[0] * 4096 + perm[0] % 64 * 64, (long)np);
-		uint64_t best = UINT64_MAX;
-		for (int r = 0; r < 3; r++) {
-			uint64_t t0 = __rdtsc();
-			p = chase(p, hops);
-			uint64_t t = __rdtsc() - t0;
-			if (t < best)
-				best = t;
-		}
-		__asm__ volatile("" ::"r"(p));
-		printf("%8zu pages %6.1f cycles a load\n", np, (double)best * cyc_per_tick / (double)hops);
+		double c = cycles_a_load(mem + perm[0] * 4096 + perm[0] % 64 * 64, (long)np, 4l << 20, cyc_per_tick);
+		printf("%8zu pages %6.1f cycles a load\n", np, c);
 		fflush(stdout);
 	}
 	munmap(mem, maxp * 4096);
@@ -123,27 +136,12 @@ int main(void)
 	srand(1);
 	for (size_t size = 16 << 10; size <= max; size *= 2) {
 		size_t n = size / line;
-		for (size_t i = 0; i < n; i++)
-			perm[i] = i;
-		for (size_t i = n - 1; i > 0; i--) {
-			size_t j = ((size_t)rand() << 16 ^ (size_t)rand()) % (i + 1), t = perm[i];
-			perm[i] = perm[j];
-			perm[j] = t;
-		}
+		shuffle(perm, n);
 		for (size_t i = 0; i < n; i++)
 			*(void **)(mem + perm[i] * line) = mem + perm[(i + 1) % n] * line;
 		long hops = n * 4 > (4l << 20) ? (long)n * 4 : 4l << 20;
-		void *p = chase(mem, (long)n); /* warm */
-		uint64_t best = UINT64_MAX;
-		for (int r = 0; r < 3; r++) {
-			uint64_t t0 = __rdtsc();
-			p = chase(p, hops);
-			uint64_t t = __rdtsc() - t0;
-			if (t < best)
-				best = t;
-		}
-		__asm__ volatile("" ::"r"(p));
-		printf("%8zu KiB %8.1f cycles a load\n", size >> 10, (double)best * cyc_per_tick / (double)hops);
+		double c = cycles_a_load(mem, (long)n, hops, cyc_per_tick);
+		printf("%8zu KiB %8.1f cycles a load\n", size >> 10, c);
 		fflush(stdout);
 	}
 	pages(perm, cyc_per_tick);
