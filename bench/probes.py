@@ -17,11 +17,14 @@ library functions (the costs the goldencove and zen5 models fix for them),
 and bench/probes/branch.c what a mispredicted branch costs (the penalty
 --branch-sim charges) and which patterns the predictor learns, and
 bench/probes/chase.c and bench/probes/bzip2.c what a load that waits for a
-load costs from each level of the caches (what --cache-sim charges).
+load costs from each level of the caches (what --cache-sim charges), and
+bench/probes/gather.c what it costs where the core overlaps such loads (a
+gather through a streamed index), natively and as --cache-sim models it.
 The measured forms and rules of the Golden Cove and Zen 5 models
 (rewriter/model.c) come from these probes, each run on such a machine.
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -61,6 +64,38 @@ def assemble(tmp, probes):
         f.write(src)
     subprocess.run(["as", "-o", o, s], check=True)
     return o
+
+
+GATHER_KIB = (32, 256, 2048, 16384, 131072)
+
+
+def gather_probe(a, tmp):
+    """bench/probes/gather.c natively, and as profinst --cache-sim models it."""
+    src = os.path.join(HERE, "probes", "gather.c")
+    obj, native, prof = (os.path.join(tmp, "gather" + x) for x in (".o", "", ".prof"))
+    subprocess.run(["gcc", "-O2", "-c", src, "-o", obj], check=True)
+    subprocess.run(["gcc", obj, "-o", native], check=True)
+    p = subprocess.run([a.profinst, "--cpu=" + a.cpu, "--cache-sim", obj, "-o", prof], capture_output=True, text=True)
+    if p.returncode:
+        prof = None  # a model without caches
+    profview = os.path.join(os.path.dirname(os.path.dirname(a.profinst)), "display", "profview")
+    steps = 4 << 20
+    out = "%10s %-6s %8s %8s\n" % ("size", "", "native", "model")
+    for kib in GATHER_KIB:
+        for mode in ("gather", "walk"):
+            args = [str(kib), str(steps)] + (["walk"] if mode == "walk" else [])
+            m = subprocess.run([native] + args, capture_output=True, text=True, check=True).stdout.split()
+            model = "-"
+            if prof:
+                pf = os.path.join(tmp, "gather.pf")
+                subprocess.run([prof] + args, env=dict(os.environ, PROFINST_OUTPUT=pf), capture_output=True,
+                               check=True)
+                rep = json.loads(subprocess.run([profview, "report", pf, "--format=json"], capture_output=True,
+                                                text=True, check=True).stdout)
+                cyc = sum(f["self_cycles"] for f in rep["functions"] if f["symbol"].split(" ")[0] == mode)
+                model = "%.2f" % (cyc / 3 / steps)
+            out += "%6d KiB %-6s %8s %8s\n" % (kib, mode, m[3], model)
+    return out
 
 
 def main():
@@ -118,6 +153,7 @@ def main():
         if os.path.exists(BZ2):
             subprocess.run(["gcc", "-O2", "-o", bz, os.path.join(HERE, "probes", "bzip2.c"), BZ2], check=True)
             bzip2 = subprocess.run([bz], capture_output=True, text=True, check=True).stdout
+        gather = gather_probe(a, tmp)
     print("%-72s %8s %8s %8s" % ("probe", "run 1", "run 2", "profinst"))
     for i, (name, lines) in enumerate(probes):
         m = ["%.2f" % float(r[str(i)][2]) if str(i) in r and r[str(i)][1] == "ok" else
@@ -140,6 +176,9 @@ def main():
     print()
     print("bzip2's decompression (bench/probes/bzip2.c):")
     print(bzip2, end="")
+    print()
+    print("loads that wait for loads the core overlaps (bench/probes/gather.c), cycles a step, and --cache-sim's:")
+    print(gather, end="")
     return 0
 
 

@@ -137,6 +137,11 @@ struct pi_objdesc {
 	 * a miss of each adds to a load (units) */
 	uint32_t tlb_entries[2];
 	uint32_t tlb_latency[2];
+	/* and its out-of-order window: how far (units) the core runs ahead of
+	 * a load that waits for a miss, and how many such loads it keeps in
+	 * flight, before it waits for them */
+	uint32_t cache_window;
+	uint32_t cache_mlp;
 	uint32_t pad;
 };
 #define PI_OBJDESC_MAGIC 0x534544504e495250ull /* "PRINPDES" */

@@ -246,6 +246,8 @@ void meta_finish(struct code *c)
 			wr32(d->data + offsetof(struct pi_objdesc, tlb_entries) + 4 * i, cc.tlb_entries[i]);
 			wr32(d->data + offsetof(struct pi_objdesc, tlb_latency) + 4 * i, cc.tlb_latency[i]);
 		}
+		wr32(d->data + offsetof(struct pi_objdesc, cache_window), cc.window);
+		wr32(d->data + offsetof(struct pi_objdesc, cache_mlp), cc.mlp);
 	}
 	obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, map), R_X86_64_64,
 		     (uint32_t)o->secs[c->map_sec].secsym, 0);

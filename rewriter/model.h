@@ -50,6 +50,11 @@ struct cache_model {
 	uint32_t latency[4];
 	uint32_t tlb_entries[2];
 	uint32_t tlb_latency[2];
+	/* the out-of-order window: cycles of work the core runs ahead of a
+	 * load waiting for a miss, and how many such loads it keeps in
+	 * flight (runtime/dcache.c) */
+	uint32_t window;
+	uint32_t mlp;
 };
 
 struct cpu_model {
@@ -102,11 +107,13 @@ struct frontend_costs model_frontend(const struct cpu_model *m);
  * tlb_entries, tlb_latency): each level's capacity in 64-byte lines, and
  * the latency of a hit in the second and third level and of memory
  * (units): a load that waits for a first-level hit waits for nothing the
- * block costs do not hold already; and the TLBs' entries and what their
- * misses add (units).  All 0 if m has none. */
+ * block costs do not hold already; the TLBs' entries and what their
+ * misses add (units); and the out-of-order window (units, and loads).
+ * All 0 if m has none. */
 struct cache_costs {
 	uint32_t lines[3], latency[3];
 	uint32_t tlb_entries[2], tlb_latency[2];
+	uint32_t window, mlp;
 };
 struct cache_costs model_cache(const struct cpu_model *m);
 

@@ -3,19 +3,34 @@
  * The data caches --cache-sim simulates, one hierarchy per thread, and the
  * waits of loads for loads (rewriter/chase.h says which loads, and why
  * only those).  Each followed load reports its address here (stub_abi.h,
- * Load).  A load that waits for a class of loads first waits until the
- * last of them is done:
- *     clock = max(clock, ready[wait])
- * and a load that others wait for is done when its level's latency has
- * passed:
- *     ready[done] = max(ready[done], clock + latency[level])
+ * Load).  A load that waits for a class of loads issues when the last of
+ * them is done, and is done itself when its level's latency has passed:
+ *     issue = max(clock, ready[wait])
+ *     ready[done] = max(ready[done], issue + latency[level])
  * except that a first-level hit is done at once: the block costs hold its
- * latency (a chain of them within a block is costed there).  So a pointer
- * chase through memory costs a miss a step, while the same chase through
- * the first level costs what its blocks cost, and a miss that other work
- * covers costs nothing.  A miss that continues a stream of misses, a line
- * up or down from the last, costs nothing either: the core's prefetchers
- * have fetched it (16 streams at a time).  A load from the stack (within
+ * latency (a chain of them within a block is costed there).
+ *
+ * The clock does not wait for such a load at once: an out-of-order core
+ * goes on with the work after it, independent loads included, until its
+ * window is full.  So a window opens at the first load that waits
+ * (pi_tls.dc_ready holds when the last load waiting in it issues), and
+ * the clock waits for them all (clock = dc_ready) when the clock has run
+ * the model's window ahead of its opening, or when the model's number of
+ * loads have waited in it, or before the function returns (the exit
+ * helper: a function's misses are its own).  A pointer chase still costs
+ * a miss a step, each load issuing when the one before is done; a gather
+ * through a streamed index, whose steps are independent, overlaps its
+ * misses, twelve at a time on Zen 5 (bench/probes/gather.c); the same
+ * chase through the first level costs what its blocks cost, and a miss
+ * that other work covers costs nothing.
+ *
+ * A miss that continues a stream of misses, a line up or down from the
+ * last (or the last again), costs nothing either: the core's prefetchers
+ * have fetched it (64 streams; a miss that continues none starts one, in
+ * place of the oldest one that is not going on, so that random misses do
+ * not push out a stream that is).  A stream's lines come in as the least
+ * recent of each level, so that a stream through more than a level holds
+ * does not flush it.  A load from the stack (within
  * 1 MiB above %rsp: a local whose address was passed down) hits the first
  * level, which the program's own stack accesses, not simulated, keep it
  * in.
@@ -56,7 +71,9 @@
 #define DC_ALL (DC_LEVELS + DC_TLBS)
 #define DC_SLOTS (1u << 16)
 #define DC_NONE 0xffffffffu
-#define DC_STREAMS 16
+#define DC_STREAMS 64
+/* misses after which a stream not continued is not going on any more */
+#define DC_STREAM_IDLE (4 * DC_STREAMS)
 /* how far above the program's %rsp a load is from its stack */
 #define DC_STACK_HOT (1u << 20)
 
@@ -64,6 +81,10 @@
  * the level before it and hits it costs (a TLB: what missing it adds) */
 uint32_t rt_dc_cap[DC_ALL] __attribute__((visibility("hidden")));
 uint64_t rt_dc_latency[DC_ALL] __attribute__((visibility("hidden")));
+/* the out-of-order window: how far the clock runs ahead of a load waiting
+ * for a miss, and how many such loads can wait at once */
+static uint64_t dc_window;
+static uint32_t dc_mlp;
 
 struct dc_node {
 	uint64_t line;
@@ -87,7 +108,14 @@ struct rt_dcache {
 	struct dc_level lv[DC_ALL];
 	uint64_t ready[DC_SLOTS]; /* clock at which a class's last load is done */
 	uint64_t stream[DC_STREAMS]; /* the last line of each stream followed */
-	uint32_t next_stream;        /* the one a new stream replaces */
+	uint64_t stream_used[DC_STREAMS]; /* when each was last continued or
+					     started (a count of misses) */
+	uint8_t stream_on[DC_STREAMS];    /* whether it has been continued */
+	uint64_t misses;
+	/* the window open (pi_tls.dc_ready not 0): the clock at its first
+	 * waiting load, and how many have waited in it */
+	uint64_t win_start;
+	uint32_t win_loads;
 };
 
 void rt_dcache_init(void)
@@ -102,6 +130,8 @@ void rt_dcache_init(void)
 				rt_dc_cap[DC_LEVELS + i] = d->tlb_entries[i];
 				rt_dc_latency[DC_LEVELS + i] = d->tlb_latency[i];
 			}
+			dc_window = d->cache_window;
+			dc_mlp = d->cache_mlp;
 			break;
 		}
 	}
@@ -182,12 +212,11 @@ static void push_front(struct dc_level *l, uint32_t x)
 	l->head = x;
 }
 
-/* Whether line (a line, or a page) is in l; it is, and the most recent,
- * afterwards (the least recent evicted if l is full). */
-static int level_access(struct dc_level *l, uint64_t line)
+/* Whether line (a line, or a page) is in l; if it is, it is the most
+ * recent now. */
+static int level_hit(struct dc_level *l, uint64_t line)
 {
-	uint32_t *b = &l->bucket[bucket_of(l, line)];
-	for (uint32_t x = *b; x != DC_NONE; x = l->node[x].hnext) {
+	for (uint32_t x = l->bucket[bucket_of(l, line)]; x != DC_NONE; x = l->node[x].hnext) {
 		if (l->node[x].line == line) {
 			if (l->head != x) {
 				unlink_node(l, x);
@@ -196,6 +225,14 @@ static int level_access(struct dc_level *l, uint64_t line)
 			return 1;
 		}
 	}
+	return 0;
+}
+
+/* Put line, which is not in l, into l (the least recent evicted if l is
+ * full), as its least recent if last, else as its most recent. */
+static void level_fill(struct dc_level *l, uint64_t line, int last)
+{
+	uint32_t *b = &l->bucket[bucket_of(l, line)];
 	uint32_t x;
 	if (l->n < l->cap) {
 		x = l->n++;
@@ -212,23 +249,22 @@ static int level_access(struct dc_level *l, uint64_t line)
 	l->node[x].hnext = *b;
 	*b = x;
 	push_front(l, x);
-	return 0;
+	if (last)
+		l->head = l->node[x].next;
 }
 
-/* Whether a first-level miss of line continues a stream of them, one line
- * up or down from the last of a stream: the core's prefetchers fetch such
- * lines before they are loaded.  If not, line starts a stream, replacing
- * the oldest. */
-static int prefetched(struct rt_dcache *s, uint64_t line)
+/* The stream whose next line, one up or down from its last, line is, or
+ * -1: the core's prefetchers fetch such lines before they are loaded.
+ * *again: line is that stream's last line itself. */
+static int stream_of(const struct rt_dcache *s, uint64_t line, int *again)
 {
-	for (unsigned i = 0; i < DC_STREAMS; i++) {
-		if (s->stream[i] + 1 == line || s->stream[i] == line + 1) {
-			s->stream[i] = line;
-			return 1;
+	for (int i = 0; i < DC_STREAMS; i++) {
+		if (s->stream[i] + 1 == line || s->stream[i] == line + 1 || s->stream[i] == line) {
+			*again = s->stream[i] == line;
+			return i;
 		}
 	}
-	s->stream[s->next_stream++ % DC_STREAMS] = line;
-	return 0;
+	return -1;
 }
 
 /* Called by __profinst_load (stubs.S) with the address, the word, and an
@@ -257,30 +293,82 @@ void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	uint32_t wait = word >> STUB_LOAD_WAIT_SHIFT & STUB_LOAD_SLOT_MASK;
 	uint32_t done = word & STUB_LOAD_SLOT_MASK;
-	if (wait && s->ready[wait] > t->clock)
-		t->clock = s->ready[wait];
+	uint64_t now = t->clock, until = t->dc_ready;
+	if (until && (now >= until || now - s->win_start >= dc_window)) {
+		/* all done, or the window is full: the clock waits for them */
+		if (until > now)
+			now = until;
+		until = 0;
+	}
+	uint64_t issue = now; /* when this load's address is known */
+	if (wait && s->ready[wait] > now) {
+		issue = s->ready[wait];
+		if (!until) {
+			s->win_start = now;
+			s->win_loads = 0;
+		}
+		if (issue > until)
+			until = issue;
+		if (++s->win_loads >= dc_mlp) {
+			now = until; /* as many in flight as the core keeps */
+			until = 0;
+		}
+	}
+	t->clock = now;
+	t->dc_ready = until;
 	uint64_t line = addr >> 6, lat = 0; /* latency beyond the blocks' */
 	if (addr - sp < DC_STACK_HOT)
 		goto hit; /* the stack: hot, through accesses not simulated */
+	/* a stream's next line, and its next page's translation, are
+	 * fetched before the load needs them; the lines a stream brings in
+	 * come in as the least recent, so that a stream through more than a
+	 * level holds does not flush it (bench/probes/gather.c: a gather
+	 * through 256 KiB by a streamed index keeps its lines) */
+	int st = -1, again = 0;
 	for (int i = 0; i < DC_LEVELS; i++) {
-		if (level_access(&s->lv[i], line))
+		if (level_hit(&s->lv[i], line))
 			break;
+		if (i == 0)
+			st = stream_of(s, line, &again);
+		level_fill(&s->lv[i], line, st >= 0);
 		lat = rt_dc_latency[i];
 	}
-	/* a stream's next line, and its next page's translation, are
-	 * fetched before the load needs them */
-	int streamed = lat && prefetched(s, line);
-	if (streamed)
+	int streamed = 0;
+	if (lat && st >= 0) {
+		if (!again) { /* the stream goes on */
+			s->stream[st] = line;
+			s->stream_used[st] = ++s->misses;
+			s->stream_on[st] = 1;
+		}
+		streamed = 1;
 		lat = 0;
+	} else if (lat) {
+		/* a miss may start a stream, in place of the oldest that is
+		 * not going on (never continued, or not for DC_STREAM_IDLE
+		 * misses), else of the oldest: random misses do not push out a
+		 * stream that is going on (a gather's streamed index) */
+		int v = 0, vlive = 1;
+		for (int i = 0; i < DC_STREAMS; i++) {
+			int live = s->stream_on[i] && s->misses - s->stream_used[i] < DC_STREAM_IDLE;
+			if (i == 0 || live < vlive || (live == vlive && s->stream_used[i] < s->stream_used[v])) {
+				v = i;
+				vlive = live;
+			}
+		}
+		s->stream[v] = line;
+		s->stream_used[v] = ++s->misses;
+		s->stream_on[v] = 0;
+	}
 	for (int i = DC_LEVELS; i < DC_ALL && rt_dc_cap[i]; i++) {
-		if (level_access(&s->lv[i], addr >> 12))
+		if (level_hit(&s->lv[i], addr >> 12))
 			break;
+		level_fill(&s->lv[i], addr >> 12, 0);
 		if (!streamed)
 			lat += rt_dc_latency[i];
 	}
 hit:
-	if (done && t->clock + lat > s->ready[done])
-		s->ready[done] = t->clock + lat;
+	if (done && issue + lat > s->ready[done])
+		s->ready[done] = issue + lat;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->busy = 0;
 }

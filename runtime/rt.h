@@ -105,6 +105,8 @@ struct pi_tls {
 	uint64_t fe_pred;    /* when the front end's predictor is done (clock
 				units; frontend.c) */
 	struct rt_dcache *dcache; /* --cache-sim's caches, or NULL */
+	uint64_t dc_ready;   /* when the loads the core runs ahead of are all
+				done (clock units), 0 if none (dcache.c) */
 };
 
 extern __thread struct pi_tls __profinst_tls;
@@ -146,6 +148,14 @@ void rt_branch_free(struct pi_tls *t);
 void rt_dcache_init(void);
 /* Unmap t's caches, at the end of its thread, on that thread. */
 void rt_dcache_free(struct pi_tls *t);
+/* The clock waits for the loads the core ran ahead of (as the exit
+ * helper does before a return). */
+static inline void rt_dcache_settle(struct pi_tls *t)
+{
+	if (t->dc_ready > t->clock)
+		t->clock = t->dc_ready;
+	t->dc_ready = 0;
+}
 
 void rt_write_profile(int signal);
 void rt_profile_reset(void);          /* a forked child may write again */

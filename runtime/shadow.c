@@ -16,6 +16,7 @@ LAYOUT(struct pi_tls, th, TLS_TH);
 LAYOUT(struct pi_tls, busy, TLS_BUSY);
 LAYOUT(struct pi_tls, dead, TLS_BUSY + 4);
 LAYOUT(struct pi_tls, fe_pred, TLS_FEPRED);
+LAYOUT(struct pi_tls, dc_ready, TLS_DCREADY);
 LAYOUT(struct pi_funcrec, addr, FREC_ADDR);
 LAYOUT(struct rt_thread, stack, TH_STACK);
 LAYOUT(struct rt_thread, depth, TH_DEPTH);

@@ -346,7 +346,16 @@ __profinst_exit:
 	cmpq $0, TLS(TLS_BUSY)
 	jne .Lexit_out
 	movl $1, TLS(TLS_BUSY)
-	TOP_FRAME %rcx, %rax, .Lexit_slow
+	/* the loads the core ran ahead of (dcache.c) are done before the
+	 * return: their wait is the function's */
+	mov TLS(TLS_DCREADY), %rdx
+	test %rdx, %rdx
+	jz 8f
+	movq $0, TLS(TLS_DCREADY)
+	cmp TLS(TLS_CLOCK), %rdx
+	jbe 8f
+	mov %rdx, TLS(TLS_CLOCK)
+8:	TOP_FRAME %rcx, %rax, .Lexit_slow
 	lea 56(%rsp), %rdx
 	cmp %rdx, FR_SP(%rax)
 	jne .Lexit_slow

@@ -114,6 +114,7 @@ void rt_thread_finish(struct pi_tls *t)
 	if (!th || th->finished)
 		return;
 	t->busy = 1;
+	rt_dcache_settle(t);
 	rt_close_all(th, t->clock);
 	th->final_clock = t->clock;
 	save_counts(th);

@@ -1,9 +1,10 @@
 /* --cache-sim (tests/run.py unit/cache_sim): a pointer chase waits for each
  * load's miss, from memory the first time a line is seen and from the
  * level that holds it after; a chase within the first level, a stream, and
- * a gather through a streamed index wait for nothing; the load stubs keep
- * the flags and every register, %r11 and loads through %r13 and %rbp
- * included. */
+ * a gather through a streamed index wait for nothing; a gather whose
+ * second load waits for its first overlaps the misses of its steps, as
+ * many as the core keeps in flight; the load stubs keep the flags and
+ * every register, %r11 and loads through %r13 and %rbp included. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -64,6 +65,16 @@ __attribute__((noinline)) long gather(const long *a, const int *idx, long n)
 	return s;
 }
 
+/* each step's second load waits for its first, a random line of the ring,
+ * but no step waits for another */
+__attribute__((noinline)) long gather_far(const struct node *v, const int *idx, const unsigned char *small, long n)
+{
+	long s = 0;
+	for (long i = 0; i < n; i++)
+		s += small[(unsigned long)v[idx[i & 65535]].next & 255];
+	return s;
+}
+
 /* (q < 5) + 2 * **p, with the load of *p between the compare and setl; and
  * a load through %r13 with %r11 as index, and one through %rbp: each
  * returns what it loaded, and %r11 must come back as it was. */
@@ -91,8 +102,18 @@ int main(void)
 		return 2;
 	for (int i = 0; i < 1 << 20; i++)
 		idx[i] = (i * 7) & 1023;
+	int *order = malloc(65536 * sizeof(int));
+	unsigned char *bytes = calloc(256, 1);
+	if (!order || !bytes)
+		return 2;
 	int ok = walk(small, 100000) != NULL;
 	ok &= walk_big(big, 200000) != NULL;
+	/* the big ring's order, as indices: a gather through it misses as
+	 * walk_big does */
+	struct node *p = big;
+	for (int i = 0; i < 65536; i++, p = p->next)
+		order[i] = (int)(p - big);
+	ok &= gather_far(big, order, bytes, 200000) == 0;
 	ok &= stream(arr, 1 << 20) == 0;
 	ok &= gather(arr, idx, 1 << 20) == 0;
 	long v = 21, *pv = &v, w[10] = {7, 0, 0, 0, 0, 0, 0, 0, 99, 0};
