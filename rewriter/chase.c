@@ -21,11 +21,15 @@ struct step {
 	uint16_t addr; /* a followed load's address registers */
 	int32_t load;  /* its index among the function's followed loads, or -1 */
 	bool call;
+	bool looped;   /* it is on a cycle of the control flow */
 };
 
 struct flow {
 	int32_t *parent;  /* union-find over the loads */
 	int32_t *cons;    /* per load: the class it waits for, or -1 */
+	bool *looped;     /* per load: whether it is on a cycle of the control
+			     flow; per class (at its root): whether one of its
+			     loads is */
 	uint32_t nloads;
 	uint64_t unions;  /* classes joined so far: the flow changed */
 };
@@ -57,8 +61,63 @@ static int32_t merge(struct flow *w, int32_t a, int32_t b)
 		a = b, b = t;
 	}
 	w->parent[b] = a;
+	w->looped[a] |= w->looped[b];
 	w->unions++;
 	return a;
+}
+
+/* cyc[i] = whether block i of f lies on a cycle of its control flow
+ * (Tarjan's strongly connected components, iteratively). */
+static void mark_cycles(const struct code *c, const struct func *f, bool *cyc)
+{
+	uint32_t nb = f->nblocks, counter = 0, sp = 0, csp = 0;
+	uint32_t *index = xcalloc(nb, sizeof(uint32_t)), *low = xcalloc(nb, sizeof(uint32_t));
+	uint32_t *stack = xcalloc(nb, sizeof(uint32_t)), *call = xcalloc(nb, sizeof(uint32_t));
+	uint8_t *edge = xcalloc(nb, 1);
+	bool *on = xcalloc(nb, sizeof(bool));
+	for (uint32_t root = 0; root < nb; root++) {
+		if (index[root])
+			continue;
+		call[csp++] = root;
+		index[root] = low[root] = ++counter;
+		stack[sp++] = root;
+		on[root] = true;
+		while (csp) {
+			uint32_t v = call[csp - 1], succ[2];
+			unsigned ns = code_block_succs(c, f->first_block + v, succ);
+			if (edge[v] < ns) {
+				uint32_t w = succ[edge[v]++] - f->first_block;
+				if (w >= nb)
+					continue;
+				if (w == v)
+					cyc[v] = true;
+				if (!index[w]) {
+					index[w] = low[w] = ++counter;
+					stack[sp++] = w;
+					on[w] = true;
+					call[csp++] = w;
+				} else if (on[w] && index[w] < low[v]) {
+					low[v] = index[w];
+				}
+				continue;
+			}
+			csp--;
+			if (csp && low[v] < low[call[csp - 1]])
+				low[call[csp - 1]] = low[v];
+			if (low[v] == index[v]) {
+				uint32_t n = 0, w;
+				do {
+					w = stack[--sp];
+					on[w] = false;
+					n++;
+				} while (w != v);
+				if (n > 1)
+					for (uint32_t k = sp; k < sp + n; k++)
+						cyc[stack[k]] = true;
+			}
+		}
+	}
+	free(index), free(low), free(stack), free(call), free(edge), free(on);
 }
 
 static uint16_t gprs(uint64_t mask)
@@ -89,6 +148,23 @@ static bool followed(const struct insn *in, const struct insn_detail *d)
 	return true;
 }
 
+/* The class of a value computed, by an instruction on a cycle of the
+ * control flow if looped, from values of classes a and b.  Such a value
+ * waits for the loads of the loop it comes from, not for those read
+ * before the loop as well: they are long done, and one class of both
+ * would make every step wait for the step before (j = ptr[i] - 1 +
+ * (j < 0 ? nblock : 0) would join ptr[i]'s class to nblock's, read before
+ * the loop, and with it every load through s: a chain around the loop). */
+static int32_t combine(struct flow *w, int32_t a, int32_t b, bool looped)
+{
+	if (looped && a >= 0 && b >= 0) {
+		bool la = w->looped[find(w, a)], lb = w->looped[find(w, b)];
+		if (la != lb)
+			return find(w, la ? a : b);
+	}
+	return merge(w, a, b);
+}
+
 static void transfer(struct flow *w, const struct step *s, int32_t *cls)
 {
 	if (s->call) {
@@ -101,13 +177,13 @@ static void transfer(struct flow *w, const struct step *s, int32_t *cls)
 	if (s->load >= 0) {
 		for (int r = 0; r < NGPR; r++)
 			if (s->addr >> r & 1)
-				v = merge(w, v, cls[r]);
-		w->cons[s->load] = merge(w, w->cons[s->load], v);
+				v = combine(w, v, cls[r], s->looped);
+		w->cons[s->load] = combine(w, w->cons[s->load], v, s->looped);
 		v = s->load;
 	} else {
 		for (int r = 0; r < NGPR; r++)
 			if (s->in >> r & 1)
-				v = merge(w, v, cls[r]);
+				v = combine(w, v, cls[r], s->looped);
 	}
 	/* %rsp is never a load's value (push and pop move it) */
 	for (int r = 0; r < NGPR; r++)
@@ -170,10 +246,16 @@ static void chase_func(struct code *c, const struct func *f)
 		struct flow w = {
 			.parent = xmalloc(nloads * sizeof(int32_t)),
 			.cons = xmalloc(nloads * sizeof(int32_t)),
+			.looped = xcalloc(nloads, sizeof(bool)),
 			.nloads = nloads,
 		};
+		bool *cyc = xcalloc(nb, sizeof(bool));
+		mark_cycles(c, f, cyc);
 		for (uint32_t l = 0; l < nloads; l++)
-			w.parent[l] = (int32_t)l, w.cons[l] = -1;
+			w.parent[l] = (int32_t)l, w.cons[l] = -1, w.looped[l] = cyc[load_b[l]];
+		for (uint32_t i = 0; i < nb; i++)
+			for (uint32_t j = first[i]; j < first[i + 1]; j++)
+				steps[j].looped = cyc[i];
 		int32_t *in = xmalloc((size_t)nb * NGPR * sizeof(int32_t));
 		for (size_t i = 0; i < (size_t)nb * NGPR; i++)
 			in[i] = -1;
@@ -190,10 +272,12 @@ static void chase_func(struct code *c, const struct func *f)
 				unsigned ns = code_block_succs(c, f->first_block + i, succ);
 				for (unsigned e = 0; e < ns; e++) {
 					int32_t *to = &in[(size_t)(succ[e] - f->first_block) * NGPR];
+					bool looped = cyc[succ[e] - f->first_block];
 					for (int r = 0; r < NGPR; r++) {
-						if (cls[r] >= 0 && to[r] < 0)
+						int32_t v = combine(&w, to[r], cls[r], looped);
+						if (v != to[r])
 							changed = true;
-						to[r] = merge(&w, to[r], cls[r]);
+						to[r] = v;
 					}
 				}
 			}
@@ -221,7 +305,7 @@ static void chase_func(struct code *c, const struct func *f)
 				word |= slot_of(c, f, load_b, load_k, first, (uint32_t)root);
 			t->chase[bl->first + (load_k[l] - first[load_b[l]])] = word;
 		}
-		free(waited), free(in), free(w.parent), free(w.cons);
+		free(waited), free(in), free(w.parent), free(w.cons), free(w.looped), free(cyc);
 	}
 	free(first), free(steps), free(load_k), free(load_b);
 }
