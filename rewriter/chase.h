@@ -13,7 +13,10 @@
  * general-purpose registers: a register holds the value of a set of loads
  * (the loads whose results it was computed from), kept as classes of a
  * union-find, so that a value reaching a load by several paths makes it
- * wait for all of them.  Loads from the stack and from RIP-relative
+ * wait for all of them; except that in a loop, a value of a load of the
+ * loop and of one read before it keeps the loop's class only (the one read
+ * before is long done, and one class of both would make each step wait
+ * for the step before).  Loads from the stack and from RIP-relative
  * addresses are not followed: they hit the first level.  A value stored to
  * memory and loaded again is not followed either, nor through a call.
  */
