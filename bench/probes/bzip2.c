@@ -14,9 +14,7 @@
 #include <stdlib.h>
 #include <x86intrin.h>
 
-__asm__(".text\n"
-	"calib: mov $1000,%ecx\n1: .rept 100\n add %rdx,%rax\n .endr\n dec %ecx\n jnz 1b\n ret\n");
-void calib(void);
+#include "calib.h"
 
 int main(void)
 {
@@ -35,15 +33,7 @@ int main(void)
 	char *z = malloc(cap);
 	if (!in || !back || !z || BZ2_bzBuffToBuffCompress(z, &zl, in, n, 9, 0, 30) != BZ_OK)
 		return 1;
-	uint64_t bc = UINT64_MAX;
-	for (int i = 0; i < 300; i++) {
-		uint64_t t0 = __rdtsc();
-		calib();
-		uint64_t t = __rdtsc() - t0;
-		if (t < bc)
-			bc = t;
-	}
-	double cyc = 100000.0 / (double)bc / n;
+	double cyc = cycles_a_tick() / n;
 	uint64_t after = UINT64_MAX, alone = UINT64_MAX, comp = UINT64_MAX;
 	for (int r = 0; r < 10; r++) {
 		unsigned bl = n;

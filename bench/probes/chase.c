@@ -21,22 +21,7 @@
 #include <sys/mman.h>
 #include <x86intrin.h>
 
-__asm__(".text\n"
-	"calib: mov $1000,%ecx\n1: .rept 100\n add %rdx,%rax\n .endr\n dec %ecx\n jnz 1b\n ret\n");
-void calib(void);
-
-static uint64_t fastest_calib(void)
-{
-	uint64_t b = UINT64_MAX;
-	for (int i = 0; i < 300; i++) {
-		uint64_t t0 = __rdtsc();
-		calib();
-		uint64_t t = __rdtsc() - t0;
-		if (t < b)
-			b = t;
-	}
-	return b;
-}
+#include "calib.h"
 
 static void *chase(void *p, long n)
 {
@@ -132,7 +117,7 @@ int main(void)
 	size_t *perm = malloc(max / line * sizeof *perm);
 	if (!perm)
 		return 1;
-	double cyc_per_tick = 100000.0 / (double)fastest_calib();
+	double cyc_per_tick = cycles_a_tick();
 	srand(1);
 	for (size_t size = 16 << 10; size <= max; size *= 2) {
 		size_t n = size / line;

@@ -24,9 +24,7 @@
 #include <sys/mman.h>
 #include <x86intrin.h>
 
-__asm__(".text\n"
-	"calib: mov $1000,%ecx\n1: .rept 100\n add %rdx,%rax\n .endr\n dec %ecx\n jnz 1b\n ret\n");
-void calib(void);
+#include "calib.h"
 
 __attribute__((noinline)) uint64_t gather(const uint32_t *idx, long n, const uint64_t *big, const uint8_t *small)
 {
@@ -78,14 +76,7 @@ int main(int argc, char **argv)
 		big[perm[i] * 8] = perm[(i + 1) % lines] * 8;
 	for (long i = 0; i < n; i++)
 		idx[i] = perm[(size_t)i % lines] * 8;
-	uint64_t b = UINT64_MAX;
-	for (int i = 0; i < 300; i++) {
-		uint64_t t0 = __rdtsc();
-		calib();
-		uint64_t t = __rdtsc() - t0;
-		if (t < b)
-			b = t;
-	}
+	double cpt = cycles_a_tick();
 	uint64_t best = UINT64_MAX, s = 0;
 	for (int r = 0; r < 3; r++) {
 		uint64_t t0 = __rdtsc();
@@ -95,6 +86,6 @@ int main(int argc, char **argv)
 			best = t;
 	}
 	printf("%8zu KiB %-6s %7.2f cycles a step (%llu)\n", lines * 64 / 1024, chase ? "walk" : "gather",
-	       (double)best * 100000.0 / (double)b / (double)n, (unsigned long long)(s & 1));
+	       (double)best * cpt / (double)n, (unsigned long long)(s & 1));
 	return 0;
 }
