@@ -253,17 +253,28 @@ static void level_fill(struct dc_level *l, uint64_t line, int last)
 		l->head = l->node[x].next;
 }
 
-/* The stream whose next line, one up or down from its last, line is, or
- * -1: the core's prefetchers fetch such lines before they are loaded.
- * *again: line is that stream's last line itself. */
-static int stream_of(const struct rt_dcache *s, uint64_t line, int *again)
+/* The stream whose next line, one up or down from its last, line is (the
+ * core's prefetchers fetch such lines before they are loaded; *again:
+ * line is that stream's last line itself), or if none, -1 and in *victim
+ * the stream a new one replaces: the oldest that is not going on (never
+ * continued, or not for DC_STREAM_IDLE misses), else the oldest, so that
+ * random misses do not push out a stream that is (a gather's streamed
+ * index). */
+static int stream_of(const struct rt_dcache *s, uint64_t line, int *again, int *victim)
 {
+	int v = 0, vlive = 1;
 	for (int i = 0; i < DC_STREAMS; i++) {
 		if (s->stream[i] + 1 == line || s->stream[i] == line + 1 || s->stream[i] == line) {
 			*again = s->stream[i] == line;
 			return i;
 		}
+		int live = s->stream_on[i] && s->misses - s->stream_used[i] < DC_STREAM_IDLE;
+		if (i == 0 || live < vlive || (live == vlive && s->stream_used[i] < s->stream_used[v])) {
+			v = i;
+			vlive = live;
+		}
 	}
+	*victim = v;
 	return -1;
 }
 
@@ -293,29 +304,21 @@ void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	uint32_t wait = word >> STUB_LOAD_WAIT_SHIFT & STUB_LOAD_SLOT_MASK;
 	uint32_t done = word & STUB_LOAD_SLOT_MASK;
-	uint64_t now = t->clock, until = t->dc_ready;
-	if (until && (now >= until || now - s->win_start >= dc_window)) {
-		/* all done, or the window is full: the clock waits for them */
-		if (until > now)
-			now = until;
-		until = 0;
-	}
-	uint64_t issue = now; /* when this load's address is known */
-	if (wait && s->ready[wait] > now) {
+	/* all done, or the window is full: the clock waits for them */
+	if (t->dc_ready && (t->clock >= t->dc_ready || t->clock - s->win_start >= dc_window))
+		rt_dcache_settle(t);
+	uint64_t issue = t->clock; /* when this load's address is known */
+	if (wait && s->ready[wait] > t->clock) {
 		issue = s->ready[wait];
-		if (!until) {
-			s->win_start = now;
+		if (!t->dc_ready) {
+			s->win_start = t->clock;
 			s->win_loads = 0;
 		}
-		if (issue > until)
-			until = issue;
-		if (++s->win_loads >= dc_mlp) {
-			now = until; /* as many in flight as the core keeps */
-			until = 0;
-		}
+		if (issue > t->dc_ready)
+			t->dc_ready = issue;
+		if (++s->win_loads >= dc_mlp)
+			rt_dcache_settle(t); /* as many in flight as the core keeps */
 	}
-	t->clock = now;
-	t->dc_ready = until;
 	uint64_t line = addr >> 6, lat = 0; /* latency beyond the blocks' */
 	if (addr - sp < DC_STACK_HOT)
 		goto hit; /* the stack: hot, through accesses not simulated */
@@ -324,12 +327,12 @@ void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp)
 	 * come in as the least recent, so that a stream through more than a
 	 * level holds does not flush it (bench/probes/gather.c: a gather
 	 * through 256 KiB by a streamed index keeps its lines) */
-	int st = -1, again = 0;
+	int st = -1, again = 0, victim = 0;
 	for (int i = 0; i < DC_LEVELS; i++) {
 		if (level_hit(&s->lv[i], line))
 			break;
 		if (i == 0)
-			st = stream_of(s, line, &again);
+			st = stream_of(s, line, &again, &victim);
 		level_fill(&s->lv[i], line, st >= 0);
 		lat = rt_dc_latency[i];
 	}
@@ -342,22 +345,10 @@ void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp)
 		}
 		streamed = 1;
 		lat = 0;
-	} else if (lat) {
-		/* a miss may start a stream, in place of the oldest that is
-		 * not going on (never continued, or not for DC_STREAM_IDLE
-		 * misses), else of the oldest: random misses do not push out a
-		 * stream that is going on (a gather's streamed index) */
-		int v = 0, vlive = 1;
-		for (int i = 0; i < DC_STREAMS; i++) {
-			int live = s->stream_on[i] && s->misses - s->stream_used[i] < DC_STREAM_IDLE;
-			if (i == 0 || live < vlive || (live == vlive && s->stream_used[i] < s->stream_used[v])) {
-				v = i;
-				vlive = live;
-			}
-		}
-		s->stream[v] = line;
-		s->stream_used[v] = ++s->misses;
-		s->stream_on[v] = 0;
+	} else if (lat) { /* a miss starts a stream */
+		s->stream[victim] = line;
+		s->stream_used[victim] = ++s->misses;
+		s->stream_on[victim] = 0;
 	}
 	for (int i = DC_LEVELS; i < DC_ALL && rt_dc_cap[i]; i++) {
 		if (level_hit(&s->lv[i], addr >> 12))
