@@ -14,7 +14,8 @@ twice, and costed by `profinst --cpu=NAME --dump-blocks` (default host:
 the model of this machine).  Then bench/probes/callret.c measures calls and
 returns, which a block measurement drops, and bench/probes/libc.c short C
 library functions (the costs the goldencove and zen5 models fix for them),
-and bench/probes/branch.c what a mispredicted branch costs (the penalty
+and bench/probes/heap.c the paths through glibc's allocator (what zen5
+charges malloc, free and realloc), and bench/probes/branch.c what a mispredicted branch costs (the penalty
 --branch-sim charges) and which patterns the predictor learns, and
 bench/probes/chase.c and bench/probes/bzip2.c what a load that waits for a
 load costs from each level of the caches (what --cache-sim charges), and
@@ -142,6 +143,10 @@ def main():
         lc = os.path.join(tmp, "libc")
         subprocess.run(["gcc", "-O2", "-o", lc, os.path.join(HERE, "probes", "libc.c")], check=True)
         libc = subprocess.run([lc], capture_output=True, text=True, check=True).stdout
+        hp = os.path.join(tmp, "heap")
+        subprocess.run(["gcc", "-O2", "-I" + os.path.join(HERE, "probes"), "-o", hp,
+                        os.path.join(HERE, "probes", "heap.c")], check=True)
+        heap = subprocess.run([hp], capture_output=True, text=True, check=True).stdout
         br = os.path.join(tmp, "branch")
         subprocess.run(["gcc", "-O2", "-no-pie", "-o", br, os.path.join(HERE, "probes", "branch.c")], check=True)
         branch = subprocess.run([br], capture_output=True, text=True, check=True).stdout
@@ -167,6 +172,9 @@ def main():
     print()
     print("short C library functions (bench/probes/libc.c), the costs the goldencove and zen5 models fix:")
     print(libc, end="")
+    print()
+    print("the allocator's paths (bench/probes/heap.c), the costs of runtime/heap.c under zen5:")
+    print(heap, end="")
     print()
     print("conditional branches (bench/probes/branch.c), the mispredict cost of --branch-sim:")
     print(branch, end="")
