@@ -113,6 +113,21 @@ struct pi_map_site {
 
 #define PI_MAX_PIECES 4
 
+enum pi_heap_op { PI_HEAP_MALLOC = 1, PI_HEAP_FREE, PI_HEAP_REALLOC, PI_HEAP_CALLOC };
+/* pi_objdesc.heap: what each path through the allocator costs (units) */
+enum pi_heap_cost {
+	PI_HC_MALLOC_CACHED, /* a malloc the thread's cache of free blocks serves */
+	PI_HC_FREE_CACHED,   /* a free into that cache */
+	PI_HC_FREE_BIN,      /* a free beyond it, of a fast, small, large block */
+	PI_HC_MALLOC_BIN = PI_HC_FREE_BIN + 3, /* a malloc from the bins (refilling the
+				cache), of a fast, small, large block */
+	PI_HC_MALLOC_TOP = PI_HC_MALLOC_BIN + 3, /* a malloc with no free block */
+	PI_HC_FREE_NULL = PI_HC_MALLOC_TOP + 3,
+	PI_HC_REALLOC_SAME,  /* a realloc that keeps its block */
+	PI_HC_COPY_KIB,      /* a KiB copied by a realloc that moves its block */
+	PI_HC_COUNT
+};
+
 /* One per instrumented object, in section "profinst_objs". */
 struct pi_objdesc {
 	uint64_t magic;          /* PI_OBJDESC_MAGIC */
@@ -142,6 +157,9 @@ struct pi_objdesc {
 	 * flight, before it waits for them */
 	uint32_t cache_window;
 	uint32_t cache_mlp;
+	/* the allocator's costs (enum pi_heap_cost, units; all 0: costs are
+	 * fixed, PI_EXT_HEAP ignored) */
+	uint32_t heap[PI_HC_COUNT];
 	uint32_t pad;
 };
 #define PI_OBJDESC_MAGIC 0x534544504e495250ull /* "PRINPDES" */
@@ -178,6 +196,12 @@ struct pi_funcrec {
 				 size[3] >> 8 units when that is not 0 and the
 				 first argument is NULL (realloc(NULL, n): a
 				 malloc) */
+#define PI_EXT_HEAP_SHIFT 8
+#define PI_EXT_HEAP_MASK 0x700 /* with PI_EXT_FIXED: a heap function whose
+				 cost the runtime's model of the allocator gives
+				 (runtime/heap.c, pi_objdesc.heap), one of
+				 PI_HEAP_*; size[1..3] its fixed cost where the
+				 model cannot run */
 
 /* ----- The profile file. */
 

@@ -106,7 +106,7 @@ static uint32_t ext_index(struct code *c, const char *name)
 	/* a short C library function the model costs, where it does: no clock
 	 * (nor its cost) on each call, and the same cost every run */
 	if (c->model->charges_os && !w && model_ext_cost(c->model, name, &x->cost))
-		x->flags |= PI_EXT_FIXED;
+		x->flags |= PI_EXT_FIXED | x->cost.heap << PI_EXT_HEAP_SHIFT;
 	x->map_index = (uint32_t)(c->nfuncs + c->nexts - 1);
 	return (uint32_t)(c->nexts - 1);
 }

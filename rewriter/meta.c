@@ -236,6 +236,10 @@ void meta_finish(struct code *c)
 	wr32(d->data + offsetof(struct pi_objdesc, call_bubble), fe.call);
 	wr32(d->data + offsetof(struct pi_objdesc, ret_bubble), fe.ret);
 	wr32(d->data + offsetof(struct pi_objdesc, fe_window), fe.window);
+	uint32_t heap[PI_HC_COUNT];
+	if (model_heap(c->model, heap))
+		for (int i = 0; i < PI_HC_COUNT; i++)
+			wr32(d->data + offsetof(struct pi_objdesc, heap) + 4 * (size_t)i, heap[i]);
 	if (c->opts->cache_sim) {
 		struct cache_costs cc = model_cache(c->model);
 		for (int i = 0; i < 3; i++) {

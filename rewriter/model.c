@@ -123,10 +123,29 @@ static const struct uarch zen3_u = {
  * realloc(NULL, n) is a malloc: with a free, as malloc's. */
 static const struct ext_fixed zen5_libc[] = {
 	{"__memcpy_chk", 5, 22, 3, 0}, {"__memmove_chk", 5, 22, 3, 0}, {"__memset_chk", 4, 16, 3, 0},
-	{"bcmp", 6, 29, 3, 0},         {"free", 19, 0, 0, 0},          {"malloc", 25, 0, 0, 0},
+	{"bcmp", 6, 29, 3, 0},         {"free", 19, 0, 0, 4},          {"malloc", 25, 0, 0, 0},
 	{"memcmp", 6, 29, 3, 0},       {"memcpy", 5, 22, 3, 0},        {"memmove", 5, 22, 3, 0},
 	{"mempcpy", 5, 22, 3, 0},      {"memset", 4, 16, 3, 0},        {"realloc", 50, 0, 0, 25},
 	{"strcmp", 6, 0, 0, 0},        {"strlen", 5, 0, 0, 0},
+};
+
+/* glibc's allocator on Zen 5 (bench/probes/heap.c, glibc 2.36, on an EPYC
+ * of family 1Ah; hundredths of a cycle), by the path a call takes
+ * (runtime/heap.c follows which): a malloc and a free of a block the
+ * thread's cache (tcache: 7 blocks of each size up to 1032 bytes) serves or
+ * takes, 20.0 the pair, split as the Sapphire Rapids probe split it; a
+ * free beyond the cache (to a fast bin, blocks up to 128 bytes; to the
+ * unsorted bin, up to 1040; a large block) and a malloc from the bins,
+ * which refills the cache (the first of a run of small blocks also sorts
+ * the unsorted bin: 160); a malloc with no free block of its size (the top
+ * of the heap); free(NULL); a realloc that keeps its block, and what one
+ * that moves it copies, at memcpy's rate. */
+static const uint32_t zen5_heap[PI_HC_COUNT] = {
+	[PI_HC_MALLOC_CACHED] = 1120, [PI_HC_FREE_CACHED] = 880,
+	[PI_HC_FREE_BIN] = 1610, 2940, 2800,
+	[PI_HC_MALLOC_BIN] = 3030, 16000, 2610,
+	[PI_HC_MALLOC_TOP] = 2990, 3100, 2610,
+	[PI_HC_FREE_NULL] = 400, [PI_HC_REALLOC_SAME] = 1500, [PI_HC_COPY_KIB] = 2200,
 };
 
 /* Forms measured on Zen 5 (bench/probes.py and bench/blocks.py on an EPYC
@@ -234,7 +253,7 @@ static const struct uarch zen5_u = {
 	 * the ALUs (bench/probes/callret.c; Zen 3's table: on the three
 	 * address generators) */
 	.lea_alu = true,
-	.libc = zen5_libc, .nlibc = N(zen5_libc),
+	.libc = zen5_libc, .nlibc = N(zen5_libc), .heap = zen5_heap,
 };
 
 /* Mispredict penalties: zen5's is measured by bench/probes/branch.c (25-27
@@ -408,9 +427,23 @@ bool model_ext_cost(const struct cpu_model *m, const char *name, struct ext_cost
 			out->per_byte_q8 = u->libc[i].per_kib * m->units / 4;
 			out->arg = u->libc[i].arg;
 			out->null_units = u->libc[i].null_cycles * m->units;
+			out->heap = 0;
+			if (u->heap)
+				out->heap = !strcmp(name, "malloc")    ? PI_HEAP_MALLOC
+					    : !strcmp(name, "free")    ? PI_HEAP_FREE
+					    : !strcmp(name, "realloc") ? PI_HEAP_REALLOC
+								       : 0;
 			return true;
 		}
 	return false;
+}
+
+bool model_heap(const struct cpu_model *m, uint32_t out[PI_HC_COUNT])
+{
+	const struct uarch *u = m->uarch;
+	for (int i = 0; i < PI_HC_COUNT; i++)
+		out[i] = u && u->heap ? (u->heap[i] * m->units + 50) / 100 : 0;
+	return u && u->heap;
 }
 
 void model_list(FILE *out)

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "decode.h"
+#include "format.h"
 
 /* What the models did with the instructions they costed: how many were
  * found in the model's tables and how many fell back to their category
@@ -126,11 +127,18 @@ struct ext_cost {
 	uint32_t per_byte_q8;
 	uint32_t arg;
 	uint32_t null_units; /* the cost when the first argument is NULL (0: units) */
+	uint32_t heap;       /* a PI_HEAP_* op the runtime's allocator model
+				costs instead, or 0 (model_heap) */
 };
 
 /* Whether model m fixes the cost of the external function name; if so,
  * fills *out. */
 bool model_ext_cost(const struct cpu_model *m, const char *name, struct ext_cost *out);
+
+/* The costs of the allocator's paths (units, enum pi_heap_cost) that the
+ * runtime's model of it charges malloc, free and realloc (runtime/heap.c);
+ * false, and all 0, if m fixes their costs instead. */
+bool model_heap(const struct cpu_model *m, uint32_t out[PI_HC_COUNT]);
 
 /* What CPUID says of a processor: vendor string, family and model (with
  * their extended parts), and whether it has a feature only Golden Cove

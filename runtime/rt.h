@@ -107,6 +107,7 @@ struct pi_tls {
 	struct rt_dcache *dcache; /* --cache-sim's caches, or NULL */
 	uint64_t dc_ready;   /* when the loads the core runs ahead of are all
 				done (clock units), 0 if none (dcache.c) */
+	struct rt_heap_state *heap; /* the allocator's shadow, or NULL (heap.c) */
 };
 
 extern __thread struct pi_tls __profinst_tls;
@@ -141,6 +142,16 @@ void rt_fe_event(struct pi_tls *t, uint64_t bubble);
 
 /* Unmap t's predictor, at the end of its thread, on that thread. */
 void rt_branch_free(struct pi_tls *t);
+
+/* ----- The allocator's costs (heap.c) */
+/* The costs of its paths, from the objects (none: fixed costs). */
+void rt_heap_init(void);
+/* Unmap t's shadow of the allocator, at the end of its thread, on it. */
+void rt_heap_free(struct pi_tls *t);
+/* What the heap function op (PI_HEAP_*) costs (units) with these first
+ * two arguments, on t's allocator as the shadow sees it; fixed where the
+ * model has no costs for the allocator or the shadow no memory. */
+uint64_t rt_heap_cost(struct pi_tls *t, unsigned op, uint64_t arg0, uint64_t arg1, uint64_t fixed);
 
 /* ----- The data caches of --cache-sim (dcache.c) */
 

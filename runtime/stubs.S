@@ -583,7 +583,7 @@ __profinst_ext_enter:
 	cmpq $0, TLS(TLS_BUSY)
 	jne .Lxe_out
 	movl FREC_EXTFLAGS(%r11), %r9d
-	test $(0x10 | 0x4 | 0x20 | 0x40), %r9d /* CHECK, TTYREAD, SWITCH, SETCTX: the C path */
+	test $(0x10 | 0x4 | 0x20 | 0x40 | 0x700), %r9d /* CHECK, TTYREAD, SWITCH, SETCTX, HEAP: the C path */
 	jnz .Lxe_slow
 	movl $1, TLS(TLS_BUSY)
 	NEW_FRAME %rcx, %rax, .Lxe_slow_busy

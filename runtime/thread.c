@@ -132,6 +132,7 @@ static void thread_exit(void *arg)
 	 * touches its predictor */
 	rt_branch_free(t);
 	rt_dcache_free(t);
+	rt_heap_free(t);
 }
 
 /* Entries of every instrumented function, as an open-addressing set that
@@ -182,6 +183,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	rt_externals_init();
 	rt_frontend_init();
 	rt_dcache_init();
+	rt_heap_init();
 	rt_process_init();
 	if (!pthread_key_create(&exit_key, thread_exit))
 		have_key = 1;
