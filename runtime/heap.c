@@ -22,7 +22,7 @@
  *
  * A free's block size comes from the word before the block, where glibc
  * keeps it (read only for a 16-aligned pointer, as every block glibc
- * returns is).  Compiled -mgeneral-regs-only with the hot runtime.
+ * returns is, and not for the first of a page).  Compiled -mgeneral-regs-only with the hot runtime.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -73,8 +73,10 @@ static uint64_t chunk_for(uint64_t n)
 /* the chunk of the block at p (glibc's size word, flags masked) */
 static uint64_t chunk_of(uint64_t p)
 {
-	if (p & 15)
-		return HEAP_SMALL_MAX + 16; /* not glibc's: as a large block */
+	/* not glibc's (it aligns to 16), or the first of a page, whose word
+	 * before may be another allocator's unmapped guard: as a large block */
+	if (p & 15 || !(p & 4095))
+		return HEAP_SMALL_MAX + 16;
 	return *(const uint64_t *)(p - 8) & ~7ull;
 }
 
