@@ -113,7 +113,7 @@ struct pi_map_site {
 
 #define PI_MAX_PIECES 4
 
-enum pi_heap_op { PI_HEAP_MALLOC = 1, PI_HEAP_FREE, PI_HEAP_REALLOC, PI_HEAP_CALLOC };
+enum pi_heap_op { PI_HEAP_MALLOC = 1, PI_HEAP_FREE, PI_HEAP_REALLOC };
 /* pi_objdesc.heap: what each path through the allocator costs (units) */
 enum pi_heap_cost {
 	PI_HC_MALLOC_CACHED, /* a malloc the thread's cache of free blocks serves */

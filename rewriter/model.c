@@ -120,7 +120,9 @@ static const struct uarch zen3_u = {
  * memcmp of equal bytes 35; strings are taken as short.  memcmp of bytes that differ at a random
  * place costs about as much (4-7 cycles up to 128 bytes: where they differ
  * is not what its branches decide).
- * realloc(NULL, n) is a malloc: with a free, as malloc's. */
+ * realloc(NULL, n) is a malloc: with a free, as malloc's.  (malloc, free
+ * and realloc: where runtime/heap.c cannot follow the allocator, which
+ * zen5_heap costs by path.)  free(NULL): 4. */
 static const struct ext_fixed zen5_libc[] = {
 	{"__memcpy_chk", 5, 22, 3, 0}, {"__memmove_chk", 5, 22, 3, 0}, {"__memset_chk", 4, 16, 3, 0},
 	{"bcmp", 6, 29, 3, 0},         {"free", 19, 0, 0, 4},          {"malloc", 25, 0, 0, 0},

@@ -5,7 +5,7 @@
  * (pi_objdesc.heap; rewriter/model.c).  A fixed cost a call cannot be
  * right for both kinds of program: a free into the thread's cache of free
  * blocks (glibc's tcache, 7 blocks of each size up to 1032 bytes) costs
- * 8.5 cycles on Zen 5, a free once that cache is full twice that or more,
+ * 8.8 cycles on Zen 5, a free once that cache is full 16 to 29,
  * and a program that frees many blocks of one size in a row (a garbage
  * collector's sweep: Lua) takes the slow path almost every time.
  *
@@ -22,7 +22,8 @@
  *
  * A free's block size comes from the word before the block, where glibc
  * keeps it (read only for a 16-aligned pointer, as every block glibc
- * returns is, and not for the first of a page).  Compiled -mgeneral-regs-only with the hot runtime.
+ * returns is, and not for the first of a page).  Compiled
+ * -mgeneral-regs-only with the hot runtime.
  */
 #include <stddef.h>
 #include <stdint.h>

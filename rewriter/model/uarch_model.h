@@ -47,10 +47,10 @@ struct uarch {
 				    include where it is more than load_lat
 				    (0: the same) */
 	const struct ext_fixed *libc; /* short C library functions' costs, or NULL */
+	size_t nlibc;
 	const uint32_t *heap;    /* the allocator's paths' costs (hundredths, in
 				    enum pi_heap_cost's order: malloc, free and
 				    realloc costed by runtime/heap.c), or NULL */
-	size_t nlibc;
 	unsigned taken_floor;    /* least cost of a block ending in a taken
 				    branch, in hundredths, where the core
 				    takes more than one a cycle (0: one a
