@@ -499,6 +499,11 @@ def unit_heap(ctx):
             if not 0.97 * w <= z[name] <= 1.03 * w + 100:
                 raise Fail("heap: %s's calls cost %d cycles under zen5, want about %d (goldencove's fixed "
                            "costs: %d)" % (name, z[name], w, costs["goldencove"][name]))
+        # another thread's cache: take7's mallocs come from the top (31.0
+        # for a small block), not from the cache give7 filled (11.2)
+        if not 0.97 * 7 * 31.0 <= z["take7"] <= 1.03 * 7 * 31.0 + 5:
+            raise Fail("heap: take7's mallocs in a thread of its own cost %d cycles, want %d (from the top): "
+                       "another thread's cache served them?" % (z["take7"], 7 * 31.0))
         # without a model of the allocator, a call costs the same whatever
         # its path: 64 pairs a round as much as 64 of pairs' pairs
         g = costs["goldencove"]

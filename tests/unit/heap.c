@@ -4,7 +4,10 @@
  * overflow it, and the mallocs that follow refill it from the bins;
  * free(NULL) costs a call; a realloc that grows a block copies it, one
  * that shrinks it keeps it.  Each kind of call is made by a function of
- * its own, which the profile charges with what those calls cost. */
+ * its own, which the profile charges with what those calls cost.  A
+ * thread has an allocator's cache of its own: blocks another thread freed
+ * into its cache do not serve it. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -52,12 +55,43 @@ NOINLINE static void grow(int n)
 	}
 }
 
+/* a thread fills its cache with 7 blocks of 200 bytes; the next one
+ * takes 7 such blocks, which its own cache does not have */
+NOINLINE static void *give7(void *arg)
+{
+	void *b[7];
+	for (int i = 0; i < 7; i++)
+		b[i] = malloc(200);
+	for (int i = 0; i < 7; i++)
+		free(b[i]);
+	return arg;
+}
+
+NOINLINE static void *take7(void *arg)
+{
+	void *b[7];
+	for (int i = 0; i < 7; i++)
+		b[i] = malloc(200);
+	for (int i = 0; i < 7; i++)
+		sink = b[i];
+	return arg;
+}
+
+static void in_thread(void *(*f)(void *))
+{
+	pthread_t t;
+	if (pthread_create(&t, NULL, f, NULL) || pthread_join(t, NULL))
+		exit(2);
+}
+
 int main(void)
 {
 	pairs(10000);
 	batch(1000);
 	free_null(10000);
 	grow(1000);
+	in_thread(give7);
+	in_thread(take7);
 	puts("ok");
 	return 0;
 }
