@@ -292,7 +292,7 @@ static const struct cpu_model models[] = {
 	},
 	{
 		.name = "zen5",
-		.description = "AMD Zen 5 (EPYC 9005, Ryzen 9000): Zen 3's tables, 6-wide, 6 ALUs, 4 loads a cycle",
+		.description = "AMD Zen 5 (EPYC 9005, Ryzen 9000): Zen 3's tables, 6-wide, 6 ALUs, 4 loads a cycle; glibc's allocator costed by path",
 		.units = UARCH_UNITS, .block_cost = uarch_block_cost, .rep_iter_cost = UARCH_UNITS, .charges_os = 1, .mispredict = 25 * UARCH_UNITS, .cache = &zen5_cache, .uarch = &zen5_u,
 	},
 };
