@@ -116,13 +116,7 @@ void pi_rt_branch(uint64_t word)
 		s = state_new();
 		if (!s)
 			return; /* no memory: the run goes on without the simulation */
-		if (t->branch) {
-			/* a signal handler's branch got here first */
-			rt_munmap(s, sizeof *s);
-			s = t->branch;
-		} else {
-			t->branch = s;
-		}
+		s = t->branch = rt_keep_state(t->branch, s, sizeof *s);
 	}
 	int taken = (int)(word & 1);
 	uint64_t pc = word >> STUB_BRANCH_SITE_SHIFT;

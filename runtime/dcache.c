@@ -290,13 +290,7 @@ void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp)
 		s = state_new();
 		if (!s)
 			return; /* no memory: the run goes on without the simulation */
-		if (t->dcache) {
-			/* a signal handler's load got here first */
-			rt_munmap(s, s->size);
-			s = t->dcache;
-		} else {
-			t->dcache = s;
-		}
+		s = t->dcache = rt_keep_state(t->dcache, s, s->size);
 	}
 	if (s->busy)
 		return;

@@ -129,6 +129,18 @@ const struct pi_objdesc *rt_objs_end(void);
 const struct pi_funcrec *rt_funcs_begin(void);
 const struct pi_funcrec *rt_funcs_end(void);
 
+/* A thread's simulation state, made lazily on the thread: made, a new one
+ * of size bytes, unless the thread has one already (cur: a signal
+ * handler's call made it while this one made its own), in which case made
+ * is unmapped.  Returns the one to keep. */
+static inline void *rt_keep_state(void *cur, void *made, uint64_t size)
+{
+	if (!cur)
+		return made;
+	rt_munmap(made, size);
+	return cur;
+}
+
 /* ----- The front end's bubbles at calls and returns (frontend.c) */
 
 /* the model's bubbles and window (units; 0: none), from the objects */
