@@ -244,14 +244,16 @@ void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uin
 		int charge = (flags & PI_EXT_CHARGE) && (!wait || (flags & PI_EXT_CHARGE_WAITS));
 		f->ext = RT_EXT_ON | (charge ? RT_EXT_CHARGE : 0);
 		f->ext_ticks = 0;
-		if (flags & PI_EXT_HEAP_MASK)
-			f->ext |= RT_EXT_FIXED | rt_heap_cost(t, (flags & PI_EXT_HEAP_MASK) >> PI_EXT_HEAP_SHIFT,
-							      arg0, arg1, fixed_cost(rec, arg0, arg1, arg2))
-							 << 8;
-		else if (flags & PI_EXT_FIXED)
-			f->ext |= RT_EXT_FIXED | fixed_cost(rec, arg0, arg1, arg2) << 8;
-		else
+		uint64_t cost;
+		if (flags & PI_EXT_FIXED) {
+			/* the allocator's model, else the fixed cost */
+			if (!(flags & PI_EXT_HEAP_MASK) ||
+			    !rt_heap_cost(t, (flags & PI_EXT_HEAP_MASK) >> PI_EXT_HEAP_SHIFT, arg0, arg1, &cost))
+				cost = fixed_cost(rec, arg0, arg1, arg2);
+			f->ext |= RT_EXT_FIXED | cost << 8;
+		} else {
 			f->ext_start = rt_rdtsc(); /* last: the runtime's own time is not the call's */
+		}
 	}
 out:
 	t->busy = 0;

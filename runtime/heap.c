@@ -122,34 +122,30 @@ static uint64_t heap_free(struct rt_heap_state *s, uint64_t c)
 	return cost[PI_HC_FREE_BIN + k];
 }
 
-uint64_t rt_heap_cost(struct pi_tls *t, unsigned op, uint64_t arg0, uint64_t arg1, uint64_t fixed)
+static uint64_t heap_op(struct rt_heap_state *s, unsigned op, uint64_t arg0, uint64_t arg1)
 {
-	if (!cost[PI_HC_MALLOC_CACHED])
-		return fixed;
-	struct rt_heap_state *s = t->heap;
-	if (!s) {
-		s = rt_mmap(sizeof *s);
-		if (!s)
-			return fixed; /* no memory: the model's fixed cost */
-		t->heap = s;
-	}
-	switch (op) {
-	case PI_HEAP_MALLOC:
+	if (op == PI_HEAP_MALLOC)
 		return heap_malloc(s, chunk_for(arg0));
-	case PI_HEAP_FREE:
+	if (op == PI_HEAP_FREE)
 		return arg0 ? heap_free(s, chunk_of(arg0)) : cost[PI_HC_FREE_NULL];
-	case PI_HEAP_REALLOC: {
-		if (!arg0)
-			return heap_malloc(s, chunk_for(arg1));
-		uint64_t old = chunk_of(arg0);
-		if (!arg1)
-			return heap_free(s, old); /* glibc's realloc(p, 0) frees */
-		uint64_t want = chunk_for(arg1);
-		if (want <= old)
-			return cost[PI_HC_REALLOC_SAME];
-		return heap_malloc(s, want) + heap_free(s, old) + (old - 8) * cost[PI_HC_COPY_KIB] / 1024;
-	}
-	default:
-		return fixed;
-	}
+	/* realloc */
+	if (!arg0)
+		return heap_malloc(s, chunk_for(arg1));
+	uint64_t old = chunk_of(arg0);
+	if (!arg1)
+		return heap_free(s, old); /* glibc's realloc(p, 0) frees */
+	uint64_t want = chunk_for(arg1);
+	if (want <= old)
+		return cost[PI_HC_REALLOC_SAME];
+	return heap_malloc(s, want) + heap_free(s, old) + (old - 8) * cost[PI_HC_COPY_KIB] / 1024;
+}
+
+bool rt_heap_cost(struct pi_tls *t, unsigned op, uint64_t arg0, uint64_t arg1, uint64_t *out)
+{
+	if (!cost[PI_HC_MALLOC_CACHED] || op < PI_HEAP_MALLOC || op > PI_HEAP_REALLOC)
+		return false;
+	if (!t->heap && !(t->heap = rt_mmap(sizeof(struct rt_heap_state))))
+		return false; /* no memory: the model's fixed cost */
+	*out = heap_op(t->heap, op, arg0, arg1);
+	return true;
 }

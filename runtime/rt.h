@@ -160,10 +160,10 @@ void rt_branch_free(struct pi_tls *t);
 void rt_heap_init(void);
 /* Unmap t's shadow of the allocator, at the end of its thread, on it. */
 void rt_heap_free(struct pi_tls *t);
-/* What the heap function op (PI_HEAP_*) costs (units) with these first
- * two arguments, on t's allocator as the shadow sees it; fixed where the
- * model has no costs for the allocator or the shadow no memory. */
-uint64_t rt_heap_cost(struct pi_tls *t, unsigned op, uint64_t arg0, uint64_t arg1, uint64_t fixed);
+/* What the heap function op (PI_HEAP_*) costs (units, in *cost) with these
+ * first two arguments, on t's allocator as the shadow sees it; false where
+ * the model has no costs for the allocator or the shadow no memory. */
+bool rt_heap_cost(struct pi_tls *t, unsigned op, uint64_t arg0, uint64_t arg1, uint64_t *cost);
 
 /* ----- The data caches of --cache-sim (dcache.c) */
 
