@@ -169,3 +169,29 @@ void find_external_calls(struct code *c)
 		}
 	}
 }
+
+bool tests_external_result(const struct code *c, const struct text *t, uint32_t k)
+{
+	const struct block *b = &c->blocks[t->block[k]];
+	uint32_t call = b->first - 1;
+	if (b->first == 0 || !(t->mark[call] & MARK_EXT) || !t->ext || t->fn[call] != t->fn[k])
+		return false;
+	const struct insn *ci = &t->insns[call];
+	if ((ci->kind != INSN_CALL && ci->kind != INSN_CALL_IND) ||
+	    !(c->exts[t->ext[call]].flags & PI_EXT_FIXED))
+		return false;
+	/* which registers hold something computed from %rax as returned */
+	const uint8_t *data = c->o->secs[t->sec].data;
+	uint64_t from_result = 1ull << REGN_GPR; /* %rax */
+	for (uint32_t i = b->first; i < k; i++) {
+		struct insn_detail d;
+		if (!insn_describe(data + t->insns[i].off, t->insns[i].len, &d))
+			return false;
+		bool dep = !d.zero_idiom && ((d.rd | d.addr | d.merge) & from_result);
+		if (dep)
+			from_result |= d.wr;
+		else
+			from_result &= ~d.wr;
+	}
+	return (from_result >> REGN_FLAGS) & 1;
+}

@@ -33,4 +33,14 @@ struct text;
  * runtime checks whether the target is instrumented after all. */
 void find_external_calls(struct code *c);
 
+/* Does the conditional jump k test what the external call just before its
+ * block returned, the external being one the model costs (PI_EXT_FIXED)?
+ * Such a function's own branches are not simulated, and the jump that
+ * tests its result stands for them: memcmp's decides equal or not before
+ * its caller's test of the result does, so a misprediction of that
+ * decision is the external's time.  True when the jump's flags come from
+ * %rax as the call left it, through the instructions before the jump in
+ * its block. */
+bool tests_external_result(const struct code *c, const struct text *t, uint32_t k);
+
 #endif

@@ -364,6 +364,8 @@ static void emit_branch_stub(struct emit *e, uint32_t k, const struct func *f)
 	if (cost > STUB_BRANCH_COST_MAX)
 		cost = STUB_BRANCH_COST_MAX;
 	uint64_t word = (site << STUB_BRANCH_SITE_SHIFT) | (cost << STUB_BRANCH_COST_SHIFT);
+	if (tests_external_result(e->c, e->t, k))
+		word |= STUB_BRANCH_EXT_RESULT;
 	PUT(e, LEA_RSP_M128);
 	PUT(e, PUSH_R11);
 	buf_u8(&e->t->out, 0x49); /* movabs $word,%r11 */

@@ -151,7 +151,14 @@ void pi_rt_branch(uint64_t word)
 	}
 
 	if (pred != taken) {
-		t->clock += (word >> STUB_BRANCH_COST_SHIFT) & STUB_BRANCH_COST_MAX;
+		uint64_t cost = (word >> STUB_BRANCH_COST_SHIFT) & STUB_BRANCH_COST_MAX;
+		t->clock += cost;
+		/* the external's own branch mispredicted: its time, as a
+		 * call's is (shadow.c); not from inside the runtime's own
+		 * work on the stack, which a signal interrupted */
+		struct rt_thread *th = t->th;
+		if ((word & STUB_BRANCH_EXT_RESULT) && !t->busy && th && th->depth)
+			th->stack[th->depth - 1].node->os += cost;
 		/* a longer history might have known: allocate above the provider */
 		int start = provider + 1;
 		if (start < BP_TABLES) {

@@ -35,8 +35,11 @@
  *              lea 128(%rsp),%rsp
  *              right before a conditional jump jCC, under --branch-sim:
  *              -> %r11 = the word: bit 0 whether the jump is taken, bits
- *                 8-23 the model's mispredict cost (clock units), bits
- *                 24-63 the branch's address as the predictor sees it.
+ *                 8-22 the model's mispredict cost (clock units), bit 23
+ *                 whether the jump tests what a modelled external call
+ *                 returned (a misprediction is the external's time,
+ *                 rewriter/external.h), bits 24-63 the branch's address
+ *                 as the predictor sees it.
  *
  * Load       lea -128(%rsp),%rsp; push %r11; lea ADDR,%r11; push $word;
  *              call __profinst_load; lea 8(%rsp),%rsp; pop %r11;
@@ -102,7 +105,8 @@
  * cost in cycles. */
 #define STUB_REP_PASSES 0x4
 #define STUB_BRANCH_COST_SHIFT 8
-#define STUB_BRANCH_COST_MAX 0xffff
+#define STUB_BRANCH_COST_MAX 0x7fff
+#define STUB_BRANCH_EXT_RESULT (1u << 23)
 #define STUB_BRANCH_SITE_SHIFT 24
 #define STUB_REP_COST_SHIFT 8
 /* the word pushed before __profinst_load */

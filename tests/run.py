@@ -515,7 +515,8 @@ def unit_heap(ctx):
 
 def unit_branch_sim(ctx):
     """tests/unit/branch_sim.c under --branch-sim: mispredictions of a random
-    and of a patterned branch, charged where they happen; flags kept."""
+    and of a patterned branch, charged where they happen (a jump on memcmp's
+    result: memcmp's); flags kept."""
     tmp = tempfile.mkdtemp(prefix="pi-bsim-")
     try:
         src = os.path.join(HERE, "unit", "branch_sim.c")
@@ -539,6 +540,19 @@ def unit_branch_sim(ctx):
             raise Fail("branch_sim: %.0f mispredictions of %d random branches, want about half" % (rnd, n))
         if pat > 0.01 * n:
             raise Fail("branch_sim: %.0f mispredictions of %d branches of period 7, want under 1%%" % (pat, n))
+        # a misprediction of a jump on memcmp's result is memcmp's time
+        # (os, within self); of a jump on anything else, the function's own
+        os0 = {f["name"]: f["os_cycles"] for f in pj0["functions"]}
+        os1 = {f["name"]: f["os_cycles"] for f in pj1["functions"]}
+        for name, ext_share in (("cmp_result", 1), ("cmp_other", 0)):
+            grew = (self1[name] - self0[name]) / penalty
+            ext = (os1[name] - os0[name]) / penalty
+            if not 0.45 * n <= grew <= 0.55 * n + 10:
+                raise Fail("branch_sim: %s's %d random branches: %.0f mispredictions, want about half" %
+                           (name, n, grew))
+            if abs(ext - ext_share * grew) > 1:
+                raise Fail("branch_sim: %s: %.0f of its %.0f mispredictions are memcmp's time, want %s" %
+                           (name, ext, grew, "all" if ext_share else "none"))
         # the same run gives the same profile
         pf2 = os.path.join(tmp, "sim", "again.pf")
         must([os.path.join(tmp, "sim", "a.prof")], "run", env=dict(os.environ, PROFINST_OUTPUT=pf2))

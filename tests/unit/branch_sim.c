@@ -1,8 +1,12 @@
 /* --branch-sim (tests/run.py unit/branch_sim): a branch on random bits is
  * mispredicted about half the time, a branch on a short pattern almost
  * never, and the stub before each jump leaves every flag a jump can read
- * as it found it (each test below jumps on another flag). */
+ * as it found it (each test below jumps on another flag).  A branch on
+ * what memcmp returned mispredicts as memcmp's time; one on anything else
+ * after the call, as its own function's. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define N 100000
 
@@ -45,10 +49,40 @@ __asm__(".text\n"
 	".globl j_sign\n.type j_sign,@function\nj_sign:\n"
 	" mov $1,%eax\n test %rdi,%rdi\n js 1f\n xor %eax,%eax\n1: ret\n.size j_sign,.-j_sign\n");
 
+/* each returns 1 if its jump is taken: cmp_result when the n bytes at a
+ * and b differ (its jump tests memcmp's result, moved and the register it
+ * came in cleared), cmp_other when bit is not 0 (its jump tests a value
+ * memcmp did not make) */
+int cmp_result(const void *a, const void *b, size_t n);
+int cmp_other(const void *a, const void *b, size_t n, int bit);
+__asm__(".text\n"
+	".globl cmp_result\n.type cmp_result,@function\ncmp_result:\n"
+	" push %rbx\n call memcmp@PLT\n mov %eax,%edx\n xor %eax,%eax\n test %edx,%edx\n je 1f\n"
+	" mov $1,%eax\n1: pop %rbx\n ret\n.size cmp_result,.-cmp_result\n"
+	".globl cmp_other\n.type cmp_other,@function\ncmp_other:\n"
+	" push %rbx\n mov %ecx,%ebx\n call memcmp@PLT\n xor %eax,%eax\n test %ebx,%ebx\n je 1f\n"
+	" mov $1,%eax\n1: pop %rbx\n ret\n.size cmp_other,.-cmp_other\n");
+
+__attribute__((noinline)) int random_compares(void)
+{
+	static const char keys[2][8] = {"group-A", "group-B"};
+	int differ = 0;
+	for (int i = 0; i < N; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		differ += cmp_result(keys[0], keys[x & 1], 7);
+		differ -= cmp_other(keys[0], keys[0], 7, (int)(x >> 1) & 1);
+	}
+	return differ;
+}
+
 int main(void)
 {
 	random_branch();
 	pattern_branch();
+	if (abs(random_compares()) > N / 20)
+		printf("random_compares: the bits were not random\n");
 	long big = 0x7fffffffffffffffl;
 	printf("%d%d %d%d %d%d%d %d%d %d%d\n", j_overflow(big, 1), j_overflow(1, 1), j_carry(-1, 1), j_carry(1, 1),
 	       j_less(-5, 3), j_less(3, -5), j_less(big, -1), j_parity(3), j_parity(1), j_sign(-1), j_sign(1));
