@@ -16,6 +16,34 @@ static bool seen_in(const uint32_t *v, unsigned n, uint32_t x)
 	return false;
 }
 
+static bool ends_in_table_jump(const struct code *c, uint32_t b)
+{
+	const struct block *bl = &c->blocks[b];
+	const struct text *t = &c->texts[bl->ts];
+	uint32_t k = bl->first + bl->n - 1;
+	return t->insns[k].kind == INSN_JMP_IND && !(t->mark[k] & MARK_TAIL);
+}
+
+/* The successors of block b a loop is looked for through.  Not the way
+ * around a switch's jump table that its bounds check takes (a jcc one of
+ * whose successors jumps through the table): the values the table does
+ * not cover.  An interpreter's dispatch whose default case goes back to
+ * it at once (sqlite3VdbeExec's) is not a two-block loop; its blocks run
+ * between the handlers' work. */
+static unsigned loop_succs(const struct code *c, uint32_t b, uint32_t out[2])
+{
+	unsigned n = code_block_succs(c, b, out);
+	const struct block *bl = &c->blocks[b];
+	const struct text *t = &c->texts[bl->ts];
+	if (n != 2 || t->insns[bl->first + bl->n - 1].kind != INSN_JCC)
+		return n;
+	if (ends_in_table_jump(c, out[1]) && !ends_in_table_jump(c, out[0]))
+		out[0] = out[1];
+	else if (!ends_in_table_jump(c, out[0]) || ends_in_table_jump(c, out[1]))
+		return 2;
+	return 1;
+}
+
 /* Whether some cycle through block b has at most LOOP_SMALL_BLOCKS blocks:
  * a breadth-first search from b, depth by depth, for b. */
 static bool on_small_cycle(const struct code *c, uint32_t b)
@@ -27,7 +55,7 @@ static bool on_small_cycle(const struct code *c, uint32_t b)
 		unsigned nnext = 0;
 		for (unsigned i = 0; i < ncur; i++) {
 			uint32_t s[2];
-			unsigned ns = code_block_succs(c, cur[i], s);
+			unsigned ns = loop_succs(c, cur[i], s);
 			for (unsigned j = 0; j < ns; j++) {
 				if (s[j] == b)
 					return true;

@@ -21,8 +21,9 @@
 /* Sets looped[b] for every block b of c that lies on a cycle of at most
  * LOOP_SMALL_BLOCKS blocks of its function's control flow (direct branches
  * and fall-throughs; an indirect jump's targets are not followed, so an
- * interpreter's handlers are not a loop through its dispatch), clears it
- * for the others.  looped has c->nblocks entries. */
+ * interpreter's handlers are not a loop through its dispatch, nor is a
+ * switch's bounds check's way around its table, its default case), clears
+ * it for the others.  looped has c->nblocks entries. */
 void loops_mark_small(const struct code *c, bool *looped);
 
 #endif

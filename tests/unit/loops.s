@@ -102,3 +102,29 @@ dispatch:
 1:	mov	(%rdi), %rdi
 	jmp	*%rdi
 	.size	dispatch, .-dispatch
+
+# nor is the way around a switch's table, its bounds check's jump to the
+# values the table does not cover, though it comes back to the dispatch at
+# once (sqlite3VdbeExec's default case): the dispatch and the default run
+# between the handlers' work
+	.globl	switch_default
+	.type	switch_default, @function
+switch_default:
+# expect switch_default+0x0 < 2
+1:	mov	(%rdi), %rdi
+	cmp	$1, %rsi
+	ja	2f
+	lea	4f(%rip), %rdx
+	movslq	(%rdx,%rsi,4), %rax
+	add	%rdx, %rax
+	jmp	*%rax
+# expect switch_default+0x19 < 2
+2:	mov	(%rdi), %rdi
+	jmp	1b
+3:	ret
+	.section .rodata
+	.p2align 2
+4:	.long	3b-4b
+	.long	3b-4b
+	.text
+	.size	switch_default, .-switch_default
