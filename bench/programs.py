@@ -4,7 +4,7 @@
   bench/programs.py [--profinst PATH] [--profview PATH] [--cpu NAME]
                     [--branch-sim] [--cache-sim] [--runs N] [--workloads LIST]
                     [--quick]
-                    [--out FILE]
+                    [--out FILE] [--perf-ref FILE]...
 
 Workloads (compute-bound, each built with gcc -O2 from its source and, for
 the libraries, Debian's static archive; linked -no-pie so that run-time
@@ -74,7 +74,7 @@ Function level: per-function self-time shares.
     --min-samples samples (default 15000) are in the reference (below; at
     most 200 runs); each sample's ip is
     attributed by address to the symbols of the native executable (nm -S).
-    Only the runs within 5% of the fastest make the reference, as the
+    Only the runs within 10% of the fastest make the reference, as the
     program level takes the fastest run: bzip2 runs in 0.55 s or 0.72 s
     (its decompression 18% or 40% of the samples) by where its pages land.
     "perf self" is the distance between two halves of those runs (odd and
@@ -84,6 +84,11 @@ Function level: per-function self-time shares.
     20000 Hz calls.c ran 12 times slower and its main took 47% or 34% of
     the samples from one run to the next (at 500 Hz: 3% slower).  "perf
     +%" is the reference runs' median user time over the native best.
+    With --perf-ref FILE (an earlier run's --out; repeatable), that run's
+    samples of the same programs join the reference: one run's perf moves
+    by perf self (0.02-0.07 here) where the model does not.  A file of
+    another executable (its sha256 in the file) or another repetition
+    count is refused.
   - profinst: self_cycles per function of the profile.
   - callgrind (the naive proxy): `valgrind --tool=callgrind --dump-instr=yes`,
     self Ir attributed by instruction address, as for perf.
@@ -114,6 +119,7 @@ takes 10-12 minutes on this VM, two thirds of it under callgrind
 Prints two tables; --out FILE also writes everything (per-run times, every
 calibration, every function's three shares) as JSON."""
 import argparse
+import hashlib
 import bisect
 import json
 import os
@@ -500,7 +506,7 @@ def prepare(name, spec, a, tmp):
                                              (["--cache-sim"] if a.cache_sim else []))
     w = {"name": name, "native": native, "arg": arg, "dir": wdir, "syms": Symbols(native),
          "own": object_functions(inputs)}
-    res = w["res"] = {"reps": reps, "profinst_warnings": warnings}
+    res = w["res"] = {"reps": reps, "profinst_warnings": warnings, "native_sha256": native_digest(native)}
     # the instrumented run: the profile, and the same output as native
     pf = os.path.join(wdir, "run.pf")
     env = dict(os.environ, PROFINST_OUTPUT=pf)
@@ -522,17 +528,69 @@ def prepare(name, spec, a, tmp):
     return w
 
 
-def function_level(w, a):
+def native_digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def load_perf_refs(paths, names):
+    """Earlier runs' perf samples (their --out files), per workload: [(file,
+    its workload's results)], each checked to be of the same program."""
+    refs = {n: [] for n in names}
+    for path in paths:
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            raise SystemExit("--perf-ref %s: %s" % (path, e))
+        for n, r in doc.get("workloads", {}).items():
+            if n in refs and r.get("functions") and "perf" in r:
+                refs[n].append((path, r))
+    return refs
+
+
+def pool_refs(w, counts, pinfo, refs):
+    """This run's perf samples of w with the earlier runs' of the same
+    program (the same executable, the same argument): more samples, and
+    runs on other days, so that perf's own noise (its distance between
+    runs, 0.02 to 0.07 here) weighs less in the reference."""
+    res = w["res"]
+    used = []
+    for path, r in refs:
+        if str(r.get("reps")) != w["arg"]:
+            raise SystemExit("--perf-ref %s: %s ran %s repetitions, this run %s" %
+                             (path, w["name"], r.get("reps"), w["arg"]))
+        digest = r.get("native_sha256")
+        if digest and digest != res["native_sha256"]:
+            raise SystemExit("--perf-ref %s: its %s is another executable (a new compiler or archive?): "
+                             "its samples cannot be pooled" % (path, w["name"]))
+        if not digest:
+            log("%s: %s does not say which executable it sampled; pooled as the same" % (w["name"], path))
+        for f in r["functions"]:
+            if f.get("perf_samples"):
+                counts[f["name"]] = counts.get(f["name"], 0) + f["perf_samples"]
+        for k in ("samples", "kernel", "user_external"):
+            pinfo[k] += r["perf"][k]
+        used.append(path)
+    pinfo["pooled_from"] = used
+
+
+def function_level(w, a, refs=()):
     """perf and callgrind shares against the profile's."""
     name, res, native, arg = w["name"], w["res"], w["native"], w["arg"]
     t0 = time.time()
     perf_counts, pinfo = perf_shares(native, arg, w["syms"], w["own"], a.perf_freq, a.min_samples,
                                       a.perf_rounds, w["dir"])
+    pinfo["own_samples"] = pinfo["samples"]
+    if refs:
+        pool_refs(w, perf_counts, pinfo, refs)
     res["perf"] = pinfo
     user_samples = pinfo["samples"] - pinfo["kernel"]
     res["user_external_share"] = pinfo["user_external"] / user_samples if user_samples else 0.0
-    log("%s: perf %d samples in the %d fast run(s) of %d" % (name, pinfo["samples"], pinfo["fast_rounds"],
+    log("%s: perf %d samples in the %d fast run(s) of %d" % (name, pinfo["own_samples"], pinfo["fast_rounds"],
                                                              pinfo["rounds"]))
+    if refs:
+        log("%s: with %d earlier run(s)' samples, %d in all" % (name, len(refs), pinfo["samples"]))
     if a.no_callgrind:
         cg_counts = {}
     else:
@@ -639,6 +697,10 @@ def report(results, hz_all, elapsed):
     print("  perf self: the distance between two halves of those runs (perf's own noise, \"all\")")
     print("  perf +%: those runs' median user time over the native program's best (sampling's disturbance)")
     print("  ext%, pext%, cgext%: the <external> share in perf, profinst and callgrind")
+    pooled = {n: len(r["perf"].get("pooled_from", [])) for n, r in results.items()}
+    if any(pooled.values()):
+        print("  samples: with those of earlier runs (--perf-ref): %s" % ", ".join(
+            "%s %d" % (n, k) for n, k in pooled.items() if k))
     print("  (goal: profinst <= 0.050 and below callgrind)")
     checked = {n: r["instructions_mismatches"] for n, r in results.items() if "instructions_mismatches" in r}
     if checked:
@@ -677,6 +739,9 @@ def main():
     ap.add_argument("--quiet-wait", type=float, default=0, metavar="S",
                     help="before each timed run, wait up to S seconds for other processes to leave the CPUs idle")
     ap.add_argument("--out", help="write the results as JSON to this file")
+    ap.add_argument("--perf-ref", action="append", default=[], metavar="FILE",
+                    help="an earlier run's --out file: pool its perf samples of the same programs into "
+                         "the function-level reference (repeatable)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     a = ap.parse_args()
     if a.runs is None:
@@ -705,8 +770,9 @@ def main():
         calib = os.path.join(tmp, "calib")
         must(["gcc", "-O2", os.path.join(PROGS, "calib.c"), "-o", calib])
         ws = [prepare(n, WORKLOADS[n], a, tmp) for n in names]
+        refs = load_perf_refs(a.perf_ref, names)
         for w in ws:
-            function_level(w, a)
+            function_level(w, a, refs[w["name"]])
         timed, cals = time_all({w["name"]: (w["native"], w["arg"], w["dir"]) for w in ws}, calib, a.runs,
                                2 * a.runs, a.calib_adds, a.quiet_wait,
                                {w["name"]: min(w["res"]["perf"]["round_user_s"]) for w in ws})
