@@ -37,10 +37,11 @@ static unsigned loop_succs(const struct code *c, uint32_t b, uint32_t out[2])
 	const struct text *t = &c->texts[bl->ts];
 	if (n != 2 || t->insns[bl->first + bl->n - 1].kind != INSN_JCC)
 		return n;
-	if (ends_in_table_jump(c, out[1]) && !ends_in_table_jump(c, out[0]))
-		out[0] = out[1];
-	else if (!ends_in_table_jump(c, out[0]) || ends_in_table_jump(c, out[1]))
+	bool table0 = ends_in_table_jump(c, out[0]), table1 = ends_in_table_jump(c, out[1]);
+	if (table0 == table1)
 		return 2;
+	if (table1)
+		out[0] = out[1];
 	return 1;
 }
 
