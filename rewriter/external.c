@@ -187,7 +187,8 @@ bool tests_external_result(const struct code *c, const struct text *t, uint32_t 
 		struct insn_detail d;
 		if (!insn_describe(data + t->insns[i].off, t->insns[i].len, &d))
 			return false;
-		bool dep = !d.zero_idiom && ((d.rd | d.addr | d.merge) & from_result);
+		/* (a zeroing idiom reads nothing, as insn_describe says) */
+		bool dep = (d.rd | d.addr | d.merge) & from_result;
 		if (dep)
 			from_result |= d.wr;
 		else

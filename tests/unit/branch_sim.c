@@ -51,17 +51,22 @@ __asm__(".text\n"
 
 /* each returns 1 if its jump is taken: cmp_result when the n bytes at a
  * and b differ (its jump tests memcmp's result, moved and the register it
- * came in cleared), cmp_other when bit is not 0 (its jump tests a value
- * memcmp did not make) */
+ * came in cleared), cmp_other and cmp_zeroed when bit is not 0 (their
+ * jumps test a value memcmp did not make; cmp_zeroed's is in %eax, which
+ * a zeroing idiom cut from memcmp's result) */
 int cmp_result(const void *a, const void *b, size_t n);
 int cmp_other(const void *a, const void *b, size_t n, int bit);
+int cmp_zeroed(const void *a, const void *b, size_t n, int bit);
 __asm__(".text\n"
 	".globl cmp_result\n.type cmp_result,@function\ncmp_result:\n"
 	" push %rbx\n call memcmp@PLT\n mov %eax,%edx\n xor %eax,%eax\n test %edx,%edx\n je 1f\n"
 	" mov $1,%eax\n1: pop %rbx\n ret\n.size cmp_result,.-cmp_result\n"
 	".globl cmp_other\n.type cmp_other,@function\ncmp_other:\n"
 	" push %rbx\n mov %ecx,%ebx\n call memcmp@PLT\n xor %eax,%eax\n test %ebx,%ebx\n je 1f\n"
-	" mov $1,%eax\n1: pop %rbx\n ret\n.size cmp_other,.-cmp_other\n");
+	" mov $1,%eax\n1: pop %rbx\n ret\n.size cmp_other,.-cmp_other\n"
+	".globl cmp_zeroed\n.type cmp_zeroed,@function\ncmp_zeroed:\n"
+	" push %rbx\n mov %ecx,%ebx\n call memcmp@PLT\n xor %eax,%eax\n add %ebx,%eax\n test %eax,%eax\n"
+	" je 1f\n mov $1,%eax\n1: pop %rbx\n ret\n.size cmp_zeroed,.-cmp_zeroed\n");
 
 __attribute__((noinline)) int random_compares(void)
 {
@@ -73,6 +78,7 @@ __attribute__((noinline)) int random_compares(void)
 		x ^= x << 17;
 		differ += cmp_result(keys[0], keys[x & 1], 7);
 		differ -= cmp_other(keys[0], keys[0], 7, (int)(x >> 1) & 1);
+		differ += cmp_zeroed(keys[0], keys[0], 7, (int)(x >> 2) & 1);
 	}
 	return differ;
 }
@@ -81,7 +87,7 @@ int main(void)
 {
 	random_branch();
 	pattern_branch();
-	if (abs(random_compares()) > N / 20)
+	if (abs(random_compares() - N / 2) > N / 20)
 		printf("random_compares: the bits were not random\n");
 	long big = 0x7fffffffffffffffl;
 	printf("%d%d %d%d %d%d%d %d%d %d%d\n", j_overflow(big, 1), j_overflow(1, 1), j_carry(-1, 1), j_carry(1, 1),
