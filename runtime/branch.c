@@ -81,10 +81,7 @@ static struct rt_branch_state *state_new(void)
 
 void rt_branch_free(struct pi_tls *t)
 {
-	if (t->branch) {
-		rt_munmap(t->branch, sizeof(struct rt_branch_state));
-		t->branch = NULL;
-	}
+	t->branch = rt_drop_state(t->branch, sizeof(struct rt_branch_state));
 }
 
 static uint32_t index_of(const struct rt_branch_state *s, uint64_t pc, unsigned i)

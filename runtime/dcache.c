@@ -173,10 +173,8 @@ static struct rt_dcache *state_new(void)
 
 void rt_dcache_free(struct pi_tls *t)
 {
-	if (t->dcache) {
-		rt_munmap(t->dcache, t->dcache->size);
-		t->dcache = NULL;
-	}
+	if (t->dcache)
+		t->dcache = rt_drop_state(t->dcache, t->dcache->size);
 }
 
 static uint32_t bucket_of(const struct dc_level *l, uint64_t line)

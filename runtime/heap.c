@@ -56,10 +56,7 @@ void rt_heap_init(void)
 
 void rt_heap_free(struct pi_tls *t)
 {
-	if (t->heap) {
-		rt_munmap(t->heap, sizeof(struct rt_heap_state));
-		t->heap = NULL;
-	}
+	t->heap = rt_drop_state(t->heap, sizeof(struct rt_heap_state));
 }
 
 /* the chunk glibc carves for a request of n bytes (request2size) */

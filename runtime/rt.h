@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "format.h"
@@ -139,6 +140,15 @@ static inline void *rt_keep_state(void *cur, void *made, uint64_t size)
 		return made;
 	rt_munmap(made, size);
 	return cur;
+}
+
+/* Unmap a thread's simulation state of size bytes, if it has one; returns
+ * NULL, what its field holds then. */
+static inline void *rt_drop_state(void *state, uint64_t size)
+{
+	if (state)
+		rt_munmap(state, size);
+	return NULL;
 }
 
 /* ----- The front end's bubbles at calls and returns (frontend.c) */
