@@ -481,6 +481,7 @@ bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
 	case ZYDIS_MNEMONIC_MOVAPD: case ZYDIS_MNEMONIC_MOVUPD: case ZYDIS_MNEMONIC_VMOVDQU:
 	case ZYDIS_MNEMONIC_VMOVDQA: case ZYDIS_MNEMONIC_VMOVUPS: case ZYDIS_MNEMONIC_VMOVAPS:
 		d->plain_move = true;
+		d->zext_load = in.mnemonic == ZYDIS_MNEMONIC_MOVZX && d->load;
 		break;
 	default:
 		break;

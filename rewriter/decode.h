@@ -100,6 +100,8 @@ struct insn_detail {
 				other results do not wait for them */
 	bool plain_move;     /* mov/movzx/movsx and vector moves: a load or store that
 				only moves data (what memory renaming forwards) */
+	bool zext_load;      /* movzx from memory: a load zero-extended into a
+				general register */
 	/* the memory operand read or written (the stack slot of push, pop,
 	 * call and ret included): base and index as REGN_ numbers or -1, the
 	 * displacement from the base as it was before the instruction */

@@ -138,3 +138,30 @@ paddq %xmm0,%xmm1
 ## two chains of punpckhdq: 2 cycles
 punpckhdq %xmm2,%xmm0
 punpckhdq %xmm2,%xmm3
+## a byte next to a stored byte (sqlite3BtreeNext): cmpb waits for the store's commit, 8-13 cycles
+andb $0xf9,1(%rdi)
+cmpb $0,(%rdi)
+## a byte stored, the next compared: 8-9 cycles (loads and stores meet by aligned 4-byte chunks)
+movb $1,1(%rdi)
+cmpb $0,(%rdi)
+## a byte stored, one in the next 4-byte chunk compared: apart, under 1
+movb $1,1(%rdi)
+cmpb $0,4(%rdi)
+## a word stored, its second byte compared: 14 cycles (not at the store's first byte)
+movw %ax,(%rdi)
+cmpb $0,1(%rdi)
+## a word stored, its second byte loaded by movzx: forwarded, under 1
+movw %ax,(%rdi)
+movzbl 1(%rdi),%esi
+## the same loaded by movsbl: 14-23 cycles
+movw %ax,(%rdi)
+movsbl 1(%rdi),%esi
+## 8 bytes stored, the sixth compared: forwarded from the upper half, under 1
+movq %rax,(%rdi)
+cmpb $0,5(%rdi)
+## 4 bytes stored, the second compared: 14-18 cycles
+movl %eax,(%rdi)
+cmpb $0,1(%rdi)
+## 16 bytes stored, the second 8 loaded: forwarded, under 1 (sqlite3Select)
+movups %xmm0,(%rdi)
+mov 8(%rdi),%rax

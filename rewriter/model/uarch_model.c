@@ -176,6 +176,30 @@ static bool addr_line_same(const struct addr *x, const struct addr *y)
 	return addr_regs_same(x, y) && (x->disp >> 6) == (y->disp >> 6);
 }
 
+/* Whether a load of [lo, hi) must be matched with a store of [slo, shi)
+ * (the registers being the same): where their bytes meet, and on a core
+ * that compares aligned 4-byte chunks (fwd_dword), where their chunks
+ * do. */
+static bool forwards_from(const struct uarch *u, bool zext, int64_t lo, int64_t hi, int64_t slo, int64_t shi)
+{
+	if (u->fwd_dword && !zext) {
+		lo &= ~(int64_t)3, slo &= ~(int64_t)3;
+		hi = (hi + 3) & ~(int64_t)3, shi = (shi + 3) & ~(int64_t)3;
+	}
+	return hi > slo && lo < shi;
+}
+
+/* Whether the store can hand a load inside it the load's bytes: any of
+ * them, except on a fwd_dword core, which forwards only from the store's
+ * first byte or from its fifth on in a store of 8 bytes or more (bench/
+ * probes/zen5.s: a byte loaded from a 4-byte store's second byte takes
+ * 14-18 cycles, from an 8-byte store's sixth under 1), or into a movzx
+ * from any byte. */
+static bool forward_shift(const struct uarch *u, bool zext, int64_t lo, int64_t slo, int64_t shi)
+{
+	return !u->fwd_dword || zext || lo == slo || (shi - slo >= 8 && lo - slo >= 4);
+}
+
 static void regval_update(struct regval *rv, const struct insn_detail *d)
 {
 	if (d->rsp_move && !d->imm_add)
@@ -457,6 +481,8 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	 * renamed one only for the stored value) */
 	struct { struct addr a; uint32_t ready, commit; unsigned size; bool slow; } mem[16];
 	uint32_t retired = 0; /* all before the current instruction is done */
+	uint32_t first_retired = 0;
+	uint32_t fail_wait = 0; /* the longest wait of a load for a store's commit, in the first pass (from all ready) */
 	unsigned nmem = 0, nst = 0, bank[8] = {0};
 	struct addr stores_tmp[128], *stores = stores_tmp;
 	if (ITERS * n > 128)
@@ -509,13 +535,16 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 						continue;
 					int64_t lo = a.disp, hi = a.disp + (s->d.mem.size ? s->d.mem.size : 8);
 					int64_t slo = mem[k].a.disp, shi = mem[k].a.disp + mem[k].size;
-					if (hi <= slo || lo >= shi)
+					if (!forwards_from(u, s->d.zext_load, lo, hi, slo, shi))
 						continue; /* apart */
-					if (lo < slo || hi > shi) {
+					if (lo < slo || hi > shi || !forward_shift(u, s->d.zext_load, lo, slo, shi)) {
 						/* partly in the store: not forwarded, the load
 						 * waits for the store to be written to the cache */
-						if (mem[k].commit + u->fwd_fail > done)
+						if (mem[k].commit + u->fwd_fail > done) {
+							if (it == 0 && mem[k].commit + u->fwd_fail - done > fail_wait)
+								fail_wait = mem[k].commit + u->fwd_fail - done;
 							done = mem[k].commit + u->fwd_fail;
+						}
 						continue;
 					}
 					bool slow = mem[k].slow || reg_rmw || stack_op || lo != slo;
@@ -563,6 +592,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 				retired = done;
 		}
 		if (it == 1) {
+			first_retired = retired;
 			memcpy(first_ready, ready, sizeof(first_ready));
 			for (unsigned k = 0; k < nmem; k++)
 				first_mem[k] = mem[k].ready;
@@ -576,6 +606,10 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	for (unsigned k = 0; k < nmem0; k++) /* (places stored in every pass) */
 		if (mem[k].ready > first_mem[k] && mem[k].ready - first_mem[k] > grew)
 			grew = mem[k].ready - first_mem[k];
+	/* a load that waits for a store's commit waits for all before it: a
+	 * chain through retirement, whatever reads the load's result */
+	if (retired - first_retired > grew)
+		grew = retired - first_retired;
 	/* the first level cache: loads of one 8-byte bank (address bits 5:3)
 	 * are served load_bank a cycle, wherever their lines; stores commit in
 	 * order, two a cycle when the second is to the first's line */
@@ -605,6 +639,10 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 		cost = carried;
 	if (lines > cost)
 		cost = lines;
+	/* but a load that waits for a store to reach the cache holds
+	 * retirement up until it does, in flow as well */
+	if (ctx & BLOCK_IN_FLOW)
+		cost += (uint64_t)fail_wait * 100;
 	if (v != tmp)
 		free(v);
 	/* hundredths to the model's units */

@@ -34,6 +34,12 @@ struct uarch {
 				    write with a register source (not renamed) */
 	unsigned fwd_fail;       /* a load partly in an earlier store waits for it
 				    to be written to the cache: after its commit */
+	bool fwd_dword;          /* the core matches loads to stores by aligned
+				    4-byte chunks: a load that shares one with
+				    a store but none of its bytes waits as
+				    fwd_fail, and so does one inside a store
+				    that does not start where the store does
+				    (nor in a 64-bit store's upper half) */
 	unsigned fadd_lat;       /* latency of a floating-point add where it is
 				    less than the table's (table_fadd_lat) */
 	unsigned table_fadd_lat;

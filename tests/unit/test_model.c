@@ -181,6 +181,19 @@ int main(void)
 	      0x8d, 0x57, 0x08, 0x48, 0x8d, 0x77, 0x08, 0x4c, 0x8d, 0x47, 0x08, 0x4c, 0x8d, 0x4f, 0x08);
 	/* measured: 4 cycles a load in a chain */
 	CHECK(z5, "Zen 5: load-use chain 3x mov (%rdi),%rdi", 12, 0x48, 0x8b, 0x3f, 0x48, 0x8b, 0x3f, 0x48, 0x8b, 0x3f);
+	/* Zen 5 matches a load with stores by aligned 4-byte chunks
+	 * (bench/probes/zen5.s, sqlite3BtreeNext's first block): a byte
+	 * compared beside one just stored waits for the store's commit, in a
+	 * loop (8-13 cycles measured) and in flow; a movzx of the same byte
+	 * is forwarded, and so is a load from an 8-byte store's upper half */
+	CHECK(z5, "Zen 5: andb $0xf9,1(%rdi); cmpb $0,(%rdi): waits", 15, 0x80, 0x67, 0x01, 0xf9, 0x80, 0x3f, 0x00);
+	CHECK_FLOW(z5, "Zen 5: andb $0xf9,1(%rdi); cmpb $0,4(%rdi) in flow", 0.766, 0x80, 0x67, 0x01, 0xf9, 0x80, 0x7f, 0x04, 0x00);
+	/* the store's data after the load and the and (5), its commit 15 after
+	 * that, where the load alone would be done at 4: 16 more */
+	CHECK_FLOW(z5, "Zen 5: with cmpb $0,(%rdi) in flow: 16 more", 0.766 + 16, 0x80, 0x67, 0x01, 0xf9, 0x80, 0x3f, 0x00);
+	CHECK(z5, "Zen 5: mov %ax,(%rdi); cmpb $0,1(%rdi): waits", 15, 0x66, 0x89, 0x07, 0x80, 0x7f, 0x01, 0x00);
+	CHECK(z5, "Zen 5: mov %ax,(%rdi); movzbl 1(%rdi),%esi: forwarded", 0.5, 0x66, 0x89, 0x07, 0x0f, 0xb6, 0x77, 0x01);
+	CHECK(z5, "Zen 5: mov %rax,(%rdi); cmpb $0,5(%rdi): forwarded", 0.5, 0x48, 0x89, 0x07, 0x80, 0x7f, 0x05, 0x00);
 	/* --cpu=host: the model for what CPUID says */
 	static const struct {
 		struct cpu_id id;
