@@ -38,8 +38,10 @@ struct uarch {
 				    4-byte chunks: a load that shares one with
 				    a store but none of its bytes waits as
 				    fwd_fail, and so does one inside a store
-				    that does not start where the store does
-				    (nor in a 64-bit store's upper half) */
+				    that starts neither where the store does
+				    nor from its fifth byte on in a store of 8
+				    bytes or more; a movzx is matched and
+				    forwarded by bytes */
 	unsigned fadd_lat;       /* latency of a floating-point add where it is
 				    less than the table's (table_fadd_lat) */
 	unsigned table_fadd_lat;
