@@ -234,8 +234,9 @@ static uint32_t golden_cove_mask(uint32_t m)
 
 /* The busiest port under the best assignment of flexible work, in
  * hundredths: the largest, over sets S of ports, of the work that can only
- * go to S over |S| (by max-flow duality, what an ideal scheduler reaches). */
-static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n)
+ * go to S over |S| (by max-flow duality, what an ideal scheduler reaches);
+ * without plain stores' work if no_stores. */
+static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n, bool no_stores)
 {
 	const uint8_t *cls = u->port_class;
 	uint32_t fixed[UARCH_MAX_PORTS] = {0};
@@ -243,6 +244,8 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 	unsigned njobs = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct form_cost *c = &v[i].c;
+		if (no_stores && v[i].d.store && !v[i].d.load)
+			continue;
 		/* per class: equal shares are a job, anything else is fixed */
 		uint32_t seen = 0;
 		for (unsigned p = 0; p < u->nports; p++) {
@@ -470,7 +473,10 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 		fe += 100 - fe % 100;
 	if (fe < floor)
 		fe = floor;
-	uint64_t port = port_bound(u, v, n);
+	/* in flow, a store the block need not wait for (no load of its own)
+	 * waits in the store queue for a store port, which the work of the
+	 * blocks around it leaves free: its ports bind only a loop */
+	uint64_t port = port_bound(u, v, n, u->flow_stores_queued && (ctx & BLOCK_IN_FLOW));
 	/* dependency chains: run the block ITERS times from registers ready
 	 * at 0; what it carries from one pass to the next.  Alongside, the
 	 * address each memory access uses (addr_of), for forwarding and for

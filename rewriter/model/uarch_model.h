@@ -87,6 +87,9 @@ struct uarch {
 	unsigned load_bank;      /* loads of one 8-byte bank of the first level
 				    cache served per cycle (0: no limit) */
 	bool store_pairs;        /* stores commit two a cycle only to one line */
+	bool flow_stores_queued; /* in flow, plain stores' port work overlaps
+				    with the blocks around it (the store
+				    queue): only a loop is bound by it */
 	unsigned alu[8], nalu;   /* the integer ALU ports, for fallbacks */
 	bool move_elim;          /* register moves eliminated at rename */
 	bool imm_add_folded;     /* add/sub of an immediate folded at rename */

@@ -191,6 +191,11 @@ int main(void)
 	/* the store's data after the load and the and (5), its commit 15 after
 	 * that, where the load alone would be done at 4: 16 more */
 	CHECK_FLOW(z5, "Zen 5: with cmpb $0,(%rdi) in flow: 16 more", 0.766 + 16, 0x80, 0x67, 0x01, 0xf9, 0x80, 0x3f, 0x00);
+	/* push %r15 ... push %rbx (luaD_precall's prologue): two stores a
+	 * cycle in a loop; in flow the stores wait in the store queue while
+	 * the next blocks' work goes on, and issue (6 wide) is what binds */
+	CHECK(z5, "Zen 5: 6 pushes: two stores a cycle", 3, 0x41, 0x57, 0x41, 0x56, 0x41, 0x55, 0x41, 0x54, 0x55, 0x53);
+	CHECK_FLOW(z5, "Zen 5: 6 pushes in flow: issue", 1, 0x41, 0x57, 0x41, 0x56, 0x41, 0x55, 0x41, 0x54, 0x55, 0x53);
 	CHECK(z5, "Zen 5: mov %ax,(%rdi); cmpb $0,1(%rdi): waits", 15, 0x66, 0x89, 0x07, 0x80, 0x7f, 0x01, 0x00);
 	CHECK(z5, "Zen 5: mov %ax,(%rdi); movzbl 1(%rdi),%esi: forwarded", 0.5, 0x66, 0x89, 0x07, 0x0f, 0xb6, 0x77, 0x01);
 	CHECK(z5, "Zen 5: mov %rax,(%rdi); cmpb $0,5(%rdi): forwarded", 0.5, 0x48, 0x89, 0x07, 0x80, 0x7f, 0x05, 0x00);
