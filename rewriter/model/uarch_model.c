@@ -487,8 +487,10 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	 * renamed one only for the stored value) */
 	struct { struct addr a; uint32_t ready, commit; unsigned size; bool slow; } mem[16];
 	uint32_t retired = 0; /* all before the current instruction is done */
-	uint32_t first_retired = 0;
-	uint32_t fail_wait = 0; /* the longest wait of a load for a store's commit, in the first pass (from all ready) */
+	uint32_t first_retired = 0; /* retired after the second pass */
+	/* the longest wait of a load for a store's commit in the first pass
+	 * (everything ready at its start): what the block waits in flow */
+	uint32_t fail_wait = 0;
 	unsigned nmem = 0, nst = 0, bank[8] = {0};
 	struct addr stores_tmp[128], *stores = stores_tmp;
 	if (ITERS * n > 128)
