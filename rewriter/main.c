@@ -43,6 +43,8 @@ static const char usage_text[] =
 	"  -c                instrument one object or archive and write it, do not link\n"
 	"  --cpu=NAME        timing model (default: host); see --list-cpus\n"
 	"  --list-cpus       list the timing models and exit\n"
+	"  --describe-cpu    print what the model of --cpu fixes (latencies, penalties,\n"
+	"                    caches, C library and allocator costs, in cycles) and exit\n"
 	"  --model-stats     say how many instructions the model found in its tables\n"
 	"                    and which forms fell back to their category (without -o:\n"
 	"                    analyse the inputs only)\n"
@@ -93,7 +95,7 @@ struct opts {
 	bool compile_only;
 	bool keep;
 	bool verbose;
-	bool model_stats, dump_blocks, dump_forms;
+	bool model_stats, dump_blocks, dump_forms, describe_cpu;
 	struct rewrite_opts ro;
 	char **inputs; /* all non-option arguments and linker args, in order */
 	size_t ninputs, incap;
@@ -557,6 +559,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--list-cpus")) {
 			model_list(stdout);
 			return 0;
+		} else if (!strcmp(a, "--describe-cpu")) {
+			op.describe_cpu = true;
 		} else if (!strncmp(a, "--cpu=", 6)) {
 			cpu = a + 6;
 		} else if (!strcmp(a, "--cpu") && i + 1 < argc) {
@@ -602,6 +606,11 @@ int main(int argc, char **argv)
 		pi_error("unknown CPU model '%s' (see profinst --list-cpus)", cpu);
 		free(op.inputs);
 		return 2;
+	}
+	if (op.describe_cpu) {
+		model_describe(op.model, stdout);
+		free(op.inputs);
+		return 0;
 	}
 	if (!op.ninputs) {
 		fputs("profinst: no input files\nTry 'profinst --help' for more information.\n", stderr);

@@ -452,6 +452,60 @@ bool model_heap(const struct cpu_model *m, uint32_t out[PI_HC_COUNT])
 	return u && u->heap;
 }
 
+/* (enum pi_heap_cost's order) */
+static const char *const heap_names[PI_HC_COUNT] = {
+	"malloc_cached", "free_cached", "free_bin_fast", "free_bin_small", "free_bin_large",
+	"malloc_bin_fast", "malloc_bin_small", "malloc_bin_large", "malloc_top_fast", "malloc_top_small",
+	"malloc_top_large", "free_null", "realloc_same", "realloc_copy_kib",
+};
+
+void model_describe(const struct cpu_model *m, FILE *out)
+{
+	const struct uarch *u = m->uarch;
+	double units = m->units;
+	fprintf(out, "# %s: %s\n", m->name, m->description);
+	fprintf(out, "# what the model fixes: a name, its value in cycles, what it is\n");
+	if (u) {
+		fprintf(out, "width %u micro-ops issued a cycle\n", u->width);
+		fprintf(out, "load_latency %u a load's result after its address (a first-level hit)\n", u->load_lat);
+		fprintf(out, "forward_fail %u a load a store before it cannot forward to: after the store's commit\n",
+			u->fwd_fail);
+	}
+	if (m->mispredict)
+		fprintf(out, "mispredict %.2f a mispredicted branch (--branch-sim)\n", m->mispredict / units);
+	struct frontend_costs f = model_frontend(m);
+	if (f.call || f.ret) {
+		fprintf(out, "call_bubble %.2f the front end's, at a call\n", f.call / units);
+		fprintf(out, "ret_bubble %.2f the front end's, at a return (the caller's)\n", f.ret / units);
+		fprintf(out, "frontend_window %.2f the work fetched before a bubble that it overlaps with\n",
+			f.window / units);
+	}
+	const struct cache_model *k = m->cache;
+	for (int i = 0; k && i < 3; i++)
+		fprintf(out, "cache_l%d %u a load waiting for a hit in this level of %u KiB (--cache-sim)\n", i + 1,
+			k->latency[i], k->kib[i]);
+	if (k) {
+		fprintf(out, "memory %u a load waiting for memory (--cache-sim)\n", k->latency[3]);
+		fprintf(out, "tlb_l1_miss %u and its %u entries of 4 KiB pages\n", k->tlb_latency[0],
+			k->tlb_entries[0]);
+		fprintf(out, "tlb_l2_miss %u a page walk, past the second level's %u entries\n", k->tlb_latency[1],
+			k->tlb_entries[1]);
+	}
+	for (size_t i = 0; u && i < u->nlibc; i++) {
+		const struct ext_fixed *e = &u->libc[i];
+		fprintf(out, "libc.%s %u a call", e->name, e->cycles);
+		if (e->per_kib)
+			fprintf(out, ", and %u a KiB of argument %u", e->per_kib, e->arg);
+		if (e->null_cycles)
+			fprintf(out, "; %u with a NULL pointer", e->null_cycles);
+		fputc('\n', out);
+	}
+	uint32_t heap[PI_HC_COUNT];
+	if (model_heap(m, heap))
+		for (int i = 0; i < PI_HC_COUNT; i++)
+			fprintf(out, "heap.%s %.2f a path through the allocator\n", heap_names[i], heap[i] / units);
+}
+
 void model_list(FILE *out)
 {
 	for (size_t i = 0; i < N(models); i++) {

@@ -156,6 +156,10 @@ const char *model_for_cpu(const struct cpu_id *id);
  * NULL. */
 const struct cpu_model *model_find(const char *name);
 void model_list(FILE *out);
+/* Print what m fixes (its width, latencies and penalties, caches, and the
+ * costs of the C library functions and allocator paths it charges), a
+ * line each: a name, its value in cycles, what it is. */
+void model_describe(const struct cpu_model *m, FILE *out);
 
 /* Whether every model's form tables are sorted for bsearch (the generated
  * ones and those measured by hand); names the first out of order on err. */

@@ -460,6 +460,50 @@ def unit_cache_sim(ctx):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def describe_cpu(ctx, cpu, prefix):
+    """{name: cycles} of the lines of `profinst --describe-cpu --cpu=CPU`
+    whose name starts with prefix (the prefix taken off)."""
+    out = must([ctx.profinst, "--describe-cpu", "--cpu=" + cpu], "profinst --describe-cpu").stdout
+    vals = {}
+    for ln in out.splitlines():
+        f = ln.split()
+        if len(f) >= 2 and f[0].startswith(prefix):
+            vals[f[0][len(prefix):]] = float(f[1])
+    if not vals:
+        raise Fail("profinst --describe-cpu --cpu=%s names nothing starting with %r" % (cpu, prefix))
+    return vals
+
+
+def unit_describe_cpu(ctx):
+    """profinst --describe-cpu: every model's lines are a name and a value
+    in cycles; zen5 names its penalties, caches, C library and allocator
+    costs, the instructions model nothing; an unknown model is refused."""
+    for cpu in ("zen5", "goldencove", "skylake", "icelake", "zen3", "host", "instructions"):
+        out = must([ctx.profinst, "--describe-cpu", "--cpu=" + cpu], "profinst --describe-cpu").stdout
+        names = []
+        for ln in out.splitlines():
+            if ln.startswith("#"):
+                continue
+            f = ln.split()
+            try:
+                float(f[1])
+            except (IndexError, ValueError):
+                raise Fail("--describe-cpu --cpu=%s: %r is not a name and a value" % (cpu, ln))
+            names.append(f[0])
+        if len(set(names)) != len(names):
+            raise Fail("--describe-cpu --cpu=%s names something twice: %s" % (cpu, names))
+        if cpu == "zen5":
+            for want in ("mispredict", "call_bubble", "cache_l3", "memory", "libc.memcmp", "heap.malloc_cached",
+                         "heap.realloc_copy_kib"):
+                if want not in names:
+                    raise Fail("--describe-cpu --cpu=zen5 does not name %s" % want)
+        if cpu == "instructions" and names:
+            raise Fail("--describe-cpu --cpu=instructions names %s; it fixes nothing" % names)
+    r = subprocess.run([ctx.profinst, "--describe-cpu", "--cpu=pentium"], capture_output=True, text=True)
+    if r.returncode != 2 or "unknown CPU model 'pentium'" not in r.stderr:
+        raise Fail("--describe-cpu --cpu=pentium: status %d, %r" % (r.returncode, r.stderr))
+
+
 def unit_heap(ctx):
     """tests/unit/heap.c under zen5: malloc, free and realloc cost what
     their path through glibc's allocator costs (runtime/heap.c follows
@@ -476,9 +520,13 @@ def unit_heap(ctx):
                 raise Fail("heap printed %r under %s; want 'ok'" % (out, cpu))
             costs[cpu] = {f["name"]: f.get("os_cycles", 0) for f in profile_json(ctx, pf)["functions"]}
         z = costs["zen5"]
-        # zen5 (rewriter/model.c zen5_heap, cycles): a malloc and a free
-        # the thread's cache serves, from or to a fast bin, from the top
-        mc, fc, mb, fb, top, top_large = 11.2, 8.8, 30.3, 16.1, 29.9, 26.1
+        # what zen5 charges each path (profinst --describe-cpu, cycles): a
+        # malloc and a free the thread's cache serves, from or to a fast
+        # bin, from the top
+        hc = describe_cpu(ctx, "zen5", "heap.")
+        mc, fc, mb, fb = hc["malloc_cached"], hc["free_cached"], hc["malloc_bin_fast"], hc["free_bin_fast"]
+        top, top_small, top_large = hc["malloc_top_fast"], hc["malloc_top_small"], hc["malloc_top_large"]
+        free_null, same, copy_kib = hc["free_null"], hc["realloc_same"], hc["realloc_copy_kib"]
         # the first malloc of all comes from the top
         want = 10000 * (mc + fc) + top - mc
         # 64 frees: 7 into the cache, 57 into a fast bin; then 64 mallocs:
@@ -486,24 +534,24 @@ def unit_heap(ctx):
         # it from the cache it refilled; the first round's from the top
         per_round = 56 * mc + 8 * mb + 7 * fc + 57 * fb
         checks = [("pairs", want), ("batch", 1000 * per_round + 64 * (top - mc)),
-                  ("free_null", 10000 * 4.0),
+                  ("free_null", 10000 * free_null),
                   # malloc(100) from the cache; realloc to 4000: a malloc of a
                   # large block, the old one freed into the cache, 104 bytes
-                  # copied (22 a KiB); realloc to 50 keeps the block (15),
-                  # which glibc cuts to a 64-byte chunk, so the free is of
-                  # that: into the cache the first 7 times, then into a fast
-                  # bin; the first malloc comes from the top
-                  ("grow", 1000 * (mc + top_large + fc + 104 * 22 / 1024.0 + 15 + fb) + top - mc
+                  # copied; realloc to 50 keeps the block, which glibc cuts
+                  # to a 64-byte chunk, so the free is of that: into the
+                  # cache the first 7 times, then into a fast bin; the first
+                  # malloc comes from the top
+                  ("grow", 1000 * (mc + top_large + fc + 104 * copy_kib / 1024.0 + same + fb) + top - mc
                    - 7 * (fb - fc))]
         for name, w in checks:
             if not 0.97 * w <= z[name] <= 1.03 * w + 100:
                 raise Fail("heap: %s's calls cost %d cycles under zen5, want about %d (goldencove's fixed "
                            "costs: %d)" % (name, z[name], w, costs["goldencove"][name]))
-        # another thread's cache: take7's mallocs come from the top (31.0
-        # for a small block), not from the cache give7 filled (11.2)
-        if not 0.97 * 7 * 31.0 <= z["take7"] <= 1.03 * 7 * 31.0 + 5:
+        # another thread's cache: take7's mallocs come from the top (of a
+        # small block), not from the cache give7 filled
+        if not 0.97 * 7 * top_small <= z["take7"] <= 1.03 * 7 * top_small + 5:
             raise Fail("heap: take7's mallocs in a thread of its own cost %d cycles, want %d (from the top): "
-                       "another thread's cache served them?" % (z["take7"], 7 * 31.0))
+                       "another thread's cache served them?" % (z["take7"], 7 * top_small))
         # without a model of the allocator, a call costs the same whatever
         # its path: 64 pairs a round as much as 64 of pairs' pairs
         g = costs["goldencove"]
@@ -695,6 +743,7 @@ def fuzz_case(ctx, target, runs):
 def collect(ctx, args):
     tests = [("unit/decode", lambda: unit_decode(ctx)), ("unit/reader", lambda: unit_reader(ctx)),
              ("unit/model", lambda: must([os.path.join(ctx.build, "tests", "test_model")], "test_model")), ("unit/heap", lambda: unit_heap(ctx)),
+             ("unit/describe_cpu", lambda: unit_describe_cpu(ctx)),
              ("unit/loops", lambda: unit_loops(ctx)),
              ("unit/ret_at_caller", lambda: unit_ret_at_caller(ctx)),
              ("unit/frontend", lambda: unit_frontend(ctx)),
