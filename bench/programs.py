@@ -715,7 +715,32 @@ def report(results, hz_all, elapsed):
             f["name"], 100 * f["perf"], 100 * f["profinst"], "%.1f" % (100 * f["callgrind"]) if cg else "-")
             for f in r["functions"][:7]))
     print()
+    print("Where the cycles differ most, millions: profinst's / perf's (its share of the user samples x the "
+          "measured cycles)")
+    for name, r in results.items():
+        if r.get("measured_cycles"):
+            print("  %s:" % name, "  ".join("%s %.0f/%.0f" % (n, m / 1e6, p / 1e6) for n, m, p in
+                                           cycle_differences(r)[:6]))
+    print()
     print("bench time %.0f s" % elapsed)
+
+
+def cycle_differences(r):
+    """[(function, profinst's cycles, perf's)] of one workload's results,
+    largest difference first: perf's cycles are the function's share of
+    perf's user samples times the native program's measured (user) cycles,
+    so that a function the model under- or overcharges shows as such
+    whatever the others do (shares move together)."""
+    user = r["perf"]["samples"] - r["perf"]["kernel"]
+    if user <= 0:
+        return []
+    rows = []
+    for f in r["functions"]:
+        n = f["perf_samples"] - (r["perf"]["kernel"] if f["name"] == EXTERNAL else 0)
+        perf = n / user * r["measured_cycles"]
+        rows.append((f["name"], f["profinst_cycles"], perf))
+    rows.sort(key=lambda x: -abs(x[1] - x[2]))
+    return rows
 
 
 def main():
