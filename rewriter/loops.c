@@ -45,35 +45,47 @@ static unsigned loop_succs(const struct code *c, uint32_t b, uint32_t out[2])
 	return 1;
 }
 
-/* Whether some cycle through block b has at most LOOP_SMALL_BLOCKS blocks:
- * a breadth-first search from b, depth by depth, for b. */
-static bool on_small_cycle(const struct code *c, uint32_t b)
+unsigned loops_small_cycle(const struct code *c, uint32_t b, uint32_t out[LOOP_SMALL_BLOCKS])
 {
-	uint32_t cur[FRONTIER], next[FRONTIER], seen[FRONTIER * LOOP_SMALL_BLOCKS];
-	unsigned ncur = 1, nseen = 0;
-	cur[0] = b;
-	for (unsigned depth = 0; depth < LOOP_SMALL_BLOCKS && ncur; depth++) {
+	/* a breadth-first search from b, depth by depth, for b, keeping each
+	 * block's parent (an index into seen, -1: b) to walk the cycle back */
+	uint32_t seen[FRONTIER * LOOP_SMALL_BLOCKS];
+	int parent[FRONTIER * LOOP_SMALL_BLOCKS];
+	unsigned cur[FRONTIER], next[FRONTIER]; /* indices into seen */
+	unsigned ncur = 0, nseen = 0;
+	for (unsigned depth = 0; depth < LOOP_SMALL_BLOCKS; depth++) {
 		unsigned nnext = 0;
-		for (unsigned i = 0; i < ncur; i++) {
-			uint32_t s[2];
-			unsigned ns = loop_succs(c, cur[i], s);
+		for (unsigned i = 0; i < (depth ? ncur : 1); i++) {
+			uint32_t from = depth ? seen[cur[i]] : b, s[2];
+			unsigned ns = loop_succs(c, from, s);
 			for (unsigned j = 0; j < ns; j++) {
-				if (s[j] == b)
-					return true;
+				if (s[j] == b) {
+					/* b, then the path to from */
+					unsigned n = depth + 1;
+					int k = depth ? (int)cur[i] : -1;
+					for (unsigned d = n - 1; d >= 1; d--, k = parent[k])
+						out[d] = seen[k];
+					out[0] = b;
+					return n;
+				}
 				if (seen_in(seen, nseen, s[j]) || nnext == FRONTIER)
 					continue;
-				seen[nseen++] = s[j];
-				next[nnext++] = s[j];
+				parent[nseen] = depth ? (int)cur[i] : -1;
+				seen[nseen] = s[j];
+				next[nnext++] = nseen++;
 			}
 		}
 		memcpy(cur, next, nnext * sizeof(*cur));
 		ncur = nnext;
+		if (!ncur)
+			break;
 	}
-	return false;
+	return 0;
 }
 
 void loops_mark_small(const struct code *c, bool *looped)
 {
+	uint32_t cyc[LOOP_SMALL_BLOCKS];
 	for (size_t b = 0; b < c->nblocks; b++)
-		looped[b] = c->funcs[c->blocks[b].fn].instrument && on_small_cycle(c, (uint32_t)b);
+		looped[b] = c->funcs[c->blocks[b].fn].instrument && loops_small_cycle(c, (uint32_t)b, cyc);
 }

@@ -6,7 +6,10 @@
  * holds the loop up as it holds up the block repeated alone; a block
  * anywhere else runs between unrelated work, which the core overlaps with
  * its chains.  The timing model costs the first kind as repeated, the
- * second in flow (model.h).
+ * second in flow (model.h); a loop of several blocks as one body, each
+ * block getting its share of a pass (cfg.c), so that chains that run
+ * through several blocks bind, and chains of different blocks that run
+ * side by side are not added up.
  */
 #ifndef PI_LOOPS_H
 #define PI_LOOPS_H
@@ -25,5 +28,10 @@
  * switch's bounds check's way around its table, its default case), clears
  * it for the others.  looped has c->nblocks entries. */
 void loops_mark_small(const struct code *c, bool *looped);
+
+/* The blocks of a shortest cycle through block b of at most
+ * LOOP_SMALL_BLOCKS blocks (as loops_mark_small finds them), b first and
+ * the others in the order they run; their number, 0 if there is none. */
+unsigned loops_small_cycle(const struct code *c, uint32_t b, uint32_t out[LOOP_SMALL_BLOCKS]);
 
 #endif

@@ -2,9 +2,11 @@
 # their function: the chain they carry binds) or in flow (it overlaps with
 # the blocks around).  Each block follows a pointer (mov (%rdi),%rdi: 5
 # cycles of load-use latency on Golden Cove), so a repeated one costs 5 and
-# more, one in flow under 2.  tests/run.py (unit/loops) assembles this,
-# runs profinst --cpu=goldencove --dump-blocks and checks each
-# `# expect FUNC+OFF OP CYCLES` line against the cost it prints.
+# more, one in flow under 2.  A loop of several blocks is costed as one
+# body, a pass's cost shared among its blocks.  tests/run.py (unit/loops)
+# assembles this, runs profinst --cpu=goldencove --dump-blocks and checks
+# each `# expect FUNC+OFF[,FUNC+OFF...] OP CYCLES` line against the cost it
+# prints (the blocks' sum where several are named).
 	.text
 
 # a loop of one block
@@ -37,11 +39,13 @@ inner:
 	ret
 	.size	inner, .-inner
 
-# a loop of three blocks: the pointer is followed in the first
+# a loop of three blocks: the pointer is followed in the first, whose
+# share of a pass is most of it
 	.globl	three
 	.type	three, @function
 three:
-# expect three+0x0 >= 5
+# expect three+0x0,three+0x8,three+0x13 >= 5
+# expect three+0x0 >= 3
 1:	mov	(%rdi), %rdi
 	test	%rdi, %rdi
 	jz	2f
@@ -53,6 +57,36 @@ three:
 3:	jmp	1b
 2:	ret
 	.size	three, .-three
+
+# a loop of two blocks whose chain runs through both: each follows the
+# pointer the other loaded, so neither carries a chain alone, but a pass
+# takes two loads one after the other
+	.globl	cross
+	.type	cross, @function
+cross:
+# expect cross+0x0,cross+0x8 >= 10
+1:	mov	(%rdi), %rsi
+	test	%rsi, %rsi
+	jz	2f
+	mov	(%rsi), %rdi
+	jmp	1b
+2:	ret
+	.size	cross, .-cross
+
+# a loop of two blocks with a chain each, side by side: a pass takes the
+# longer (the load's 5), not their sum (and the multiply's 3)
+	.globl	parallel
+	.type	parallel, @function
+parallel:
+# expect parallel+0x0,parallel+0x8 >= 5
+# expect parallel+0x0,parallel+0x8 < 7
+1:	mov	(%rdi), %rdi
+	test	%rdi, %rdi
+	jz	2f
+	imul	%rax, %rax
+	jmp	1b
+2:	ret
+	.size	parallel, .-parallel
 
 # straight-line code: no block repeats
 	.globl	straight
