@@ -628,6 +628,18 @@ static void find_vanishing_calls(struct code *c)
 
 /* ----- blocks */
 
+/* The instructions of bl the model costs (not MARK_NOCOST), into out (room
+ * for bl->n); how many. */
+static uint32_t costed_insns(const struct code *c, const struct block *bl, struct insn *out)
+{
+	const struct text *t = &c->texts[bl->ts];
+	uint32_t n = 0;
+	for (uint32_t k = bl->first; k < bl->first + bl->n; k++)
+		if (!(t->mark[k] & MARK_NOCOST))
+			out[n++] = t->insns[k];
+	return n;
+}
+
 uint32_t code_block_cost(const struct code *c, const struct block *bl, unsigned ctx,
 			 struct model_stats *st)
 {
@@ -635,10 +647,7 @@ uint32_t code_block_cost(const struct code *c, const struct block *bl, unsigned 
 	struct insn tmp[64], *v = tmp;
 	if (bl->n > 64)
 		v = xmalloc(bl->n * sizeof(*v));
-	uint32_t n = 0;
-	for (uint32_t k = bl->first; k < bl->first + bl->n; k++)
-		if (!(t->mark[k] & MARK_NOCOST))
-			v[n++] = t->insns[k];
+	uint32_t n = costed_insns(c, bl, v);
 	uint32_t cost = c->model->block_cost(c->model, c->o->secs[t->sec].data, v, n, ctx, st);
 	if (v != tmp)
 		free(v);
@@ -698,10 +707,7 @@ static uint64_t cycle_cost(const struct code *c, const uint32_t *cyc, unsigned n
 	uint64_t flow = 0;
 	for (unsigned i = 0; i < n; i++) {
 		const struct block *bl = &c->blocks[cyc[i]];
-		const struct text *t = &c->texts[bl->ts];
-		for (uint32_t k = bl->first; k < bl->first + bl->n; k++)
-			if (!(t->mark[k] & MARK_NOCOST))
-				v[nv++] = t->insns[k];
+		nv += costed_insns(c, bl, v + nv);
 		flow += code_block_cost(c, bl, BLOCK_IN_FLOW, NULL);
 	}
 	uint64_t body = nv ? c->model->block_cost(c->model, c->o->secs[t0->sec].data, v, nv, BLOCK_REPEATED, NULL) : 0;
