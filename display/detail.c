@@ -58,6 +58,9 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 			printf("  left out          %llu cycles waiting (not charged)\n",
 			       (unsigned long long)v->os_left);
 	}
+	if (v->faults)
+		printf("  page faults       %llu, charged in %s\n", (unsigned long long)v->faults,
+		       p->funcs[g].external ? "its callers' OS time" : "self");
 	printf("\n  %-40s %12s %8s\n", "callers", "calls", "share");
 	for (uint32_t k = 0; k < v->ncallers; k++) {
 		const struct arc *a = &v->callers[k];

@@ -72,6 +72,7 @@ static void print_json(const struct profile *p, const struct func_table *t, cons
 	pv_json_str(o, p->nobjs ? prof_str(&p->objs[0], p->objs[0].map->cpu) : "");
 	fprintf(o, ",\n  \"branch_sim\": %s", prof_branch_sim(p) ? "true" : "false");
 	fprintf(o, ",\n  \"cache_sim\": %s", prof_cache_sim(p) ? "true" : "false");
+	fprintf(o, ",\n  \"page_faults\": %llu", (unsigned long long)t->total_faults);
 	fprintf(o, ",\n  \"threads\": %u,\n  \"ended_by_signal\": %u,\n  \"functions\": [", p->nthreads,
 		(p->hdr->flags & PI_PROF_ENDED_BY_SIGNAL) ? p->hdr->signal : 0);
 	for (uint32_t i = 0; i < n; i++) {
@@ -84,11 +85,13 @@ static void print_json(const struct profile *p, const struct func_table *t, cons
 		pv_json_str(o, p->funcs[v->g].object);
 		fprintf(o, ", \"calls\": %llu, \"self_cycles\": %llu, \"incl_cycles\": %llu, "
 			   "\"min_self_cycles\": %llu, \"max_self_cycles\": %llu, \"block_cycles\": %llu, "
-			   "\"os_cycles\": %llu, \"os_left_cycles\": %llu, \"external\": %s, \"callers\": [",
+			   "\"os_cycles\": %llu, \"os_left_cycles\": %llu, \"page_faults\": %llu, \"external\": %s, "
+			   "\"callers\": [",
 			(unsigned long long)v->calls, (unsigned long long)v->self, (unsigned long long)v->incl,
 			(unsigned long long)v->min_self, (unsigned long long)v->max_self,
 			(unsigned long long)v->block_cycles, (unsigned long long)v->os,
-			(unsigned long long)v->os_left, p->funcs[v->g].external ? "true" : "false");
+			(unsigned long long)v->os_left, (unsigned long long)v->faults,
+			p->funcs[v->g].external ? "true" : "false");
 		for (uint32_t c = 0; c < v->ncallers; c++) {
 			const struct arc *cr = &v->callers[c];
 			fprintf(o, "%s{\"name\": ", c ? ", " : "");
@@ -155,6 +158,9 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 			       "child processes; profinst --charge-waits charges them)\n",
 			       (unsigned long long)t->total_os_left);
 	}
+	if (t->total_faults)
+		printf("Page faults: %llu, charged in the cycles of the functions that took them "
+		       "(profview detail)\n", (unsigned long long)t->total_faults);
 	putchar('\n');
 	printf("%12s %14s %6s %14s %6s %10s %10s ", "Calls", "Self", "Self%", "Incl", "Incl%", "MinSelf", "MaxSelf");
 	if (os)

@@ -160,7 +160,9 @@ struct pi_objdesc {
 	/* the allocator's costs (enum pi_heap_cost, units; all 0: costs are
 	 * fixed, PI_EXT_HEAP ignored) */
 	uint32_t heap[PI_HC_COUNT];
-	uint32_t pad;
+	/* what a minor page fault costs the instruction that takes it (units;
+	 * 0: faults are not charged; runtime/faults.c) */
+	uint32_t page_fault;
 };
 #define PI_OBJDESC_MAGIC 0x534544504e495250ull /* "PRINPDES" */
 
@@ -261,7 +263,8 @@ struct pi_prof_node {
 	uint32_t parent;
 	uint32_t obj;
 	uint32_t func;
-	uint32_t pad;
+	uint32_t faults;      /* page faults taken here, charged in self
+				 (saturating) */
 	uint64_t ret_addr;    /* raw return address of the call (instrumented) */
 	uint64_t calls;       /* activations, recursive ones included */
 	uint64_t rec_calls;   /* of which recursive (collapsed into this node) */

@@ -57,6 +57,8 @@ int func_table_build(struct func_table *t, const struct profile *p)
 		if (!gof)
 			return -1;
 		gof[0] = UINT32_MAX;
+		if (th->hdr->nnodes)
+			t->total_faults += th->nodes[0].faults;
 		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
 			const struct pi_prof_node *nd = &th->nodes[n];
 			uint32_t g = prof_gfunc(p, nd->obj, nd->func);
@@ -67,6 +69,8 @@ int func_table_build(struct func_table *t, const struct profile *p)
 			v->self += nd->self;
 			v->os += nd->os;
 			v->os_left += nd->os_left;
+			v->faults += nd->faults;
+			t->total_faults += nd->faults;
 			t->total_os += nd->os;
 			t->total_os_left += nd->os_left;
 			/* nodes of one function never nest: their incl add up */

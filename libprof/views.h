@@ -31,6 +31,7 @@ struct func_view {
 	uint64_t self, incl, min_self, max_self;
 	uint64_t os;           /* of self: external code and system calls */
 	uint64_t os_left;      /* measured there, not charged (waits) */
+	uint64_t faults;       /* page faults taken, charged in self */
 	uint64_t block_cycles; /* sum over its blocks of count x cost */
 	uint64_t block_execs;
 	struct arc *callers;
@@ -44,6 +45,7 @@ struct func_table {
 	uint32_t n;
 	uint64_t total_self; /* sum of self over all functions */
 	uint64_t total_os, total_os_left;
+	uint64_t total_faults; /* page faults, the roots' included */
 };
 
 int func_table_build(struct func_table *t, const struct profile *p);

@@ -112,6 +112,8 @@ struct rewrite_opts {
 	bool cache_sim;                  /* --cache-sim: a stub before each load
 					    that waits for a load (chase.h; the
 					    model has caches) */
+	bool no_page_faults;             /* --no-page-faults: the runtime does
+					    not charge them */
 };
 
 /* A function outside instrumented code that the object calls. */

@@ -65,6 +65,9 @@ static const char usage_text[] =
 	"                    index read from a table) and charge each the time it\n"
 	"                    waits for that load's miss, which the core cannot hide;\n"
 	"                    models with caches only (see --list-cpus)\n"
+	"  --no-page-faults  do not charge page faults (by default a model that costs\n"
+	"                    them, see --describe-cpu, charges each minor fault the\n"
+	"                    kernel reports to the function that took it)\n"
 	"  --charge-waits    charge the time of calls that wait on the outside world\n"
 	"                    (sleeps, poll/select, waits for children and threads,\n"
 	"                    reads from a terminal); by default it is measured and\n"
@@ -575,6 +578,8 @@ int main(int argc, char **argv)
 			op.ro.branch_sim = true;
 		} else if (!strcmp(a, "--cache-sim")) {
 			op.ro.cache_sim = true;
+		} else if (!strcmp(a, "--no-page-faults")) {
+			op.ro.no_page_faults = true;
 		} else if (!strcmp(a, "--model-stats")) {
 			op.model_stats = true;
 		} else if (!strcmp(a, "--dump-blocks")) {

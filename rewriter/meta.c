@@ -240,6 +240,8 @@ void meta_finish(struct code *c)
 	if (model_heap(c->model, heap))
 		for (int i = 0; i < PI_HC_COUNT; i++)
 			wr32(d->data + offsetof(struct pi_objdesc, heap) + 4 * (size_t)i, heap[i]);
+	if (!c->opts->no_page_faults)
+		wr32(d->data + offsetof(struct pi_objdesc, page_fault), model_page_fault(c->model));
 	if (c->opts->cache_sim) {
 		struct cache_costs cc = model_cache(c->model);
 		for (int i = 0; i < 3; i++) {

@@ -140,6 +140,10 @@ bool model_ext_cost(const struct cpu_model *m, const char *name, struct ext_cost
  * false, and all 0, if m fixes their costs instead. */
 bool model_heap(const struct cpu_model *m, uint32_t out[PI_HC_COUNT]);
 
+/* What a minor page fault costs (units), charged by the runtime to the
+ * function that takes it; 0 if m does not charge faults. */
+uint32_t model_page_fault(const struct cpu_model *m);
+
 /* What CPUID says of a processor: vendor string, family and model (with
  * their extended parts), and whether it has a feature only Golden Cove
  * class Intel cores have (AVX512-FP16, AMX, a hybrid part). */

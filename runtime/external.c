@@ -223,6 +223,7 @@ void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uin
 	struct rt_thread *th = t->th ? t->th : rt_thread_init(t);
 	if (!th || th->depth >= th->cap)
 		goto out;
+	t->clock += rt_faults_take(t); /* the caller's, before the call */
 	uint64_t now = t->clock;
 	now = rt_unwind_to(th, sp, now);
 	const struct pi_funcrec *fn = rec->addr[0] ? (const struct pi_funcrec *)rec->addr[0] : rec;
@@ -269,8 +270,18 @@ void pi_rt_ext_exit(uint64_t sp)
 	if (th->nparked)
 		rt_unpark(th, sp); /* a swapcontext returning: its context comes back */
 	uint64_t now = rt_unwind_to(th, sp, t->clock);
-	if (th->depth && th->stack[th->depth - 1].sp == sp && th->stack[th->depth - 1].ext)
+	struct rt_frame *top = th->depth ? &th->stack[th->depth - 1] : NULL;
+	if (top && top->sp == sp && top->ext) {
+		/* the external's faults: in its measured time already, or
+		 * added to the model's cost of it */
+		if (top->ext & RT_EXT_FIXED)
+			top->ext += rt_faults_take(t) << 8;
+		else
+			rt_faults_skip(t);
 		rt_close_top(th, now);
+	} else {
+		t->clock += rt_faults_take(t);
+	}
 	t->busy = 0;
 }
 
@@ -295,6 +306,9 @@ void pi_rt_sys_enter(uint64_t nr, uint64_t arg0)
 	int wait = sys_waits(nr) ||
 		   ((nr == SYS_read || nr == SYS_readv || nr == SYS_pread64) && is_tty(arg0));
 	t->sys_charge = sys_charge && (!wait || sys_charge_waits);
+	t->busy = 1;
+	t->clock += rt_faults_take(t); /* the caller's, before the call */
+	t->busy = 0;
 	t->sys_start = rt_rdtsc();
 }
 

@@ -74,6 +74,7 @@ static void write_thread(struct rt_thread *th)
 			.max_self = rt_to_cycles(n->max_self),
 			.os = rt_to_cycles(n->os),
 			.os_left = rt_to_cycles(n->os_left),
+			.faults = n->faults,
 		};
 		fn_ids(n->fn, &pn.obj, &pn.func);
 		pw_put(&w, &pn, sizeof(pn));

@@ -22,7 +22,7 @@ struct rt_node {
 	struct rt_node *parent, *first_child, *next_sibling, *last_hit;
 	struct rt_node *alias;
 	uint64_t calls, rec_calls, self, incl, min_self, max_self;
-	uint32_t unused;
+	uint32_t faults;  /* page faults taken here (faults.c), saturating */
 	uint32_t index;   /* when written */
 	uint64_t os;      /* of self: external code and system calls, charged */
 	uint64_t os_left; /* measured there but not charged */
@@ -109,6 +109,13 @@ struct pi_tls {
 	uint64_t dc_ready;   /* when the loads the core runs ahead of are all
 				done (clock units), 0 if none (dcache.c) */
 	struct rt_heap_state *heap; /* the allocator's shadow, or NULL (heap.c) */
+	uint64_t *pf_head;   /* the kernel's count of this thread's page faults
+				(the head of its ring), or rt_pf_none (faults.c) */
+	uint64_t pf_seen;    /* where *pf_head was when last charged */
+	struct perf_event_mmap_page *pf_page; /* the ring, or NULL */
+	int64_t pf_fd;       /* the event's descriptor, or -1 */
+	uint64_t pf_id;      /* its id, to know it is still ours */
+	uint64_t pf_count;   /* the faults the kernel had counted when last charged */
 };
 
 extern __thread struct pi_tls __profinst_tls;
@@ -159,6 +166,23 @@ void rt_frontend_init(void);
 /* A call's or a return's bubble: the clock waits for it, beyond what it
  * overlaps with. */
 void rt_fe_event(struct pi_tls *t, uint64_t bubble);
+
+/* ----- Page faults (faults.c) */
+
+/* The model's cost of a fault (units; 0: faults are not charged), from the
+ * objects. */
+extern uint64_t rt_pf_cost;
+extern uint64_t rt_pf_none[2];
+void rt_faults_init(void);
+/* Open t's ring (on t's thread), or point t at rt_pf_none. */
+void rt_faults_open(struct pi_tls *t);
+void rt_faults_close(struct pi_tls *t);
+/* What the faults t took since it last looked cost (units); they are
+ * counted once, in the node of t's top frame. */
+uint64_t rt_faults_take(struct pi_tls *t);
+/* Forget the faults t took since it last looked (an external call whose
+ * time was measured holds them). */
+void rt_faults_skip(struct pi_tls *t);
 
 /* ----- The branch predictor of --branch-sim (branch.c) */
 

@@ -13,6 +13,8 @@
 #define TLS_BUSY 24 /* busy and dead, two uint32_t: one 64-bit test */
 #define TLS_FEPRED 56
 #define TLS_DCREADY 72
+#define TLS_PFHEAD 88
+#define TLS_PFSEEN 96
 
 /* struct pi_funcrec (libprof/format.h) */
 #define FREC_ADDR 16

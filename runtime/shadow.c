@@ -17,6 +17,8 @@ LAYOUT(struct pi_tls, busy, TLS_BUSY);
 LAYOUT(struct pi_tls, dead, TLS_BUSY + 4);
 LAYOUT(struct pi_tls, fe_pred, TLS_FEPRED);
 LAYOUT(struct pi_tls, dc_ready, TLS_DCREADY);
+LAYOUT(struct pi_tls, pf_head, TLS_PFHEAD);
+LAYOUT(struct pi_tls, pf_seen, TLS_PFSEEN);
 LAYOUT(struct pi_funcrec, addr, FREC_ADDR);
 LAYOUT(struct rt_thread, stack, TH_STACK);
 LAYOUT(struct rt_thread, depth, TH_DEPTH);
@@ -263,6 +265,7 @@ void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra)
 	struct rt_thread *th = t->th ? t->th : rt_thread_init(t);
 	if (!th || th->depth >= th->cap)
 		goto out;
+	t->clock += rt_faults_take(t); /* the caller's, before the call */
 	uint64_t now = t->clock;
 	unwind_to(th, sp, now);
 	while (th->depth && th->stack[th->depth - 1].sp == sp) {
@@ -303,6 +306,7 @@ void pi_rt_exit(uint64_t sp)
 	if (t->busy || t->dead || !th)
 		return;
 	t->busy = 1;
+	t->clock += rt_faults_take(t); /* the returning function's */
 	uint64_t now = t->clock;
 	unwind_to(th, sp, now);
 	if (th->depth && th->stack[th->depth - 1].sp == sp) {

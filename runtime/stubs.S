@@ -201,6 +201,24 @@
 .Lfe_none\@:
 .endm
 
+/* A jump to miss if the thread took page faults since it last looked
+ * (faults.c): the C path charges them.  Changes tmp and the flags. */
+.macro FAULTS_CHECK tmp, miss
+	mov TLS(TLS_PFHEAD), \tmp
+	mov (\tmp), \tmp
+	cmp TLS(TLS_PFSEEN), \tmp
+	jne \miss
+.endm
+
+/* Forget them (rt_faults_skip): a measured external's time holds them.
+ * The tail the kernel reads follows its head. */
+.macro FAULTS_SKIP ptr, head
+	mov TLS(TLS_PFHEAD), \ptr
+	mov (\ptr), \head
+	mov \head, 8(\ptr)
+	mov \head, TLS(TLS_PFSEEN)
+.endm
+
 /* Fill the frame being pushed (its %rsp and alias already set) for node,
  * count the call and the function's activation; fn: its record.  The caller
  * then completes the frame with depth++. */
@@ -247,6 +265,7 @@ __profinst_enter:
 	 * cannot see a half-built frame. */
 	movl $1, TLS(TLS_BUSY)
 	NEW_FRAME %rcx, %rax, .Lenter_slow
+	FAULTS_CHECK %rdx, .Lenter_slow
 	lea 64(%rsp), %rdx                /* the function's %rsp */
 	cmp %rdx, FR_SP-FRAME_SIZE(%rax)
 	ja 3f                             /* the caller's frame is live above */
@@ -356,6 +375,7 @@ __profinst_exit:
 	jbe 8f
 	mov %rdx, TLS(TLS_CLOCK)
 8:	TOP_FRAME %rcx, %rax, .Lexit_slow
+	FAULTS_CHECK %rdx, .Lexit_slow
 	lea 56(%rsp), %rdx
 	cmp %rdx, FR_SP(%rax)
 	jne .Lexit_slow
@@ -587,6 +607,7 @@ __profinst_ext_enter:
 	jnz .Lxe_slow
 	movl $1, TLS(TLS_BUSY)
 	NEW_FRAME %rcx, %rax, .Lxe_slow_busy
+	FAULTS_CHECK %rdx, .Lxe_slow_busy
 	lea 64(%rsp), %rdx                /* the callee's %rsp: this helper's at entry */
 	cmp %rdx, FR_SP-FRAME_SIZE(%rax)
 	jbe .Lxe_slow_busy                /* frames below are dead: the C path closes them */
@@ -711,6 +732,9 @@ __profinst_ext_enter_slow:
 	jne .L\name\()_out
 	movl $1, TLS(TLS_BUSY)
 	TOP_FRAME %rcx, %rsi, .L\name\()_slow_busy
+.if \fixed
+	FAULTS_CHECK %rdx, .L\name\()_slow_busy /* the C path adds them to its cost */
+.endif
 	cmpq $2, TH_DEPTH(%rcx)
 	jb .L\name\()_slow_busy           /* its caller's frame must be there */
 	lea 56(%rsp), %rdx                /* the callee's %rsp: this helper's at entry */
@@ -756,6 +780,9 @@ __profinst_ext_enter_slow:
 	CHARGE_NODE %r11, %rdx, %rdi, %rcx, %rax
 	decq TH_DEPTH(%rcx)
 	add %rdx, FR_CHILD-FRAME_SIZE(%rsi)
+.if \fixed == 0
+	FAULTS_SKIP %rdi, %r11
+.endif
 	movl $0, TLS(TLS_BUSY)
 .L\name\()_out:
 	CFI_POP %r11

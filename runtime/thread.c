@@ -84,6 +84,7 @@ struct rt_thread *rt_thread_init(struct pi_tls *t)
 		th->next = head;
 	while (!__atomic_compare_exchange_n(&rt_threads, &head, th, 1, __ATOMIC_RELEASE,
 					    __ATOMIC_ACQUIRE));
+	rt_faults_open(t); /* before th: the stubs read its ring once th is set */
 	t->th = th;
 	if (have_key)
 		pthread_setspecific(exit_key, th);
@@ -115,6 +116,7 @@ void rt_thread_finish(struct pi_tls *t)
 		return;
 	t->busy = 1;
 	rt_dcache_settle(t);
+	t->clock += rt_faults_take(t);
 	rt_close_all(th, t->clock);
 	th->final_clock = t->clock;
 	save_counts(th);
@@ -133,6 +135,7 @@ static void thread_exit(void *arg)
 	rt_branch_free(t);
 	rt_dcache_free(t);
 	rt_heap_free(t);
+	rt_faults_close(t);
 }
 
 /* Entries of every instrumented function, as an open-addressing set that
@@ -184,6 +187,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	rt_frontend_init();
 	rt_dcache_init();
 	rt_heap_init();
+	rt_faults_init();
 	rt_process_init();
 	if (!pthread_key_create(&exit_key, thread_exit))
 		have_key = 1;
@@ -210,6 +214,7 @@ static void zero_tree(struct rt_node *root)
 {
 	for (struct rt_node *n = root; n;) {
 		n->calls = n->rec_calls = n->self = n->incl = n->max_self = n->os = n->os_left = 0;
+		n->faults = 0;
 		n->min_self = UINT64_MAX;
 		if (n->first_child) {
 			n = n->first_child;
@@ -234,6 +239,9 @@ void rt_reset_for_child(struct pi_tls *t)
 	th->index = 0;
 	th->tid = (uint32_t)rt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 	zero_tree(&th->root);
+	/* the parent's ring, mapped into the child: the child counts its own */
+	rt_faults_close(t);
+	rt_faults_open(t);
 	for (uint64_t i = 0; i < th->depth; i++) {
 		th->stack[i].entry_clock = t->clock;
 		th->stack[i].child = 0;

@@ -406,8 +406,9 @@ def unit_cache_sim(ctx):
         src = os.path.join(HERE, "unit", "cache_sim.c")
         os.mkdir(os.path.join(tmp, "plain"))
         os.mkdir(os.path.join(tmp, "sim"))
-        out0, pf0 = profile_of(ctx, os.path.join(tmp, "plain"), src, ["--cpu=zen5"])
-        out1, pf1 = profile_of(ctx, os.path.join(tmp, "sim"), src, ["--cpu=zen5", "--cache-sim"])
+        # (without the faults of first touches, which are not the subject)
+        out0, pf0 = profile_of(ctx, os.path.join(tmp, "plain"), src, ["--cpu=zen5", "--no-page-faults"])
+        out1, pf1 = profile_of(ctx, os.path.join(tmp, "sim"), src, ["--cpu=zen5", "--cache-sim", "--no-page-faults"])
         if out0.strip() != "ok" or out1.strip() != "ok":
             raise Fail("cache_sim printed %r and, simulating, %r; want 'ok'" % (out0, out1))
         pj0, pj1 = profile_json(ctx, pf0), profile_json(ctx, pf1)
@@ -518,7 +519,8 @@ def unit_heap(ctx):
         costs = {}
         for cpu in ("zen5", "goldencove"):
             os.mkdir(os.path.join(tmp, cpu))
-            out, pf = profile_of(ctx, os.path.join(tmp, cpu), src, ["--cpu=" + cpu])
+            # (a fault in malloc would add to its cost: not the subject here)
+            out, pf = profile_of(ctx, os.path.join(tmp, cpu), src, ["--cpu=" + cpu, "--no-page-faults"])
             if out.strip() != "ok":
                 raise Fail("heap printed %r under %s; want 'ok'" % (out, cpu))
             costs[cpu] = {f["name"]: f.get("os_cycles", 0) for f in profile_json(ctx, pf)["functions"]}
@@ -560,6 +562,65 @@ def unit_heap(ctx):
         g = costs["goldencove"]
         if abs(g["batch"] / 64000.0 - g["pairs"] / 10000.0) > 0.5:
             raise Fail("heap: goldencove's fixed costs differ by path: %d and %d" % (g["batch"], g["pairs"]))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def unit_page_faults(ctx):
+    """tests/unit/page_faults.c under zen5: each minor fault the kernel
+    reports costs the model's page_fault cycles, charged to the function
+    that took it: its self for its own stores, its OS time through memset
+    (an external the model costs), nothing through read(2) (the kernel's
+    faults, in the call's measured time); a thread's to that thread;
+    pages already there cost none.  Under goldencove (no fault cost)
+    nothing is counted."""
+    tmp = tempfile.mkdtemp(prefix="pi-faults-")
+    try:
+        src = os.path.join(HERE, "unit", "page_faults.c")
+        pages = 256
+        cost = describe_cpu(ctx, "zen5", "page_fault")[""]
+        prof = {}
+        for name, args in (("zen5", ["--cpu=zen5"]), ("goldencove", ["--cpu=goldencove"]),
+                           ("off", ["--cpu=zen5", "--no-page-faults"])):
+            os.mkdir(os.path.join(tmp, name))
+            out, pf = profile_of(ctx, os.path.join(tmp, name), src, args)
+            if out.strip() != "4 2":
+                raise Fail("page_faults printed %r under %s; want '4 2'" % (out, " ".join(args)))
+            prof[name] = profile_json(ctx, pf)
+        for name, why in (("goldencove", "a model without a fault cost"), ("off", "--no-page-faults")):
+            if prof[name]["page_faults"]:
+                raise Fail("page_faults: %d faults counted with %s" % (prof[name]["page_faults"], why))
+        pj = prof["zen5"]
+        if not pj["page_faults"]:
+            raise Fail("page_faults: no fault counted under zen5 (did the kernel refuse a perf event? "
+                       "/proc/sys/kernel/perf_event_paranoid says %s)"
+                       % open("/proc/sys/kernel/perf_event_paranoid").read().strip())
+        fn = {f["name"]: f for f in pj["functions"]}
+
+        def faults(name):
+            return fn[name]["page_faults"] if name in fn else 0
+        # a page each, and perhaps the first run of the function's code
+        for name in ("touch", "in_thread", "<external:memset>"):
+            if not pages <= faults(name) <= pages + 3:
+                raise Fail("page_faults: %s took %d faults, want %d" % (name, faults(name), pages))
+        # past the ring's 2048: the runtime's own faults among those dropped
+        # are counted too
+        if not 3000 <= faults("many") <= 3020:
+            raise Fail("page_faults: many took %d faults, want 3000" % faults("many"))
+        for name in ("reuse", "by_read", "<external:read>"):
+            if faults(name) > 2:
+                raise Fail("page_faults: %s took %d faults, want none (%s)" % (
+                    name, faults(name), "the pages are there" if name == "reuse" else "the kernel's own"))
+        # the faults' cost is the function's own; its stores cost little
+        for name in ("touch", "in_thread"):
+            extra = fn[name]["self_cycles"] - faults(name) * cost
+            if not 0 <= extra < 4 * pages:
+                raise Fail("page_faults: %s's self is %d cycles, %d faults of %d and %d more; want under %d more"
+                           % (name, fn[name]["self_cycles"], faults(name), cost, extra, 4 * pages))
+        # memset's: in by_memset's OS time, besides what memset costs
+        if fn["by_memset"]["os_cycles"] < faults("<external:memset>") * cost:
+            raise Fail("page_faults: by_memset's OS time is %d cycles, under memset's %d faults of %d"
+                       % (fn["by_memset"]["os_cycles"], faults("<external:memset>"), cost))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -747,6 +808,7 @@ def collect(ctx, args):
     tests = [("unit/decode", lambda: unit_decode(ctx)), ("unit/reader", lambda: unit_reader(ctx)),
              ("unit/model", lambda: must([os.path.join(ctx.build, "tests", "test_model")], "test_model")), ("unit/heap", lambda: unit_heap(ctx)),
              ("unit/describe_cpu", lambda: unit_describe_cpu(ctx)),
+             ("unit/page_faults", lambda: unit_page_faults(ctx)),
              ("unit/loops", lambda: unit_loops(ctx)),
              ("unit/ret_at_caller", lambda: unit_ret_at_caller(ctx)),
              ("unit/frontend", lambda: unit_frontend(ctx)),

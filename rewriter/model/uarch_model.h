@@ -59,6 +59,10 @@ struct uarch {
 	const uint32_t *heap;    /* the allocator's paths' costs (hundredths, in
 				    enum pi_heap_cost's order: malloc, free and
 				    realloc costed by runtime/heap.c), or NULL */
+	unsigned page_fault;     /* cycles of user time a minor page fault costs
+				    the instruction that takes it, charged by
+				    the runtime from the kernel's count
+				    (runtime/faults.c; 0: not charged) */
 	unsigned taken_floor;    /* least cost of a block ending in a taken
 				    branch, in hundredths, where the core
 				    takes more than one a cycle (0: one a
