@@ -20,8 +20,9 @@ charges malloc, free and realloc), and bench/probes/branch.c what a mispredicted
 bench/probes/chase.c and bench/probes/bzip2.c what a load that waits for a
 load costs from each level of the caches (what --cache-sim charges), and
 bench/probes/gather.c what it costs where the core overlaps such loads (a
-gather through a streamed index), natively and as --cache-sim models it.
-The measured forms and rules of the Golden Cove and Zen 5 models
+gather through a streamed index), natively and as --cache-sim models it,
+and bench/probes/pagefault.c the user time a minor page fault costs (what
+the runtime charges each fault, runtime/faults.c).  The measured forms and rules of the Golden Cove and Zen 5 models
 (rewriter/model.c) come from these probes, each run on such a machine.
 """
 import argparse
@@ -159,6 +160,10 @@ def main():
             subprocess.run(["gcc", "-O2", "-o", bz, os.path.join(HERE, "probes", "bzip2.c"), BZ2], check=True)
             bzip2 = subprocess.run([bz], capture_output=True, text=True, check=True).stdout
         gather = gather_probe(a, tmp)
+        pfp = os.path.join(tmp, "pagefault")
+        subprocess.run(["gcc", "-O2", "-I" + os.path.join(HERE, "probes"), "-o", pfp,
+                        os.path.join(HERE, "probes", "pagefault.c")], check=True)
+        pagefault = subprocess.run([pfp], capture_output=True, text=True, check=True).stdout
     print("%-72s %8s %8s %8s" % ("probe", "run 1", "run 2", "profinst"))
     for i, (name, lines) in enumerate(probes):
         m = ["%.2f" % float(r[str(i)][2]) if str(i) in r and r[str(i)][1] == "ok" else
@@ -187,6 +192,9 @@ def main():
     print()
     print("loads that wait for loads the core overlaps (bench/probes/gather.c), cycles a step, and --cache-sim's:")
     print(gather, end="")
+    print()
+    print("first touches of fresh pages (bench/probes/pagefault.c), the page_fault cost the runtime charges:")
+    print(pagefault, end="")
     return 0
 
 
