@@ -182,23 +182,27 @@ void rt_faults_open(struct pi_tls *t)
 	t->pf_head = (uint64_t *)&pg->data_head;
 }
 
-/* the faults the kernel has counted, from the event's descriptor if it is
- * still the event's (the program may have closed it, and reused its
- * number); false if not */
-static int read_count(const struct pi_tls *t, uint64_t *count)
+/* Is t's descriptor still its event's?  The program may have closed it,
+ * and reused its number. */
+static int still_ours(const struct pi_tls *t)
 {
 	uint64_t id = 0;
 	return t->pf_fd >= 0 && rt_syscall6(SYS_ioctl, t->pf_fd, PERF_EVENT_IOC_ID, (long)&id, 0, 0, 0) == 0 &&
-	       id == t->pf_id && rt_syscall6(SYS_read, t->pf_fd, (long)count, sizeof(*count), 0, 0, 0) == 8;
+	       id == t->pf_id;
+}
+
+/* the faults the kernel has counted, from the event's descriptor; false if
+ * it is not the event's any more */
+static int read_count(const struct pi_tls *t, uint64_t *count)
+{
+	return still_ours(t) && rt_syscall6(SYS_read, t->pf_fd, (long)count, sizeof(*count), 0, 0, 0) == 8;
 }
 
 void rt_faults_close(struct pi_tls *t)
 {
 	void *pg = t->pf_page;
-	uint64_t id = 0;
-	/* closed only if still ours; a forked child's copy is its own to close */
-	if (t->pf_fd >= 0 && rt_syscall6(SYS_ioctl, t->pf_fd, PERF_EVENT_IOC_ID, (long)&id, 0, 0, 0) == 0 &&
-	    id == t->pf_id)
+	/* a forked child's copy of the descriptor is its own to close */
+	if (still_ours(t))
 		rt_syscall6(SYS_close, t->pf_fd, 0, 0, 0, 0, 0);
 	t->pf_head = rt_pf_none;
 	t->pf_seen = 0;
