@@ -21,6 +21,8 @@ bench/probes/chase.c and bench/probes/bzip2.c what a load that waits for a
 load costs from each level of the caches (what --cache-sim charges), and
 bench/probes/gather.c what it costs where the core overlaps such loads (a
 gather through a streamed index), natively and as --cache-sim models it,
+and bench/probes/scatter.c what misses that nothing waits for cost (a
+histogram's counts and a scatter's stores at random places), the same way,
 and bench/probes/pagefault.c the user time a minor page fault costs (what
 the runtime charges each fault, runtime/faults.c).  The measured forms and rules of the Golden Cove and Zen 5 models
 (rewriter/model.c) come from these probes, each run on such a machine.
@@ -69,34 +71,37 @@ def assemble(tmp, probes):
 
 
 GATHER_KIB = (32, 256, 2048, 16384, 131072)
+SCATTER_KIB = (256, 1024, 4096, 32768, 131072)
 
 
-def gather_probe(a, tmp):
-    """bench/probes/gather.c natively, and as profinst --cache-sim models it."""
-    src = os.path.join(HERE, "probes", "gather.c")
-    obj, native, prof = (os.path.join(tmp, "gather" + x) for x in (".o", "", ".prof"))
-    subprocess.run(["gcc", "-O2", "-c", src, "-o", obj], check=True)
+def memory_probe(a, tmp, name, sizes, modes):
+    """bench/probes/NAME.c (gather.c, scatter.c) natively, and as profinst
+    --cache-sim models it: each of modes (the first is the default, the
+    others an argument) at each of sizes (KiB)."""
+    src = os.path.join(HERE, "probes", name + ".c")
+    obj, native, prof = (os.path.join(tmp, name + x) for x in (".o", "", ".prof"))
+    subprocess.run(["gcc", "-O2", "-I" + os.path.join(HERE, "probes"), "-c", src, "-o", obj], check=True)
     subprocess.run(["gcc", obj, "-o", native], check=True)
     p = subprocess.run([a.profinst, "--cpu=" + a.cpu, "--cache-sim", obj, "-o", prof], capture_output=True, text=True)
     if p.returncode:
         prof = None  # a model without caches
     profview = os.path.join(os.path.dirname(os.path.dirname(a.profinst)), "display", "profview")
     steps = 4 << 20
-    out = "%10s %-6s %8s %8s\n" % ("size", "", "native", "model")
-    for kib in GATHER_KIB:
-        for mode in ("gather", "walk"):
-            args = [str(kib), str(steps)] + (["walk"] if mode == "walk" else [])
+    out = "%10s %-7s %8s %8s\n" % ("size", "", "native", "model")
+    for kib in sizes:
+        for mode in modes:
+            args = [str(kib), str(steps)] + ([mode] if mode != modes[0] else [])
             m = subprocess.run([native] + args, capture_output=True, text=True, check=True).stdout.split()
             model = "-"
             if prof:
-                pf = os.path.join(tmp, "gather.pf")
+                pf = os.path.join(tmp, name + ".pf")
                 subprocess.run([prof] + args, env=dict(os.environ, PROFINST_OUTPUT=pf), capture_output=True,
                                check=True)
                 rep = json.loads(subprocess.run([profview, "report", pf, "--format=json"], capture_output=True,
                                                 text=True, check=True).stdout)
                 cyc = sum(f["self_cycles"] for f in rep["functions"] if f["symbol"].split(" ")[0] == mode)
                 model = "%.2f" % (cyc / 3 / steps)
-            out += "%6d KiB %-6s %8s %8s\n" % (kib, mode, m[3], model)
+            out += "%6d KiB %-7s %8s %8s\n" % (kib, mode, m[3], model)
     return out
 
 
@@ -159,7 +164,8 @@ def main():
         if os.path.exists(BZ2):
             subprocess.run(["gcc", "-O2", "-o", bz, os.path.join(HERE, "probes", "bzip2.c"), BZ2], check=True)
             bzip2 = subprocess.run([bz], capture_output=True, text=True, check=True).stdout
-        gather = gather_probe(a, tmp)
+        gather = memory_probe(a, tmp, "gather", GATHER_KIB, ("gather", "walk"))
+        scatter = memory_probe(a, tmp, "scatter", SCATTER_KIB, ("count", "scatter"))
         pfp = os.path.join(tmp, "pagefault")
         subprocess.run(["gcc", "-O2", "-I" + os.path.join(HERE, "probes"), "-o", pfp,
                         os.path.join(HERE, "probes", "pagefault.c")], check=True)
@@ -192,6 +198,9 @@ def main():
     print()
     print("loads that wait for loads the core overlaps (bench/probes/gather.c), cycles a step, and --cache-sim's:")
     print(gather, end="")
+    print()
+    print("misses nothing waits for (bench/probes/scatter.c), cycles a step, and --cache-sim's:")
+    print(scatter, end="")
     print()
     print("first touches of fresh pages (bench/probes/pagefault.c), the page_fault cost the runtime charges:")
     print(pagefault, end="")

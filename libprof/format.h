@@ -163,6 +163,12 @@ struct pi_objdesc {
 	/* what a minor page fault costs the instruction that takes it (units;
 	 * 0: faults are not charged; runtime/faults.c) */
 	uint32_t page_fault;
+	/* --cache-sim: how many misses that no followed load waits for (a
+	 * read-modify-write, a store, a load whose value only arithmetic
+	 * uses, at an address computed from a load) the core keeps in flight,
+	 * by where they hit: the second level, the third, memory.  Such a
+	 * miss costs its latency over this (0: nothing). */
+	uint32_t cache_overlap[3];
 };
 #define PI_OBJDESC_MAGIC 0x534544504e495250ull /* "PRINPDES" */
 

@@ -19,7 +19,8 @@ struct step {
 	uint16_t in;   /* registers its results are computed from */
 	uint16_t out;  /* registers it writes */
 	uint16_t addr; /* a followed load's address registers */
-	int32_t load;  /* its index among the function's followed loads, or -1 */
+	int32_t load;  /* its index among the function's followed accesses, or -1 */
+	bool store_only; /* that access writes memory without reading it */
 	bool call;
 	bool looped;   /* it is on a cycle of the control flow */
 };
@@ -125,13 +126,15 @@ static uint16_t gprs(uint64_t mask)
 	return (uint16_t)(mask & 0xffffu);
 }
 
-/* A load whose address the flow follows: a memory read through
- * general-purpose registers, neither the stack nor RIP-relative, nor
- * another address space; string instructions, the stack's own
- * instructions (pop, leave), and what reads no data are left out. */
+/* An access whose address the flow follows: a memory read or write
+ * through general-purpose registers, neither the stack nor RIP-relative,
+ * nor another address space; string instructions, the stack's own
+ * instructions (push, pop, leave), and what reads no data are left out.
+ * A store is followed for its own miss only (nothing waits for it). */
 static bool followed(const struct insn *in, const struct insn_detail *d)
 {
-	if (in->kind != INSN_OTHER || in->cls == ICLS_STRING || in->cls == ICLS_NOP || in->rep || !d->load)
+	if (in->kind != INSN_OTHER || in->cls == ICLS_STRING || in->cls == ICLS_NOP || in->rep ||
+	    !(d->load || d->store))
 		return false;
 	/* nothing waits for a prefetch or a flush (nor for a long nop's
 	 * operand, which is not read) */
@@ -180,6 +183,13 @@ static void transfer(struct flow *w, const struct step *s, int32_t *cls)
 				v = combine(w, v, cls[r], s->looped);
 		w->cons[s->load] = combine(w, w->cons[s->load], v, s->looped);
 		v = s->load;
+		if (s->store_only) { /* what it writes to registers (none, or a
+					cmpxchg's old value) is no load's */
+			v = -1;
+			for (int r = 0; r < NGPR; r++)
+				if (s->in >> r & 1)
+					v = combine(w, v, cls[r], s->looped);
+		}
 	} else {
 		for (int r = 0; r < NGPR; r++)
 			if (s->in >> r & 1)
@@ -237,6 +247,9 @@ static void chase_func(struct code *c, const struct func *f)
 				load_b[nloads] = i;
 				load_k[nloads++] = first[i] + j;
 				s->addr = gprs(d.addr);
+				s->store_only = !d.load;
+				if (s->store_only)
+					s->in = gprs(d.rd);
 			} else {
 				s->in = gprs(d.rd) | (d.load || d.store ? 0 : gprs(d.addr));
 			}

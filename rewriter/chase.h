@@ -9,6 +9,11 @@
  * hits; under --cache-sim the runtime simulates the data caches on these
  * loads and makes each wait for the load it depends on (runtime/dcache.c).
  *
+ * A store, or a load that no followed load waits for, at an address
+ * computed from a load is followed too, for its own miss: it holds its
+ * place in the core until its line comes, and the core keeps only so many
+ * such misses in flight (runtime/dcache.c).
+ *
  * The dependence is found by a forward data flow over each function's
  * general-purpose registers: a register holds the value of a set of loads
  * (the loads whose results it was computed from), kept as classes of a

@@ -254,6 +254,8 @@ void meta_finish(struct code *c)
 		}
 		wr32(d->data + offsetof(struct pi_objdesc, cache_window), cc.window);
 		wr32(d->data + offsetof(struct pi_objdesc, cache_mlp), cc.mlp);
+		for (int i = 0; i < 3; i++)
+			wr32(d->data + offsetof(struct pi_objdesc, cache_overlap) + 4 * i, cc.overlap[i]);
 	}
 	obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, map), R_X86_64_64,
 		     (uint32_t)o->secs[c->map_sec].secsym, 0);

@@ -56,6 +56,9 @@ struct cache_model {
 	 * flight (runtime/dcache.c) */
 	uint32_t window;
 	uint32_t mlp;
+	/* how many misses that nothing waits for it keeps in flight, by
+	 * where they hit: the second level, the third, memory */
+	uint32_t overlap[3];
 };
 
 struct cpu_model {
@@ -115,6 +118,7 @@ struct cache_costs {
 	uint32_t lines[3], latency[3];
 	uint32_t tlb_entries[2], tlb_latency[2];
 	uint32_t window, mlp;
+	uint32_t overlap[3];
 };
 struct cache_costs model_cache(const struct cpu_model *m);
 

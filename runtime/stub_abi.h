@@ -45,8 +45,9 @@
  *              call __profinst_load; lea 8(%rsp),%rsp; pop %r11;
  *              lea 128(%rsp),%rsp
  *              right before a load that waits for another load, or that
- *              one waits for, under --cache-sim (rewriter/chase.h): ADDR
- *              is the load's memory operand (never %rsp-based).
+ *              one waits for, or a store at an address computed from a
+ *              load, under --cache-sim (rewriter/chase.h): ADDR is the
+ *              access's memory operand (never %rsp-based).
  *              -> %r11 = the address loaded, 8(%rsp) = the word: bits
  *                 16-31 the slot of the loads it waits for, bits 0-15 the
  *                 slot its own completion goes to (0: none).

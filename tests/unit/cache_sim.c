@@ -3,7 +3,9 @@
  * level that holds it after; a chase within the first level, a stream, and
  * a gather through a streamed index wait for nothing; a gather whose
  * second load waits for its first overlaps the misses of its steps, as
- * many as the core keeps in flight; the load stubs keep the flags and
+ * many as the core keeps in flight; a histogram's read-modify-writes and
+ * a scatter's stores, at places read from a stream, overlap their misses
+ * too, nothing waiting for them; the load stubs keep the flags and
  * every register, %r11 and loads through %r13 and %rbp included. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,24 +15,18 @@ struct node {
 	long pad[7]; /* a node a line */
 };
 
-/* a random cycle through n nodes, the same in every run */
+/* a cycle through n nodes (a power of 2) in a scrambled order, the same
+ * in every run: node i points to node a * i + c mod n, a full-period
+ * linear congruential step (c odd, a - 1 a multiple of 4).  Its stores go
+ * through the nodes in order, at addresses no load gave, so the
+ * simulation does not see them: the walks see each line first. */
 static struct node *ring(size_t n)
 {
 	struct node *v = aligned_alloc(64, n * sizeof *v);
-	size_t *perm = malloc(n * sizeof *perm);
-	if (!v || !perm)
+	if (!v)
 		exit(2);
-	unsigned long long x = 88172645463325252ull;
 	for (size_t i = 0; i < n; i++)
-		perm[i] = i;
-	for (size_t i = n - 1; i > 0; i--) {
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		size_t j = x % (i + 1), t = perm[i];
-		perm[i] = perm[j], perm[j] = t;
-	}
-	for (size_t i = 0; i < n; i++)
-		v[perm[i]].next = &v[perm[(i + 1) % n]];
-	free(perm);
+		v[i].next = &v[(1103515245u * i + 12345u) & (n - 1)];
 	return v;
 }
 
@@ -75,6 +71,20 @@ __attribute__((noinline)) long gather_far(const struct node *v, const int *idx, 
 	return s;
 }
 
+/* a histogram of n keys read from a stream, and a scatter of n values to
+ * the places the stream says: nothing waits for their accesses' misses */
+__attribute__((noinline)) void count(unsigned *tab, const unsigned *key, long n)
+{
+	for (long i = 0; i < n; i++)
+		tab[key[i]]++;
+}
+
+__attribute__((noinline)) void scatter(unsigned *tab, const unsigned *key, long n)
+{
+	for (long i = 0; i < n; i++)
+		tab[key[i]] = (unsigned)i;
+}
+
 /* (q < 5) + 2 * **p, with the load of *p between the compare and setl; and
  * a load through %r13 with %r11 as index, and one through %rbp: each
  * returns what it loaded, and %r11 must come back as it was. */
@@ -116,6 +126,21 @@ int main(void)
 	ok &= gather_far(big, order, bytes, 200000) == 0;
 	ok &= stream(arr, 1 << 20) == 0;
 	ok &= gather(arr, idx, 1 << 20) == 0;
+	/* 4 MiB of counters (past the second level, within the third),
+	 * touched once by each function before it is measured */
+	unsigned *tab = calloc(1 << 20, sizeof(unsigned)), *key = malloc((1 << 20) * sizeof(unsigned));
+	if (!tab || !key)
+		return 2;
+	unsigned long long x = 88172645463325252ull;
+	for (int i = 0; i < 1 << 20; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		key[i] = (unsigned)(x & ((1 << 20) - 1));
+	}
+	count(tab, key, 1 << 20);
+	count(tab, key, 1 << 20);
+	scatter(tab, key, 1 << 20);
+	scatter(tab, key, 1 << 20);
+	ok &= tab[key[(1 << 20) - 1]] == (1 << 20) - 1; /* the last store wins */
 	long v = 21, *pv = &v, w[10] = {7, 0, 0, 0, 0, 0, 0, 0, 99, 0};
 	ok &= f_flags(&pv, 4) == 43 && f_flags(&pv, 5) == 42;
 	ok &= f_r13(w) == 99;
