@@ -359,9 +359,12 @@ void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp)
 	 * the reorder buffer (a load, a read-modify-write) or the store
 	 * queue (a store) until its line comes: the core keeps so many such
 	 * misses in flight, and the program goes at that rate (bench/probes/
-	 * scatter.c: a histogram or a scatter through a table) */
-	if (!done && lat && dc_overlap[missed - 1])
-		t->clock += lat / dc_overlap[missed - 1];
+	 * scatter.c: a histogram or a scatter through a table); a TLB miss
+	 * alone, its line in the first level, overlaps as a second-level
+	 * hit does */
+	uint32_t ov = dc_overlap[missed ? missed - 1 : 0];
+	if (!done && lat && ov)
+		t->clock += lat / ov;
 hit:
 	if (done && issue + lat > s->ready[done])
 		s->ready[done] = issue + lat;
