@@ -182,15 +182,11 @@ static void transfer(struct flow *w, const struct step *s, int32_t *cls)
 			if (s->addr >> r & 1)
 				v = combine(w, v, cls[r], s->looped);
 		w->cons[s->load] = combine(w, w->cons[s->load], v, s->looped);
+	}
+	if (s->load >= 0 && !s->store_only) {
 		v = s->load;
-		if (s->store_only) { /* what it writes to registers (none, or a
-					cmpxchg's old value) is no load's */
-			v = -1;
-			for (int r = 0; r < NGPR; r++)
-				if (s->in >> r & 1)
-					v = combine(w, v, cls[r], s->looped);
-		}
-	} else {
+	} else { /* a store's results, if any, are no load's */
+		v = -1;
 		for (int r = 0; r < NGPR; r++)
 			if (s->in >> r & 1)
 				v = combine(w, v, cls[r], s->looped);

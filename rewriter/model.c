@@ -225,9 +225,9 @@ static const struct cache_model zen5_cache = {
 	 * 4 MiB (third-level hits, first-level TLB misses), 10.6-13.8 through
 	 * 32 MiB (memory and walks), against the 1.0 of their blocks: a dozen
 	 * such misses in flight from the second level, two dozen from the
-	 * third, four dozen from memory.  With these the simulation gives 2.0, 3.4,
-	 * 13.7 (and 16.7 through 128 MiB, where they take 26-30: walks that
-	 * miss too) */
+	 * third, four dozen from memory.  With these the simulation gives
+	 * 2.0, 3.4, 13.7 (and 16.7 through 128 MiB, where they take 26-30:
+	 * walks that miss too) */
 	.overlap = {12, 24, 48},
 };
 

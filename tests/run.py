@@ -674,9 +674,10 @@ def unit_branch_sim(ctx):
         # half mispredicted, the others (Zen 5: 1 %) learnt
         nlong = 16384 * 48
         lng = (self1["long_period_branch"] - self0["long_period_branch"]) / penalty
-        if lng > 0.5 * 16384 + 0.05 * nlong:
+        most = 0.5 * 16384 + 0.05 * nlong
+        if lng > most:
             raise Fail("branch_sim: %.0f mispredictions of %d branches of period 16384 (48 passes), want under "
-                       "%d: the predictor does not learn what Zen 5 does" % (lng, nlong, 0.5 * 16384 + 0.05 * nlong))
+                       "%d: the predictor does not learn what Zen 5 does" % (lng, nlong, most))
         # a misprediction of a jump on memcmp's result is memcmp's time
         # (os, within self); of a jump on anything else, the function's own
         os0 = {f["name"]: f["os_cycles"] for f in pj0["functions"]}

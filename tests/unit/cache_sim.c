@@ -126,8 +126,8 @@ int main(void)
 	ok &= gather_far(big, order, bytes, 200000) == 0;
 	ok &= stream(arr, 1 << 20) == 0;
 	ok &= gather(arr, idx, 1 << 20) == 0;
-	/* 4 MiB of counters (past the second level, within the third),
-	 * touched once by each function before it is measured */
+	/* 4 MiB of counters (past the second level, within the third); each
+	 * function runs twice, count first, and the test checks the sums */
 	unsigned *tab = calloc(1 << 20, sizeof(unsigned)), *key = malloc((1 << 20) * sizeof(unsigned));
 	if (!tab || !key)
 		return 2;
