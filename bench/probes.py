@@ -30,6 +30,7 @@ the runtime charges each fault, runtime/faults.c).  The measured forms and rules
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -105,6 +106,45 @@ def memory_probe(a, tmp, name, sizes, modes):
     return out
 
 
+CALLRET_SHARES = ("lea", "nest", "nest2", "deep", "mix")
+
+
+def calls_attribution(a, tmp, exe):
+    """Each function's share of a callret test's time: perf's cpu-clock
+    samples of the native probe against the profile of the instrumented
+    one (profinst --cpu=a.cpu), for the tests of CALLRET_SHARES."""
+    if shutil.which("perf") is None:
+        return "(perf is not installed)\n"
+    profview = os.path.join(os.path.dirname(os.path.dirname(a.profinst)), "display", "profview")
+    src = os.path.join(HERE, "probes", "callret.c")
+    obj, prof = os.path.join(tmp, "callret.o"), os.path.join(tmp, "callret.prof")
+    subprocess.run(["gcc", "-O2", "-c", "-o", obj, src], check=True)
+    subprocess.run([a.profinst, "--cpu=" + a.cpu, obj, "-o", prof], check=True)
+    out = ""
+    for key in CALLRET_SHARES:
+        data = os.path.join(tmp, "callret-%s.perf" % key)
+        subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-F", "2000", "-o", data, exe, key],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        rep = subprocess.run(["perf", "report", "-i", data, "--stdio", "--sort", "sym", "-F", "sample,sym"],
+                             capture_output=True, text=True, check=True).stdout
+        perf = {}
+        for ln in rep.splitlines():
+            f = ln.split()
+            if len(f) >= 3 and f[0].isdigit() and f[1] == "[.]" and (f[2].startswith("t_") or f[2].startswith("f_")):
+                perf[f[2]] = perf.get(f[2], 0) + int(f[0])
+        pf = os.path.join(tmp, "callret-%s.pf" % key)
+        subprocess.run([prof, key, "300"], env=dict(os.environ, PROFINST_OUTPUT=pf), check=True)
+        j = json.loads(subprocess.run([profview, "report", pf, "--format=json"], capture_output=True, text=True,
+                                      check=True).stdout)
+        model = {f["name"]: f["self_cycles"] for f in j["functions"]
+                 if f["name"].startswith("t_") or f["name"].startswith("f_")}
+        tp, tm = sum(perf.values()) or 1, sum(model.values()) or 1
+        names = sorted(set(perf) | set(model), key=lambda n: -perf.get(n, 0))
+        out += "%-6s %s\n" % (key, "  ".join("%s %.2f / %.2f" % (n, perf.get(n, 0) / tp, model.get(n, 0) / tm)
+                                              for n in names))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description="measure hand-written blocks beside profinst's cost")
     ap.add_argument("file", nargs="?", default=None)
@@ -146,6 +186,7 @@ def main():
         cr = os.path.join(tmp, "callret")
         subprocess.run(["gcc", "-O2", "-no-pie", "-o", cr, os.path.join(HERE, "probes", "callret.c")], check=True)
         callret = subprocess.run([cr], capture_output=True, text=True, check=True).stdout
+        callret_shares = calls_attribution(a, tmp, cr)
         lc = os.path.join(tmp, "libc")
         subprocess.run(["gcc", "-O2", "-o", lc, os.path.join(HERE, "probes", "libc.c")], check=True)
         libc = subprocess.run([lc], capture_output=True, text=True, check=True).stdout
@@ -180,6 +221,9 @@ def main():
     print()
     print("calls and returns (bench/probes/callret.c):")
     print(callret, end="")
+    print()
+    print("where perf's samples find the time of calls and returns, and where profinst puts it (shares):")
+    print(callret_shares, end="")
     print()
     print("short C library functions (bench/probes/libc.c), the costs the goldencove and zen5 models fix:")
     print(libc, end="")
