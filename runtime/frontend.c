@@ -16,7 +16,10 @@
  * The entry helper charges a call's bubble before the callee's frame opens
  * (the caller's time, as a block ending in a call was); the exit helper a
  * return's after the frame closes (the caller's, where the front end
- * resumes).  stubs.S has the same in its fast paths (FE_EVENT).
+ * resumes).  But a function that called others keeps both, as perf finds
+ * (docs/DESIGN.md): the exit helper charges its return's before the frame
+ * closes and moves the frame's entry back by what the call's bubble charged
+ * (rt_frame.fe_call).  stubs.S has the same in its fast paths (FE_EVENT).
  */
 #include "rt.h"
 

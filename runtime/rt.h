@@ -42,6 +42,7 @@ struct rt_frame {
 	uint64_t ext;
 	uint64_t ext_start;
 	uint64_t ext_ticks;
+	uint64_t fe_call;      /* what its call's bubble charged the caller */
 };
 
 #define RT_EXT_ON 0x1     /* an external call's frame */

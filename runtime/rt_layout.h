@@ -31,7 +31,7 @@
 #define TH_FNACTIVE 32
 
 /* struct rt_frame */
-#define FRAME_SIZE 80
+#define FRAME_SIZE 88
 #define FR_NODE 0
 #define FR_ALIAS 8
 #define FR_SP 16
@@ -42,6 +42,7 @@
 #define FR_EXT 56
 #define FR_EXT_START 64
 #define FR_EXT_TICKS 72
+#define FR_FECALL 80
 
 /* struct rt_node */
 #define ND_FN 0

@@ -38,6 +38,7 @@ LAYOUT(struct rt_frame, tail, FR_TAIL);
 LAYOUT(struct rt_frame, ext, FR_EXT);
 LAYOUT(struct rt_frame, ext_start, FR_EXT_START);
 LAYOUT(struct rt_frame, ext_ticks, FR_EXT_TICKS);
+LAYOUT(struct rt_frame, fe_call, FR_FECALL);
 LAYOUT(struct rt_node, os, ND_OS);
 LAYOUT(struct rt_node, os_left, ND_OS_LEFT);
 LAYOUT(struct pi_funcrec, size, FREC_EXTFLAGS);
@@ -243,6 +244,7 @@ struct rt_frame *rt_push(struct rt_thread *th, const struct pi_funcrec *fn, uint
 	f->node = c->alias ? c->alias : c;
 	f->sp = sp;
 	f->entry_clock = now;
+	f->fe_call = 0;
 	f->child = 0;
 	f->tail = 0;
 	f->tail_target = 0;
@@ -289,12 +291,15 @@ void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra)
 			goto out;
 		}
 	}
-	/* the call's bubble: the caller's time; a tail call jumped, and its
-	 * jump has none (bench/probes/callret.c: call, jmp, ret take what
-	 * call, ret do) */
+	/* the call's bubble: the caller's time, unless the callee calls
+	 * (pi_rt_exit); a tail call jumped, and its jump has none
+	 * (bench/probes/callret.c: call, jmp, ret take what call, ret do) */
+	uint64_t before = t->clock;
 	if (!th->depth || th->stack[th->depth - 1].sp != sp)
 		rt_fe_event(t, rt_fe_call);
-	rt_push(th, fn, sp, ra, t->clock);
+	struct rt_frame *f = rt_push(th, fn, sp, ra, t->clock);
+	if (f)
+		f->fe_call = t->clock - before;
 out:
 	t->busy = 0;
 }
@@ -310,11 +315,21 @@ void pi_rt_exit(uint64_t sp)
 	uint64_t now = t->clock;
 	unwind_to(th, sp, now);
 	if (th->depth && th->stack[th->depth - 1].sp == sp) {
+		/* A function that called others has its call's bubble and
+		 * its return's (frontend.c); a leaf's are its caller's. */
+		struct rt_frame *f = &th->stack[th->depth - 1];
+		int caller_s = f->child == 0;
+		if (!caller_s) {
+			f->entry_clock -= f->fe_call;
+			rt_fe_event(t, rt_fe_ret);
+			now = t->clock;
+		}
 		close_top(th, now);
 		/* the functions that tail-called it return with it */
 		while (th->depth && th->stack[th->depth - 1].sp == sp && th->stack[th->depth - 1].tail)
 			close_top(th, now);
-		rt_fe_event(t, rt_fe_ret); /* the caller's, as the front end resumes there */
+		if (caller_s)
+			rt_fe_event(t, rt_fe_ret);
 	}
 	t->busy = 0;
 }

@@ -294,11 +294,16 @@ __profinst_enter:
 	mov %rdx, %rsi                    /* and charge the ancestor */
 	jmp 2f
 1:	movq $0, FR_ALIAS(%rax)
-2:	mov FR_SP(%rax), %rdx
+2:	mov TLS(TLS_CLOCK), %rdx
+	mov %rdx, FR_FECALL(%rax)         /* the clock before the call's bubble */
+	mov FR_SP(%rax), %rdx
 	cmp %rdx, FR_SP-FRAME_SIZE(%rax)
 	je 7f                             /* a tail call: the jump has no bubble */
 	FE_EVENT rt_fe_call, %rdx, %rdi, %r8 /* the caller's time */
 7:	FILL_FRAME %rax, %rsi, %r11, %rcx, %rdx, %rdi
+	mov FR_ENTRY(%rax), %rdx
+	sub FR_FECALL(%rax), %rdx
+	mov %rdx, FR_FECALL(%rax)         /* what the bubble charged */
 	incq TH_DEPTH(%rcx)               /* last: the frame is complete */
 	movl $0, TLS(TLS_BUSY)
 .Lenter_out:
@@ -379,6 +384,16 @@ __profinst_exit:
 	lea 56(%rsp), %rdx
 	cmp %rdx, FR_SP(%rax)
 	jne .Lexit_slow
+	/* A function that called others has its call's bubble and its
+	 * return's (frontend.c): its frame opens before the first and closes
+	 * after the second.  busy = 2 tells 4: below that the return's is
+	 * charged. */
+	cmpq $0, FR_CHILD(%rax)
+	je .Lexit_close
+	mov FR_FECALL(%rax), %rdx
+	sub %rdx, FR_ENTRY(%rax)
+	FE_EVENT rt_fe_ret, %rdx, %rsi, %r11
+	movl $2, TLS(TLS_BUSY)
 .Lexit_close:                             /* close the frame at %rax */
 	mov TLS(TLS_CLOCK), %rdx
 	sub FR_ENTRY(%rax), %rdx          /* duration */
@@ -407,7 +422,10 @@ __profinst_exit:
 	shl $32, %rdx
 	or %rdx, %rax
 	mov %rax, FR_EXT_START-FRAME_SIZE(%rsi)
-4:	FE_EVENT rt_fe_ret, %rax, %rdx, %rsi /* the caller's time */
+4:	cmpl $1, TLS(TLS_BUSY)
+	jne 9f                            /* charged before the frame closed */
+	FE_EVENT rt_fe_ret, %rax, %rdx, %rsi /* a leaf's: the caller's time */
+9:
 	movl $0, TLS(TLS_BUSY)
 .Lexit_out:
 	CFI_POP %rdi

@@ -244,6 +244,7 @@ void rt_reset_for_child(struct pi_tls *t)
 	rt_faults_open(t);
 	for (uint64_t i = 0; i < th->depth; i++) {
 		th->stack[i].entry_clock = t->clock;
+		th->stack[i].fe_call = 0; /* the parent's */
 		th->stack[i].child = 0;
 		th->stack[i].ext_ticks = 0;
 		th->stack[i].ext_start = rt_rdtsc();

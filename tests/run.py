@@ -350,15 +350,15 @@ def unit_frontend(ctx):
         if out.strip() != "done":
             raise Fail("frontend printed %r" % out)
         fs = {f["name"]: f for f in profile_json(ctx, pf)["functions"]}
-        for name in ("t_call", "t_w24", "t_w48c2", "f_ret"):
+        for name in ("t_call", "t_w24", "t_w48c2", "t_nest", "f_mid", "f_ret"):
             if name not in fs:
                 raise Fail("frontend: no %s in the profile" % name)
-        if fs["f_ret"]["calls"] != 400000:
-            raise Fail("frontend: f_ret's calls %d, want 400000" % fs["f_ret"]["calls"])
+        if fs["f_ret"]["calls"] != 500000:
+            raise Fail("frontend: f_ret's calls %d, want 500000" % fs["f_ret"]["calls"])
         # what the runtime charged beyond the blocks, a loop iteration
         beyond = {n: (fs[n]["self_cycles"] - fs[n]["block_cycles"]) / 100000.0 for n in ("t_call", "t_w24", "t_w48c2")}
         # t_call: 4 cycles of bubbles (2 + 2) where the blocks take 2
-        blocks = (fs["t_call"]["block_cycles"] + fs["f_ret"]["block_cycles"] / 4) / 100000.0
+        blocks = (fs["t_call"]["block_cycles"] + fs["f_ret"]["block_cycles"] / 5) / 100000.0
         if abs(blocks + beyond["t_call"] - 4.0) > 0.01:
             raise Fail("frontend: t_call takes %.3f + %.3f cycles an iteration, want 4" % (blocks, beyond["t_call"]))
         for n in ("t_w24", "t_w48c2"):
@@ -368,6 +368,14 @@ def unit_frontend(ctx):
         tail = sum(fs[n]["self_cycles"] for n in ("t_tail", "f_tail", "f_ret2")) / 100000.0
         if abs(tail - 4.0) > 0.01:
             raise Fail("frontend: t_tail takes %.3f cycles an iteration, want 4" % tail)
+        # a function that calls keeps the bubbles of its call and return:
+        # t_nest has its blocks only, and with f_mid's takes 8 cycles
+        if fs["t_nest"]["self_cycles"] - fs["t_nest"]["block_cycles"] > 100:
+            raise Fail("frontend: t_nest charged %d cycles beyond its blocks, want none (f_mid's)" %
+                       (fs["t_nest"]["self_cycles"] - fs["t_nest"]["block_cycles"]))
+        nest = (fs["t_nest"]["self_cycles"] + fs["f_mid"]["self_cycles"] + fs["f_ret"]["self_cycles"] / 5) / 100000.0
+        if abs(nest - 8.0) > 0.01:
+            raise Fail("frontend: t_nest takes %.3f cycles an iteration, want 8" % nest)
         # a model with static floors (goldencove): no bubbles at run time,
         # only the return's floor beyond a taken jump's (1.75 - 1), which
         # the exit stub adds for the caller

@@ -9,7 +9,12 @@
  *   t_w48c2  48 ALU operations, then two calls: the same;
  *   t_tail   calls a function that jumps to an empty one (a tail call):
  *            4 cycles an iteration, as t_call (bench/probes/callret.c:
- *            3.96), the jump's bubble hidden.
+ *            3.96), the jump's bubble hidden;
+ *   t_nest   calls a function that calls the empty one: 8 cycles an
+ *            iteration (callret.c: 8.00), all of them f_mid's but its
+ *            blocks' and f_ret's, as perf finds (bench/probes/callret.c
+ *            --perf): a function that calls keeps the bubbles of the call
+ *            into it and of its return.
  * tests/run.py (unit/frontend) checks the profile's figures. */
 #include <stdio.h>
 
@@ -26,8 +31,10 @@ __asm__(".text\n"
 	FN(t_w48c2, LOOP(SIX SIX SIX SIX SIX SIX SIX SIX " call f_ret\n call f_ret"))
 	FN(f_ret2, "ret")
 	FN(f_tail, "jmp f_ret2")
-	FN(t_tail, LOOP("call f_tail")));
-void t_call(void), t_w24(void), t_w48c2(void), t_tail(void);
+	FN(t_tail, LOOP("call f_tail"))
+	FN(f_mid, "sub $8,%rsp\n call f_ret\n add $8,%rsp\n ret")
+	FN(t_nest, LOOP("call f_mid")));
+void t_call(void), t_w24(void), t_w48c2(void), t_tail(void), t_nest(void);
 
 int main(void)
 {
@@ -35,6 +42,7 @@ int main(void)
 	t_w24();
 	t_w48c2();
 	t_tail();
+	t_nest();
 	puts("done");
 	return 0;
 }
