@@ -53,8 +53,8 @@ struct bp_entry {
 	uint8_t u;  /* 0..3: how useful it has been */
 };
 
-/* Zeros (as mmap gives them) are the initial state: counters weak, no
- * history, nothing useful. */
+/* Zeros (as mmap gives them) are the initial state, but for lfsr and fout
+ * (state_new): counters weak, no history, nothing useful. */
 struct rt_branch_state {
 	int8_t base[1u << BP_BASE_BITS]; /* -2..1: taken when >= 0 */
 	struct bp_entry t[BP_TABLES][1u << BP_TBITS];
@@ -62,17 +62,22 @@ struct rt_branch_state {
 	uint32_t hpos;
 	/* table i's history folded to its index's and its tag's widths */
 	uint32_t fidx[BP_TABLES], ftag0[BP_TABLES], ftag1[BP_TABLES];
+	/* where the outcome leaving each goes: hist_len % its width, set
+	 * once, so that the hot path divides nothing (14 % of its
+	 * instructions, callgrind on zlib) */
+	uint8_t fout[BP_TABLES][3];
 	uint32_t lfsr;    /* allocation tie-break */
 	uint32_t age;     /* branches since the u bits were last halved */
 	int8_t use_alt;   /* trust the alternative over a new entry when >= 0 */
 };
 
 /* A history of len outcomes folded to bits bits, one outcome in and the
- * one len back out (the JILP paper's circular shift register). */
-static uint32_t fold(uint32_t comp, uint32_t in, uint32_t out, unsigned len, unsigned bits)
+ * one len back out (the JILP paper's circular shift register); shift is
+ * len % bits. */
+static uint32_t fold(uint32_t comp, uint32_t in, uint32_t out, unsigned shift, unsigned bits)
 {
 	comp = (comp << 1) | in;
-	comp ^= out << (len % bits);
+	comp ^= out << shift;
 	comp ^= comp >> bits;
 	return comp & ((1u << bits) - 1);
 }
@@ -80,8 +85,14 @@ static uint32_t fold(uint32_t comp, uint32_t in, uint32_t out, unsigned len, uns
 static struct rt_branch_state *state_new(void)
 {
 	struct rt_branch_state *s = rt_mmap(sizeof *s);
-	if (s)
-		s->lfsr = 0xace1u;
+	if (!s)
+		return NULL;
+	s->lfsr = 0xace1u;
+	for (unsigned i = 0; i < BP_TABLES; i++) {
+		s->fout[i][0] = (uint8_t)(hist_len[i] % BP_TBITS);
+		s->fout[i][1] = (uint8_t)(hist_len[i] % BP_TAG_BITS);
+		s->fout[i][2] = (uint8_t)(hist_len[i] % (BP_TAG_BITS - 1));
+	}
 	return s;
 }
 
@@ -216,8 +227,8 @@ void pi_rt_branch(uint64_t word)
 	s->hist[s->hpos & (BP_HIST - 1)] = (uint8_t)taken;
 	for (unsigned i = 0; i < BP_TABLES; i++) {
 		uint32_t out = s->hist[(s->hpos - hist_len[i]) & (BP_HIST - 1)];
-		s->fidx[i] = fold(s->fidx[i], (uint32_t)taken, out, hist_len[i], BP_TBITS);
-		s->ftag0[i] = fold(s->ftag0[i], (uint32_t)taken, out, hist_len[i], BP_TAG_BITS);
-		s->ftag1[i] = fold(s->ftag1[i], (uint32_t)taken, out, hist_len[i], BP_TAG_BITS - 1);
+		s->fidx[i] = fold(s->fidx[i], (uint32_t)taken, out, s->fout[i][0], BP_TBITS);
+		s->ftag0[i] = fold(s->ftag0[i], (uint32_t)taken, out, s->fout[i][1], BP_TAG_BITS);
+		s->ftag1[i] = fold(s->ftag1[i], (uint32_t)taken, out, s->fout[i][2], BP_TAG_BITS - 1);
 	}
 }
