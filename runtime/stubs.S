@@ -646,6 +646,7 @@ __profinst_ext_enter:
 	movq $0, FR_ALIAS(%rax)
 	FILL_FRAME %rax, %r10, %rdi, %rcx, %rdx, %r8
 	movq $0, FR_EXT_TICKS(%rax)
+	movq $0, FR_FECALL(%rax)          /* no bubble: the external's time has the call */
 	/* charged: PI_EXT_CHARGE, and not a wait unless PI_EXT_CHARGE_WAITS */
 	mov $1, %edx                      /* RT_EXT_ON */
 	test $1, %r9d
