@@ -106,7 +106,7 @@ def memory_probe(a, tmp, name, sizes, modes):
     return out
 
 
-CALLRET_SHARES = ("lea", "nest", "nest2", "deep", "mix")
+CALLRET_SHARES = ("lea", "nest", "nest2", "deep", "mix", "hash", "add8", "imul3", "load3", "div")
 
 
 def calls_attribution(a, tmp, exe):

@@ -24,7 +24,7 @@
 #define FN(name, body) ".globl " #name "\n.type " #name ",@function\n" #name ":\n" body "\n.size " #name ",.-" #name "\n"
 #define LOOP(name, body) FN(name, "mov $1000,%ecx\n1: .rept 10\n" body "\n.endr\n dec %ecx\n jnz 1b\n ret")
 
-__asm__(".text\n"
+__asm__(".data\n.p2align 6\nself: .quad self\n.text\n"
 	FN(f_ret, "ret")
 	FN(f_lea, "lea 1(%rdi),%eax\n ret")
 	FN(f_push, "push %rbx\n mov %rdi,%rbx\n lea 1(%rbx),%eax\n pop %rbx\n ret")
@@ -37,6 +37,13 @@ __asm__(".text\n"
 	FN(f_w12, SIX SIX " ret")
 	FN(f_w24, SIX SIX SIX SIX " ret")
 	FN(f_tail, "jmp f_ret")
+	/* leaves whose results take a while: chains of 8 adds, of 3 imuls,
+	 * of 3 loads (through a pointer to itself), and a divide */
+	FN(f_add8, "mov %edi,%eax\n add $1,%eax\n add $1,%eax\n add $1,%eax\n add $1,%eax\n"
+		   " add $1,%eax\n add $1,%eax\n add $1,%eax\n add $1,%eax\n ret")
+	FN(f_imul3, "imul $3,%edi,%eax\n imul $3,%eax,%eax\n imul $3,%eax,%eax\n ret")
+	FN(f_load3, "lea self(%rip),%rax\n mov (%rax),%rax\n mov (%rax),%rax\n mov (%rax),%rax\n ret")
+	FN(f_div, "mov %edi,%eax\n xor %edx,%edx\n mov $7,%esi\n div %esi\n ret")
 	FN(calib, "mov $1000,%ecx\n1: .rept 100\n add %rdx,%rax\n .endr\n dec %ecx\n jnz 1b\n ret")
 	LOOP(t_ret, "call f_ret")
 	LOOP(t_lea, "call f_lea")
@@ -46,6 +53,10 @@ __asm__(".text\n"
 	LOOP(t_nest2, "call f_nest2")
 	LOOP(t_deep, "call f_deep")
 	LOOP(t_mix, "call f_lea\n call f_nest2\n call f_lea2")
+	LOOP(t_add8, "call f_add8")
+	LOOP(t_imul3, "call f_imul3")
+	LOOP(t_load3, "call f_load3")
+	LOOP(t_div, "call f_div")
 	LOOP(t_hash, "call f_hash")
 	LOOP(t_hash_chain, "call f_hash\n mov %eax,%edi")
 	LOOP(t_hash_inline, "mov %edi,%eax\n shr $16,%eax\n xor %edi,%eax\n imul $0x7feb352d,%eax,%eax\n"
@@ -59,7 +70,7 @@ __asm__(".text\n"
 	LOOP(t_tail, "call f_tail"));
 
 void calib(void), t_ret(void), t_lea(void), t_lea_chain(void), t_push(void), t_nest(void), t_nest2(void),
-	t_deep(void), t_mix(void), t_hash(void),
+	t_deep(void), t_mix(void), t_add8(void), t_imul3(void), t_load3(void), t_div(void), t_hash(void),
 	t_hash_chain(void), t_hash_inline(void), t_jmp(void), t_w12(void), t_w24(void), t_c24(void), t_w12c12(void),
 	t_i24(void), t_tail(void);
 
@@ -90,6 +101,10 @@ int main(int argc, char **argv)
 		{"nest2", "call; call, ret; call, ret; ret (two leaves)", t_nest2},
 		{"deep", "call, call, call, ret, ret, ret", t_deep},
 		{"mix", "a leaf, a function calling two, a leaf", t_mix},
+		{"add8", "call, 8 dependent adds, ret", t_add8},
+		{"imul3", "call, 3 dependent imuls, ret", t_imul3},
+		{"load3", "call, 3 dependent loads, ret", t_load3},
+		{"div", "call, a 32-bit divide, ret", t_div},
 		{"hash", "call, 7-instruction hash, ret", t_hash},
 		{"hash_chain", "call, hash, ret: a chain through the result", t_hash_chain},
 		{"hash_inline", "the hash inline: a chain", t_hash_inline},
