@@ -386,8 +386,8 @@ __profinst_exit:
 	jne .Lexit_slow
 	/* A function that called others has its call's bubble and its
 	 * return's (frontend.c): its frame opens before the first and closes
-	 * after the second.  busy = 2 tells 4: below that the return's is
-	 * charged. */
+	 * after the second.  busy = 2 tells the code at 4: below that the
+	 * return's is charged already. */
 	cmpq $0, FR_CHILD(%rax)
 	je .Lexit_close
 	mov FR_FECALL(%rax), %rdx
