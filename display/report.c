@@ -161,6 +161,11 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 	if (t->total_faults)
 		printf("Page faults: %llu, charged in the cycles of the functions that took them "
 		       "(profview detail)\n", (unsigned long long)t->total_faults);
+	/* what a cycle model's blocks leave out, unless simulated: a reader
+	 * comparing with a sampling profiler should know */
+	if (os && !(bsim && csim))
+		printf("Not in the cycles: %s%s%s\n", bsim ? "" : "mispredicted branches (profinst --branch-sim)",
+		       bsim || csim ? "" : ", ", csim ? "" : "cache misses (profinst --cache-sim)");
 	putchar('\n');
 	printf("%12s %14s %6s %14s %6s %10s %10s ", "Calls", "Self", "Self%", "Incl", "Incl%", "MinSelf", "MaxSelf");
 	if (os)

@@ -350,6 +350,10 @@ def unit_frontend(ctx):
         if out.strip() != "done":
             raise Fail("frontend printed %r" % out)
         fs = {f["name"]: f for f in profile_json(ctx, pf)["functions"]}
+        # the report says what the cycles leave out without the simulations
+        head = must([ctx.profview, "report", pf], "profview report").stdout.splitlines()[:5]
+        if not any(ln.startswith("Not in the cycles: mispredicted branches") and "cache misses" in ln for ln in head):
+            raise Fail("frontend: the report does not say what the cycles leave out: %r" % head)
         for name in ("t_call", "t_w24", "t_w48c2", "t_nest", "f_mid", "f_ret"):
             if name not in fs:
                 raise Fail("frontend: no %s in the profile" % name)
@@ -423,6 +427,10 @@ def unit_cache_sim(ctx):
         pj0, pj1 = profile_json(ctx, pf0), profile_json(ctx, pf1)
         if pj0["cache_sim"] or not pj1["cache_sim"]:
             raise Fail("cache_sim: the profiles say cache_sim %r and %r" % (pj0["cache_sim"], pj1["cache_sim"]))
+        # and the report leaves only the branches out
+        head = must([ctx.profview, "report", pf1], "profview report").stdout.splitlines()[:5]
+        if "Not in the cycles: mispredicted branches (profinst --branch-sim)" not in head:
+            raise Fail("cache_sim: the report's head says %r" % head)
         # what the runtime charged beyond the blocks
         beyond = {f["name"]: f["self_cycles"] - f["block_cycles"] for f in pj1["functions"]}
         plain = {f["name"]: f["self_cycles"] - f["block_cycles"] for f in pj0["functions"]}
