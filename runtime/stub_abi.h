@@ -71,7 +71,9 @@
  * Under a model whose calls and returns are the runtime's (pi_objdesc's
  * call_bubble, ret_bubble), the entry helper adds a call's bubble to the
  * clock before the callee's frame opens (not where a tail call jumped in),
- * the exit helper a return's after the frame closes (runtime/frontend.c).
+ * the exit helper a return's after the frame closes; but a function that
+ * called others keeps both, its frame closing after the return's and its
+ * entry moved back by the call's (runtime/frontend.c).
  *
  * Every helper preserves every register.  The status flags are dead at a
  * function's entry and at its ret by the ABI, so __profinst_enter and
