@@ -71,6 +71,11 @@ def assemble(tmp, probes):
     return o
 
 
+def profview_beside(profinst):
+    """The profview of the build profinst is from (build/display/)."""
+    return os.path.join(os.path.dirname(os.path.dirname(profinst)), "display", "profview")
+
+
 GATHER_KIB = (32, 256, 2048, 16384, 131072)
 SCATTER_KIB = (256, 1024, 4096, 32768, 131072)
 
@@ -86,7 +91,7 @@ def memory_probe(a, tmp, name, sizes, modes):
     p = subprocess.run([a.profinst, "--cpu=" + a.cpu, "--cache-sim", obj, "-o", prof], capture_output=True, text=True)
     if p.returncode:
         prof = None  # a model without caches
-    profview = os.path.join(os.path.dirname(os.path.dirname(a.profinst)), "display", "profview")
+    profview = profview_beside(a.profinst)
     steps = 4 << 20
     out = "%10s %-7s %8s %8s\n" % ("size", "", "native", "model")
     for kib in sizes:
@@ -115,7 +120,7 @@ def calls_attribution(a, tmp, exe):
     one (profinst --cpu=a.cpu), for the tests of CALLRET_SHARES."""
     if shutil.which("perf") is None:
         return "(perf is not installed)\n"
-    profview = os.path.join(os.path.dirname(os.path.dirname(a.profinst)), "display", "profview")
+    profview = profview_beside(a.profinst)
     src = os.path.join(HERE, "probes", "callret.c")
     obj, prof = os.path.join(tmp, "callret.o"), os.path.join(tmp, "callret.prof")
     subprocess.run(["gcc", "-O2", "-c", "-o", obj, src], check=True)

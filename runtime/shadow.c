@@ -318,8 +318,8 @@ void pi_rt_exit(uint64_t sp)
 		/* A function that called others has its call's bubble and
 		 * its return's (frontend.c); a leaf's are its caller's. */
 		struct rt_frame *f = &th->stack[th->depth - 1];
-		int caller_s = f->child == 0;
-		if (!caller_s) {
+		bool leaf = f->child == 0;
+		if (!leaf) {
 			f->entry_clock -= f->fe_call;
 			rt_fe_event(t, rt_fe_ret);
 			now = t->clock;
@@ -328,7 +328,7 @@ void pi_rt_exit(uint64_t sp)
 		/* the functions that tail-called it return with it */
 		while (th->depth && th->stack[th->depth - 1].sp == sp && th->stack[th->depth - 1].tail)
 			close_top(th, now);
-		if (caller_s)
+		if (leaf)
 			rt_fe_event(t, rt_fe_ret);
 	}
 	t->busy = 0;
