@@ -9,7 +9,8 @@ without profinst (as bench/programs.py builds it: from the same objects,
 -no-pie, so that perf's addresses are link-time ones), PERF_DATA a `perf
 record` of NATIVE (bench/programs.py --keep leaves all four in its
 directory).  Each of FUNCTION's blocks, by its offset in the function: its
-share of the function's block cycles (`profview annotate --disasm`)
+share of the function's block cycles (`profview annotate --disasm`, with
+its mispredictions and memory waits under --branch-sim and --cache-sim)
 against its share of the function's perf samples (`perf annotate`),
 largest differences first, and the total variation distance between the
 two distributions.  perf's samples land after the instruction that held
@@ -35,7 +36,11 @@ def model_blocks(profview, profile, func):
     for ln in out.splitlines():
         m = re.match(r"[|#] block \S+: (\d+) executions, (\d+) cycles", ln)
         if m:
-            cur = [None, int(m.group(1)), int(m.group(2)), []]
+            # with what the simulations charged the block (--branch-sim,
+            # --cache-sim), as annotate says it
+            sim = sum(int(x) for x in re.findall(r"mispredicted \d+ times \([\d.]+%\): (\d+) cycles", ln))
+            sim += sum(int(x) for x in re.findall(r"waiting for memory (\d+) cycles", ln))
+            cur = [None, int(m.group(1)), int(m.group(2)) + sim, []]
             blocks.append(cur)
             continue
         m = re.match(r"\s+[A-Za-z_][\w.]*?\s*\+(\d+)\s+(.*)", ln)

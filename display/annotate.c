@@ -25,12 +25,18 @@ static const char annotate_usage[] =
 	"line information is listed at the end.\n"
 	"  --disasm   annotated disassembly instead: every block, its executions\n"
 	"             and cycles, every instruction at its original offset\n"
-	"  --blocks   after a + line, the count of each of its blocks\n";
+	"  --blocks   after a + line, the count of each of its blocks\n"
+	"\n"
+	"Under profinst --branch-sim or --cache-sim, a line's cycles include what\n"
+	"its mispredicted jumps and its loads' misses cost, and a * line under a\n"
+	"line where they come to 1% of the function or more says how much.\n";
 
 struct lineinfo {
 	const char *file;
 	uint32_t line;
 	double cycles;
+	double mispredicted, waited; /* of cycles: the simulations' */
+	uint64_t mispredicts, jumps;  /* the line's jumps: mispredicted, executed */
 	uint32_t nblocks, ran;
 	uint32_t blocks[8];
 	uint64_t counts[8];
@@ -65,26 +71,56 @@ static struct lineinfo *line_of(struct ann *a, const char *file, uint32_t line)
 	return l;
 }
 
+/* The block's instructions that access memory: where its loads' waits
+ * go (the profile has them per block, not per load). */
+static uint32_t memory_insns(const struct prof_obj *o, const struct pi_map_block *bl)
+{
+	uint32_t n = 0;
+	for (uint32_t off = 0; off < bl->size;) {
+		struct insn in;
+		if (!insn_decode(o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
+			break;
+		n += in.mem_read || in.mem_write;
+		off += in.len;
+	}
+	return n;
+}
+
 static void add_function(struct ann *a, uint32_t g)
 {
 	const struct profile *p = a->p;
 	const struct prof_obj *o = &p->objs[p->funcs[g].obj];
 	const struct pi_map_func *f = &o->funcs[p->funcs[g].func];
+	double units = o->map->units;
 	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
 		const struct pi_map_block *bl = &o->blocks[b];
 		uint64_t count = o->counts[b];
-		double per = bl->ninsns ? (double)bl->cost / o->map->units / bl->ninsns : 0;
+		double per = bl->ninsns ? (double)bl->cost / units / bl->ninsns : 0;
+		uint64_t miss = o->mispredicts ? o->mispredicts[b] : 0;
+		double waits = o->mem_waits ? (double)o->mem_waits[b] / units : 0;
+		uint32_t nmem = waits > 0 ? memory_insns(o, bl) : 0;
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;
 			if (!insn_decode(o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
 				break;
+			double sim = 0, mp = 0;
+			if (in.kind == INSN_JCC && miss)
+				mp = (double)miss * o->map->mispredict / units;
+			if (waits > 0 && (nmem ? in.mem_read || in.mem_write : off == 0))
+				sim = waits / (nmem ? nmem : 1);
 			const struct pi_map_line *r = row_for(o, bl->section, bl->offset + off);
 			if (!r) {
-				a->noline_cycles += per * (double)count;
+				a->noline_cycles += per * (double)count + mp + sim;
 				a->noline_insns++;
 			} else {
 				struct lineinfo *l = line_of(a, prof_str(o, r->file), r->line);
-				l->cycles += per * (double)count;
+				l->cycles += per * (double)count + mp + sim;
+				l->mispredicted += mp;
+				l->waited += sim;
+				if (in.kind == INSN_JCC) {
+					l->jumps += count;
+					l->mispredicts += miss;
+				}
 				uint32_t k;
 				for (k = 0; k < l->nblocks && l->blocks[k] != b; k++)
 					;
@@ -148,6 +184,13 @@ static void print_source(struct ann *a, double self, bool blocks)
 					snprintf(pct, sizeof(pct), "%6.2f%%", self > 0 ? 100.0 * l->cycles / self : 0.0);
 			}
 			printf("%c %7s %5u  %s\n", mark, pct, ln, text ? text : "");
+			if (l && self > 0 && l->mispredicted >= 0.01 * self)
+				printf("*         its jumps mispredicted %llu times in %llu (%.1f%%): %.2f%%\n",
+				       (unsigned long long)l->mispredicts, (unsigned long long)l->jumps,
+				       l->jumps ? 100.0 * (double)l->mispredicts / (double)l->jumps : 0.0,
+				       100.0 * l->mispredicted / self);
+			if (l && self > 0 && l->waited >= 0.01 * self)
+				printf("*         its loads waited for memory: %.2f%%\n", 100.0 * l->waited / self);
 			if (l && blocks && l->nblocks > 1)
 				for (uint32_t b = 0; b < l->nblocks; b++)
 					printf("*                 block %u: %llu executions\n", l->blocks[b],
@@ -168,6 +211,13 @@ static void print_header(const struct profile *p, const struct func_table *t, ui
 	printf("* %s [%s]: %llu calls, %llu self cycles (%.2f%%), %llu with descendants\n", pv_name(p, g),
 	       p->funcs[g].object, (unsigned long long)v->calls, (unsigned long long)v->self,
 	       pv_pct(v->self, t->total_self), (unsigned long long)v->incl);
+	if (prof_branch_sim(p))
+		printf("*   %llu jumps mispredicted, %llu cycles (%.2f%% of self)\n",
+		       (unsigned long long)v->mispredicts, (unsigned long long)v->mispredict_cycles,
+		       pv_pct(v->mispredict_cycles, v->self));
+	if (prof_cache_sim(p))
+		printf("*   %llu cycles waiting for memory (%.2f%% of self)\n", (unsigned long long)v->mem_wait_cycles,
+		       pv_pct(v->mem_wait_cycles, v->self));
 	for (uint32_t k = 0; k < v->ncallers; k++)
 		printf("*   called %llu times by %s\n", (unsigned long long)v->callers[k].calls,
 		       v->callers[k].other == UINT32_MAX ? "<root>" : pv_name(p, v->callers[k].other));
@@ -180,8 +230,15 @@ static void print_disasm(const struct profile *p, uint32_t g)
 	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
 		const struct pi_map_block *bl = &o->blocks[b];
 		uint64_t count = o->counts[b];
-		printf("%c block %s+0x%x: %llu executions, %llu cycles\n", count ? '|' : '#', prof_str(o, bl->section),
+		printf("%c block %s+0x%x: %llu executions, %llu cycles", count ? '|' : '#', prof_str(o, bl->section),
 		       bl->offset, (unsigned long long)count, (unsigned long long)(count * bl->cost / o->map->units));
+		if (o->mispredicts && o->mispredicts[b])
+			printf(", its jump mispredicted %llu times (%.1f%%): %llu cycles",
+			       (unsigned long long)o->mispredicts[b], pv_pct(o->mispredicts[b], count),
+			       (unsigned long long)(o->mispredicts[b] * o->map->mispredict / o->map->units));
+		if (o->mem_waits && o->mem_waits[b])
+			printf(", waiting for memory %llu cycles", (unsigned long long)(o->mem_waits[b] / o->map->units));
+		putchar('\n');
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;
 			char text[128], where[256] = "";

@@ -154,7 +154,7 @@ int cmd_merge(int argc, char **argv)
 				if (hdr[1] != old)
 					continue;
 				hdr[1] = tindex;
-				pw_rec(&w, PI_REC_COUNTS, r->size);
+				pw_rec(&w, r->tag, r->size); /* COUNTS or SIMCOUNTS */
 				pw_put(&w, hdr, 8);
 				pw_put(&w, p->counts_recs[c] + sizeof(*r) + 8, r->size - 8);
 				pw_pad(&w, r->size);

@@ -85,13 +85,15 @@ static void print_json(const struct profile *p, const struct func_table *t, cons
 		pv_json_str(o, p->funcs[v->g].object);
 		fprintf(o, ", \"calls\": %llu, \"self_cycles\": %llu, \"incl_cycles\": %llu, "
 			   "\"min_self_cycles\": %llu, \"max_self_cycles\": %llu, \"block_cycles\": %llu, "
-			   "\"os_cycles\": %llu, \"os_left_cycles\": %llu, \"page_faults\": %llu, \"external\": %s, "
-			   "\"callers\": [",
+			   "\"os_cycles\": %llu, \"os_left_cycles\": %llu, \"page_faults\": %llu, "
+			   "\"mispredicts\": %llu, \"mispredict_cycles\": %llu, \"mem_wait_cycles\": %llu, "
+			   "\"external\": %s, \"callers\": [",
 			(unsigned long long)v->calls, (unsigned long long)v->self, (unsigned long long)v->incl,
 			(unsigned long long)v->min_self, (unsigned long long)v->max_self,
 			(unsigned long long)v->block_cycles, (unsigned long long)v->os,
 			(unsigned long long)v->os_left, (unsigned long long)v->faults,
-			p->funcs[v->g].external ? "true" : "false");
+			(unsigned long long)v->mispredicts, (unsigned long long)v->mispredict_cycles,
+			(unsigned long long)v->mem_wait_cycles, p->funcs[v->g].external ? "true" : "false");
 		for (uint32_t c = 0; c < v->ncallers; c++) {
 			const struct arc *cr = &v->callers[c];
 			fprintf(o, "%s{\"name\": ", c ? ", " : "");

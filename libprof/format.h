@@ -46,13 +46,24 @@ struct pi_map_hdr {
 	uint32_t units;      /* block costs are in 1/units of a cycle (1: whole
 				cycles or instructions); the runtime writes
 				the profile's figures in whole cycles */
-	uint32_t pad;
+	uint32_t mispredict; /* --branch-sim: what a misprediction costs (units;
+				0 in maps written before it was kept) */
 };
 
 #define PI_MAP_CHARGE_OS 0x1    /* the model charges time outside instrumented code */
 #define PI_MAP_CHARGE_WAITS 0x2 /* --charge-waits */
 #define PI_MAP_BRANCH_SIM 0x4   /* --branch-sim: mispredictions are in the cycles */
 #define PI_MAP_CACHE_SIM 0x8    /* --cache-sim: dependent loads' misses are in the cycles */
+
+/* An object's thread-local counters (pi_objdesc.counts_tpoff): each
+ * block's executions, then, when a simulation runs (PI_MAP_BRANCH_SIM,
+ * PI_MAP_CACHE_SIM), each block's mispredicted conditional jumps, then
+ * what its loads' misses cost beyond its fixed cost (units). */
+#define PI_MAP_SIMS (PI_MAP_BRANCH_SIM | PI_MAP_CACHE_SIM)
+static inline uint64_t pi_counters(const struct pi_map_hdr *m)
+{
+	return (uint64_t)m->nblocks * ((m->reserved & PI_MAP_SIMS) ? 3 : 1);
+}
 
 /* A row of the original line table: from offset on (to the next row of the
  * same section), the code is of file:line. line 0: no line. */
@@ -132,7 +143,7 @@ enum pi_heap_cost {
 struct pi_objdesc {
 	uint64_t magic;          /* PI_OBJDESC_MAGIC */
 	const struct pi_map_hdr *map;
-	int32_t counts_tpoff;    /* TLS offset of uint64_t counts[nblocks] */
+	int32_t counts_tpoff;    /* TLS offset of uint64_t counts[pi_counters(map)] */
 	uint32_t nblocks;
 	uint32_t nfuncs;
 	uint32_t index;          /* filled in by the runtime at start-up */
@@ -243,6 +254,9 @@ enum {
 	PI_REC_COUNTS = 2,  /* u32 object, u32 thread, then uint64_t[nblocks] */
 	PI_REC_FUNCREC = 3, /* struct pi_prof_funcrec[] */
 	PI_REC_THREAD = 4,  /* struct pi_prof_thread, then pi_prof_node[] */
+	PI_REC_SIMCOUNTS = 5, /* u32 object, u32 thread, then uint64_t[2 * nblocks]:
+				 each block's mispredictions, then its loads'
+				 waits beyond its fixed cost (1/units of a cycle) */
 	PI_REC_END = 0xffff,
 };
 

@@ -132,11 +132,18 @@ static int parse(struct profile *p, char *err, size_t errsz)
 			o->code = (const uint8_t *)m + m->code_off;
 			o->str = (const char *)m + m->str_off;
 			o->counts = calloc(m->nblocks ? m->nblocks : 1, sizeof(uint64_t));
+			if (m->reserved & PI_MAP_SIMS) {
+				o->mispredicts = calloc(m->nblocks ? m->nblocks : 1, sizeof(uint64_t));
+				o->mem_waits = calloc(m->nblocks ? m->nblocks : 1, sizeof(uint64_t));
+				if (!o->mispredicts || !o->mem_waits)
+					return fail(err, errsz, "out of memory");
+			}
 			if (!o->counts)
 				return fail(err, errsz, "out of memory");
 			break;
 		}
 		case PI_REC_COUNTS:
+		case PI_REC_SIMCOUNTS:
 			GROW(p->counts_recs, p->ncounts, p->countcap);
 			p->counts_recs[p->ncounts++] = d + off;
 			break;
@@ -204,11 +211,24 @@ static int parse(struct profile *p, char *err, size_t errsz)
 		const uint8_t *pl = p->counts_recs[i] + sizeof(*r);
 		uint32_t obj;
 		memcpy(&obj, pl, 4);
-		if (r->size < 8 || obj >= p->nobjs || r->size - 8 != 8ull * p->objs[obj].map->nblocks)
-			return fail(err, errsz, "bad block counter record");
 		const uint64_t *c = (const void *)(pl + 8);
-		for (uint32_t b = 0; b < p->objs[obj].map->nblocks; b++)
-			p->objs[obj].counts[b] += c[b];
+		if (r->size < 8 || obj >= p->nobjs)
+			return fail(err, errsz, "bad block counter record");
+		struct prof_obj *o = &p->objs[obj];
+		uint32_t n = o->map->nblocks;
+		if (r->tag == PI_REC_COUNTS) {
+			if (r->size - 8 != 8ull * n)
+				return fail(err, errsz, "bad block counter record");
+			for (uint32_t b = 0; b < n; b++)
+				o->counts[b] += c[b];
+		} else {
+			if (r->size - 8 != 16ull * n || !o->mispredicts)
+				return fail(err, errsz, "bad simulation counter record");
+			for (uint32_t b = 0; b < n; b++) {
+				o->mispredicts[b] += c[b];
+				o->mem_waits[b] += c[n + b];
+			}
+		}
 	}
 	for (uint32_t i = 0; i < p->nthreads; i++) {
 		const struct prof_thread *t = &p->threads[i];
@@ -283,8 +303,11 @@ int prof_load(struct profile *p, const char *path, char *err, size_t errsz)
 
 void prof_free(struct profile *p)
 {
-	for (uint32_t i = 0; i < p->nobjs; i++)
+	for (uint32_t i = 0; i < p->nobjs; i++) {
 		free(p->objs[i].counts);
+		free(p->objs[i].mispredicts);
+		free(p->objs[i].mem_waits);
+	}
 	free(p->objs);
 	free(p->threads);
 	free(p->funcs);

@@ -23,6 +23,10 @@ struct prof_obj {
 	const uint8_t *code;
 	const char *str;
 	uint64_t *counts;      /* [nblocks], summed over threads */
+	/* under a simulation (map->reserved & PI_MAP_SIMS), else NULL: each
+	 * block's mispredicted jumps, and its loads' waits beyond its fixed
+	 * cost (1/map->units of a cycle), summed over threads */
+	uint64_t *mispredicts, *mem_waits;
 	uint32_t first_gfunc;  /* global index of its function 0 */
 };
 
@@ -55,7 +59,7 @@ struct profile {
 	uint32_t nfuncs;
 	struct piece_ix *pieces; /* lazily built index for prof_find_site */
 	size_t npieces;
-	const uint8_t **counts_recs; /* while parsing */
+	const uint8_t **counts_recs; /* COUNTS and SIMCOUNTS records, in order */
 	size_t ncounts, countcap;
 };
 

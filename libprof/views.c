@@ -102,10 +102,17 @@ int func_table_build(struct func_table *t, const struct profile *p)
 		const struct prof_gfunc *gf = &p->funcs[g];
 		const struct prof_obj *o = &p->objs[gf->obj];
 		const struct pi_map_func *mf = &o->funcs[gf->func];
+		uint64_t waits = 0;
 		for (uint32_t b = mf->first_block; b < mf->first_block + mf->nblocks; b++) {
 			v->block_cycles += o->counts[b] * o->blocks[b].cost / o->map->units;
 			v->block_execs += o->counts[b];
+			if (o->mispredicts) {
+				v->mispredicts += o->mispredicts[b];
+				waits += o->mem_waits[b];
+			}
 		}
+		v->mispredict_cycles = v->mispredicts * o->map->mispredict / o->map->units;
+		v->mem_wait_cycles = waits / o->map->units;
 	}
 	return 0;
 }

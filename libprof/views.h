@@ -34,6 +34,9 @@ struct func_view {
 	uint64_t faults;       /* page faults taken, charged in self */
 	uint64_t block_cycles; /* sum over its blocks of count x cost */
 	uint64_t block_execs;
+	/* under the simulations (0 without): its blocks' mispredicted jumps,
+	 * what they cost, and what its loads waited for memory; all in self */
+	uint64_t mispredicts, mispredict_cycles, mem_wait_cycles;
 	struct arc *callers;
 	uint32_t ncallers, callercap;
 	struct arc *callees;

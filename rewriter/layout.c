@@ -190,6 +190,16 @@ static void emit_add_fs(struct emit *e, int sym, int64_t addend, uint32_t imm)
 		buf_u32(&e->t->out, imm);
 }
 
+/* push $counter@tpoff: the TLS offset of the object's counter i
+ * (format.h, pi_counters), sign-extended as TLS offsets are negative */
+static void emit_push_counter(struct emit *e, uint64_t i)
+{
+	buf_u8(&e->t->out, 0x68);
+	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)obj_section_symbol(e->c->o, e->c->counts_sec),
+		 (int64_t)(i * 8));
+	buf_u32(&e->t->out, 0);
+}
+
 static void emit_block_stub(struct emit *e, uint32_t b)
 {
 	const struct block *bl = &e->c->blocks[b];
@@ -368,6 +378,7 @@ static void emit_branch_stub(struct emit *e, uint32_t k, const struct func *f)
 		word |= STUB_BRANCH_EXT_RESULT;
 	PUT(e, LEA_RSP_M128);
 	PUT(e, PUSH_R11);
+	emit_push_counter(e, e->c->nblocks + e->t->block[k]); /* its block's mispredictions */
 	buf_u8(&e->t->out, 0x49); /* movabs $word,%r11 */
 	buf_u8(&e->t->out, 0xbb);
 	buf_u32(&e->t->out, (uint32_t)word);
@@ -377,6 +388,7 @@ static void emit_branch_stub(struct emit *e, uint32_t k, const struct func *f)
 	buf_u8(&e->t->out, (uint8_t)(0x90 | in->cc));
 	buf_u8(&e->t->out, 0xc3);
 	emit_call_rt(e, e->c->sym_branch);
+	PUT(e, LEA_RSP_P8);
 	PUT(e, POP_R11);
 	PUT(e, LEA_RSP_P128);
 }
@@ -422,8 +434,9 @@ static void emit_load_stub(struct emit *e, uint32_t k)
 	buf_u32(&e->t->out, (uint32_t)(int32_t)d.mem.disp);
 	buf_u8(&e->t->out, 0x68); /* push $word */
 	buf_u32(&e->t->out, e->t->chase[k]);
+	emit_push_counter(e, 2 * (uint64_t)e->c->nblocks + e->t->block[k]); /* its block's waits */
 	emit_call_rt(e, e->c->sym_load);
-	static const uint8_t drop[] = {0x48, 0x8d, 0x64, 0x24, 0x08}; /* lea 8(%rsp),%rsp */
+	static const uint8_t drop[] = {0x48, 0x8d, 0x64, 0x24, 0x10}; /* lea 16(%rsp),%rsp */
 	PUT(e, drop);
 	PUT(e, POP_R11);
 	PUT(e, LEA_RSP_P128);

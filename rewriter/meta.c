@@ -33,9 +33,12 @@ void meta_prepare(struct code *c)
 	c->sym_ext_exit_fixed = undef(o, STUB_EXT_EXIT_FIXED_SYMBOL, STT_NOTYPE);
 	c->sym_sys_enter = undef(o, STUB_SYS_ENTER_SYMBOL, STT_NOTYPE);
 	c->sym_sys_exit = undef(o, STUB_SYS_EXIT_SYMBOL, STT_NOTYPE);
+	/* each block's executions and, under a simulation, its
+	 * mispredictions and memory waits (format.h, pi_counters) */
+	size_t per_block = c->opts->branch_sim || c->opts->cache_sim ? 3 : 1;
 	c->counts_sec = obj_add_section(o, ".tbss.profinst", SHT_NOBITS,
 					SHF_ALLOC | SHF_WRITE | SHF_TLS, 8, NULL,
-					8 * (c->nblocks ? c->nblocks : 1));
+					8 * per_block * (c->nblocks ? c->nblocks : 1));
 	obj_section_symbol(o, c->counts_sec);
 	c->desc_sec = obj_add_section(o, "profinst_objs", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 8,
 				      NULL, sizeof(struct pi_objdesc));
@@ -129,6 +132,7 @@ static void build_map(struct code *c, struct buf *b)
 		.nsites = (uint32_t)c->nsites,
 		.cpu = strtab_add(&st, c->model->name),
 		.units = c->model->units,
+		.mispredict = c->opts->branch_sim ? c->model->mispredict : 0,
 		.reserved = (c->model->charges_os ? PI_MAP_CHARGE_OS : 0) |
 			    (c->opts->charge_waits ? PI_MAP_CHARGE_WAITS : 0) |
 			    (c->opts->branch_sim ? PI_MAP_BRANCH_SIM : 0) |

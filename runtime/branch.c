@@ -119,8 +119,9 @@ static void ctr_update(int8_t *c, int taken, int lo, int hi)
 		(*c)--;
 }
 
-/* Called by __profinst_branch (stubs.S) with the stub's word. */
-void pi_rt_branch(uint64_t word)
+/* Called by __profinst_branch (stubs.S) with the stub's word and the
+ * TLS offset of its block's count of mispredictions. */
+void pi_rt_branch(uint64_t word, int64_t counter)
 {
 	struct pi_tls *t = &__profinst_tls;
 	if (t->dead)
@@ -167,6 +168,7 @@ void pi_rt_branch(uint64_t word)
 	if (pred != taken) {
 		uint64_t cost = (word >> STUB_BRANCH_COST_SHIFT) & STUB_BRANCH_COST_MAX;
 		t->clock += cost;
+		++*rt_counter(counter);
 		/* the external's own branch mispredicted: its time, as a
 		 * call's is (shadow.c); not from inside the runtime's own
 		 * work on the stack, which a signal interrupted */

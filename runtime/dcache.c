@@ -281,9 +281,10 @@ static int stream_of(const struct rt_dcache *s, uint64_t line, int *again, int *
 	return -1;
 }
 
-/* Called by __profinst_load (stubs.S) with the address, the word, and an
- * address just below the program's stack. */
-void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp)
+/* Called by __profinst_load (stubs.S) with the address, the word, an
+ * address just below the program's stack, and the TLS offset of the
+ * counter of its block's memory waits. */
+void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp, int64_t counter)
 {
 	struct pi_tls *t = &__profinst_tls;
 	if (t->dead || !rt_dc_cap[0])
@@ -311,8 +312,10 @@ void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp)
 			s->win_start = t->clock;
 			s->win_loads = 0;
 		}
-		if (issue > t->dc_ready)
+		if (issue > t->dc_ready) {
+			t->dc_wait = rt_counter(counter); /* what the clock waits for last */
 			t->dc_ready = issue;
+		}
 		if (++s->win_loads >= dc_mlp)
 			rt_dcache_settle(t); /* as many in flight as the core keeps */
 	}
@@ -363,8 +366,10 @@ void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp)
 	 * alone, its line in the first level, overlaps as a second-level
 	 * hit does */
 	uint32_t ov = dc_overlap[missed ? missed - 1 : 0];
-	if (!done && lat && ov)
+	if (!done && lat && ov) {
 		t->clock += lat / ov;
+		*rt_counter(counter) += lat / ov;
+	}
 hit:
 	if (done && issue + lat > s->ready[done])
 		s->ready[done] = issue + lat;

@@ -102,7 +102,12 @@ static void write_thread(struct rt_thread *th)
 		pw_rec(&w, PI_REC_COUNTS, 8 + 8ull * d->nblocks);
 		pw_put(&w, hdr, sizeof(hdr));
 		pw_put(&w, c, 8ull * d->nblocks);
-		i += d->nblocks;
+		if (d->map->reserved & PI_MAP_SIMS) { /* the simulations' counters follow */
+			pw_rec(&w, PI_REC_SIMCOUNTS, 8 + 16ull * d->nblocks);
+			pw_put(&w, hdr, sizeof(hdr));
+			pw_put(&w, c + d->nblocks, 16ull * d->nblocks);
+		}
+		i += pi_counters(d->map);
 	}
 }
 

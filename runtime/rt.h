@@ -117,6 +117,9 @@ struct pi_tls {
 	int64_t pf_fd;       /* the event's descriptor, or -1 */
 	uint64_t pf_id;      /* its id, to know it is still ours */
 	uint64_t pf_count;   /* the faults the kernel had counted when last charged */
+	uint64_t *dc_wait;   /* the counter of memory waits (format.h,
+				pi_counters) of the block whose load dc_ready
+				waits for last (dcache.c) */
 };
 
 extern __thread struct pi_tls __profinst_tls;
@@ -206,12 +209,23 @@ bool rt_heap_cost(struct pi_tls *t, unsigned op, uint64_t arg0, uint64_t arg1, u
 void rt_dcache_init(void);
 /* Unmap t's caches, at the end of its thread, on that thread. */
 void rt_dcache_free(struct pi_tls *t);
+/* This thread's counter at TLS offset tpoff (an object's, format.h
+ * pi_counters), as a stub passes it. */
+static inline uint64_t *rt_counter(int64_t tpoff)
+{
+	uint64_t tp;
+	__asm__("mov %%fs:0, %0" : "=r"(tp));
+	return (uint64_t *)(tp + (uint64_t)tpoff);
+}
+
 /* The clock waits for the loads the core ran ahead of (as the exit
  * helper does before a return). */
 static inline void rt_dcache_settle(struct pi_tls *t)
 {
-	if (t->dc_ready > t->clock)
+	if (t->dc_ready > t->clock) {
+		*t->dc_wait += t->dc_ready - t->clock;
 		t->clock = t->dc_ready;
+	}
 	t->dc_ready = 0;
 }
 

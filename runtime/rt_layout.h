@@ -15,6 +15,7 @@
 #define TLS_DCREADY 72
 #define TLS_PFHEAD 88
 #define TLS_PFSEEN 96
+#define TLS_DCWAIT 136
 
 /* struct pi_funcrec (libprof/format.h) */
 #define FREC_ADDR 16

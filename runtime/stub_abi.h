@@ -30,11 +30,13 @@
  *              before a call or jump to _exit, _Exit, quick_exit or exec*:
  *              the profile is written, as the process image ends there.
  *
- * Branch     lea -128(%rsp),%rsp; push %r11; movabs $word,%r11;
- *              setCC %r11b; call __profinst_branch; pop %r11;
- *              lea 128(%rsp),%rsp
+ * Branch     lea -128(%rsp),%rsp; push %r11; push $counter@tpoff;
+ *              movabs $word,%r11; setCC %r11b; call __profinst_branch;
+ *              lea 8(%rsp),%rsp; pop %r11; lea 128(%rsp),%rsp
  *              right before a conditional jump jCC, under --branch-sim:
- *              -> %r11 = the word: bit 0 whether the jump is taken, bits
+ *              -> 8(%rsp) = the TLS offset of the block's count of
+ *                 mispredictions (format.h, pi_counters);
+ *                 %r11 = the word: bit 0 whether the jump is taken, bits
  *                 8-22 the model's mispredict cost (clock units), bit 23
  *                 whether the jump tests what a modelled external call
  *                 returned (a misprediction is the external's time,
@@ -42,15 +44,16 @@
  *                 as the predictor sees it.
  *
  * Load       lea -128(%rsp),%rsp; push %r11; lea ADDR,%r11; push $word;
- *              call __profinst_load; lea 8(%rsp),%rsp; pop %r11;
- *              lea 128(%rsp),%rsp
+ *              push $counter@tpoff; call __profinst_load;
+ *              lea 16(%rsp),%rsp; pop %r11; lea 128(%rsp),%rsp
  *              right before a load that waits for another load, or that
  *              one waits for, or a store at an address computed from a
  *              load, under --cache-sim (rewriter/chase.h): ADDR is the
  *              access's memory operand (never %rsp-based).
- *              -> %r11 = the address loaded, 8(%rsp) = the word: bits
+ *              -> %r11 = the address loaded, 16(%rsp) = the word: bits
  *                 16-31 the slot of the loads it waits for, bits 0-15 the
- *                 slot its own completion goes to (0: none).
+ *                 slot its own completion goes to (0: none); 8(%rsp) =
+ *                 the TLS offset of the block's memory waits.
  *
  * External call  lea extrec(%rip),%r11; call __profinst_ext_enter;
  *              CALL (as it was); call __profinst_ext_exit

@@ -378,6 +378,10 @@ __profinst_exit:
 	movq $0, TLS(TLS_DCREADY)
 	cmp TLS(TLS_CLOCK), %rdx
 	jbe 8f
+	mov %rdx, %rsi            /* the wait, to its load's block (rt_dcache_settle) */
+	sub TLS(TLS_CLOCK), %rsi
+	mov TLS(TLS_DCWAIT), %rdi
+	add %rsi, (%rdi)
 	mov %rdx, TLS(TLS_CLOCK)
 8:	TOP_FRAME %rcx, %rax, .Lexit_slow
 	FAULTS_CHECK %rdx, .Lexit_slow
@@ -582,6 +586,7 @@ __profinst_branch:
 	.cfi_startproc
 	SIM_ENTER
 	mov %r11, %rdi
+	movslq 80(%rsp), %rsi     /* the counter: past 9 pushes and the return address */
 	call pi_rt_branch
 	SIM_LEAVE
 	.cfi_endproc
@@ -599,8 +604,9 @@ __profinst_load:
 	.cfi_startproc
 	SIM_ENTER
 	mov %r11, %rdi
-	mov 80(%rsp), %esi        /* the word: past 9 pushes and the return address */
+	mov 88(%rsp), %esi        /* the word: past 9 pushes, the return address, the counter */
 	mov %rsp, %rdx            /* below the program's stack */
+	movslq 80(%rsp), %rcx     /* the counter */
 	call pi_rt_load
 	SIM_LEAVE
 	.cfi_endproc

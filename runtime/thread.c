@@ -96,14 +96,14 @@ static void save_counts(struct rt_thread *th)
 {
 	uint64_t total = 0;
 	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
-		total += d->nblocks;
+		total += pi_counters(d->map);
 	uint64_t *buf = rt_mmap((total ? total : 1) * sizeof(uint64_t));
 	if (!buf)
 		return;
 	uint64_t i = 0;
 	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
 		const uint64_t *c = (const uint64_t *)(th->tp + (int64_t)d->counts_tpoff);
-		for (uint32_t b = 0; b < d->nblocks; b++)
+		for (uint64_t b = 0, n = pi_counters(d->map); b < n; b++)
 			buf[i++] = c[b];
 	}
 	th->saved_counts = buf;
@@ -251,7 +251,7 @@ void rt_reset_for_child(struct pi_tls *t)
 	}
 	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
 		uint64_t *c = (uint64_t *)(th->tp + (int64_t)d->counts_tpoff);
-		for (uint32_t b = 0; b < d->nblocks; b++)
+		for (uint64_t b = 0, n = pi_counters(d->map); b < n; b++)
 			c[b] = 0;
 	}
 }

@@ -307,11 +307,11 @@ def unit_loops(ctx):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def profile_of(ctx, tmp, src, profinst_args=()):
+def profile_of(ctx, tmp, src, profinst_args=(), cflags=("-O2",)):
     """Compile src (gcc -O2), instrument it, run it once in tmp: (its
     output, the profile's path)."""
     obj = os.path.join(tmp, "a.o")
-    must(["gcc", "-O2", "-c", src, "-o", obj], "compile")
+    must(["gcc"] + list(cflags) + ["-c", src, "-o", obj], "compile")
     exe = os.path.join(tmp, "a.prof")
     must([ctx.profinst] + list(profinst_args) + [obj, "-o", exe], "profinst")
     pf = os.path.join(tmp, "p.pf")
@@ -421,7 +421,8 @@ def unit_cache_sim(ctx):
         os.mkdir(os.path.join(tmp, "sim"))
         # (without the faults of first touches, which are not the subject)
         out0, pf0 = profile_of(ctx, os.path.join(tmp, "plain"), src, ["--cpu=zen5", "--no-page-faults"])
-        out1, pf1 = profile_of(ctx, os.path.join(tmp, "sim"), src, ["--cpu=zen5", "--cache-sim", "--no-page-faults"])
+        out1, pf1 = profile_of(ctx, os.path.join(tmp, "sim"), src, ["--cpu=zen5", "--cache-sim", "--no-page-faults"],
+                              ("-O2", "-g"))
         if out0.strip() != "ok" or out1.strip() != "ok":
             raise Fail("cache_sim printed %r and, simulating, %r; want 'ok'" % (out0, out1))
         pj0, pj1 = profile_json(ctx, pf0), profile_json(ctx, pf1)
@@ -483,6 +484,19 @@ def unit_cache_sim(ctx):
                            (name, beyond[name], want))
         if beyond["f_flags"] != 0:
             raise Fail("cache_sim: f_flags charged %d cycles for a local reached by pointer" % beyond["f_flags"])
+        # the profile keeps each block's waits: a function's are what the
+        # simulation charged it beyond the plain run (whole cycles, rounded)
+        fn1 = {f["name"]: f for f in pj1["functions"]}
+        for name in ("walk", "walk_big", "gather", "gather_far", "count", "scatter", "stream"):
+            if abs(fn1[name]["mem_wait_cycles"] - (beyond[name] - plain[name])) > 2:
+                raise Fail("cache_sim: %s waited %d cycles for memory in the profile; the simulation charged "
+                           "it %d" % (name, fn1[name]["mem_wait_cycles"], beyond[name] - plain[name]))
+        ann = must([ctx.profview, "annotate", pf1, "walk_big"], "profview annotate").stdout.splitlines()
+        at = [i for i, ln in enumerate(ann) if ln.rstrip().endswith("p = p->next;")]
+        m = re.match(r"\*\s+its loads waited for memory: ([\d.]+)%", ann[at[0] + 1]) if at else None
+        if not m or float(m.group(1)) < 90:
+            raise Fail("cache_sim: annotate walk_big does not put the chase's waits on 'p = p->next;':\n%s"
+                       % "\n".join(ann))
         # the same run gives the same profile, wherever ASLR puts the heap
         pf2 = os.path.join(tmp, "sim", "again.pf")
         must([os.path.join(tmp, "sim", "a.prof")], "run", env=dict(os.environ, PROFINST_OUTPUT=pf2))
@@ -669,7 +683,7 @@ def unit_branch_sim(ctx):
         os.mkdir(os.path.join(tmp, "plain"))
         os.mkdir(os.path.join(tmp, "sim"))
         out0, pf0 = profile_of(ctx, os.path.join(tmp, "plain"), src, ["--cpu=zen5"])
-        out1, pf1 = profile_of(ctx, os.path.join(tmp, "sim"), src, ["--cpu=zen5", "--branch-sim"])
+        out1, pf1 = profile_of(ctx, os.path.join(tmp, "sim"), src, ["--cpu=zen5", "--branch-sim"], ("-O2", "-g"))
         want = "10 10 100 10 10"
         if out0.strip() != want or out1.strip() != want:
             raise Fail("branch_sim printed %r and, simulating, %r; want %r" % (out0, out1, want))
@@ -707,6 +721,26 @@ def unit_branch_sim(ctx):
             if abs(ext - ext_share * grew) > 1:
                 raise Fail("branch_sim: %s: %.0f of its %.0f mispredictions are memcmp's time, want %s" %
                            (name, ext, grew, "all" if ext_share else "none"))
+        # the profile counts each block's mispredictions: a function's are
+        # what the simulation charged it (memcmp's own time, in the cmp_
+        # functions' self, differs a little from run to run)
+        fn1 = {f["name"]: f for f in pj1["functions"]}
+        for name, slack in (("random_branch", 2), ("pattern_branch", 2), ("long_period_branch", 2),
+                            ("cmp_result", 0.02 * n * penalty), ("cmp_other", 0.02 * n * penalty),
+                            ("cmp_zeroed", 0.02 * n * penalty)):
+            f = fn1[name]
+            if f["mispredict_cycles"] != f["mispredicts"] * penalty or \
+               abs(f["mispredict_cycles"] - (self1[name] - self0[name])) > slack:
+                raise Fail("branch_sim: %s: %d mispredictions, %d cycles, in the profile; the simulation "
+                           "charged it %d" % (name, f["mispredicts"], f["mispredict_cycles"],
+                                              self1[name] - self0[name]))
+        # and annotate shows them under the jump's line
+        ann = must([ctx.profview, "annotate", pf1, "random_branch"], "profview annotate").stdout.splitlines()
+        at = [i for i, ln in enumerate(ann) if ln.rstrip().endswith("if (x & 1)")]
+        m = re.match(r"\*\s+its jumps mispredicted (\d+) times in (\d+) \(", ann[at[0] + 1]) if at else None
+        if not m or int(m.group(2)) != n or not 0.45 * n <= int(m.group(1)) <= 0.55 * n:
+            raise Fail("branch_sim: annotate random_branch does not say how often 'if (x & 1)' mispredicted:\n%s"
+                       % "\n".join(ann))
         # the same run gives the same profile
         pf2 = os.path.join(tmp, "sim", "again.pf")
         must([os.path.join(tmp, "sim", "a.prof")], "run", env=dict(os.environ, PROFINST_OUTPUT=pf2))
@@ -725,6 +759,12 @@ def unit_reader(ctx):
     try:
         profile_of(ctx, tmp, os.path.join(HERE, "e2e", "005_function_pointers.c"))
         must([os.path.join(ctx.build, "tests", "test_reader"), os.path.join(tmp, "p.pf")], "test_reader")
+        # with the simulations' counters (a record of their own)
+        sim = os.path.join(tmp, "sim")
+        os.mkdir(sim)
+        profile_of(ctx, sim, os.path.join(HERE, "e2e", "005_function_pointers.c"),
+                   ["--cpu=zen5", "--branch-sim", "--cache-sim"])
+        must([os.path.join(ctx.build, "tests", "test_reader"), os.path.join(sim, "p.pf")], "test_reader")
         # and profview on a truncated one: one line, status 1
         data = open(os.path.join(tmp, "p.pf"), "rb").read()
         with open(os.path.join(tmp, "t.pf"), "wb") as f:
@@ -839,6 +879,9 @@ def fuzz_case(ctx, target, runs):
             exe2 = os.path.join(tmp, "p")
             must([ctx.profinst, objs[0], "-o", exe2], "profinst")
             must([exe2], "run", env=dict(os.environ, PROFINST_OUTPUT=os.path.join(corpus, "p.pf")), cwd=tmp)
+            # and one with the simulations' counters
+            must([ctx.profinst, "--cpu=zen5", "--branch-sim", "--cache-sim", objs[0], "-o", exe2], "profinst")
+            must([exe2], "run", env=dict(os.environ, PROFINST_OUTPUT=os.path.join(corpus, "s.pf")), cwd=tmp)
         p = sh([exe, "-seed=1", "-runs=%d" % runs, "-max_len=65536", corpus], cwd=tmp, timeout=1200)
         if p.returncode != 0:
             raise Fail("fuzz_%s found a problem:\n%s" % (target, p.stderr[-3000:]))
