@@ -14,6 +14,7 @@
 
 #include "common.h"
 #include "decode.h"
+#include "insncost.h"
 
 static const char annotate_usage[] =
 	"Usage: profview annotate PROFILE FUNCTION|FILE [--disasm] [--blocks]\n"
@@ -44,16 +45,12 @@ struct lineinfo {
 
 struct ann {
 	const struct profile *p;
+	const struct prof_obj *o; /* the function's, while it is added */
 	struct lineinfo *li;
 	size_t n, cap;
 	double noline_cycles;
 	uint64_t noline_insns;
 };
-
-static const struct pi_map_line *row_for(const struct prof_obj *o, uint32_t sec, uint32_t off)
-{
-	return pv_line(o, sec, off);
-}
 
 static struct lineinfo *line_of(struct ann *a, const char *file, uint32_t line)
 {
@@ -71,68 +68,37 @@ static struct lineinfo *line_of(struct ann *a, const char *file, uint32_t line)
 	return l;
 }
 
-/* The block's instructions that access memory: where its loads' waits
- * go (the profile has them per block, not per load). */
-static uint32_t memory_insns(const struct prof_obj *o, const struct pi_map_block *bl)
+static void add_insn(void *ctx, const struct insn_cost *c)
 {
-	uint32_t n = 0;
-	for (uint32_t off = 0; off < bl->size;) {
-		struct insn in;
-		if (!insn_decode(o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
-			break;
-		n += in.mem_read || in.mem_write;
-		off += in.len;
+	struct ann *a = ctx;
+	double cycles = (double)(c->fixed + c->mispredicted + c->waited);
+	if (!c->line) {
+		a->noline_cycles += cycles;
+		a->noline_insns++;
+		return;
 	}
-	return n;
+	struct lineinfo *l = line_of(a, prof_str(a->o, c->line->file), c->line->line);
+	l->cycles += cycles;
+	l->mispredicted += (double)c->mispredicted;
+	l->waited += (double)c->waited;
+	if (c->jcc) {
+		l->jumps += c->executions;
+		l->mispredicts += c->mispredicts;
+	}
+	uint32_t k;
+	for (k = 0; k < l->nblocks && l->blocks[k] != c->block; k++)
+		;
+	if (k == l->nblocks && k < 8) {
+		l->blocks[l->nblocks] = c->block;
+		l->counts[l->nblocks++] = c->executions;
+		l->ran += c->executions > 0;
+	}
 }
 
 static void add_function(struct ann *a, uint32_t g)
 {
-	const struct profile *p = a->p;
-	const struct prof_obj *o = &p->objs[p->funcs[g].obj];
-	const struct pi_map_func *f = &o->funcs[p->funcs[g].func];
-	double units = o->map->units;
-	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
-		const struct pi_map_block *bl = &o->blocks[b];
-		uint64_t count = o->counts[b];
-		double per = bl->ninsns ? (double)bl->cost / units / bl->ninsns : 0;
-		uint64_t miss = o->mispredicts ? o->mispredicts[b] : 0;
-		double waits = o->mem_waits ? (double)o->mem_waits[b] / units : 0;
-		uint32_t nmem = waits > 0 ? memory_insns(o, bl) : 0;
-		for (uint32_t off = 0; off < bl->size;) {
-			struct insn in;
-			if (!insn_decode(o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
-				break;
-			double sim = 0, mp = 0;
-			if (in.kind == INSN_JCC && miss)
-				mp = (double)miss * o->map->mispredict / units;
-			if (waits > 0 && (nmem ? in.mem_read || in.mem_write : off == 0))
-				sim = waits / (nmem ? nmem : 1);
-			const struct pi_map_line *r = row_for(o, bl->section, bl->offset + off);
-			if (!r) {
-				a->noline_cycles += per * (double)count + mp + sim;
-				a->noline_insns++;
-			} else {
-				struct lineinfo *l = line_of(a, prof_str(o, r->file), r->line);
-				l->cycles += per * (double)count + mp + sim;
-				l->mispredicted += mp;
-				l->waited += sim;
-				if (in.kind == INSN_JCC) {
-					l->jumps += count;
-					l->mispredicts += miss;
-				}
-				uint32_t k;
-				for (k = 0; k < l->nblocks && l->blocks[k] != b; k++)
-					;
-				if (k == l->nblocks && k < 8) {
-					l->blocks[l->nblocks] = b;
-					l->counts[l->nblocks++] = count;
-					l->ran += count > 0;
-				}
-			}
-			off += in.len;
-		}
-	}
+	a->o = &a->p->objs[a->p->funcs[g].obj];
+	pv_insn_costs(a->p, g, add_insn, a);
 }
 
 static int by_file_line(const void *x, const void *y)
@@ -245,7 +211,7 @@ static void print_disasm(const struct profile *p, uint32_t g)
 			if (!insn_decode(o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
 				break;
 			insn_format(o->code + bl->code + off, in.len, bl->offset + off, text, sizeof(text));
-			const struct pi_map_line *r = row_for(o, bl->section, bl->offset + off);
+			const struct pi_map_line *r = prof_line(o, bl->section, bl->offset + off);
 			if (r) {
 				const char *file = prof_str(o, r->file), *base = strrchr(file, '/');
 				snprintf(where, sizeof(where), "%s:%u", base ? base + 1 : file, r->line);
@@ -299,7 +265,7 @@ int cmd_annotate(int argc, char **argv)
 				continue;
 			const struct prof_obj *o = &p.objs[p.funcs[g].obj];
 			const struct pi_map_func *f = &o->funcs[p.funcs[g].func];
-			const struct pi_map_line *r = row_for(o, f->section, f->offset);
+			const struct pi_map_line *r = prof_line(o, f->section, f->offset);
 			if (!r)
 				continue;
 			const char *file = prof_str(o, r->file);

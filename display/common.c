@@ -95,7 +95,7 @@ const char *pv_site_label(const struct profile *p, uint64_t ra, char *buf, size_
 		len = snprintf(buf, n, "%s+0x%x", pv_name(p, g), s->offset - f->offset);
 	else
 		len = snprintf(buf, n, "%s:%s+0x%x", pv_name(p, g), prof_str(o, s->section), s->offset);
-	const struct pi_map_line *l = pv_line(o, s->section, s->offset);
+	const struct pi_map_line *l = prof_line(o, s->section, s->offset);
 	if (l && len > 0 && (size_t)len < n) {
 		const char *file = prof_str(o, l->file), *base = strrchr(file, '/');
 		snprintf(buf + len, n - (size_t)len, " (%s:%u)", base ? base + 1 : file, l->line);
@@ -121,16 +121,6 @@ double pv_pct(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0.0;
 }
 
-const struct pi_map_line *pv_line(const struct prof_obj *o, uint32_t section, uint32_t offset)
-{
-	const struct pi_map_line *best = NULL;
-	for (uint32_t i = 0; i < o->map->nlines; i++) {
-		const struct pi_map_line *r = &o->lines[i];
-		if (r->section == section && r->offset <= offset && (!best || r->offset >= best->offset))
-			best = r;
-	}
-	return best && best->line ? best : NULL;
-}
 
 int pv_open(struct profile *p, struct func_table *t, const char *path)
 {

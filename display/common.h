@@ -29,8 +29,6 @@ int pv_format(const char *name, const char *choices, const char **format);
  * or an unknown option.  0, or 2 after a message. */
 int pv_positional(const char *cmd, const char *arg, const char **path);
 
-/* The source file:line of original (section, offset) in object o, or NULL. */
-const struct pi_map_line *pv_line(const struct prof_obj *o, uint32_t section, uint32_t offset);
 /* "caller+0x2a (file.c:12)": the call instruction a return address follows. */
 const char *pv_site_label(const struct profile *p, uint64_t ra, char *buf, size_t n);
 /* Global functions whose name (demangled or symbol) is name. */

@@ -38,7 +38,7 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 		       (mf->flags & PI_FUNC_WAIT) ? " (it waits on the outside world)" : "");
 	else
 		printf("  object            %s, %s+0x%x\n", gf->object, prof_str(o, mf->section), mf->offset);
-	const struct pi_map_line *l = pv_line(o, mf->section, mf->offset);
+	const struct pi_map_line *l = prof_line(o, mf->section, mf->offset);
 	if (l)
 		printf("  source            %s:%u\n", prof_str(o, l->file), l->line);
 	printf("  calls             %llu", (unsigned long long)v->calls);

@@ -3,7 +3,8 @@
  * profview export: the profile in the formats other tools read.  Every
  * format is derived from the calling-context trees, so totals agree with
  * the report exactly.
- *   callgrind   KCachegrind / callgrind_annotate (cost: model cycles)
+ *   callgrind   KCachegrind / callgrind_annotate (cost: model cycles, by
+ *               source line; callgrind.c)
  *   folded      one line per calling context, "a;b;c CYCLES" (flame graphs)
  *   speedscope  speedscope's file format, one sampled profile per thread
  *   chrome      Trace Event Format: each context as a complete event, its
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "callgrind.h"
 #include "common.h"
 #include "pprof.h"
 
@@ -87,30 +89,6 @@ static void export_folded(FILE *o, const struct profile *p)
 		}
 		free(path);
 	}
-}
-
-static void export_callgrind(FILE *o, const struct profile *p, const struct func_table *t)
-{
-	fprintf(o, "# callgrind format\nversion: 1\ncreator: profview\n");
-	fprintf(o, "cmd: %s\npid: %u\n", p->hdr->exe, p->hdr->pid);
-	fprintf(o, "positions: line\nevents: Cycles\n");
-	fprintf(o, "summary: %llu\n\n", (unsigned long long)t->total_self);
-	for (uint32_t g = 0; g < t->n; g++) {
-		const struct func_view *v = &t->f[g];
-		if (!v->calls && !v->self)
-			continue;
-		/* no source file yet (the map has no line tables): "???" as
-		 * valgrind writes it, so that annotators do not look for one */
-		fprintf(o, "ob=%s\nfl=???\nfn=%s\n0 %llu\n", p->funcs[g].object, pv_name(p, g),
-			(unsigned long long)v->self);
-		for (uint32_t k = 0; k < v->ncallees; k++) {
-			const struct arc *a = &v->callees[k];
-			fprintf(o, "cob=%s\ncfi=???\ncfn=%s\ncalls=%llu 0\n0 %llu\n", p->funcs[a->other].object,
-				pv_name(p, a->other), (unsigned long long)a->calls, (unsigned long long)a->incl);
-		}
-		fputc('\n', o);
-	}
-	fprintf(o, "totals: %llu\n", (unsigned long long)t->total_self);
 }
 
 static void export_speedscope(FILE *o, const struct profile *p)
@@ -264,7 +242,7 @@ int cmd_export(int argc, char **argv)
 	}
 	int rc = 0;
 	switch (f) {
-	case 0: export_callgrind(o, &p, &t); break;
+	case 0: rc = callgrind_write(o, &p, &t); break;
 	case 1: export_folded(o, &p); break;
 	case 2: export_speedscope(o, &p); break;
 	case 3: rc = export_chrome(o, &p); break;

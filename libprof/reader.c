@@ -24,6 +24,53 @@ static bool str_ok(const struct pi_map_hdr *m, uint32_t s)
 	return memchr(str + s, 0, m->str_size - s) != NULL;
 }
 
+/* qsort_r is a GNU extension; the rows being sorted are reached through
+ * this instead (one sort at a time: profview is single-threaded). */
+static const struct pi_map_line *sort_rows;
+
+static int cmp_line_ix(const void *a, const void *b)
+{
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct pi_map_line *x = &sort_rows[i], *y = &sort_rows[j];
+	if (x->section != y->section)
+		return x->section < y->section ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+static int index_lines(struct prof_obj *o)
+{
+	uint32_t n = o->map->nlines;
+	o->line_ix = malloc((n ? n : 1) * sizeof(uint32_t));
+	if (!o->line_ix)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		o->line_ix[i] = i;
+	sort_rows = o->lines;
+	qsort(o->line_ix, n, sizeof(uint32_t), cmp_line_ix);
+	sort_rows = NULL;
+	return 0;
+}
+
+const struct pi_map_line *prof_line(const struct prof_obj *o, uint32_t section, uint32_t offset)
+{
+	/* the last row at or before (section, offset) */
+	uint32_t lo = 0, hi = o->map->nlines;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct pi_map_line *r = &o->lines[o->line_ix[mid]];
+		if (r->section < section || (r->section == section && r->offset <= offset))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct pi_map_line *r = &o->lines[o->line_ix[lo - 1]];
+	return r->section == section && r->line ? r : NULL;
+}
+
 static int check_map(const struct pi_map_hdr *m, uint64_t avail, char *err, size_t n)
 {
 	if (avail < sizeof(*m) || m->magic != PI_MAP_MAGIC)
@@ -139,6 +186,8 @@ static int parse(struct profile *p, char *err, size_t errsz)
 					return fail(err, errsz, "out of memory");
 			}
 			if (!o->counts)
+				return fail(err, errsz, "out of memory");
+			if (index_lines(o))
 				return fail(err, errsz, "out of memory");
 			break;
 		}
@@ -307,6 +356,7 @@ void prof_free(struct profile *p)
 		free(p->objs[i].counts);
 		free(p->objs[i].mispredicts);
 		free(p->objs[i].mem_waits);
+		free(p->objs[i].line_ix);
 	}
 	free(p->objs);
 	free(p->threads);

@@ -27,6 +27,7 @@ struct prof_obj {
 	 * block's mispredicted jumps, and its loads' waits beyond its fixed
 	 * cost (1/map->units of a cycle), summed over threads */
 	uint64_t *mispredicts, *mem_waits;
+	uint32_t *line_ix;     /* [nlines]: lines by (section, offset, index), for prof_line */
 	uint32_t first_gfunc;  /* global index of its function 0 */
 };
 
@@ -82,6 +83,11 @@ uint32_t prof_gfunc(const struct profile *p, uint32_t obj, uint32_t func);
  * site in its map, or false. */
 bool prof_find_site(const struct profile *p, uint64_t ret_addr, uint32_t *gfunc,
 		    const struct pi_map_site **site);
+
+/* The line-table row of o that covers (section, offset): the last row of
+ * that section at or before offset, or NULL if none or it has no line.
+ * O(log nlines). */
+const struct pi_map_line *prof_line(const struct prof_obj *o, uint32_t section, uint32_t offset);
 
 /* Does the profile's model charge the time measured in external code and
  * system calls (a cycle model), or only record it (instructions)? */

@@ -22,7 +22,7 @@ if (!validate(data)) { console.error(JSON.stringify(validate.errors)); process.e
 def tests(ctx, Fail, sh, must, profile_json):
     def make_profile(tmp, src, cc="gcc"):
         obj = os.path.join(tmp, "a.o")
-        must([cc, "-O2", "-c", src, "-o", obj], "compile")
+        must([cc, "-O2", "-g", "-c", src, "-o", obj], "compile")
         exe = os.path.join(tmp, "a.prof")
         must([ctx.profinst, "--cpu=instructions", obj, "-o", exe, "-lpthread"], "profinst")
         sh([exe], env=dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "p.pf")), cwd=tmp)
@@ -47,10 +47,10 @@ def tests(ctx, Fail, sh, must, profile_json):
                 if not m or int(m.group(1).replace(",", "")) != total:
                     raise Fail("callgrind_annotate's total differs from %d:\n%s" % (total, a[:2000]))
                 selfs = {}
-                for line in a.splitlines():
-                    mm = re.match(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+\?\?\?:(.*) \[(.*)\]$", line)
+                for line in a.split("Auto-annotated source")[0].splitlines():
+                    mm = re.match(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+([^:\s]*):(.*) \[(.*)\]$", line)
                     if mm:
-                        selfs[mm.group(2)] = selfs.get(mm.group(2), 0) + int(mm.group(1).replace(",", ""))
+                        selfs[mm.group(3)] = selfs.get(mm.group(3), 0) + int(mm.group(1).replace(",", ""))
                 want = {}
                 for f in pj["functions"]:
                     if f["self_cycles"]:
@@ -59,6 +59,25 @@ def tests(ctx, Fail, sh, must, profile_json):
                 if not selfs or any(want.get(n) != v for n, v in selfs.items()) or \
                         sum(selfs.values()) * 100 < 99 * total:
                     raise Fail("callgrind_annotate's functions %r, profile %r" % (selfs, want))
+                # costs are on source lines: all of them, the program being
+                # C built with -g, and each function's calls on its callers'
+                # lines ("=> file:callee (Nx)")
+                m = re.search(r"^([\d,]+)\s+\(100\.0+%\)\s+events annotated", a, re.M)
+                if not m or int(m.group(1).replace(",", "")) != total:
+                    raise Fail("callgrind_annotate annotates %s of %d cycles on source lines:\n%s" %
+                               (m and m.group(1), total, a[-3000:]))
+                called = {}
+                for line in a.splitlines():
+                    mm = re.match(r"^\s*[\d,]+(?:\s+\(\s*[\d.]+%\))?\s+=> [^:\s]*:(.*) \((\d+)x\)$", line)
+                    if mm:
+                        called[mm.group(1)] = called.get(mm.group(1), 0) + int(mm.group(2))
+                # (less those from no caller: main, a thread's start)
+                calls = {f["name"]: f["calls"] - sum(c["calls"] for c in f["callers"] if c["name"] == "<root>")
+                         for f in pj["functions"] if f["calls"] and not f["external"]}
+                calls = {n: c for n, c in calls.items() if c}
+                if any(called.get(n) != c for n, c in calls.items()):
+                    raise Fail("callgrind_annotate's calls on the callers' lines %r, the profile's %r" %
+                               (called, calls))
             elif kind == "folded":
                 out = export(tmp, prof, "folded")
                 s = 0

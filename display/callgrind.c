@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profview export --format=callgrind: the profile in callgrind's format
+ * (valgrind's docs/callgrind-format), for KCachegrind and
+ * callgrind_annotate, with "positions: line": each function's self cycles
+ * on its source lines, each call on the line of its call site.
+ *
+ * A line's cycles are its instructions' (insncost.h: the blocks' fixed
+ * costs, and the simulations' charges).  What a function's self holds
+ * beyond its blocks -- calls' and returns' bubbles, external code and
+ * system calls, page faults -- goes on its first line, so that every
+ * function's lines add up to its self cycles and the file's total to the
+ * profile's.  Where a function's blocks come to more than its self (a
+ * function a tail call reached, whose time is its caller's), its lines
+ * are scaled down to its self.  A call is on its call site's line, a
+ * tail call (which has none) on its caller's first line.  Code without
+ * line information is at line 0 of "???", as valgrind writes it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "callgrind.h"
+#include "common.h"
+#include "insncost.h"
+
+struct cg_line {
+	const char *file;
+	uint32_t line;
+	uint64_t cycles;
+};
+
+struct cg_lines {
+	const struct prof_obj *o;
+	struct cg_line *v;
+	size_t n, cap;
+};
+
+/* A call: (caller, call site, callee), from the calling-context trees. */
+struct cg_call {
+	uint32_t caller, callee;
+	uint64_t ra;
+	uint64_t calls, incl;
+};
+
+static const char unknown[] = "???";
+
+static int push_line(struct cg_lines *ls, const char *file, uint32_t line, uint64_t cycles)
+{
+	if (ls->n == ls->cap) {
+		size_t nc = ls->cap ? 2 * ls->cap : 64;
+		void *nv = realloc(ls->v, nc * sizeof(*ls->v));
+		if (!nv)
+			return -1;
+		ls->v = nv;
+		ls->cap = nc;
+	}
+	ls->v[ls->n++] = (struct cg_line){file, line, cycles};
+	return 0;
+}
+
+static void add_insn(void *ctx, const struct insn_cost *c)
+{
+	struct cg_lines *ls = ctx;
+	uint64_t cycles = c->fixed + c->mispredicted + c->waited;
+	if (!cycles)
+		return;
+	if (c->line)
+		push_line(ls, prof_str(ls->o, c->line->file), c->line->line, cycles);
+	else
+		push_line(ls, unknown, 0, cycles);
+}
+
+static int by_file_line(const void *x, const void *y)
+{
+	const struct cg_line *a = x, *b = y;
+	int c = strcmp(a->file, b->file);
+	return c ? c : (a->line > b->line) - (a->line < b->line);
+}
+
+static int by_call(const void *x, const void *y)
+{
+	const struct cg_call *a = x, *b = y;
+	if (a->caller != b->caller)
+		return a->caller < b->caller ? -1 : 1;
+	if (a->ra != b->ra)
+		return a->ra < b->ra ? -1 : 1;
+	return (a->callee > b->callee) - (a->callee < b->callee);
+}
+
+/* Where function g starts: its file and line, or "???" and 0. */
+static const char *entry_of(const struct profile *p, uint32_t g, uint32_t *line)
+{
+	const struct prof_obj *o = &p->objs[p->funcs[g].obj];
+	const struct pi_map_func *f = &o->funcs[p->funcs[g].func];
+	const struct pi_map_line *l = p->funcs[g].external ? NULL : prof_line(o, f->section, f->offset);
+	*line = l ? l->line : 0;
+	return l ? prof_str(o, l->file) : unknown;
+}
+
+/* Every call of every thread, merged by (caller, site, callee), sorted. */
+static struct cg_call *collect_calls(const struct profile *p, size_t *out)
+{
+	size_t n = 0, cap = 0;
+	struct cg_call *v = NULL;
+	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
+		const struct prof_thread *th = &p->threads[ti];
+		uint32_t nn = th->hdr->nnodes;
+		size_t more = (size_t)nn + th->hdr->nrec;
+		if (n + more > cap) {
+			cap = 2 * (n + more);
+			void *nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return NULL;
+			}
+			v = nv;
+		}
+		/* as the function table counts them (views.c): a node's calls
+		 * less its recursive ones, which its recursive edges hold */
+		for (uint32_t k = 1; k < nn; k++) {
+			const struct pi_prof_node *nd = &th->nodes[k];
+			if (!nd->parent)
+				continue; /* called from the root: no caller's line */
+			const struct pi_prof_node *pa = &th->nodes[nd->parent];
+			v[n++] = (struct cg_call){prof_gfunc(p, pa->obj, pa->func), prof_gfunc(p, nd->obj, nd->func),
+						  nd->ret_addr, nd->calls - nd->rec_calls, nd->incl};
+		}
+		for (uint32_t k = 0; k < th->hdr->nrec; k++) {
+			const struct pi_prof_recedge *re = &th->recs[k];
+			const struct pi_prof_node *nd = &th->nodes[re->node];
+			v[n++] = (struct cg_call){prof_gfunc(p, re->caller_obj, re->caller_func),
+						  prof_gfunc(p, nd->obj, nd->func), re->ret_addr, re->calls, 0};
+		}
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), by_call);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m && !by_call(&v[m - 1], &v[i])) {
+			v[m - 1].calls += v[i].calls;
+			v[m - 1].incl += v[i].incl;
+		} else {
+			v[m++] = v[i];
+		}
+	}
+	*out = m;
+	return v ? v : calloc(1, sizeof(*v));
+}
+
+/* g's self cycles on its lines, merged by (file, line), adding up to self. */
+static int function_lines(const struct profile *p, uint32_t g, uint64_t self, struct cg_lines *ls)
+{
+	ls->n = 0;
+	ls->o = &p->objs[p->funcs[g].obj];
+	if (!p->funcs[g].external)
+		pv_insn_costs(p, g, add_insn, ls);
+	uint64_t sum = 0;
+	for (size_t i = 0; i < ls->n; i++)
+		sum += ls->v[i].cycles;
+	if (sum > self) {
+		/* scaled to self, each line's share rounded so that they add up */
+		unsigned __int128 cum = 0;
+		uint64_t given = 0;
+		for (size_t i = 0; i < ls->n; i++) {
+			cum += ls->v[i].cycles;
+			uint64_t upto = (uint64_t)(cum * self / sum);
+			ls->v[i].cycles = upto - given;
+			given = upto;
+		}
+	} else if (sum < self) {
+		uint32_t line;
+		const char *file = entry_of(p, g, &line);
+		if (push_line(ls, file, line, self - sum))
+			return -1;
+	}
+	if (ls->n)
+		qsort(ls->v, ls->n, sizeof(*ls->v), by_file_line);
+	size_t m = 0;
+	for (size_t i = 0; i < ls->n; i++) {
+		if (m && !by_file_line(&ls->v[m - 1], &ls->v[i]))
+			ls->v[m - 1].cycles += ls->v[i].cycles;
+		else
+			ls->v[m++] = ls->v[i];
+	}
+	ls->n = m;
+	return 0;
+}
+
+/* fi= when the lines that follow are of another file than the last. */
+static void switch_file(FILE *o, const char **cur, const char *file)
+{
+	if (strcmp(*cur, file)) {
+		fprintf(o, "fi=%s\n", file);
+		*cur = file;
+	}
+}
+
+int callgrind_write(FILE *o, const struct profile *p, const struct func_table *t)
+{
+	size_t ncalls;
+	struct cg_call *calls = collect_calls(p, &ncalls);
+	if (!calls)
+		return -1;
+	struct cg_lines ls = {0};
+	fprintf(o, "# callgrind format\nversion: 1\ncreator: profview\n");
+	fprintf(o, "cmd: %s\npid: %u\n", p->hdr->exe, p->hdr->pid);
+	fprintf(o, "positions: line\nevents: Cycles\n");
+	fprintf(o, "summary: %llu\n\n", (unsigned long long)t->total_self);
+	size_t c = 0;
+	int bad = 0;
+	for (uint32_t g = 0; g < t->n && !bad; g++) {
+		const struct func_view *v = &t->f[g];
+		while (c < ncalls && calls[c].caller < g)
+			c++;
+		if (!v->calls && !v->self && !(c < ncalls && calls[c].caller == g))
+			continue;
+		if (function_lines(p, g, v->self, &ls)) {
+			bad = 1;
+			break;
+		}
+		uint32_t line;
+		const char *fl = entry_of(p, g, &line), *cur = fl;
+		fprintf(o, "ob=%s\nfl=%s\nfn=%s\n", p->funcs[g].object, fl, pv_name(p, g));
+		if (!ls.n)
+			fprintf(o, "%u 0\n", line); /* a function that costs nothing has a line too */
+		for (size_t i = 0; i < ls.n; i++) {
+			switch_file(o, &cur, ls.v[i].file);
+			fprintf(o, "%u %llu\n", ls.v[i].line, (unsigned long long)ls.v[i].cycles);
+		}
+		for (; c < ncalls && calls[c].caller == g; c++) {
+			const struct cg_call *k = &calls[c];
+			if (k->callee == UINT32_MAX || !k->calls)
+				continue;
+			/* the call's line; a tail call's return address is
+			 * the call site that reached its caller, in another
+			 * function: the caller's first line then */
+			uint32_t site_line = line, target_line, sg;
+			const char *site_file = fl;
+			const struct pi_map_site *site;
+			if (prof_find_site(p, k->ra, &sg, &site) && sg == g) {
+				const struct prof_obj *so = &p->objs[p->funcs[sg].obj];
+				const struct pi_map_line *l = prof_line(so, site->section, site->offset);
+				site_file = l ? prof_str(so, l->file) : unknown;
+				site_line = l ? l->line : 0;
+			}
+			const char *target = entry_of(p, k->callee, &target_line);
+			switch_file(o, &cur, site_file);
+			fprintf(o, "cob=%s\ncfi=%s\ncfn=%s\ncalls=%llu %u\n%u %llu\n", p->funcs[k->callee].object,
+				target, pv_name(p, k->callee), (unsigned long long)k->calls, target_line, site_line,
+				(unsigned long long)k->incl);
+		}
+		fputc('\n', o);
+	}
+	fprintf(o, "totals: %llu\n", (unsigned long long)t->total_self);
+	free(ls.v);
+	free(calls);
+	return bad ? -1 : 0;
+}
