@@ -20,6 +20,7 @@
 #include "instrument.h"
 #include "model.h"
 #include "util.h"
+#include "wrapper.h"
 
 #ifndef PROFINST_VERSION
 #define PROFINST_VERSION "0.1"
@@ -28,6 +29,7 @@
 static const char usage_text[] =
 	"Usage: profinst [OPTION]... INPUT... -o OUTPUT [LINKER-ARG]...\n"
 	"       profinst -c INPUT -o OUTPUT\n"
+	"       profinst [OPTION]... COMPILER ARG...\n"
 	"\n"
 	"Instrument every function of the relocatable objects (.o) and static\n"
 	"archives (.a) given as INPUT, and link them with the profinst runtime into\n"
@@ -37,6 +39,15 @@ static const char usage_text[] =
 	"\n"
 	"Arguments that are not objects or archives (-lm, -L..., -Wl,..., shared\n"
 	"libraries) are passed to the compiler driver that links, in their order.\n"
+	"\n"
+	"In a compiler's place (COMPILER: cc, gcc, clang, c++, g++, clang++, a path\n"
+	"to one or a versioned name), profinst runs the command as it is, unless it\n"
+	"links an executable: then it compiles the command's sources, instruments\n"
+	"its objects and archives, and the archives its -lNAME find in its own -L\n"
+	"directories (not the system's libraries), and links them with the runtime\n"
+	"by the same compiler. So make CC=\"profinst cc\" and CMake's\n"
+	"-DCMAKE_C_LINKER_LAUNCHER=profinst build an instrumented program; options\n"
+	"go before the compiler (CC=\"profinst --cpu=zen5 cc\").\n"
 	"\n"
 	"Options:\n"
 	"  -o FILE           write the executable (or, with -c, the object) to FILE\n"
@@ -85,10 +96,11 @@ static const char usage_text[] =
 	"Exit status: 0 on success, 1 if an input cannot be processed or the link\n"
 	"fails (no output is left behind), 2 on a usage error.\n"
 	"\n"
-	"Example:\n"
+	"Examples:\n"
 	"  profinst main.o util.o /usr/lib/x86_64-linux-gnu/libz.a -o app.prof -lm\n"
 	"  PROFINST_OUTPUT=app.%p.prof ./app.prof\n"
-	"  profview report app.<pid>.prof\n";
+	"  profview report app.<pid>.prof\n"
+	"  make CC=\"profinst cc\"          (a build's link steps, instrumented)\n";
 
 struct opts {
 	const char *out;
@@ -514,6 +526,77 @@ static int do_link(struct opts *op)
 	return rc;
 }
 
+/* profinst [OPTION]... COMPILER ARG... (wrapper.h): the command as it
+ * is, unless it links an executable; then its sources are compiled, and
+ * its objects and archives instrumented and linked with the runtime. */
+static int do_wrap(struct opts *op, char **args, size_t n)
+{
+	struct wrap w;
+	wrap_plan(args, n, &w);
+	if (!w.links) {
+		wrap_free(&w);
+		fflush(NULL);
+		execvp(args[0], args);
+		pi_error("cannot run %s: %s", args[0], strerror(errno));
+		return 127;
+	}
+	char tmpl[] = "/tmp/profinst-cc.XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	if (!dir) {
+		pi_error("cannot create a temporary directory: %s", strerror(errno));
+		wrap_free(&w);
+		return 1;
+	}
+	char **inputs = xcalloc(w.nlink + 1, sizeof(char *));
+	char **cmd = xcalloc(w.ncompile + 6, sizeof(char *));
+	memcpy(cmd, w.compile, w.ncompile * sizeof(char *));
+	int rc = 0;
+	for (size_t i = 0; i < w.nlink && !rc; i++) {
+		if (!w.source[i]) {
+			inputs[i] = w.link[i];
+			continue;
+		}
+		/* a source on the link's command line: compiled as the
+		 * compiler would, into an object to instrument, named as
+		 * -c would name it (the profile shows that name) */
+		char *sub = xasprintf("%s/%zu", dir, i);
+		const char *base = base_name(w.link[i]), *dot = strrchr(base, '.');
+		inputs[i] = xasprintf("%s/%.*s.o", sub, (int)(dot ? dot - base : (long)strlen(base)), base);
+		if (mkdir(sub, 0700)) {
+			pi_error("%s: %s", sub, strerror(errno));
+			free(sub);
+			rc = 1;
+			break;
+		}
+		free(sub);
+		size_t k = w.ncompile;
+		cmd[k++] = "-c";
+		cmd[k++] = w.link[i];
+		cmd[k++] = "-o";
+		cmd[k++] = inputs[i];
+		cmd[k] = NULL;
+		rc = run(cmd, op->verbose); /* the compiler says what is wrong */
+	}
+	if (!rc) {
+		op->inputs = inputs;
+		op->ninputs = w.nlink;
+		op->out = w.out;
+		if (!op->cc)
+			op->cc = args[0];
+		rc = do_link(op);
+		op->inputs = NULL;
+		op->ninputs = 0;
+	}
+	for (size_t i = 0; i < w.nlink; i++)
+		if (w.source[i])
+			free(inputs[i]);
+	free(inputs);
+	free(cmd);
+	rm_rf(dir);
+	wrap_free(&w);
+	return rc;
+}
+
 static int do_compile(struct opts *op)
 {
 	size_t nin = 0;
@@ -550,6 +633,8 @@ int main(int argc, char **argv)
 {
 	struct opts op = {0};
 	const char *cpu = "host";
+	char **wrap = NULL;
+	size_t nwrap = 0;
 	tty_progress = isatty(2);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -602,6 +687,10 @@ int main(int argc, char **argv)
 			op.out = argv[++i];
 		} else if (!strncmp(a, "-o", 2)) {
 			op.out = a + 2;
+		} else if (!op.ninputs && wrap_is_compiler(a)) {
+			wrap = argv + i; /* the rest is the compiler's */
+			nwrap = (size_t)(argc - i);
+			break;
 		} else {
 			*VEC_PUSH(op.inputs, op.ninputs, op.incap) = argv[i];
 		}
@@ -617,7 +706,12 @@ int main(int argc, char **argv)
 		free(op.inputs);
 		return 0;
 	}
-	if (!op.ninputs) {
+	if (wrap && (op.out || op.compile_only || op.dump_blocks || op.dump_forms)) {
+		pi_error("%s: profinst's -o, -c and analyses do not go before a compiler; its options do",
+			 wrap[0]);
+		return 2;
+	}
+	if (!op.ninputs && !wrap) {
 		fputs("profinst: no input files\nTry 'profinst --help' for more information.\n", stderr);
 		return 2;
 	}
@@ -634,6 +728,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	op.ro.model = op.model;
+	if (wrap)
+		return do_wrap(&op, wrap, nwrap);
 	if (op.dump_blocks || op.dump_forms || (op.model_stats && !op.out)) {
 		int rc = do_inspect(&op);
 		free(op.inputs);

@@ -919,6 +919,8 @@ def collect(ctx, args):
     import exports
     import real
     import ostiming
+    import wrapper
+    tests += wrapper.tests(ctx, Fail, sh, must, profile_json)
     tests += ostiming.tests(ctx, Fail, sh, must, profile_json)
     tests += ostiming.longrun_tests(ctx, Fail, sh, must)
     tests += exports.tests(ctx, Fail, sh, must, profile_json)
