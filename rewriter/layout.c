@@ -210,8 +210,11 @@ static void emit_block_stub(struct emit *e, uint32_t b)
 		PUT(e, LEA_RSP_M128);
 		PUT(e, pre);
 	}
+	/* to one of the clock's four words (stub_abi.h): consecutive
+	 * blocks do not wait for each other's add */
+	uint32_t part = b % STUB_CLOCK_PARTS;
 	if (bl->cost)
-		emit_add_fs(e, e->c->sym_tls, STUB_TLS_CLOCK, bl->cost);
+		emit_add_fs(e, e->c->sym_tls, part ? STUB_TLS_CLOCKPART + 8 * (part - 1) : STUB_TLS_CLOCK, bl->cost);
 	emit_add_fs(e, obj_section_symbol(e->c->o, e->c->counts_sec), (int64_t)b * 8, 1);
 	if (save) {
 		/* add $0x7f,%al (restores OF); sahf; pop %rax; lea 128(%rsp),%rsp */

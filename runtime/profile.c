@@ -147,6 +147,7 @@ static void close_threads(void)
 			continue;
 		struct pi_tls *t = th == self->th ? self : rt_tls_of(th);
 		__atomic_store_n(&t->dead, 1, __ATOMIC_SEQ_CST);
+		rt_clock_fold(t); /* (another thread's blocks: what they add after is not counted) */
 		rt_dcache_settle(t);
 		rt_close_all(th, t->clock);
 		th->final_clock = t->clock;

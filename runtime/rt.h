@@ -120,6 +120,9 @@ struct pi_tls {
 	uint64_t *dc_wait;   /* the counter of memory waits (format.h,
 				pi_counters) of the block whose load dc_ready
 				waits for last (dcache.c) */
+	/* Three more parts of the clock (stub_abi.h): the block stubs add to
+	 * clock or to one of these; rt_clock_fold moves them into clock. */
+	uint64_t clock_part[3];
 };
 
 extern __thread struct pi_tls __profinst_tls;
@@ -209,6 +212,20 @@ bool rt_heap_cost(struct pi_tls *t, unsigned op, uint64_t arg0, uint64_t arg1, u
 void rt_dcache_init(void);
 /* Unmap t's caches, at the end of its thread, on that thread. */
 void rt_dcache_free(struct pi_tls *t);
+/* Move the clock's other parts into t->clock (stub_abi.h), as the
+ * assembly helpers do first (FOLD_CLOCK): for code that reads the clock
+ * outside them.  Each part loses by one instruction what was read of it,
+ * so a block stub adding to it meanwhile (a signal handler's) loses
+ * nothing. */
+static inline void rt_clock_fold(struct pi_tls *t)
+{
+	for (int i = 0; i < 3; i++) {
+		uint64_t v = __atomic_load_n(&t->clock_part[i], __ATOMIC_RELAXED);
+		__asm__ volatile("subq %1, %0" : "+m"(t->clock_part[i]) : "r"(v));
+		t->clock += v;
+	}
+}
+
 /* This thread's counter at TLS offset tpoff (an object's, format.h
  * pi_counters), as a stub passes it. */
 static inline uint64_t *rt_counter(int64_t tpoff)

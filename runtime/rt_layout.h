@@ -16,6 +16,7 @@
 #define TLS_PFHEAD 88
 #define TLS_PFSEEN 96
 #define TLS_DCWAIT 136
+#define TLS_CLOCKPART 144
 
 /* struct pi_funcrec (libprof/format.h) */
 #define FREC_ADDR 16

@@ -20,6 +20,7 @@ LAYOUT(struct pi_tls, dc_ready, TLS_DCREADY);
 LAYOUT(struct pi_tls, pf_head, TLS_PFHEAD);
 LAYOUT(struct pi_tls, pf_seen, TLS_PFSEEN);
 LAYOUT(struct pi_tls, dc_wait, TLS_DCWAIT);
+LAYOUT(struct pi_tls, clock_part, TLS_CLOCKPART);
 LAYOUT(struct pi_funcrec, addr, FREC_ADDR);
 LAYOUT(struct rt_thread, stack, TH_STACK);
 LAYOUT(struct rt_thread, depth, TH_DEPTH);

@@ -105,6 +105,13 @@
 
 #define STUB_TLS_CLOCK 0
 #define STUB_TLS_REPSAVE 8
+/* The clock is four words: STUB_TLS_CLOCK and three parts after this.  A
+ * block stub adds its cost to the one of its block's index modulo 4, so
+ * that blocks running one after another do not each wait for the last
+ * one's add to memory (a chain of read-modify-writes through one word);
+ * every helper that reads the clock adds the parts into it first. */
+#define STUB_TLS_CLOCKPART 144
+#define STUB_CLOCK_PARTS 4
 
 /* kind passed to __profinst_rep: bits 0-1 enum rep_kind (1 rep, 2 repe,
  * 3 repne), bit 2 count passes as valgrind does, bits 8-31 per-iteration

@@ -31,6 +31,22 @@
 	.cfi_adjust_cfa_offset -8
 .endm
 
+/* The clock's other parts into the clock (stub_abi.h, rt_clock_fold):
+ * first in every helper that reads it.  Each part loses by one
+ * instruction what was read of it, so that a signal handler's block stubs
+ * adding to it meanwhile lose nothing.  Changes a, b, c and the flags. */
+.macro FOLD_CLOCK a, b, c
+	mov TLS(TLS_CLOCKPART), \a
+	mov TLS(TLS_CLOCKPART+8), \b
+	mov TLS(TLS_CLOCKPART+16), \c
+	sub \a, TLS(TLS_CLOCKPART)
+	sub \b, TLS(TLS_CLOCKPART+8)
+	sub \c, TLS(TLS_CLOCKPART+16)
+	add \b, \a
+	add \c, \a
+	add \a, TLS(TLS_CLOCK)
+.endm
+
 /* The full save, for helpers that run where the flags may be live (after
  * a string op, at a landing pad): every register, the flags, and a stack
  * aligned for the C half. */
@@ -38,6 +54,7 @@
 	.cfi_startproc
 	CFI_PUSHF
 	SAVE_GPRS
+	FOLD_CLOCK %r8, %r9, %r10         /* no helper takes these as input */
 	CFI_PUSH %rbx
 	.cfi_rel_offset %rbx, 0
 	mov %rsp, %rbx
@@ -64,6 +81,7 @@
 .macro SAVE_LIGHT
 	.cfi_startproc
 	SAVE_GPRS
+	FOLD_CLOCK %r8, %r9, %r10         /* no helper takes these as input */
 .endm
 
 .macro RESTORE_LIGHT
@@ -264,6 +282,7 @@ __profinst_enter:
 	 * recorded (its time goes to the function it interrupted), so it
 	 * cannot see a half-built frame. */
 	movl $1, TLS(TLS_BUSY)
+	FOLD_CLOCK %rcx, %rdx, %rsi
 	NEW_FRAME %rcx, %rax, .Lenter_slow
 	FAULTS_CHECK %rdx, .Lenter_slow
 	lea 64(%rsp), %rdx                /* the function's %rsp */
@@ -370,6 +389,7 @@ __profinst_exit:
 	cmpq $0, TLS(TLS_BUSY)
 	jne .Lexit_out
 	movl $1, TLS(TLS_BUSY)
+	FOLD_CLOCK %rcx, %rdx, %rsi
 	/* the loads the core ran ahead of (dcache.c) are done before the
 	 * return: their wait is the function's */
 	mov TLS(TLS_DCREADY), %rdx
@@ -480,6 +500,7 @@ __profinst_tailexit:
 	cmpq $0, TLS(TLS_BUSY)
 	jne .Ltail_out
 	movl $1, TLS(TLS_BUSY)
+	FOLD_CLOCK %rcx, %rdx, %rsi
 	TOP_FRAME %rcx, %rax, .Ltail_slow
 	lea 64(%rsp), %rdx
 	cmp %rdx, FR_SP(%rax)
@@ -564,6 +585,7 @@ __profinst_rep:
 	seto %al
 	CFI_PUSH %rax
 	PUSH_ARGS
+	FOLD_CLOCK %r8, %r9, %r10
 .endm
 
 .macro SIM_LEAVE
@@ -630,6 +652,7 @@ __profinst_ext_enter:
 	test $(0x10 | 0x4 | 0x20 | 0x40 | 0x700), %r9d /* CHECK, TTYREAD, SWITCH, SETCTX, HEAP: the C path */
 	jnz .Lxe_slow
 	movl $1, TLS(TLS_BUSY)
+	FOLD_CLOCK %rcx, %rdx, %rsi       /* (%r9d holds the flags) */
 	NEW_FRAME %rcx, %rax, .Lxe_slow_busy
 	FAULTS_CHECK %rdx, .Lxe_slow_busy
 	lea 64(%rsp), %rdx                /* the callee's %rsp: this helper's at entry */
@@ -756,6 +779,7 @@ __profinst_ext_enter_slow:
 	cmpq $0, TLS(TLS_BUSY)
 	jne .L\name\()_out
 	movl $1, TLS(TLS_BUSY)
+	FOLD_CLOCK %rcx, %rsi, %rdi       /* (%rax holds the time) */
 	TOP_FRAME %rcx, %rsi, .L\name\()_slow_busy
 .if \fixed
 	FAULTS_CHECK %rdx, .L\name\()_slow_busy /* the C path adds them to its cost */

@@ -115,6 +115,7 @@ void rt_thread_finish(struct pi_tls *t)
 	if (!th || th->finished)
 		return;
 	t->busy = 1;
+	rt_clock_fold(t);
 	rt_dcache_settle(t);
 	t->clock += rt_faults_take(t);
 	rt_close_all(th, t->clock);
@@ -229,6 +230,7 @@ static void zero_tree(struct rt_node *root)
 void rt_reset_for_child(struct pi_tls *t)
 {
 	struct rt_thread *th = t->th;
+	rt_clock_fold(t);
 	/* the other threads do not exist here */
 	rt_threads = th;
 	nthreads = th ? 1 : 0;
