@@ -23,59 +23,12 @@
 #include "common.h"
 #include "insncost.h"
 
-struct cg_line {
-	const char *file;
-	uint32_t line;
-	uint64_t cycles;
-};
-
-struct cg_lines {
-	const struct prof_obj *o;
-	struct cg_line *v;
-	size_t n, cap;
-};
-
 /* A call: (caller, call site, callee), from the calling-context trees. */
 struct cg_call {
 	uint32_t caller, callee;
 	uint64_t ra;
 	uint64_t calls, incl;
 };
-
-static const char unknown[] = "???";
-
-static int push_line(struct cg_lines *ls, const char *file, uint32_t line, uint64_t cycles)
-{
-	if (ls->n == ls->cap) {
-		size_t nc = ls->cap ? 2 * ls->cap : 64;
-		void *nv = realloc(ls->v, nc * sizeof(*ls->v));
-		if (!nv)
-			return -1;
-		ls->v = nv;
-		ls->cap = nc;
-	}
-	ls->v[ls->n++] = (struct cg_line){file, line, cycles};
-	return 0;
-}
-
-static void add_insn(void *ctx, const struct insn_cost *c)
-{
-	struct cg_lines *ls = ctx;
-	uint64_t cycles = c->fixed + c->mispredicted + c->waited;
-	if (!cycles)
-		return;
-	if (c->line)
-		push_line(ls, prof_str(ls->o, c->line->file), c->line->line, cycles);
-	else
-		push_line(ls, unknown, 0, cycles);
-}
-
-static int by_file_line(const void *x, const void *y)
-{
-	const struct cg_line *a = x, *b = y;
-	int c = strcmp(a->file, b->file);
-	return c ? c : (a->line > b->line) - (a->line < b->line);
-}
 
 static int by_call(const void *x, const void *y)
 {
@@ -85,16 +38,6 @@ static int by_call(const void *x, const void *y)
 	if (a->ra != b->ra)
 		return a->ra < b->ra ? -1 : 1;
 	return (a->callee > b->callee) - (a->callee < b->callee);
-}
-
-/* Where function g starts: its file and line, or "???" and 0. */
-static const char *entry_of(const struct profile *p, uint32_t g, uint32_t *line)
-{
-	const struct prof_obj *o = &p->objs[p->funcs[g].obj];
-	const struct pi_map_func *f = &o->funcs[p->funcs[g].func];
-	const struct pi_map_line *l = p->funcs[g].external ? NULL : prof_line(o, f->section, f->offset);
-	*line = l ? l->line : 0;
-	return l ? prof_str(o, l->file) : unknown;
 }
 
 /* Every call of every thread, merged by (caller, site, callee), sorted. */
@@ -147,45 +90,6 @@ static struct cg_call *collect_calls(const struct profile *p, size_t *out)
 	return v ? v : calloc(1, sizeof(*v));
 }
 
-/* g's self cycles on its lines, merged by (file, line), adding up to self. */
-static int function_lines(const struct profile *p, uint32_t g, uint64_t self, struct cg_lines *ls)
-{
-	ls->n = 0;
-	ls->o = &p->objs[p->funcs[g].obj];
-	if (!p->funcs[g].external)
-		pv_insn_costs(p, g, add_insn, ls);
-	uint64_t sum = 0;
-	for (size_t i = 0; i < ls->n; i++)
-		sum += ls->v[i].cycles;
-	if (sum > self) {
-		/* scaled to self, each line's share rounded so that they add up */
-		unsigned __int128 cum = 0;
-		uint64_t given = 0;
-		for (size_t i = 0; i < ls->n; i++) {
-			cum += ls->v[i].cycles;
-			uint64_t upto = (uint64_t)(cum * self / sum);
-			ls->v[i].cycles = upto - given;
-			given = upto;
-		}
-	} else if (sum < self) {
-		uint32_t line;
-		const char *file = entry_of(p, g, &line);
-		if (push_line(ls, file, line, self - sum))
-			return -1;
-	}
-	if (ls->n)
-		qsort(ls->v, ls->n, sizeof(*ls->v), by_file_line);
-	size_t m = 0;
-	for (size_t i = 0; i < ls->n; i++) {
-		if (m && !by_file_line(&ls->v[m - 1], &ls->v[i]))
-			ls->v[m - 1].cycles += ls->v[i].cycles;
-		else
-			ls->v[m++] = ls->v[i];
-	}
-	ls->n = m;
-	return 0;
-}
-
 /* fi= when the lines that follow are of another file than the last. */
 static void switch_file(FILE *o, const char **cur, const char *file)
 {
@@ -201,7 +105,7 @@ int callgrind_write(FILE *o, const struct profile *p, const struct func_table *t
 	struct cg_call *calls = collect_calls(p, &ncalls);
 	if (!calls)
 		return -1;
-	struct cg_lines ls = {0};
+	struct pv_lines ls = {0};
 	fprintf(o, "# callgrind format\nversion: 1\ncreator: profview\n");
 	fprintf(o, "cmd: %s\npid: %u\n", p->hdr->exe, p->hdr->pid);
 	fprintf(o, "positions: line\nevents: Cycles\n");
@@ -214,12 +118,12 @@ int callgrind_write(FILE *o, const struct profile *p, const struct func_table *t
 			c++;
 		if (!v->calls && !v->self && !(c < ncalls && calls[c].caller == g))
 			continue;
-		if (function_lines(p, g, v->self, &ls)) {
+		if (pv_function_lines(p, g, v->self, &ls)) {
 			bad = 1;
 			break;
 		}
 		uint32_t line;
-		const char *fl = entry_of(p, g, &line), *cur = fl;
+		const char *fl = pv_entry_line(p, g, &line), *cur = fl;
 		fprintf(o, "ob=%s\nfl=%s\nfn=%s\n", p->funcs[g].object, fl, pv_name(p, g));
 		if (!ls.n)
 			fprintf(o, "%u 0\n", line); /* a function that costs nothing has a line too */
@@ -240,10 +144,10 @@ int callgrind_write(FILE *o, const struct profile *p, const struct func_table *t
 			if (prof_find_site(p, k->ra, &sg, &site) && sg == g) {
 				const struct prof_obj *so = &p->objs[p->funcs[sg].obj];
 				const struct pi_map_line *l = prof_line(so, site->section, site->offset);
-				site_file = l ? prof_str(so, l->file) : unknown;
+				site_file = l ? prof_str(so, l->file) : pv_unknown_file;
 				site_line = l ? l->line : 0;
 			}
-			const char *target = entry_of(p, k->callee, &target_line);
+			const char *target = pv_entry_line(p, k->callee, &target_line);
 			switch_file(o, &cur, site_file);
 			fprintf(o, "cob=%s\ncfi=%s\ncfn=%s\ncalls=%llu %u\n%u %llu\n", p->funcs[k->callee].object,
 				target, pv_name(p, k->callee), (unsigned long long)k->calls, target_line, site_line,

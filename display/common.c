@@ -178,6 +178,27 @@ int pv_out_close(FILE *o, char *tmp, const char *out, bool ok)
 	return bad;
 }
 
+int pv_write(const char *path, const char *out,
+	     int (*write)(FILE *o, const struct profile *p, const struct func_table *t, int how), int how)
+{
+	struct profile p;
+	struct func_table t;
+	if (pv_open(&p, &t, path))
+		return 1;
+	char *tmp;
+	FILE *o = pv_out_open(out, &tmp);
+	if (!o) {
+		pv_close(&p, &t);
+		return 1;
+	}
+	int rc = write(o, &p, &t, how);
+	if (rc)
+		pv_error("%s: cannot write", out);
+	rc = pv_out_close(o, tmp, out, rc == 0);
+	pv_close(&p, &t);
+	return rc;
+}
+
 int pv_format(const char *name, const char *choices, const char **format)
 {
 	size_t n = strlen(name);

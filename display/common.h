@@ -18,6 +18,11 @@ void pv_close(struct profile *p, struct func_table *t);
 FILE *pv_out_open(const char *out, char **tmp);
 /* ok: the writer succeeded. Returns 0, or 1 after a message. */
 int pv_out_close(FILE *o, char *tmp, const char *out, bool ok);
+/* Open the profile at path and write it to out (pv_out_open) with
+ * write(o, p, t, how), which returns 0 or -1 (it failed).  0, or 1
+ * after a message. */
+int pv_write(const char *path, const char *out,
+	     int (*write)(FILE *o, const struct profile *p, const struct func_table *t, int how), int how);
 /* Demangled display name of global function g (static buffer rotation). */
 const char *pv_name(const struct profile *p, uint32_t g);
 void pv_json_str(FILE *out, const char *s);
@@ -45,5 +50,6 @@ int cmd_graph(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
+int cmd_html(int argc, char **argv);
 
 #endif

@@ -202,6 +202,17 @@ static int export_chrome(FILE *o, const struct profile *p)
 	return 0;
 }
 
+static int write_format(FILE *o, const struct profile *p, const struct func_table *t, int f)
+{
+	switch (f) {
+	case 0: return callgrind_write(o, p, t);
+	case 1: export_folded(o, p); return 0;
+	case 2: export_speedscope(o, p); return 0;
+	case 3: return export_chrome(o, p);
+	default: return pprof_write(o, p, t);
+	}
+}
+
 int cmd_export(int argc, char **argv)
 {
 	const char *path = NULL, *format = NULL, *out = NULL;
@@ -230,27 +241,5 @@ int cmd_export(int argc, char **argv)
 		pv_error("unknown export format '%s' (callgrind, folded, speedscope, chrome, pprof)", format);
 		return 2;
 	}
-	struct profile p;
-	struct func_table t;
-	if (pv_open(&p, &t, path))
-		return 1;
-	char *tmp;
-	FILE *o = pv_out_open(out, &tmp);
-	if (!o) {
-		pv_close(&p, &t);
-		return 1;
-	}
-	int rc = 0;
-	switch (f) {
-	case 0: rc = callgrind_write(o, &p, &t); break;
-	case 1: export_folded(o, &p); break;
-	case 2: export_speedscope(o, &p); break;
-	case 3: rc = export_chrome(o, &p); break;
-	case 4: rc = pprof_write(o, &p, &t); break;
-	}
-	if (rc)
-		pv_error("%s: cannot write", out);
-	rc = pv_out_close(o, tmp, out, rc == 0);
-	pv_close(&p, &t);
-	return rc;
+	return pv_write(path, out, write_format, f);
 }

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "insncost.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "decode.h"
+
+const char pv_unknown_file[] = "???";
 
 /* Share i (of n) of total, so that the n shares add up to total. */
 static uint64_t share(uint64_t total, uint32_t i, uint32_t n)
@@ -59,3 +64,85 @@ void pv_insn_costs(const struct profile *p, uint32_t g, void (*fn)(void *ctx, co
 		}
 	}
 }
+
+static int push_line(struct pv_lines *ls, const char *file, uint32_t line, uint64_t cycles)
+{
+	if (ls->n == ls->cap) {
+		size_t nc = ls->cap ? 2 * ls->cap : 64;
+		void *nv = realloc(ls->v, nc * sizeof(*ls->v));
+		if (!nv)
+			return -1;
+		ls->v = nv;
+		ls->cap = nc;
+	}
+	ls->v[ls->n++] = (struct pv_line_cost){file, line, cycles};
+	return 0;
+}
+
+static void add_insn(void *ctx, const struct insn_cost *c)
+{
+	struct pv_lines *ls = ctx;
+	uint64_t cycles = c->fixed + c->mispredicted + c->waited;
+	if (!cycles)
+		return;
+	if (c->line)
+		push_line(ls, prof_str(ls->o, c->line->file), c->line->line, cycles);
+	else
+		push_line(ls, pv_unknown_file, 0, cycles);
+}
+
+static int by_file_line(const void *x, const void *y)
+{
+	const struct pv_line_cost *a = x, *b = y;
+	int c = strcmp(a->file, b->file);
+	return c ? c : (a->line > b->line) - (a->line < b->line);
+}
+
+/* Where function g starts: its file and line, or "???" and 0. */
+const char *pv_entry_line(const struct profile *p, uint32_t g, uint32_t *line)
+{
+	const struct prof_obj *o = &p->objs[p->funcs[g].obj];
+	const struct pi_map_func *f = &o->funcs[p->funcs[g].func];
+	const struct pi_map_line *l = p->funcs[g].external ? NULL : prof_line(o, f->section, f->offset);
+	*line = l ? l->line : 0;
+	return l ? prof_str(o, l->file) : pv_unknown_file;
+}
+
+int pv_function_lines(const struct profile *p, uint32_t g, uint64_t self, struct pv_lines *ls)
+{
+	ls->n = 0;
+	ls->o = &p->objs[p->funcs[g].obj];
+	if (!p->funcs[g].external)
+		pv_insn_costs(p, g, add_insn, ls);
+	uint64_t sum = 0;
+	for (size_t i = 0; i < ls->n; i++)
+		sum += ls->v[i].cycles;
+	if (sum > self) {
+		/* scaled to self, each line's share rounded so that they add up */
+		unsigned __int128 cum = 0;
+		uint64_t given = 0;
+		for (size_t i = 0; i < ls->n; i++) {
+			cum += ls->v[i].cycles;
+			uint64_t upto = (uint64_t)(cum * self / sum);
+			ls->v[i].cycles = upto - given;
+			given = upto;
+		}
+	} else if (sum < self) {
+		uint32_t line;
+		const char *file = pv_entry_line(p, g, &line);
+		if (push_line(ls, file, line, self - sum))
+			return -1;
+	}
+	if (ls->n)
+		qsort(ls->v, ls->n, sizeof(*ls->v), by_file_line);
+	size_t m = 0;
+	for (size_t i = 0; i < ls->n; i++) {
+		if (m && !by_file_line(&ls->v[m - 1], &ls->v[i]))
+			ls->v[m - 1].cycles += ls->v[i].cycles;
+		else
+			ls->v[m++] = ls->v[i];
+	}
+	ls->n = m;
+	return 0;
+}
+

@@ -7,6 +7,7 @@
 #define PV_INSNCOST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "reader.h"
@@ -32,5 +33,32 @@ struct insn_cost {
 /* Calls fn(ctx, c) for each instruction of function g's blocks, in order. */
 void pv_insn_costs(const struct profile *p, uint32_t g, void (*fn)(void *ctx, const struct insn_cost *c),
 		   void *ctx);
+
+/* "???": the file of code without line information, as valgrind names it. */
+extern const char pv_unknown_file[];
+
+/* Where function g starts: its file and line, or pv_unknown_file and 0. */
+const char *pv_entry_line(const struct profile *p, uint32_t g, uint32_t *line);
+
+/* A function's self cycles on its source lines. */
+struct pv_line_cost {
+	const char *file;
+	uint32_t line;
+	uint64_t cycles;
+};
+struct pv_lines {
+	const struct prof_obj *o; /* (while they are collected) */
+	struct pv_line_cost *v;
+	size_t n, cap;
+};
+
+/* Function g's self cycles on its lines, sorted by (file, line), adding up
+ * to self: its instructions' cycles (pv_insn_costs), what self holds
+ * beyond its blocks -- calls' and returns' bubbles, external code, page
+ * faults -- on its first line, or, where its blocks come to more than its
+ * self (a function a tail call reached, whose time is its caller's), its
+ * lines scaled down to self.  ls is reused (free ls->v when done).
+ * 0, or -1 out of memory. */
+int pv_function_lines(const struct profile *p, uint32_t g, uint64_t self, struct pv_lines *ls);
 
 #endif

@@ -17,6 +17,7 @@ static const char usage[] =
 	"  graph      the call graph, as Graphviz DOT or SVG\n"
 	"  merge      several profiles of one program into one\n"
 	"  diff       per-function changes between two profiles\n"
+	"  html       the profile as one interactive HTML page\n"
 	"\n"
 	"'profview COMMAND --help' describes a command's options.\n";
 
@@ -43,6 +44,7 @@ int main(int argc, char **argv)
 		{"merge", cmd_merge},
 		{"diff", cmd_diff},
 		{"annotate", cmd_annotate},
+		{"html", cmd_html},
 	};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))

@@ -19,7 +19,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# node and npm, for validating exports against speedscope's schema
+# node and npm, for validating exports against speedscope's schema and driving
+# profview html's page in jsdom
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 	sudo=""
 	[ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -43,9 +44,9 @@ quiet() {
 quiet meson compile -C build
 for b in build build-san; do
 	[ "$b" = build-san ] && [ "${1:-}" != "--sanitize" ] && continue
-	if [ ! -d "$b/npm/node_modules/ajv" ]; then
+	if [ ! -d "$b/npm/node_modules/ajv" ] || [ ! -d "$b/npm/node_modules/jsdom" ]; then
 		mkdir -p "$b/npm"
-		npm install --silent --no-audit --no-fund --prefix "$b/npm" speedscope@1.25.0 ajv@8 >/dev/null
+		npm install --silent --no-audit --no-fund --prefix "$b/npm" speedscope@1.25.0 ajv@8 jsdom@24 >/dev/null
 	fi
 done
 if [ "${1:-}" = "--sanitize" ]; then

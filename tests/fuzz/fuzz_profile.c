@@ -15,6 +15,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 				cycles_free(&ct);
 			func_table_free(&t);
 		}
+		/* the line tables, as annotate and the exports look them up */
+		for (uint32_t i = 0; i < p.nobjs; i++)
+			for (uint32_t b = 0; b < p.objs[i].map->nblocks && b < 256; b++)
+				prof_line(&p.objs[i], p.objs[i].blocks[b].section, p.objs[i].blocks[b].offset);
 		uint32_t g;
 		const struct pi_map_site *s;
 		for (uint32_t i = 0; i < p.nthreads; i++)

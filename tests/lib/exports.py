@@ -292,3 +292,73 @@ def annotate_tests(ctx, Fail, sh, must, profile_json):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return [("annotate/lines", case)]
+
+
+def html_tests(ctx, Fail, sh, must, profile_json):
+    """profview html: the page, driven in jsdom (tests/lib/html_check.js),
+    shows what profview report says: every function with its calls, self
+    and self+descendants, sorted by any column and filtered by name; a
+    function's callers and callees; its source with its lines' cycles; each
+    thread's calling-context tree, whose closed rows open on a click."""
+    def check(src, fname, filt):
+        tmp = tempfile.mkdtemp(prefix="pi-html-")
+        try:
+            obj = os.path.join(tmp, "a.o")
+            path = os.path.join(HERE, "e2e", src)
+            must(["gcc", "-O1", "-g", "-c", path, "-o", obj], "compile")
+            exe = os.path.join(tmp, "a.prof")
+            must([ctx.profinst, "--cpu=instructions", obj, "-o", exe, "-lpthread"], "profinst")
+            prof = os.path.join(tmp, "p.pf")
+            sh([exe], env=dict(os.environ, PROFINST_OUTPUT=prof), cwd=tmp)
+            page = os.path.join(tmp, "p.html")
+            must([ctx.profview, "html", prof, "-o", page], "profview html")
+            npm = os.path.join(ctx.build, "npm")
+            if not os.path.exists(os.path.join(npm, "node_modules", "jsdom")):
+                raise Fail("%s/node_modules lacks jsdom (scripts/bootstrap.sh installs it)" % npm)
+            seen = json.loads(must(["node", os.path.join(HERE, "lib", "html_check.js"), npm, page, fname, filt],
+                                   "html_check.js").stdout)
+            pj = profile_json(ctx, prof)
+            if seen["errors"]:
+                raise Fail("the page's script failed: %r" % seen["errors"])
+            fs = [f for f in pj["functions"] if f["calls"] or f["self_cycles"]]
+            if "%s cycles" % "{:,}".format(pj["total_cycles"]) not in seen["meta"]:
+                raise Fail("the page's head %r lacks the total, %d cycles" % (seen["meta"], pj["total_cycles"]))
+            want = sorted((f["name"], f["calls"], f["self_cycles"], f["incl_cycles"]) for f in fs)
+            got = sorted((r["name"], r["calls"], r["self"], r["incl"]) for r in seen["list"])
+            if got != want:
+                raise Fail("the page lists %r, profview report %r" % (got, want))
+            selfs = [r["self"] for r in seen["list"]]
+            if selfs != sorted(selfs, reverse=True):
+                raise Fail("the list is not sorted by self cycles first: %r" % selfs)
+            if seen["by_calls_desc"] != sorted(seen["by_calls_desc"], reverse=True) or \
+                    seen["by_calls_asc"] != sorted(seen["by_calls_asc"]) or seen["by_name"] != sorted(seen["by_name"]):
+                raise Fail("sorting by calls (twice) and by name: %r %r %r" % (
+                    seen["by_calls_desc"], seen["by_calls_asc"], seen["by_name"]))
+            if seen["shown_all"] != len(fs):
+                raise Fail("the page shows %d rows once asked for all, of %d" % (seen["shown_all"], len(fs)))
+            if sorted(seen["filtered"]) != sorted(f["name"] for f in fs if filt.lower() in f["name"].lower()):
+                raise Fail("filtering by %r shows %r" % (filt, seen["filtered"]))
+            f = [x for x in fs if x["name"] == fname][0]
+            callers = sorted((c["name"], c["calls"]) for c in f["callers"])
+            if seen["opened"] != fname or sorted((c["name"], c["calls"]) for c in seen["callers"]) != callers:
+                raise Fail("%s's page: %r, callers %r; profview report: %r" % (
+                    fname, seen["opened"], seen["callers"], callers))
+            callees = sorted((x["name"], c["calls"]) for x in fs for c in x["callers"] if c["name"] == fname)
+            if sorted((c["name"], c["calls"]) for c in seen["callees"]) != callees:
+                raise Fail("%s's callees on the page %r, from profview report %r" % (fname, seen["callees"], callees))
+            lines = open(path).read().split("\n")
+            ran = [s for s in seen["source"] if s["mark"] == "|"]
+            if not ran or any(s["text"] != lines[s["line"] - 1] for s in seen["source"]):
+                raise Fail("%s's source on the page differs from %s: %r" % (fname, src, seen["source"]))
+            total = sum(float(s["pct"].rstrip("%")) for s in seen["source"] if s["pct"])
+            if abs(total - 100) > 0.05 * len(ran):
+                raise Fail("%s's lines hold %.2f%% of its self cycles" % (fname, total))
+            if len(seen["tree_threads"]) != pj["threads"] or not seen["tree_first"] or \
+                    seen.get("tree_opened", 1) < 1:
+                raise Fail("the call tree: threads %r, first rows %r, a click opened %r rows" % (
+                    seen["tree_threads"], seen["tree_first"], seen.get("tree_opened")))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    return [("html/page[005_function_pointers]", lambda: check("005_function_pointers.c", "apply", "a")),
+            ("html/page[022_threads]", lambda: check("022_threads.c", "work", "main"))]

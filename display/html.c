@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profview html: the profile as one self-contained HTML file, to open in a
+ * browser without a server or a network: the function list (sorted by any
+ * column, filtered by name), each function's callers, callees and
+ * annotated source, and the calling-context tree of each thread.  The data
+ * is a JSON object in the page (its schema is at the top of
+ * display/html/report.js, which draws it); the page's script and style are
+ * display/html/report.{js,css}, built into profview (html_assets.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "insncost.h"
+
+extern const char pv_html_js[], pv_html_css[];
+
+static const char html_usage[] =
+	"Usage: profview html PROFILE -o FILE.html\n"
+	"\n"
+	"Write the profile as one HTML file that any browser opens, without a\n"
+	"server or a network: the function list (sorted by any column, filtered\n"
+	"by name), each function's callers, callees and annotated source (the\n"
+	"source files read now, where they are), and each thread's calling-\n"
+	"context tree.  -o - writes to standard output.\n";
+
+/* A JSON string that cannot end the <script> element holding it. */
+static void json_str(FILE *o, const char *s)
+{
+	fputc('"', o);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(o, "\\%c", c);
+		else if (c < 0x20 || c == '<' || c == '>' || c == '&')
+			fprintf(o, "\\u%04x", c);
+		else
+			fputc(c, o);
+	}
+	fputc('"', o);
+}
+
+/* The source files the page quotes, each read once. */
+struct src_file {
+	const char *path;
+	char *text;      /* NULL: not readable */
+	char **line;     /* line[k]: line k + 1 */
+	uint32_t nlines;
+	bool *want;      /* [nlines]: quoted */
+};
+
+struct html {
+	FILE *o;
+	const struct profile *p;
+	const struct func_table *t;
+	uint32_t *index;   /* global function -> index in the page's list, or UINT32_MAX */
+	struct src_file *files;
+	size_t nfiles, filecap;
+	struct pv_lines ls;
+	bool *ran_line;    /* scratch for one function's lines */
+};
+
+static struct src_file *src_of(struct html *h, const char *path)
+{
+	for (size_t i = 0; i < h->nfiles; i++)
+		if (!strcmp(h->files[i].path, path))
+			return &h->files[i];
+	if (h->nfiles == h->filecap) {
+		h->filecap = h->filecap ? 2 * h->filecap : 16;
+		h->files = realloc(h->files, h->filecap * sizeof(*h->files));
+	}
+	struct src_file *f = &h->files[h->nfiles++];
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	FILE *in = path[0] == '/' ? fopen(path, "rb") : NULL;
+	if (!in)
+		return f;
+	size_t len = 0, cap = 1 << 16;
+	f->text = malloc(cap + 1);
+	size_t got;
+	while (f->text && (got = fread(f->text + len, 1, cap - len, in)) > 0) {
+		len += got;
+		if (len == cap) {
+			char *nt = realloc(f->text, (cap *= 2) + 1);
+			if (!nt) {
+				free(f->text);
+				f->text = NULL;
+				break;
+			}
+			f->text = nt;
+		}
+	}
+	fclose(in);
+	if (!f->text)
+		return f;
+	f->text[len] = 0;
+	uint32_t n = 1;
+	for (size_t i = 0; i < len; i++)
+		n += f->text[i] == '\n';
+	f->line = malloc(n * sizeof(char *));
+	f->want = calloc(n, sizeof(bool));
+	if (!f->line || !f->want) {
+		free(f->line);
+		free(f->want);
+		free(f->text);
+		f->text = NULL;
+		return f;
+	}
+	char *s = f->text;
+	for (uint32_t k = 0; k < n; k++) {
+		f->line[k] = s;
+		char *nl = strchr(s, '\n');
+		if (!nl)
+			break;
+		*nl = 0;
+		s = nl + 1;
+	}
+	f->nlines = n;
+	return f;
+}
+
+/* Quote lines lo..hi (1-based, clipped) of f. */
+static void want_lines(struct src_file *f, uint32_t lo, uint32_t hi)
+{
+	if (!f->text || !f->nlines)
+		return;
+	if (lo < 1)
+		lo = 1;
+	if (hi > f->nlines)
+		hi = f->nlines;
+	for (uint32_t k = lo; k <= hi; k++)
+		f->want[k - 1] = true;
+}
+
+static void note_ran(void *ctx, const struct insn_cost *c)
+{
+	struct html *h = ctx;
+	if (!c->line || !c->executions)
+		return;
+	/* lines that ran: those the ls entries cover are marked by (file, line) */
+	for (size_t i = 0; i < h->ls.n; i++)
+		if (h->ls.v[i].line == c->line->line && !strcmp(h->ls.v[i].file, prof_str(h->ls.o, c->line->file)))
+			h->ran_line[i] = true;
+}
+
+static void code_lines(void *ctx, const struct insn_cost *c)
+{
+	struct html *h = ctx;
+	if (!c->line)
+		return;
+	/* a line of code that never ran has no cycles: list it too (#) */
+	const char *file = prof_str(h->ls.o, c->line->file);
+	for (size_t i = 0; i < h->ls.n; i++)
+		if (h->ls.v[i].line == c->line->line && !strcmp(h->ls.v[i].file, file))
+			return;
+	if (h->ls.n == h->ls.cap) {
+		h->ls.cap = h->ls.cap ? 2 * h->ls.cap : 64;
+		h->ls.v = realloc(h->ls.v, h->ls.cap * sizeof(*h->ls.v));
+	}
+	h->ls.v[h->ls.n++] = (struct pv_line_cost){file, c->line->line, 0};
+}
+
+/* Function g's lines: [file index, line, cycles, ran], and the source
+ * lines around them marked to quote. */
+static void function_lines(struct html *h, uint32_t g, uint64_t self)
+{
+	if (h->p->funcs[g].external || pv_function_lines(h->p, g, self, &h->ls)) {
+		fprintf(h->o, "[]");
+		return;
+	}
+	pv_insn_costs(h->p, g, code_lines, h);
+	h->ran_line = calloc(h->ls.n ? h->ls.n : 1, sizeof(bool));
+	if (h->ran_line)
+		pv_insn_costs(h->p, g, note_ran, h);
+	fputc('[', h->o);
+	uint32_t lo = UINT32_MAX, hi = 0;
+	const char *main_file = NULL;
+	uint32_t entry;
+	main_file = pv_entry_line(h->p, g, &entry);
+	for (size_t i = 0; i < h->ls.n; i++) {
+		const struct pv_line_cost *l = &h->ls.v[i];
+		struct src_file *f = src_of(h, l->file);
+		want_lines(f, l->line > 2 ? l->line - 2 : 1, l->line + 2);
+		if (!strcmp(l->file, main_file) && l->line) {
+			lo = l->line < lo ? l->line : lo;
+			hi = l->line > hi ? l->line : hi;
+		}
+		fprintf(h->o, "%s[%zu,%u,%llu,%d]", i ? "," : "", (size_t)(f - h->files), l->line,
+			(unsigned long long)l->cycles, h->ran_line && h->ran_line[i] ? 1 : 0);
+	}
+	fputc(']', h->o);
+	/* the whole function, where it is not long */
+	if (lo <= hi && hi - lo < 400)
+		want_lines(src_of(h, main_file), lo, hi);
+	free(h->ran_line);
+	h->ran_line = NULL;
+}
+
+static void write_functions(struct html *h)
+{
+	const struct profile *p = h->p;
+	const struct func_table *t = h->t;
+	fprintf(h->o, ",\"functions\":[");
+	bool first = true;
+	for (uint32_t g = 0; g < t->n; g++) {
+		const struct func_view *v = &t->f[g];
+		if (h->index[g] == UINT32_MAX)
+			continue;
+		fprintf(h->o, "%s\n{\"name\":", first ? "" : ",");
+		first = false;
+		json_str(h->o, pv_name(p, g));
+		fprintf(h->o, ",\"object\":");
+		json_str(h->o, p->funcs[g].object);
+		uint32_t line;
+		const char *file = pv_entry_line(p, g, &line);
+		fprintf(h->o, ",\"file\":");
+		json_str(h->o, file);
+		fprintf(h->o,
+			",\"line\":%u,\"calls\":%llu,\"self\":%llu,\"incl\":%llu,\"min\":%llu,\"max\":%llu,"
+			"\"os\":%llu,\"faults\":%llu,\"mispredicts\":%llu,\"mispredict_cycles\":%llu,"
+			"\"mem_wait\":%llu,\"external\":%s,\"callers\":[",
+			line, (unsigned long long)v->calls, (unsigned long long)v->self, (unsigned long long)v->incl,
+			(unsigned long long)v->min_self, (unsigned long long)v->max_self, (unsigned long long)v->os,
+			(unsigned long long)v->faults, (unsigned long long)v->mispredicts,
+			(unsigned long long)v->mispredict_cycles, (unsigned long long)v->mem_wait_cycles,
+			p->funcs[g].external ? "true" : "false");
+		for (uint32_t k = 0; k < v->ncallers; k++) {
+			const struct arc *a = &v->callers[k];
+			long other = a->other == UINT32_MAX ? -1 : (long)h->index[a->other];
+			fprintf(h->o, "%s[%ld,%llu,%llu]", k ? "," : "", other, (unsigned long long)a->calls,
+				(unsigned long long)(a->incl + a->rec_incl));
+		}
+		fprintf(h->o, "],\"callees\":[");
+		for (uint32_t k = 0; k < v->ncallees; k++) {
+			const struct arc *a = &v->callees[k];
+			fprintf(h->o, "%s[%ld,%llu,%llu]", k ? "," : "", (long)h->index[a->other],
+				(unsigned long long)a->calls, (unsigned long long)a->incl);
+		}
+		fprintf(h->o, "],\"lines\":");
+		function_lines(h, g, v->self);
+		fputc('}', h->o);
+	}
+	fputc(']', h->o);
+}
+
+static void write_trees(struct html *h)
+{
+	const struct profile *p = h->p;
+	fprintf(h->o, ",\n\"threads\":[");
+	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
+		const struct prof_thread *th = &p->threads[ti];
+		fprintf(h->o, "%s\n{\"index\":%u,\"tid\":%u,\"nodes\":[", ti ? "," : "", th->hdr->index,
+			th->hdr->tid);
+		/* [parent, function (-1: the root), calls, self, incl] */
+		for (uint32_t n = 0; n < th->hdr->nnodes; n++) {
+			const struct pi_prof_node *nd = &th->nodes[n];
+			uint32_t g = n ? prof_gfunc(p, nd->obj, nd->func) : UINT32_MAX;
+			long f = g == UINT32_MAX ? -1 : (long)h->index[g];
+			fprintf(h->o, "%s[%ld,%ld,%llu,%llu,%llu]", n ? "," : "", n ? (long)nd->parent : -1L, f,
+				(unsigned long long)nd->calls, (unsigned long long)nd->self,
+				(unsigned long long)nd->incl);
+		}
+		fprintf(h->o, "]}");
+	}
+	fputc(']', h->o);
+}
+
+static void write_sources(struct html *h)
+{
+	fprintf(h->o, ",\n\"files\":[");
+	for (size_t i = 0; i < h->nfiles; i++) {
+		const struct src_file *f = &h->files[i];
+		fprintf(h->o, "%s\n{\"path\":", i ? "," : "");
+		json_str(h->o, f->path);
+		fprintf(h->o, ",\"found\":%s,\"text\":{", f->text ? "true" : "false");
+		bool first = true;
+		for (uint32_t k = 0; k < f->nlines; k++) {
+			if (!f->want[k])
+				continue;
+			fprintf(h->o, "%s\"%u\":", first ? "" : ",", k + 1);
+			json_str(h->o, f->line[k]);
+			first = false;
+		}
+		fprintf(h->o, "}}");
+	}
+	fputc(']', h->o);
+}
+
+static int write_page(FILE *o, const struct profile *p, const struct func_table *t, int how)
+{
+	(void)how;
+	struct html h = {.o = o, .p = p, .t = t};
+	h.index = malloc((t->n ? t->n : 1) * sizeof(uint32_t));
+	if (!h.index)
+		return -1;
+	uint32_t nf = 0;
+	for (uint32_t g = 0; g < t->n; g++)
+		h.index[g] = t->f[g].calls || t->f[g].self ? nf++ : UINT32_MAX;
+	const char *cpu = p->nobjs ? prof_str(&p->objs[0], p->objs[0].map->cpu) : "";
+	fprintf(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>profinst: ");
+	for (const char *s = p->hdr->exe; *s; s++) /* the title: text, escaped */
+		fputs(*s == '<' ? "&lt;" : *s == '&' ? "&amp;" : (char[]){*s, 0}, o);
+	fprintf(o, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<noscript>This report needs JavaScript.</noscript>\n",
+		pv_html_css);
+	fprintf(o, "<script type=\"application/json\" id=\"profile-data\">\n{\"exe\":");
+	json_str(o, p->hdr->exe);
+	fprintf(o, ",\"pid\":%u,\"cpu\":", p->hdr->pid);
+	json_str(o, cpu);
+	fprintf(o, ",\"total\":%llu,\"os\":%llu,\"os_charged\":%s,\"faults\":%llu,\"branch_sim\":%s,\"cache_sim\":%s,"
+		   "\"signal\":%u",
+		(unsigned long long)t->total_self, (unsigned long long)t->total_os, prof_charges_os(p) ? "true" : "false",
+		(unsigned long long)t->total_faults, prof_branch_sim(p) ? "true" : "false",
+		prof_cache_sim(p) ? "true" : "false",
+		(p->hdr->flags & PI_PROF_ENDED_BY_SIGNAL) ? p->hdr->signal : 0);
+	write_functions(&h);
+	write_trees(&h);
+	write_sources(&h);
+	fprintf(o, "}\n</script>\n<script>\n%s</script>\n</body>\n</html>\n", pv_html_js);
+	for (size_t i = 0; i < h.nfiles; i++) {
+		free(h.files[i].text);
+		free(h.files[i].line);
+		free(h.files[i].want);
+	}
+	free(h.files);
+	free(h.ls.v);
+	free(h.index);
+	return 0;
+}
+
+int cmd_html(int argc, char **argv)
+{
+	const char *path = NULL, *out = NULL;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(html_usage, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out = argv[++i];
+		} else if (pv_positional("html", argv[i], &path)) {
+			return 2;
+		}
+	}
+	if (!path || !out) {
+		fputs(html_usage, stderr);
+		return 2;
+	}
+	return pv_write(path, out, write_page, 0);
+}

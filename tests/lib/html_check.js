@@ -1,0 +1,77 @@
+// Drives the page profview html writes, in jsdom (its scripts run as in a
+// browser), and prints what a user sees, as JSON, for tests/lib/exports.py
+// to compare with profview report:
+//   node html_check.js NPM_DIR PAGE.html FUNCTION FILTER
+// FUNCTION: one to open (its callers, callees, source); FILTER: a name
+// filter to type.
+"use strict";
+const [npm, page, fname, filter] = process.argv.slice(2);
+const { JSDOM } = require(npm + "/node_modules/jsdom");
+const fs = require("fs");
+
+const dom = new JSDOM(fs.readFileSync(page, "utf8"), {
+  runScripts: "dangerously",
+  url: "file:///report.html",
+  beforeParse(w) { w.scrollTo = () => {}; }, // jsdom lays nothing out
+});
+const { window } = dom;
+const doc = window.document;
+const errors = [];
+window.addEventListener("error", (e) => errors.push(String(e.message)));
+const out = { errors };
+const rows = () => [...doc.querySelectorAll("#functions tbody tr")];
+const cell = (tr, k) => tr.children[k].textContent;
+const num = (s) => Number(s.replace(/[,%]/g, ""));
+const route = (hash) => { window.location.hash = hash; window.dispatchEvent(new window.HashChangeEvent("hashchange")); };
+
+out.meta = doc.querySelector("header .meta").textContent;
+out.count = doc.getElementById("count").textContent;
+out.list = rows().map((tr) => ({ name: cell(tr, 0), calls: num(cell(tr, 2)), self: num(cell(tr, 3)), incl: num(cell(tr, 5)) }));
+
+// sort by calls: a click sorts descending, a second ascending
+const th = (col) => doc.querySelector(`th[data-col=${col}]`);
+th("calls").click();
+out.by_calls_desc = rows().map((tr) => num(cell(tr, 2)));
+th("calls").click();
+out.by_calls_asc = rows().map((tr) => num(cell(tr, 2)));
+th("name").click();
+out.by_name = rows().map((tr) => cell(tr, 0));
+
+// type a filter
+const box = doc.getElementById("filter");
+box.value = filter;
+box.dispatchEvent(new window.Event("input"));
+out.filtered = rows().map((tr) => cell(tr, 0));
+
+// all of them: the list shows the first 200 until asked
+box.value = "";
+box.dispatchEvent(new window.Event("input"));
+const all = doc.getElementById("show-all");
+if (all) all.click();
+out.shown_all = rows().length;
+
+// open a function by clicking its link in the list
+const link = [...doc.querySelectorAll("#functions a.fn")].find((a) => a.textContent === fname);
+if (link) route(link.getAttribute("href"));
+out.opened = doc.getElementById("fn-name") ? doc.getElementById("fn-name").firstChild.textContent : null;
+const arcs = (id) => [...doc.querySelectorAll(`#${id} tbody tr`)].map((tr) => ({ name: cell(tr, 0), calls: num(cell(tr, 1)) }));
+out.callers = doc.getElementById("callers") ? arcs("callers") : null;
+out.callees = doc.getElementById("callees") ? arcs("callees") : null;
+out.source = [...doc.querySelectorAll(".src-line")].map((l) => ({
+  line: Number(l.getAttribute("data-line")),
+  mark: l.querySelector(".mark").textContent,
+  pct: l.querySelector(".pct").textContent,
+  text: l.querySelector(".text").textContent,
+}));
+
+// the call tree: the hot path is open; a closed row opens on a click
+route("#tree");
+out.tree_threads = [...doc.querySelectorAll("#tree h2")].map((h) => h.textContent);
+out.tree_first = [...doc.querySelectorAll(".tree-row")].slice(0, 4).map((r) => r.querySelector("a.fn") ? r.querySelector("a.fn").textContent : "?");
+const closed = [...doc.querySelectorAll(".tree-row .tog")].find((t) => t.textContent === "\u25b8");
+if (closed) {
+  const before = doc.querySelectorAll(".tree-row").length;
+  closed.click();
+  out.tree_opened = doc.querySelectorAll(".tree-row").length - before;
+}
+console.log(JSON.stringify(out));
