@@ -58,7 +58,10 @@ struct html {
 	struct src_file *files;
 	size_t nfiles, filecap;
 	struct pv_lines ls;
-	bool *ran_line;    /* scratch for one function's lines */
+	/* for one function's lines (ls): ran, and of their cycles, the
+	 * simulations' (--branch-sim, --cache-sim) */
+	bool *ran_line;
+	uint64_t *mispredicted, *waited;
 };
 
 static struct src_file *src_of(struct html *h, const char *path)
@@ -138,10 +141,12 @@ static void note_ran(void *ctx, const struct insn_cost *c)
 	struct html *h = ctx;
 	if (!c->line || !c->executions)
 		return;
-	/* lines that ran: those the ls entries cover are marked by (file, line) */
 	for (size_t i = 0; i < h->ls.n; i++)
-		if (h->ls.v[i].line == c->line->line && !strcmp(h->ls.v[i].file, prof_str(h->ls.o, c->line->file)))
+		if (h->ls.v[i].line == c->line->line && !strcmp(h->ls.v[i].file, prof_str(h->ls.o, c->line->file))) {
 			h->ran_line[i] = true;
+			h->mispredicted[i] += c->mispredicted;
+			h->waited[i] += c->waited;
+		}
 }
 
 static void code_lines(void *ctx, const struct insn_cost *c)
@@ -161,8 +166,9 @@ static void code_lines(void *ctx, const struct insn_cost *c)
 	h->ls.v[h->ls.n++] = (struct pv_line_cost){file, c->line->line, 0};
 }
 
-/* Function g's lines: [file index, line, cycles, ran], and the source
- * lines around them marked to quote. */
+/* Function g's lines: [file index, line, cycles, ran, of the cycles
+ * mispredicted jumps', of them waits for memory], and the source lines
+ * around them marked to quote. */
 static void function_lines(struct html *h, uint32_t g, uint64_t self)
 {
 	if (h->p->funcs[g].external || pv_function_lines(h->p, g, self, &h->ls)) {
@@ -170,8 +176,12 @@ static void function_lines(struct html *h, uint32_t g, uint64_t self)
 		return;
 	}
 	pv_insn_costs(h->p, g, code_lines, h);
-	h->ran_line = calloc(h->ls.n ? h->ls.n : 1, sizeof(bool));
-	if (h->ran_line)
+	size_t n = h->ls.n ? h->ls.n : 1;
+	h->ran_line = calloc(n, sizeof(bool));
+	h->mispredicted = calloc(n, sizeof(uint64_t));
+	h->waited = calloc(n, sizeof(uint64_t));
+	bool known = h->ran_line && h->mispredicted && h->waited;
+	if (known)
 		pv_insn_costs(h->p, g, note_ran, h);
 	fputc('[', h->o);
 	uint32_t lo = UINT32_MAX, hi = 0;
@@ -186,15 +196,20 @@ static void function_lines(struct html *h, uint32_t g, uint64_t self)
 			lo = l->line < lo ? l->line : lo;
 			hi = l->line > hi ? l->line : hi;
 		}
-		fprintf(h->o, "%s[%zu,%u,%llu,%d]", i ? "," : "", (size_t)(f - h->files), l->line,
-			(unsigned long long)l->cycles, h->ran_line && h->ran_line[i] ? 1 : 0);
+		fprintf(h->o, "%s[%zu,%u,%llu,%d,%llu,%llu]", i ? "," : "", (size_t)(f - h->files), l->line,
+			(unsigned long long)l->cycles, known && h->ran_line[i] ? 1 : 0,
+			known ? (unsigned long long)h->mispredicted[i] : 0ull,
+			known ? (unsigned long long)h->waited[i] : 0ull);
 	}
 	fputc(']', h->o);
 	/* the whole function, where it is not long */
 	if (lo <= hi && hi - lo < 400)
 		want_lines(src_of(h, main_file), lo, hi);
 	free(h->ran_line);
+	free(h->mispredicted);
+	free(h->waited);
 	h->ran_line = NULL;
+	h->mispredicted = h->waited = NULL;
 }
 
 static void write_functions(struct html *h)

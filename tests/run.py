@@ -741,6 +741,17 @@ def unit_branch_sim(ctx):
         if not m or int(m.group(2)) != n or not 0.45 * n <= int(m.group(1)) <= 0.55 * n:
             raise Fail("branch_sim: annotate random_branch does not say how often 'if (x & 1)' mispredicted:\n%s"
                        % "\n".join(ann))
+        # and profview html on the lines: a function's lines' mispredicted
+        # cycles add up to its own
+        page = os.path.join(tmp, "p.html")
+        must([ctx.profview, "html", pf1, "-o", page], "profview html")
+        text = open(page).read()
+        data = json.loads(text.split('id="profile-data">', 1)[1].split("</script>", 1)[0])
+        for f in data["functions"]:
+            if f["name"] in ("random_branch", "long_period_branch") and \
+                    sum(l[4] for l in f["lines"]) != fn1[f["name"]]["mispredict_cycles"]:
+                raise Fail("branch_sim: profview html puts %d mispredicted cycles on %s's lines, of %d" % (
+                    sum(l[4] for l in f["lines"]), f["name"], fn1[f["name"]]["mispredict_cycles"]))
         # the same run gives the same profile
         pf2 = os.path.join(tmp, "sim", "again.pf")
         must([os.path.join(tmp, "sim", "a.prof")], "run", env=dict(os.environ, PROFINST_OUTPUT=pf2))

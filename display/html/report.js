@@ -6,7 +6,8 @@
  *     faults, mispredicts, mispredict_cycles, mem_wait, external,
  *     callers [[function index or -1 for none, calls, incl]],
  *     callees [[function index, calls, incl]],
- *     lines [[file index, line, cycles, ran 0/1]] (self on source lines);
+ *     lines [[file index, line, cycles, ran 0/1, of the cycles those of
+ *     mispredicted jumps, of waits for memory]] (self on source lines);
  *   threads[]: index, tid, nodes [[parent or -1, function or -1, calls,
  *     self, incl]] (the calling-context tree, parents first);
  *   files[]: path, found, text {line number: text} (the lines quoted).
@@ -157,7 +158,9 @@
           el("span", { class: "mark" }, mark),
           el("span", { class: "pct" }, l && l[3] ? pct(l[2], f.self) : ""),
           el("span", { class: "no" }, n),
-          el("span", { class: "text" }, file.text[n] != null ? file.text[n] : "")));
+          el("span", { class: "text" }, file.text[n] != null ? file.text[n] : ""),
+          el("span", { class: "sim" }, l && l[4] ? `  mispredicted jumps ${pct(l[4], f.self)}` : "",
+            l && l[5] ? `  waits for memory ${pct(l[5], f.self)}` : "")));
       }
       const noLine = lines.filter((l) => l[1] === 0);
       if (noLine.length)
