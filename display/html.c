@@ -3,7 +3,8 @@
  * profview html: the profile as one self-contained HTML file, to open in a
  * browser without a server or a network: the function list (sorted by any
  * column, filtered by name), each function's callers, callees and
- * annotated source, and the calling-context tree of each thread.  The data
+ * annotated source, and the calling-context tree of each thread, as rows
+ * that open and as a flame graph.  The data
  * is a JSON object in the page (its schema is at the top of
  * display/html/report.js, which draws it); the page's script and style are
  * display/html/report.{js,css}, built into profview (html_assets.c).
@@ -22,8 +23,8 @@ static const char html_usage[] =
 	"Write the profile as one HTML file that any browser opens, without a\n"
 	"server or a network: the function list (sorted by any column, filtered\n"
 	"by name), each function's callers, callees and annotated source (the\n"
-	"source files read now, where they are), and each thread's calling-\n"
-	"context tree.  -o - writes to standard output.\n";
+	"source files read now, where they are), each thread's calling-context\n"
+	"tree and its flame graph.  -o - writes to standard output.\n";
 
 /* A JSON string that cannot end the <script> element holding it. */
 static void json_str(FILE *o, const char *s)

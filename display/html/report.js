@@ -11,7 +11,8 @@
  *   threads[]: index, tid, nodes [[parent or -1, function or -1, calls,
  *     self, incl]] (the calling-context tree, parents first);
  *   files[]: path, found, text {line number: text} (the lines quoted).
- * Views: #functions (the list), #f/N (function N), #tree (the trees).
+ * Views: #functions (the list), #f/N (function N), #tree (the trees),
+ * #flame/T/K (thread T's tree as a flame graph from node K).
  * Plain DOM, no library: the page works offline. */
 "use strict";
 (function () {
@@ -46,7 +47,8 @@
       (D.cache_sim ? " \u00b7 cache misses simulated" : "")),
     el("nav", {},
       el("a", { href: "#functions", id: "nav-functions" }, "Functions"),
-      el("a", { href: "#tree", id: "nav-tree" }, "Call tree")));
+      el("a", { href: "#tree", id: "nav-tree" }, "Call tree"),
+      el("a", { href: "#flame/0/0", id: "nav-flame" }, "Flame graph")));
   const main = el("main", { id: "view" });
   document.body.append(head, main);
 
@@ -233,13 +235,58 @@
     main.replaceChildren(box);
   }
 
+  /* a thread's tree as a flame graph (callers below, callees above): a
+   * box's width is its node's self+descendants; a click on one makes it
+   * the base, the base's box goes back to its parent */
+  function showFlame(ti, base) {
+    const th = D.threads[ti] || D.threads[0];
+    if (!th) return main.replaceChildren("no thread");
+    const N = th.nodes, kids = N.map(() => []);
+    N.forEach((n, k) => { if (n[0] >= 0) kids[n[0]].push(k); });
+    if (!N[base]) base = 0;
+    const whole = base === 0 ? kids[0].reduce((s, k) => s + N[k][4], 0) : N[base][4];
+    const rows = [];
+    const place = (k, depth, left) => {
+      const w = whole > 0 ? N[k][4] / whole : 0;
+      if (w < 0.001 && depth > 0) return;
+      (rows[depth] = rows[depth] || []).push([k, left, w]);
+      let x = left;
+      for (const c of kids[k]) { place(c, depth + 1, x); x += whole > 0 ? N[c][4] / whole : 0; }
+    };
+    if (base === 0) { let x = 0; for (const c of kids[0]) { place(c, 1, x); x += N[c][4] / (whole || 1); } rows[0] = [[0, 0, 1]]; }
+    else place(base, 0, 0);
+    const box = el("div", { id: "flame", class: "flame" });
+    const threads = D.threads.length > 1 ? el("div", { class: "dim" }, "Thread: ",
+      ...D.threads.map((t, i) => el("a", { class: "fn", href: `#flame/${i}/0` }, ` ${t.index} `))) : "";
+    rows.forEach((row, depth) => {
+      const line = el("div", { class: "flame-row" });
+      for (const [k, left, w] of row) {
+        const n = N[k], name = k === 0 ? "all" : n[1] >= 0 ? F[n[1]].name : "?";
+        const target = k === base ? (k === 0 ? 0 : Math.max(0, N[k][0])) : k;
+        line.append(el("a", {
+          class: "flame-box", "data-node": k, href: `#flame/${ti}/${target}`,
+          style: `left:${(100 * left).toFixed(3)}%;width:${(100 * w).toFixed(3)}%`,
+          title: `${name}: ${fmt(n[4] || whole)} cycles (${pct(k === 0 ? whole : n[4], whole)})` +
+            (n[1] >= 0 ? `, self ${fmt(n[3])}, ${fmt(n[2])} calls` : ""),
+        }, w > 0.02 ? name : ""));
+      }
+      box.prepend(line);
+    });
+    main.replaceChildren(threads, el("div", { class: "dim" }, base ? "click the base to go back down" : ""), box);
+  }
+
   function route() {
     const h = location.hash.replace(/^#/, "");
     let on = "functions";
     if (h.startsWith("f/")) { showFunction(Number(h.slice(2))); on = ""; }
     else if (h === "tree") { showTree(); on = "tree"; }
+    else if (h.startsWith("flame")) {
+      const [, t, k] = h.split("/");
+      showFlame(Number(t) || 0, Number(k) || 0);
+      on = "flame";
+    }
     else showFunctions();
-    for (const id of ["functions", "tree"])
+    for (const id of ["functions", "tree", "flame"])
       document.getElementById("nav-" + id).classList.toggle("on", id === on);
   }
   window.addEventListener("hashchange", route);

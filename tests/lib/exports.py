@@ -299,7 +299,8 @@ def html_tests(ctx, Fail, sh, must, profile_json):
     shows what profview report says: every function with its calls, self
     and self+descendants, sorted by any column and filtered by name; a
     function's callers and callees; its source with its lines' cycles; each
-    thread's calling-context tree, whose closed rows open on a click."""
+    thread's calling-context tree, whose closed rows open on a click; the
+    flame graph, where a click on a box makes it the base."""
     def check(src, fname, filt):
         tmp = tempfile.mkdtemp(prefix="pi-html-")
         try:
@@ -353,6 +354,10 @@ def html_tests(ctx, Fail, sh, must, profile_json):
             total = sum(float(s["pct"].rstrip("%")) for s in seen["source"] if s["pct"])
             if abs(total - 100) > 0.05 * len(ran):
                 raise Fail("%s's lines hold %.2f%% of its self cycles" % (fname, total))
+            if not seen["flame_boxes"] or seen["flame_base"] != "all" or \
+                    seen.get("flame_new_base") != seen.get("flame_clicked"):
+                raise Fail("the flame graph: %d boxes on %r; a click on %r made %r the base" % (
+                    seen["flame_boxes"], seen["flame_base"], seen.get("flame_clicked"), seen.get("flame_new_base")))
             if len(seen["tree_threads"]) != pj["threads"] or not seen["tree_first"] or \
                     seen.get("tree_opened", 1) < 1:
                 raise Fail("the call tree: threads %r, first rows %r, a click opened %r rows" % (

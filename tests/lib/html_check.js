@@ -74,4 +74,17 @@ if (closed) {
   closed.click();
   out.tree_opened = doc.querySelectorAll(".tree-row").length - before;
 }
+// the flame graph: the whole thread at the base; a click on a box makes
+// it the base
+route("#flame/0/0");
+const boxes = () => [...doc.querySelectorAll(".flame-box")];
+const base = () => { const rows = doc.querySelectorAll(".flame-row"); return rows.length ? rows[rows.length - 1].textContent : null; };
+out.flame_boxes = boxes().length;
+out.flame_base = base();
+const named = boxes().find((b) => b.textContent && b.textContent !== "all");
+if (named) {
+  out.flame_clicked = named.textContent;
+  route(named.getAttribute("href"));
+  out.flame_new_base = base();
+}
 console.log(JSON.stringify(out));
