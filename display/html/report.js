@@ -13,7 +13,8 @@
  *   files[]: path, found, text {line number: text} (the lines quoted).
  * Views: #functions (the list), #f/N (function N), #tree (the trees),
  * #flame/T/K (thread T's tree as a flame graph from node K).
- * Plain DOM, no library: the page works offline. */
+ * Plain DOM, no library: the page works offline.  No element's id is a
+ * view's name, or the browser would scroll to it. */
 "use strict";
 (function () {
   const D = JSON.parse(document.getElementById("profile-data").textContent);
@@ -114,7 +115,7 @@
     const more = rows.length > SHOWN && !list.all
       ? el("div", { class: "more" }, el("button", { id: "show-all", onclick: () => { list.all = true; showFunctions(); } },
         `show all ${rows.length}`)) : "";
-    main.replaceChildren(search, el("table", { id: "functions" }, el("thead", {}, thead), el("tbody", {}, ...body)),
+    main.replaceChildren(search, el("table", { id: "fn-table" }, el("thead", {}, thead), el("tbody", {}, ...body)),
       el("div", { class: "dim more", id: "count" }, `${rows.length} of ${F.length} functions`), more);
   }
 
@@ -193,7 +194,7 @@
 
   /* the calling-context trees: rows open and close, the hot path open */
   function showTree() {
-    const box = el("div", { id: "tree" });
+    const box = el("div", { id: "tree-view" });
     for (const th of D.threads) {
       const N = th.nodes, kids = N.map(() => []);
       N.forEach((n, k) => { if (n[0] >= 0) kids[n[0]].push(k); });
@@ -236,26 +237,28 @@
   }
 
   /* a thread's tree as a flame graph (callers below, callees above): a
-   * box's width is its node's self+descendants; a click on one makes it
+   * box's width is its node's self plus its children's widths (not the
+   * node's self+descendants, which a recursive call charged to an
+   * ancestor leaves out: widths must add up); a click on one makes it
    * the base, the base's box goes back to its parent */
   function showFlame(ti, base) {
     const th = D.threads[ti] || D.threads[0];
     if (!th) return main.replaceChildren("no thread");
-    const N = th.nodes, kids = N.map(() => []);
+    const N = th.nodes, kids = N.map(() => []), tot = N.map((n) => n[3]);
     N.forEach((n, k) => { if (n[0] >= 0) kids[n[0]].push(k); });
+    for (let k = N.length - 1; k > 0; k--) tot[N[k][0]] += tot[k]; /* parents come first */
     if (!N[base]) base = 0;
-    const whole = base === 0 ? kids[0].reduce((s, k) => s + N[k][4], 0) : N[base][4];
+    const whole = tot[base];
     const rows = [];
     const place = (k, depth, left) => {
-      const w = whole > 0 ? N[k][4] / whole : 0;
+      const w = whole > 0 ? tot[k] / whole : 0;
       if (w < 0.001 && depth > 0) return;
       (rows[depth] = rows[depth] || []).push([k, left, w]);
       let x = left;
-      for (const c of kids[k]) { place(c, depth + 1, x); x += whole > 0 ? N[c][4] / whole : 0; }
+      for (const c of kids[k]) { place(c, depth + 1, x); x += whole > 0 ? tot[c] / whole : 0; }
     };
-    if (base === 0) { let x = 0; for (const c of kids[0]) { place(c, 1, x); x += N[c][4] / (whole || 1); } rows[0] = [[0, 0, 1]]; }
-    else place(base, 0, 0);
-    const box = el("div", { id: "flame", class: "flame" });
+    place(base, 0, 0);
+    const box = el("div", { id: "flame-view", class: "flame" });
     const threads = D.threads.length > 1 ? el("div", { class: "dim" }, "Thread: ",
       ...D.threads.map((t, i) => el("a", { class: "fn", href: `#flame/${i}/0` }, ` ${t.index} `))) : "";
     rows.forEach((row, depth) => {
@@ -266,7 +269,7 @@
         line.append(el("a", {
           class: "flame-box", "data-node": k, href: `#flame/${ti}/${target}`,
           style: `left:${(100 * left).toFixed(3)}%;width:${(100 * w).toFixed(3)}%`,
-          title: `${name}: ${fmt(n[4] || whole)} cycles (${pct(k === 0 ? whole : n[4], whole)})` +
+          title: `${name}: ${fmt(tot[k])} cycles (${pct(tot[k], whole)})` +
             (n[1] >= 0 ? `, self ${fmt(n[3])}, ${fmt(n[2])} calls` : ""),
         }, w > 0.02 ? name : ""));
       }

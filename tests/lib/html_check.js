@@ -19,7 +19,7 @@ const doc = window.document;
 const errors = [];
 window.addEventListener("error", (e) => errors.push(String(e.message)));
 const out = { errors };
-const rows = () => [...doc.querySelectorAll("#functions tbody tr")];
+const rows = () => [...doc.querySelectorAll("#fn-table tbody tr")];
 const cell = (tr, k) => tr.children[k].textContent;
 const num = (s) => Number(s.replace(/[,%]/g, ""));
 const route = (hash) => { window.location.hash = hash; window.dispatchEvent(new window.HashChangeEvent("hashchange")); };
@@ -51,7 +51,7 @@ if (all) all.click();
 out.shown_all = rows().length;
 
 // open a function by clicking its link in the list
-const link = [...doc.querySelectorAll("#functions a.fn")].find((a) => a.textContent === fname);
+const link = [...doc.querySelectorAll("#fn-table a.fn")].find((a) => a.textContent === fname);
 if (link) route(link.getAttribute("href"));
 out.opened = doc.getElementById("fn-name") ? doc.getElementById("fn-name").firstChild.textContent : null;
 const arcs = (id) => [...doc.querySelectorAll(`#${id} tbody tr`)].map((tr) => ({ name: cell(tr, 0), calls: num(cell(tr, 1)) }));
@@ -66,7 +66,7 @@ out.source = [...doc.querySelectorAll(".src-line")].map((l) => ({
 
 // the call tree: the hot path is open; a closed row opens on a click
 route("#tree");
-out.tree_threads = [...doc.querySelectorAll("#tree h2")].map((h) => h.textContent);
+out.tree_threads = [...doc.querySelectorAll("#tree-view h2")].map((h) => h.textContent);
 out.tree_first = [...doc.querySelectorAll(".tree-row")].slice(0, 4).map((r) => r.querySelector("a.fn") ? r.querySelector("a.fn").textContent : "?");
 const closed = [...doc.querySelectorAll(".tree-row .tog")].find((t) => t.textContent === "\u25b8");
 if (closed) {
