@@ -277,6 +277,14 @@ static void write_trees(struct html *h)
 				(unsigned long long)nd->calls, (unsigned long long)nd->self,
 				(unsigned long long)nd->incl);
 		}
+		/* recursive calls, charged to the ancestor running the callee:
+		 * [caller node, callee's (ancestor) node, calls, cycles] */
+		fprintf(h->o, "],\"recursive\":[");
+		for (uint32_t k = 0; k < th->hdr->nrec; k++) {
+			const struct pi_prof_recedge *re = &th->recs[k];
+			fprintf(h->o, "%s[%u,%u,%llu,%llu]", k ? "," : "", re->caller_node, re->node,
+				(unsigned long long)re->calls, (unsigned long long)re->incl);
+		}
 		fprintf(h->o, "]}");
 	}
 	fputc(']', h->o);

@@ -9,7 +9,9 @@
  *     lines [[file index, line, cycles, ran 0/1, of the cycles those of
  *     mispredicted jumps, of waits for memory]] (self on source lines);
  *   threads[]: index, tid, nodes [[parent or -1, function or -1, calls,
- *     self, incl]] (the calling-context tree, parents first);
+ *     self, incl]] (the calling-context tree, parents first), recursive
+ *     [[caller node, callee node (an ancestor of the caller), calls,
+ *     cycles]] (calls charged to the ancestor running the callee);
  *   files[]: path, found, text {line number: text} (the lines quoted).
  * Views: #functions (the list), #f/N (function N), #tree (the trees),
  * #flame/T/K (thread T's tree as a flame graph from node K).
@@ -196,12 +198,20 @@
   function showTree() {
     const box = el("div", { id: "tree-view" });
     for (const th of D.threads) {
-      const N = th.nodes, kids = N.map(() => []);
+      const N = th.nodes, kids = N.map(() => []), rec = N.map(() => []);
       N.forEach((n, k) => { if (n[0] >= 0) kids[n[0]].push(k); });
       for (const k of kids) k.sort((a, b) => N[b][4] - N[a][4]);
+      for (const r of th.recursive || []) if (rec[r[0]]) rec[r[0]].push(r);
       const total = kids[0].reduce((s, k) => s + N[k][4], 0);
+      /* a call back into a function running further up: its time is
+       * that ancestor's, shown where the call was made */
+      const recRow = (r, depth) => el("div", { class: "tree-row rec", style: `padding-left:${depth * 1.5}em` },
+        el("span", { class: "tog" }, "\u21bb"), el("span", { class: "pct" }, pct(r[3], total)),
+        el("span", { class: "cyc" }, fmt(r[3])), N[r[1]][1] >= 0 ? fnLink(N[r[1]][1]) : "?",
+        el("span", { class: "calls" }, `\u00d7${fmt(r[2])}, recursive: counted in ` +
+          `${N[r[1]][1] >= 0 ? F[N[r[1]][1]].name : "?"} above`));
       const rowOf = (k, depth) => {
-        const n = N[k], open = el("span", { class: "tog" }, kids[k].length ? "\u25b8" : "");
+        const n = N[k], open = el("span", { class: "tog" }, kids[k].length || rec[k].length ? "\u25b8" : "");
         const row = el("div", { class: "tree-row", "data-node": k, style: `padding-left:${depth * 1.5}em` },
           open, el("span", { class: "pct" }, pct(n[4], total)), el("span", { class: "cyc" }, fmt(n[4])),
           n[1] >= 0 ? fnLink(n[1]) : "?", el("span", { class: "calls" },
@@ -209,10 +219,14 @@
         const sub = el("div", { class: "tree-kids" });
         let shown = false;
         const toggle = () => {
-          if (!kids[k].length) return;
+          if (!kids[k].length && !rec[k].length) return;
           shown = !shown;
           open.textContent = shown ? "\u25be" : "\u25b8";
-          if (shown && !sub.childElementCount) for (const c of kids[k]) sub.append(...rowOf(c, depth + 1));
+          if (shown && !sub.childElementCount) {
+            const all = kids[k].map((c) => [N[c][4], c, null]).concat(rec[k].map((r) => [r[3], -1, r]));
+            all.sort((a, b) => b[0] - a[0]);
+            for (const [, c, r] of all) r ? sub.append(recRow(r, depth + 1)) : sub.append(...rowOf(c, depth + 1));
+          }
           sub.style.display = shown ? "" : "none";
         };
         open.addEventListener("click", toggle);

@@ -354,6 +354,10 @@ def html_tests(ctx, Fail, sh, must, profile_json):
             total = sum(float(s["pct"].rstrip("%")) for s in seen["source"] if s["pct"])
             if abs(total - 100) > 0.05 * len(ran):
                 raise Fail("%s's lines hold %.2f%% of its self cycles" % (fname, total))
+            if seen["tree_rows"] != seen["nodes"] + seen["recursive_edges"] or \
+                    seen["tree_recursive_rows"] != seen["recursive_edges"]:
+                raise Fail("the call tree, all open: %d rows (%d recursive) for %d nodes and %d recursive calls" % (
+                    seen["tree_rows"], seen["tree_recursive_rows"], seen["nodes"], seen["recursive_edges"]))
             if not seen["flame_boxes"] or seen["flame_base"] != "all" or \
                     seen.get("flame_new_base") != seen.get("flame_clicked"):
                 raise Fail("the flame graph: %d boxes on %r; a click on %r made %r the base" % (
@@ -365,5 +369,6 @@ def html_tests(ctx, Fail, sh, must, profile_json):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    return [("html/page[005_function_pointers]", lambda: check("005_function_pointers.c", "apply", "a")),
+    return [("html/page[002_mutual_recursion]", lambda: check("002_mutual_recursion.c", "is_odd", "is_")),
+            ("html/page[005_function_pointers]", lambda: check("005_function_pointers.c", "apply", "a")),
             ("html/page[022_threads]", lambda: check("022_threads.c", "work", "main"))]

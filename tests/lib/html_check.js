@@ -74,6 +74,18 @@ if (closed) {
   closed.click();
   out.tree_opened = doc.querySelectorAll(".tree-row").length - before;
 }
+// every row open: the recursive calls show where they were made
+for (let i = 0; i < 2000; i++) {
+  const t = [...doc.querySelectorAll(".tree-row .tog")].find((x) => x.textContent === "\u25b8");
+  if (!t) break;
+  t.click();
+}
+out.tree_rows = doc.querySelectorAll(".tree-row").length;
+out.tree_recursive_rows = doc.querySelectorAll(".tree-row.rec").length;
+const data = JSON.parse(doc.getElementById("profile-data").textContent);
+out.nodes = data.threads.reduce((s, t) => s + t.nodes.length - 1, 0);
+out.recursive_edges = data.threads.reduce((s, t) => s + t.recursive.length, 0);
+
 // the flame graph: the whole thread at the base; a click on a box makes
 // it the base
 route("#flame/0/0");
