@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "decode.h"
 #include "insncost.h"
 
 extern const char pv_html_js[], pv_html_css[];
@@ -22,9 +23,10 @@ static const char html_usage[] =
 	"\n"
 	"Write the profile as one HTML file that any browser opens, without a\n"
 	"server or a network: the function list (sorted by any column, filtered\n"
-	"by name), each function's callers, callees and annotated source (the\n"
-	"source files read now, where they are), each thread's calling-context\n"
-	"tree and its flame graph.  -o - writes to standard output.\n";
+	"by name), each function's callers, callees, annotated source (the\n"
+	"source files read now, where they are) and, for the functions with 0.1%\n"
+	"of the cycles or more, annotated disassembly, each thread's calling-\n"
+	"context tree and its flame graph.  -o - writes to standard output.\n";
 
 /* A JSON string that cannot end the <script> element holding it. */
 static void json_str(FILE *o, const char *s)
@@ -213,6 +215,40 @@ static void function_lines(struct html *h, uint32_t g, uint64_t self)
 	h->mispredicted = h->waited = NULL;
 }
 
+/* Function g's blocks: [offset in the function, executions, cycles (its
+ * fixed cost's), mispredicted jumps, cycles waiting for memory,
+ * [[offset in the function, instruction, line]]]. */
+static void function_disasm(struct html *h, uint32_t g)
+{
+	const struct profile *p = h->p;
+	const struct prof_obj *o = &p->objs[p->funcs[g].obj];
+	const struct pi_map_func *f = &o->funcs[p->funcs[g].func];
+	fputc('[', h->o);
+	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
+		const struct pi_map_block *bl = &o->blocks[b];
+		uint64_t count = o->counts[b];
+		fprintf(h->o, "%s[%ld,%llu,%llu,%llu,%llu,[", b > f->first_block ? "," : "",
+			(long)bl->offset - (long)f->offset, (unsigned long long)count,
+			(unsigned long long)(count * bl->cost / o->map->units),
+			(unsigned long long)(o->mispredicts ? o->mispredicts[b] : 0),
+			(unsigned long long)(o->mem_waits ? o->mem_waits[b] / o->map->units : 0));
+		for (uint32_t off = 0; off < bl->size;) {
+			struct insn in;
+			char text[128];
+			if (!insn_decode(o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
+				break;
+			insn_format(o->code + bl->code + off, in.len, bl->offset + off, text, sizeof(text));
+			const struct pi_map_line *l = prof_line(o, bl->section, bl->offset + off);
+			fprintf(h->o, "%s[%ld,", off ? "," : "", (long)(bl->offset + off) - (long)f->offset);
+			json_str(h->o, text);
+			fprintf(h->o, ",%u]", l ? l->line : 0);
+			off += in.len;
+		}
+		fprintf(h->o, "]]");
+	}
+	fputc(']', h->o);
+}
+
 static void write_functions(struct html *h)
 {
 	const struct profile *p = h->p;
@@ -255,6 +291,12 @@ static void write_functions(struct html *h)
 		}
 		fprintf(h->o, "],\"lines\":");
 		function_lines(h, g, v->self);
+		/* the disassembly of the functions that matter (the page of a
+		 * large program stays a few megabytes) */
+		if (!p->funcs[g].external && v->self * 1000 >= t->total_self) {
+			fprintf(h->o, ",\"disasm\":");
+			function_disasm(h, g);
+		}
 		fputc('}', h->o);
 	}
 	fputc(']', h->o);

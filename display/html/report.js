@@ -7,7 +7,10 @@
  *     callers [[function index or -1 for none, calls, incl]],
  *     callees [[function index, calls, incl]],
  *     lines [[file index, line, cycles, ran 0/1, of the cycles those of
- *     mispredicted jumps, of waits for memory]] (self on source lines);
+ *     mispredicted jumps, of waits for memory]] (self on source lines),
+ *     disasm (functions with 0.1% of the cycles or more) [[offset,
+ *     executions, cycles, mispredicted jumps, cycles waiting for memory,
+ *     [[offset, instruction, line]]]] (its blocks);
  *   threads[]: index, tid, nodes [[parent or -1, function or -1, calls,
  *     self, incl]] (the calling-context tree, parents first), recursive
  *     [[caller node, callee node (an ancestor of the caller), calls,
@@ -175,6 +178,23 @@
     return out;
   }
 
+  function disasmOf(f) {
+    if (f.external) return [];
+    if (!f.disasm) return [el("h2", {}, "Disassembly"),
+      el("div", { class: "dim" }, "kept for the functions with 0.1% of the cycles or more")];
+    const pre = el("pre", { class: "src", id: "disasm" });
+    for (const [off, n, cyc, mp, mw, insns] of f.disasm) {
+      pre.append(el("div", { class: "block-head" + (n ? "" : " never") },
+        `${n ? "|" : "#"} block +${off}: ${fmt(n)} executions, ${fmt(cyc)} cycles` +
+        (mp ? `, its jump mispredicted ${fmt(mp)} times (${pct(mp, n)})` : "") +
+        (mw ? `, waiting for memory ${fmt(mw)} cycles` : "")));
+      for (const [o, text, line] of insns)
+        pre.append(el("div", { class: "asm-line" + (n ? "" : " never") }, el("span", { class: "no" }, "+" + o),
+          el("span", { class: "no" }, line ? ":" + line : ""), el("span", { class: "text" }, text)));
+    }
+    return [el("h2", {}, "Disassembly"), pre];
+  }
+
   function showFunction(i) {
     const f = F[i];
     if (!f) return showFunctions();
@@ -190,7 +210,7 @@
         .filter((r) => r[1]).map((r) => el("tr", {}, el("td", { class: "dim" }, r[0]), el("td", {}, r[1])))));
     main.replaceChildren(el("h2", { id: "fn-name" }, f.name, el("span", { class: "dim" }, "  [" + f.object + "]")),
       stats, ...arcTable("callers", "Called by", f.callers, f.incl),
-      ...arcTable("callees", "Calls", f.callees, f.incl), ...sourceOf(f));
+      ...arcTable("callees", "Calls", f.callees, f.incl), ...sourceOf(f), ...disasmOf(f));
     window.scrollTo(0, 0);
   }
 

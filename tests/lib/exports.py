@@ -347,6 +347,15 @@ def html_tests(ctx, Fail, sh, must, profile_json):
             callees = sorted((x["name"], c["calls"]) for x in fs for c in x["callers"] if c["name"] == fname)
             if sorted((c["name"], c["calls"]) for c in seen["callees"]) != callees:
                 raise Fail("%s's callees on the page %r, from profview report %r" % (fname, seen["callees"], callees))
+            # its disassembly: annotate --disasm's blocks, executions and cycles
+            ann = must([ctx.profview, "annotate", prof, fname, "--disasm"], "profview annotate").stdout
+            def block(text):  # (mark, executions, cycles)
+                m = re.match(r"([|#]) block \S+: ([\d,]+) executions, ([\d,]+) cycles", text)
+                return m and (m.group(1), int(m.group(2).replace(",", "")), int(m.group(3).replace(",", "")))
+            blocks = [block(ln) for ln in ann.splitlines() if re.match(r"[|#] block ", ln)]
+            page = [block(b) for b in seen["disasm"]]
+            if not blocks or page != blocks:
+                raise Fail("%s's blocks on the page %r, in profview annotate --disasm %r" % (fname, page, blocks))
             lines = open(path).read().split("\n")
             ran = [s for s in seen["source"] if s["mark"] == "|"]
             if not ran or any(s["text"] != lines[s["line"] - 1] for s in seen["source"]):

@@ -64,6 +64,8 @@ out.source = [...doc.querySelectorAll(".src-line")].map((l) => ({
   text: l.querySelector(".text").textContent,
 }));
 
+out.disasm = [...doc.querySelectorAll(".block-head")].map((b) => b.textContent);
+
 // the call tree: the hot path is open; a closed row opens on a click
 route("#tree");
 out.tree_threads = [...doc.querySelectorAll("#tree-view h2")].map((h) => h.textContent);
