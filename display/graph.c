@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "graph.h"
 
 static const char graph_usage[] =
 	"Usage: profview graph PROFILE [--format=dot|svg] [--width=none|linear|log]\n"
@@ -49,6 +50,7 @@ struct gctx {
 	uint64_t base;       /* 100% */
 	bool *reach;         /* under the root */
 	bool *shown;
+	const uint32_t *url; /* per function: a link to #f/N, or NULL for none */
 };
 
 static double arc_width(const char *mode, double T)
@@ -110,7 +112,10 @@ static void write_dot(FILE *o, struct gctx *g, const char *width, double filter,
 			fprintf(o, "\\n+%u hidden (%.1f%%)", hidden, pv_pct(hidden_time, g->base));
 		if (g->ct.cycle_of[f])
 			fprintf(o, "\\n<cycle %u>", g->ct.cycle_of[f]);
-		fprintf(o, "\"%s%s];\n", hidden ? ", shape=box" : "", rec ? ", peripheries=2" : "");
+		fprintf(o, "\"%s%s", hidden ? ", shape=box" : "", rec ? ", peripheries=2" : "");
+		if (g->url && g->url[f] != UINT32_MAX)
+			fprintf(o, ", URL=\"#f/%u\"", g->url[f]);
+		fprintf(o, "];\n");
 	}
 	for (uint32_t f = 0; f < t->n; f++) {
 		if (!g->shown[f])
@@ -197,42 +202,58 @@ int cmd_graph(int argc, char **argv)
 	struct func_table t;
 	if (pv_open(&p, &t, path))
 		return 1;
-	struct gctx g = {.p = &p, .t = &t, .base = t.total_self};
-	int rc = 1;
-	g.reach = calloc(t.n ? t.n : 1, sizeof(bool));
-	g.shown = calloc(t.n ? t.n : 1, sizeof(bool));
-	uint32_t *order = malloc((t.n ? t.n : 1) * sizeof(uint32_t)), n = 0;
-	if (cycles_build(&g.ct, &p, &t)) {
-		pv_error("out of memory");
-		goto out;
-	}
 	uint32_t root = UINT32_MAX;
 	if (rootname) {
 		uint32_t found[2];
 		if (pv_lookup(&p, &t, rootname, found, 2) != 1) {
 			pv_error("%s: --root: no single function '%s' ran", path, rootname);
-			goto out;
+			pv_close(&p, &t);
+			return 1;
 		}
 		root = found[0];
-		g.base = t.f[root].incl;
-		mark_reach(&g, root);
-	} else {
-		for (uint32_t f = 0; f < t.n; f++)
-			g.reach[f] = t.f[f].calls > 0;
 	}
-	for (uint32_t f = 0; f < t.n; f++)
-		if (g.reach[f])
-			order[n++] = f;
-	qsort_r(order, n, sizeof(*order), by_incl_desc, &t);
-	if (filter < 0) /* the 30th function's share, up to the next step */
-		filter = n > 30 ? step_up(pv_pct(t.f[order[29]].incl, g.base)) : 0;
-	for (uint32_t i = 0; i < n; i++)
-		g.shown[order[i]] = pv_pct(t.f[order[i]].incl, g.base) >= filter || order[i] == root;
+	int rc = 1;
 	char *tmp;
 	FILE *o = pv_out_open(out, &tmp);
-	if (!o)
+	if (o) {
+		struct graph_opts go = {.width = width, .filter = filter, .root = root};
+		rc = graph_write(o, &p, &t, &go, !strcmp(format, "svg"));
+		rc = pv_out_close(o, tmp, out, rc == 0);
+	}
+	pv_close(&p, &t);
+	return rc;
+}
+
+int graph_write(FILE *o, const struct profile *p, const struct func_table *t, const struct graph_opts *go, bool svg)
+{
+	const char *width = go->width ? go->width : "log";
+	double filter = go->filter;
+	uint32_t root = go->root;
+	struct gctx g = {.p = p, .t = t, .base = t->total_self, .url = go->url};
+	int rc = 1;
+	g.reach = calloc(t->n ? t->n : 1, sizeof(bool));
+	g.shown = calloc(t->n ? t->n : 1, sizeof(bool));
+	uint32_t *order = malloc((t->n ? t->n : 1) * sizeof(uint32_t)), n = 0;
+	if (!g.reach || !g.shown || !order || cycles_build(&g.ct, p, t)) {
+		pv_error("out of memory");
 		goto out;
-	if (!strcmp(format, "dot")) {
+	}
+	if (root != UINT32_MAX) {
+		g.base = t->f[root].incl;
+		mark_reach(&g, root);
+	} else {
+		for (uint32_t f = 0; f < t->n; f++)
+			g.reach[f] = t->f[f].calls > 0;
+	}
+	for (uint32_t f = 0; f < t->n; f++)
+		if (g.reach[f])
+			order[n++] = f;
+	qsort_r(order, n, sizeof(*order), by_incl_desc, (void *)t);
+	if (filter < 0) /* the 30th function's share, up to the next step */
+		filter = n > 30 ? step_up(pv_pct(t->f[order[29]].incl, g.base)) : 0;
+	for (uint32_t i = 0; i < n; i++)
+		g.shown[order[i]] = pv_pct(t->f[order[i]].incl, g.base) >= filter || order[i] == root;
+	if (!svg) {
 		write_dot(o, &g, width, filter, root);
 		rc = 0;
 	} else {
@@ -263,12 +284,10 @@ int cmd_graph(int argc, char **argv)
 				pv_error("dot failed");
 		}
 	}
-	rc = pv_out_close(o, tmp, out, rc == 0);
 out:
 	cycles_free(&g.ct);
 	free(g.reach);
 	free(g.shown);
 	free(order);
-	pv_close(&p, &t);
 	return rc;
 }

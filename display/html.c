@@ -14,6 +14,7 @@
 
 #include "common.h"
 #include "decode.h"
+#include "graph.h"
 #include "insncost.h"
 
 extern const char pv_html_js[], pv_html_css[];
@@ -26,7 +27,9 @@ static const char html_usage[] =
 	"by name), each function's callers, callees, annotated source (the\n"
 	"source files read now, where they are) and, for the functions with 0.1%\n"
 	"of the cycles or more, annotated disassembly, each thread's calling-\n"
-	"context tree and its flame graph.  -o - writes to standard output.\n";
+	"context tree and its flame graph, and the call graph as profview graph\n"
+	"draws it (where Graphviz's dot is installed).  -o - writes to standard\n"
+	"output.\n";
 
 /* A JSON string that cannot end the <script> element holding it. */
 static void json_str(FILE *o, const char *s)
@@ -353,6 +356,38 @@ static void write_sources(struct html *h)
 	fputc(']', h->o);
 }
 
+/* The call graph, drawn by Graphviz's dot as profview graph draws it, its
+ * nodes linking to the functions' views; nothing where dot is missing. */
+static void write_callgraph(struct html *h)
+{
+	FILE *svg = tmpfile();
+	if (!svg)
+		return;
+	struct graph_opts go = {.filter = -1, .root = UINT32_MAX, .url = h->index};
+	if (!graph_write(svg, h->p, h->t, &go, true)) {
+		/* dot's own header (XML declaration, doctype) stays out */
+		rewind(svg);
+		char buf[1 << 14];
+		size_t n;
+		bool on = false;
+		while ((n = fread(buf, 1, sizeof(buf) - 1, svg)) > 0) {
+			buf[n] = 0;
+			const char *from = buf;
+			if (!on) {
+				from = strstr(buf, "<svg");
+				if (!from)
+					continue; /* (dot's header is far shorter than a buffer) */
+				on = true;
+				fprintf(h->o, "<div id=\"callgraph-svg\" hidden>\n");
+			}
+			fwrite(from, 1, n - (size_t)(from - buf), h->o);
+		}
+		if (on)
+			fprintf(h->o, "</div>\n");
+	}
+	fclose(svg);
+}
+
 static int write_page(FILE *o, const struct profile *p, const struct func_table *t, int how)
 {
 	(void)how;
@@ -382,7 +417,9 @@ static int write_page(FILE *o, const struct profile *p, const struct func_table 
 	write_functions(&h);
 	write_trees(&h);
 	write_sources(&h);
-	fprintf(o, "}\n</script>\n<script>\n%s</script>\n</body>\n</html>\n", pv_html_js);
+	fprintf(o, "}\n</script>\n");
+	write_callgraph(&h);
+	fprintf(o, "<script>\n%s</script>\n</body>\n</html>\n", pv_html_js);
 	for (size_t i = 0; i < h.nfiles; i++) {
 		free(h.files[i].text);
 		free(h.files[i].line);

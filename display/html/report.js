@@ -17,7 +17,8 @@
  *     cycles]] (calls charged to the ancestor running the callee);
  *   files[]: path, found, text {line number: text} (the lines quoted).
  * Views: #functions (the list), #f/N (function N), #tree (the trees),
- * #flame/T/K (thread T's tree as a flame graph from node K).
+ * #flame/T/K (thread T's tree as a flame graph from node K), #graph (the
+ * call graph Graphviz drew, in #callgraph-svg, where it could).
  * Plain DOM, no library: the page works offline.  No element's id is a
  * view's name, or the browser would scroll to it. */
 "use strict";
@@ -54,7 +55,8 @@
     el("nav", {},
       el("a", { href: "#functions", id: "nav-functions" }, "Functions"),
       el("a", { href: "#tree", id: "nav-tree" }, "Call tree"),
-      el("a", { href: "#flame/0/0", id: "nav-flame" }, "Flame graph")));
+      el("a", { href: "#flame/0/0", id: "nav-flame" }, "Flame graph"),
+      document.getElementById("callgraph-svg") ? el("a", { href: "#graph", id: "nav-graph" }, "Call graph") : ""));
   const main = el("main", { id: "view" });
   document.body.append(head, main);
 
@@ -312,19 +314,33 @@
     main.replaceChildren(threads, el("div", { class: "dim" }, base ? "click the base to go back down" : ""), box);
   }
 
+  function showGraph() {
+    const svg = document.getElementById("callgraph-svg");
+    if (!svg) return showFunctions();
+    const copy = svg.cloneNode(true);
+    copy.removeAttribute("id");
+    copy.removeAttribute("hidden");
+    copy.id = "graph-view";
+    main.replaceChildren(el("div", { class: "dim" }, "as profview graph draws it: about 30 functions; " +
+      "a node opens its function"), copy);
+  }
+
   function route() {
     const h = location.hash.replace(/^#/, "");
     let on = "functions";
     if (h.startsWith("f/")) { showFunction(Number(h.slice(2))); on = ""; }
     else if (h === "tree") { showTree(); on = "tree"; }
+    else if (h === "graph") { showGraph(); on = "graph"; }
     else if (h.startsWith("flame")) {
       const [, t, k] = h.split("/");
       showFlame(Number(t) || 0, Number(k) || 0);
       on = "flame";
     }
     else showFunctions();
-    for (const id of ["functions", "tree", "flame"])
-      document.getElementById("nav-" + id).classList.toggle("on", id === on);
+    for (const id of ["functions", "tree", "flame", "graph"]) {
+      const a = document.getElementById("nav-" + id);
+      if (a) a.classList.toggle("on", id === on);
+    }
   }
   window.addEventListener("hashchange", route);
   route();

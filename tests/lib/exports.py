@@ -300,7 +300,8 @@ def html_tests(ctx, Fail, sh, must, profile_json):
     and self+descendants, sorted by any column and filtered by name; a
     function's callers and callees; its source with its lines' cycles; each
     thread's calling-context tree, whose closed rows open on a click; the
-    flame graph, where a click on a box makes it the base."""
+    flame graph, where a click on a box makes it the base; the call graph,
+    whose nodes open their functions."""
     def check(src, fname, filt):
         tmp = tempfile.mkdtemp(prefix="pi-html-")
         try:
@@ -371,6 +372,10 @@ def html_tests(ctx, Fail, sh, must, profile_json):
                     seen.get("flame_new_base") != seen.get("flame_clicked"):
                 raise Fail("the flame graph: %d boxes on %r; a click on %r made %r the base" % (
                     seen["flame_boxes"], seen["flame_base"], seen.get("flame_clicked"), seen.get("flame_new_base")))
+            if not seen["graph"] or not seen.get("graph_nodes") or \
+                    seen.get("graph_opened") != seen.get("graph_node_name"):
+                raise Fail("the call graph (Graphviz is installed): %r nodes; its node %r opened %r" % (
+                    seen.get("graph_nodes"), seen.get("graph_node_name"), seen.get("graph_opened")))
             if len(seen["tree_threads"]) != pj["threads"] or not seen["tree_first"] or \
                     seen.get("tree_opened", 1) < 1:
                 raise Fail("the call tree: threads %r, first rows %r, a click opened %r rows" % (

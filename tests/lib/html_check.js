@@ -101,4 +101,19 @@ if (named) {
   route(named.getAttribute("href"));
   out.flame_new_base = base();
 }
+// the call graph Graphviz drew: its nodes open their functions
+out.graph = !!doc.getElementById("nav-graph");
+if (out.graph) {
+  route("#graph");
+  const nodes = [...doc.querySelectorAll("#graph-view g.node")];
+  out.graph_nodes = nodes.length;
+  const withLink = nodes.find((g) => g.querySelector("a"));
+  if (withLink) {
+    const a = withLink.querySelector("a");
+    const href = a.getAttribute("xlink:href") || a.getAttribute("href");
+    out.graph_node_name = withLink.querySelector("text").textContent;
+    route(href);
+    out.graph_opened = doc.getElementById("fn-name") ? doc.getElementById("fn-name").firstChild.textContent : null;
+  }
+}
 console.log(JSON.stringify(out));
