@@ -68,6 +68,7 @@ struct html {
 	 * simulations' (--branch-sim, --cache-sim) */
 	bool *ran_line;
 	uint64_t *mispredicted, *waited;
+	bool oom; /* something was left out for want of memory: the page fails */
 };
 
 static struct src_file *src_of(struct html *h, const char *path)
@@ -76,8 +77,15 @@ static struct src_file *src_of(struct html *h, const char *path)
 		if (!strcmp(h->files[i].path, path))
 			return &h->files[i];
 	if (h->nfiles == h->filecap) {
-		h->filecap = h->filecap ? 2 * h->filecap : 16;
-		h->files = realloc(h->files, h->filecap * sizeof(*h->files));
+		size_t cap = h->filecap ? 2 * h->filecap : 16;
+		void *nf = realloc(h->files, cap * sizeof(*h->files));
+		if (!nf) {
+			static struct src_file none = {.path = ""};
+			h->oom = true;
+			return &none;
+		}
+		h->files = nf;
+		h->filecap = cap;
 	}
 	struct src_file *f = &h->files[h->nfiles++];
 	memset(f, 0, sizeof(*f));
@@ -166,8 +174,14 @@ static void code_lines(void *ctx, const struct insn_cost *c)
 		if (h->ls.v[i].line == c->line->line && !strcmp(h->ls.v[i].file, file))
 			return;
 	if (h->ls.n == h->ls.cap) {
-		h->ls.cap = h->ls.cap ? 2 * h->ls.cap : 64;
-		h->ls.v = realloc(h->ls.v, h->ls.cap * sizeof(*h->ls.v));
+		size_t cap = h->ls.cap ? 2 * h->ls.cap : 64;
+		void *nv = realloc(h->ls.v, cap * sizeof(*h->ls.v));
+		if (!nv) {
+			h->oom = true;
+			return;
+		}
+		h->ls.v = nv;
+		h->ls.cap = cap;
 	}
 	h->ls.v[h->ls.n++] = (struct pv_line_cost){file, c->line->line, 0};
 }
@@ -187,13 +201,12 @@ static void function_lines(struct html *h, uint32_t g, uint64_t self)
 	h->mispredicted = calloc(n, sizeof(uint64_t));
 	h->waited = calloc(n, sizeof(uint64_t));
 	bool known = h->ran_line && h->mispredicted && h->waited;
+	h->oom |= !known;
 	if (known)
 		pv_insn_costs(h->p, g, note_ran, h);
 	fputc('[', h->o);
-	uint32_t lo = UINT32_MAX, hi = 0;
-	const char *main_file = NULL;
-	uint32_t entry;
-	main_file = pv_entry_line(h->p, g, &entry);
+	uint32_t lo = UINT32_MAX, hi = 0, entry;
+	const char *main_file = pv_entry_line(h->p, g, &entry);
 	for (size_t i = 0; i < h->ls.n; i++) {
 		const struct pv_line_cost *l = &h->ls.v[i];
 		struct src_file *f = src_of(h, l->file);
@@ -428,7 +441,7 @@ static int write_page(FILE *o, const struct profile *p, const struct func_table 
 	free(h.files);
 	free(h.ls.v);
 	free(h.index);
-	return 0;
+	return h.oom ? -1 : 0;
 }
 
 int cmd_html(int argc, char **argv)
