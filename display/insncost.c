@@ -85,10 +85,9 @@ static void add_insn(void *ctx, const struct insn_cost *c)
 	uint64_t cycles = c->fixed + c->mispredicted + c->waited;
 	if (!cycles)
 		return;
-	if (c->line)
-		push_line(ls, prof_str(ls->o, c->line->file), c->line->line, cycles);
-	else
-		push_line(ls, pv_unknown_file, 0, cycles);
+	if (push_line(ls, c->line ? prof_str(ls->o, c->line->file) : pv_unknown_file, c->line ? c->line->line : 0,
+		      cycles))
+		ls->oom = true;
 }
 
 static int by_file_line(const void *x, const void *y)
@@ -111,9 +110,12 @@ const char *pv_entry_line(const struct profile *p, uint32_t g, uint32_t *line)
 int pv_function_lines(const struct profile *p, uint32_t g, uint64_t self, struct pv_lines *ls)
 {
 	ls->n = 0;
+	ls->oom = false;
 	ls->o = &p->objs[p->funcs[g].obj];
 	if (!p->funcs[g].external)
 		pv_insn_costs(p, g, add_insn, ls);
+	if (ls->oom)
+		return -1;
 	uint64_t sum = 0;
 	for (size_t i = 0; i < ls->n; i++)
 		sum += ls->v[i].cycles;

@@ -50,6 +50,7 @@ struct pv_lines {
 	const struct prof_obj *o; /* (while they are collected) */
 	struct pv_line_cost *v;
 	size_t n, cap;
+	bool oom;                 /* (a line was lost for want of memory) */
 };
 
 /* Function g's self cycles on its lines, sorted by (file, line), adding up
