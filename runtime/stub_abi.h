@@ -3,8 +3,10 @@
  * The contract between the stubs the rewriter inserts and the runtime.
  *
  * Thread-local block __profinst_tls (struct pi_tls in the runtime):
- *   +0  uint64_t clock    the thread's virtual cycle clock; block stubs add
- *                         their cost with `addq $c, %fs:__profinst_tls@tpoff`
+ *   +0  uint64_t clock    the thread's virtual cycle clock; a block stub adds
+ *                         its cost with `addq $c, %fs:__profinst_tls@tpoff`
+ *                         or to one of the clock's parts (+144, +152, +160:
+ *                         STUB_TLS_CLOCKPART), by its block's index
  *   +8  uint64_t repsave  %rcx saved before a rep-prefixed string op
  *
  * Entry stub   push %r11; lea funcrec(%rip),%r11; call __profinst_enter; pop %r11
