@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up everything, instrument examples/wordfreq, run it and print its profile.
+# Set up everything, instrument examples/wordfreq, run it, print its profile
+# and write it as an HTML page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
@@ -13,3 +14,6 @@ rm -f "$out"/wordfreq.*.pf
 PROFINST_OUTPUT="$out/wordfreq.%p.pf" "$out"/wordfreq.prof 100000
 echo
 build/display/profview report "$out"/wordfreq.*.pf
+build/display/profview html "$out"/wordfreq.*.pf -o "$out"/wordfreq.html
+echo
+echo "The same profile as a page for a browser: $out/wordfreq.html"
