@@ -58,6 +58,13 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 			printf("  left out          %llu cycles waiting (not charged)\n",
 			       (unsigned long long)v->os_left);
 	}
+	if (prof_branch_sim(p) && !gf->external)
+		printf("  mispredicted      %llu jumps, %llu cycles of self (%.2f%%)\n",
+		       (unsigned long long)v->mispredicts, (unsigned long long)v->mispredict_cycles,
+		       pv_pct(v->mispredict_cycles, v->self));
+	if (prof_cache_sim(p) && !gf->external)
+		printf("  memory waits      %llu cycles of self (%.2f%%)\n", (unsigned long long)v->mem_wait_cycles,
+		       pv_pct(v->mem_wait_cycles, v->self));
 	if (v->faults)
 		printf("  page faults       %llu, charged in %s\n", (unsigned long long)v->faults,
 		       p->funcs[g].external ? "its callers' OS time" : "self");

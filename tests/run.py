@@ -491,6 +491,9 @@ def unit_cache_sim(ctx):
             if abs(fn1[name]["mem_wait_cycles"] - (beyond[name] - plain[name])) > 2:
                 raise Fail("cache_sim: %s waited %d cycles for memory in the profile; the simulation charged "
                            "it %d" % (name, fn1[name]["mem_wait_cycles"], beyond[name] - plain[name]))
+        det = must([ctx.profview, "detail", pf1, "walk_big"], "profview detail").stdout
+        if "memory waits      %d cycles of self" % fn1["walk_big"]["mem_wait_cycles"] not in det:
+            raise Fail("cache_sim: profview detail walk_big does not say its memory waits:\n%s" % det)
         ann = must([ctx.profview, "annotate", pf1, "walk_big"], "profview annotate").stdout.splitlines()
         at = [i for i, ln in enumerate(ann) if ln.rstrip().endswith("p = p->next;")]
         m = re.match(r"\*\s+its loads waited for memory: ([\d.]+)%", ann[at[0] + 1]) if at else None
@@ -741,10 +744,23 @@ def unit_branch_sim(ctx):
         if not m or int(m.group(2)) != n or not 0.45 * n <= int(m.group(1)) <= 0.55 * n:
             raise Fail("branch_sim: annotate random_branch does not say how often 'if (x & 1)' mispredicted:\n%s"
                        % "\n".join(ann))
+        # profview detail says it
+        det = must([ctx.profview, "detail", pf1, "random_branch"], "profview detail").stdout
+        want = "mispredicted      %d jumps, %d cycles of self" % (fn1["random_branch"]["mispredicts"],
+                                                               fn1["random_branch"]["mispredict_cycles"])
+        if want not in det:
+            raise Fail("branch_sim: profview detail random_branch lacks %r:\n%s" % (want, det))
         # and profview html on the lines: a function's lines' mispredicted
         # cycles add up to its own
         page = os.path.join(tmp, "p.html")
         must([ctx.profview, "html", pf1, "-o", page], "profview html")
+        # whose function list has a column of them
+        seen = json.loads(must(["node", os.path.join(HERE, "lib", "html_check.js"), os.path.join(ctx.build, "npm"),
+                                page, "random_branch", "random"], "html_check.js").stdout)
+        col = seen["columns"].index("Mispredicted") if "Mispredicted" in seen["columns"] else -1
+        row = [c for c in seen["cells"] if c[0] == "random_branch"]
+        if col < 0 or not row or int(row[0][col].replace(",", "")) != fn1["random_branch"]["mispredict_cycles"]:
+            raise Fail("branch_sim: the page's list: columns %r, random_branch %r" % (seen["columns"], row))
         text = open(page).read()
         data = json.loads(text.split('id="profile-data">', 1)[1].split("</script>", 1)[0])
         for f in data["functions"]:

@@ -73,6 +73,9 @@
     ["max", "Max self", (f) => f.max, true],
     ["os", "OS", (f) => f.os, true],
   ];
+  /* under the simulations, what they charged each function */
+  if (D.branch_sim) COLS.push(["mp", "Mispredicted", (f) => f.mispredict_cycles, true]);
+  if (D.cache_sim) COLS.push(["mw", "Memory waits", (f) => f.mem_wait, true]);
   const list = { sort: "self", asc: false, filter: "", all: false };
   const SHOWN = 200;
 

@@ -27,6 +27,8 @@ const route = (hash) => { window.location.hash = hash; window.dispatchEvent(new 
 out.meta = doc.querySelector("header .meta").textContent;
 out.count = doc.getElementById("count").textContent;
 out.list = rows().map((tr) => ({ name: cell(tr, 0), calls: num(cell(tr, 2)), self: num(cell(tr, 3)), incl: num(cell(tr, 5)) }));
+out.columns = [...doc.querySelectorAll("#fn-table th")].map((th) => th.textContent);
+out.cells = rows().slice(0, 50).map((tr) => [...tr.children].map((td) => td.textContent));
 
 // sort by calls: a click sorts descending, a second ascending
 const th = (col) => doc.querySelector(`th[data-col=${col}]`);
