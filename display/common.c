@@ -64,19 +64,29 @@ const char *pv_name(const struct profile *p, uint32_t g)
 	return d;
 }
 
-void pv_json_str(FILE *out, const char *s)
+static void json_str(FILE *out, const char *s, bool html)
 {
 	fputc('"', out);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
+		else if (c < 0x20 || (html && (c == '<' || c == '>' || c == '&')))
 			fprintf(out, "\\u%04x", c);
 		else
 			fputc(c, out);
 	}
 	fputc('"', out);
+}
+
+void pv_json_str(FILE *out, const char *s)
+{
+	json_str(out, s, false);
+}
+
+void pv_json_str_html(FILE *out, const char *s)
+{
+	json_str(out, s, true);
 }
 
 const char *pv_site_label(const struct profile *p, uint64_t ra, char *buf, size_t n)

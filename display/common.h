@@ -26,6 +26,9 @@ int pv_write(const char *path, const char *out,
 /* Demangled display name of global function g (static buffer rotation). */
 const char *pv_name(const struct profile *p, uint32_t g);
 void pv_json_str(FILE *out, const char *s);
+/* The same, that cannot end the HTML <script> element holding it (<, >
+ * and & escaped too; the report's JSON keeps C++ names readable). */
+void pv_json_str_html(FILE *out, const char *s);
 void pv_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* --format=name: one of the comma-separated choices ("text,json").  0, or 2
  * after a message. */

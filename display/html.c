@@ -31,22 +31,6 @@ static const char html_usage[] =
 	"draws it (where Graphviz's dot is installed).  -o - writes to standard\n"
 	"output.\n";
 
-/* A JSON string that cannot end the <script> element holding it. */
-static void json_str(FILE *o, const char *s)
-{
-	fputc('"', o);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(o, "\\%c", c);
-		else if (c < 0x20 || c == '<' || c == '>' || c == '&')
-			fprintf(o, "\\u%04x", c);
-		else
-			fputc(c, o);
-	}
-	fputc('"', o);
-}
-
 /* The source files the page quotes, each read once. */
 struct src_file {
 	const char *path;
@@ -150,40 +134,34 @@ static void want_lines(struct src_file *f, uint32_t lo, uint32_t hi)
 		f->want[k - 1] = true;
 }
 
-static void note_ran(void *ctx, const struct insn_cost *c)
+/* The index in h->ls of instruction c's line, or -1. */
+static long line_index(const struct html *h, const struct insn_cost *c)
 {
-	struct html *h = ctx;
-	if (!c->line || !c->executions)
-		return;
-	for (size_t i = 0; i < h->ls.n; i++)
-		if (h->ls.v[i].line == c->line->line && !strcmp(h->ls.v[i].file, prof_str(h->ls.o, c->line->file))) {
-			h->ran_line[i] = true;
-			h->mispredicted[i] += c->mispredicted;
-			h->waited[i] += c->waited;
-		}
-}
-
-static void code_lines(void *ctx, const struct insn_cost *c)
-{
-	struct html *h = ctx;
-	if (!c->line)
-		return;
-	/* a line of code that never ran has no cycles: list it too (#) */
 	const char *file = prof_str(h->ls.o, c->line->file);
 	for (size_t i = 0; i < h->ls.n; i++)
 		if (h->ls.v[i].line == c->line->line && !strcmp(h->ls.v[i].file, file))
-			return;
-	if (h->ls.n == h->ls.cap) {
-		size_t cap = h->ls.cap ? 2 * h->ls.cap : 64;
-		void *nv = realloc(h->ls.v, cap * sizeof(*h->ls.v));
-		if (!nv) {
-			h->oom = true;
-			return;
-		}
-		h->ls.v = nv;
-		h->ls.cap = cap;
+			return (long)i;
+	return -1;
+}
+
+static void note_ran(void *ctx, const struct insn_cost *c)
+{
+	struct html *h = ctx;
+	long i = c->line && c->executions ? line_index(h, c) : -1;
+	if (i >= 0) {
+		h->ran_line[i] = true;
+		h->mispredicted[i] += c->mispredicted;
+		h->waited[i] += c->waited;
 	}
-	h->ls.v[h->ls.n++] = (struct pv_line_cost){file, c->line->line, 0};
+}
+
+/* A line of code that never ran has no cycles: list it too (#). */
+static void code_lines(void *ctx, const struct insn_cost *c)
+{
+	struct html *h = ctx;
+	if (c->line && line_index(h, c) < 0 &&
+	    pv_lines_push(&h->ls, prof_str(h->ls.o, c->line->file), c->line->line, 0))
+		h->oom = true;
 }
 
 /* Function g's lines: [file index, line, cycles, ran, of the cycles
@@ -256,7 +234,7 @@ static void function_disasm(struct html *h, uint32_t g)
 			insn_format(o->code + bl->code + off, in.len, bl->offset + off, text, sizeof(text));
 			const struct pi_map_line *l = prof_line(o, bl->section, bl->offset + off);
 			fprintf(h->o, "%s[%ld,", off ? "," : "", (long)(bl->offset + off) - (long)f->offset);
-			json_str(h->o, text);
+			pv_json_str_html(h->o, text);
 			fprintf(h->o, ",%u]", l ? l->line : 0);
 			off += in.len;
 		}
@@ -277,13 +255,13 @@ static void write_functions(struct html *h)
 			continue;
 		fprintf(h->o, "%s\n{\"name\":", first ? "" : ",");
 		first = false;
-		json_str(h->o, pv_name(p, g));
+		pv_json_str_html(h->o, pv_name(p, g));
 		fprintf(h->o, ",\"object\":");
-		json_str(h->o, p->funcs[g].object);
+		pv_json_str_html(h->o, p->funcs[g].object);
 		uint32_t line;
 		const char *file = pv_entry_line(p, g, &line);
 		fprintf(h->o, ",\"file\":");
-		json_str(h->o, file);
+		pv_json_str_html(h->o, file);
 		fprintf(h->o,
 			",\"line\":%u,\"calls\":%llu,\"self\":%llu,\"incl\":%llu,\"min\":%llu,\"max\":%llu,"
 			"\"os\":%llu,\"faults\":%llu,\"mispredicts\":%llu,\"mispredict_cycles\":%llu,"
@@ -354,14 +332,14 @@ static void write_sources(struct html *h)
 	for (size_t i = 0; i < h->nfiles; i++) {
 		const struct src_file *f = &h->files[i];
 		fprintf(h->o, "%s\n{\"path\":", i ? "," : "");
-		json_str(h->o, f->path);
+		pv_json_str_html(h->o, f->path);
 		fprintf(h->o, ",\"found\":%s,\"text\":{", f->text ? "true" : "false");
 		bool first = true;
 		for (uint32_t k = 0; k < f->nlines; k++) {
 			if (!f->want[k])
 				continue;
 			fprintf(h->o, "%s\"%u\":", first ? "" : ",", k + 1);
-			json_str(h->o, f->line[k]);
+			pv_json_str_html(h->o, f->line[k]);
 			first = false;
 		}
 		fprintf(h->o, "}}");
@@ -418,9 +396,9 @@ static int write_page(FILE *o, const struct profile *p, const struct func_table 
 	fprintf(o, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<noscript>This report needs JavaScript.</noscript>\n",
 		pv_html_css);
 	fprintf(o, "<script type=\"application/json\" id=\"profile-data\">\n{\"exe\":");
-	json_str(o, p->hdr->exe);
+	pv_json_str_html(o, p->hdr->exe);
 	fprintf(o, ",\"pid\":%u,\"cpu\":", p->hdr->pid);
-	json_str(o, cpu);
+	pv_json_str_html(o, cpu);
 	fprintf(o, ",\"total\":%llu,\"os\":%llu,\"os_charged\":%s,\"faults\":%llu,\"branch_sim\":%s,\"cache_sim\":%s,"
 		   "\"signal\":%u",
 		(unsigned long long)t->total_self, (unsigned long long)t->total_os, prof_charges_os(p) ? "true" : "false",

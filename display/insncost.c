@@ -65,7 +65,7 @@ void pv_insn_costs(const struct profile *p, uint32_t g, void (*fn)(void *ctx, co
 	}
 }
 
-static int push_line(struct pv_lines *ls, const char *file, uint32_t line, uint64_t cycles)
+int pv_lines_push(struct pv_lines *ls, const char *file, uint32_t line, uint64_t cycles)
 {
 	if (ls->n == ls->cap) {
 		size_t nc = ls->cap ? 2 * ls->cap : 64;
@@ -85,7 +85,7 @@ static void add_insn(void *ctx, const struct insn_cost *c)
 	uint64_t cycles = c->fixed + c->mispredicted + c->waited;
 	if (!cycles)
 		return;
-	if (push_line(ls, c->line ? prof_str(ls->o, c->line->file) : pv_unknown_file, c->line ? c->line->line : 0,
+	if (pv_lines_push(ls, c->line ? prof_str(ls->o, c->line->file) : pv_unknown_file, c->line ? c->line->line : 0,
 		      cycles))
 		ls->oom = true;
 }
@@ -132,7 +132,7 @@ int pv_function_lines(const struct profile *p, uint32_t g, uint64_t self, struct
 	} else if (sum < self) {
 		uint32_t line;
 		const char *file = pv_entry_line(p, g, &line);
-		if (push_line(ls, file, line, self - sum))
+		if (pv_lines_push(ls, file, line, self - sum))
 			return -1;
 	}
 	if (ls->n)

@@ -53,6 +53,9 @@ struct pv_lines {
 	bool oom;                 /* (a line was lost for want of memory) */
 };
 
+/* Append (file, line, cycles) to ls.  0, or -1 out of memory. */
+int pv_lines_push(struct pv_lines *ls, const char *file, uint32_t line, uint64_t cycles);
+
 /* Function g's self cycles on its lines, sorted by (file, line), adding up
  * to self: its instructions' cycles (pv_insn_costs), what self holds
  * beyond its blocks -- calls' and returns' bubbles, external code, page

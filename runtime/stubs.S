@@ -78,10 +78,11 @@
  * the status flags are dead and DF is clear: only the registers the C half
  * (compiled -mgeneral-regs-only, so it needs no stack alignment) may
  * clobber.  %rsp + 72 is the helper's entry %rsp. */
+/* For the C paths of the fast helpers, which fold the clock before they
+ * jump there. */
 .macro SAVE_LIGHT
 	.cfi_startproc
 	SAVE_GPRS
-	FOLD_CLOCK %r8, %r9, %r10         /* no helper takes these as input */
 .endm
 
 .macro RESTORE_LIGHT
@@ -649,10 +650,10 @@ __profinst_ext_enter:
 	cmpq $0, TLS(TLS_BUSY)
 	jne .Lxe_out
 	movl FREC_EXTFLAGS(%r11), %r9d
+	FOLD_CLOCK %rcx, %rdx, %rsi       /* for the C path too */
 	test $(0x10 | 0x4 | 0x20 | 0x40 | 0x700), %r9d /* CHECK, TTYREAD, SWITCH, SETCTX, HEAP: the C path */
 	jnz .Lxe_slow
 	movl $1, TLS(TLS_BUSY)
-	FOLD_CLOCK %rcx, %rdx, %rsi       /* (%r9d holds the flags) */
 	NEW_FRAME %rcx, %rax, .Lxe_slow_busy
 	FAULTS_CHECK %rdx, .Lxe_slow_busy
 	lea 64(%rsp), %rdx                /* the callee's %rsp: this helper's at entry */
