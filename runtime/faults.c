@@ -29,10 +29,17 @@
  * pieces.
  *
  * The ring holds 2048 faults (8 MiB of fresh memory) between two looks;
- * past that the kernel drops records, and the count comes from reading
- * the event instead (a system call, on a descriptor the runtime keeps
- * high, and checks is still its own); the runtime's faults among the
- * dropped records are counted then.
+ * past that the kernel drops records and counts them, and says how many in
+ * a LOST record it writes before the next one that fits.  A look that
+ * finds the ring full empties it and takes a fault of its own (a page
+ * mapped, touched and unmapped: its record is the runtime's, dropped) so
+ * that the LOST record comes now, and the faults it counts are charged
+ * where they were taken; the runtime's faults among them are counted too.
+ *
+ * The event's descriptor is closed as soon as its ring is mapped: the
+ * mapping keeps the event, which goes on counting into the ring, and the
+ * program keeps every descriptor it has (a thread's would be one fewer
+ * for it to open, a process with hundreds of threads short of hundreds).
  *
  * Without the cost (other models), or where the kernel refuses the event
  * (perf_event_paranoid 3, seccomp), the head the stubs read is a constant
@@ -46,7 +53,6 @@
 #include <linux/perf_event.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -65,7 +71,6 @@ uint64_t rt_pf_cost; /* units a fault; 0: not charged */
 
 #define RING_PAGES 8 /* data pages: 2048 records of 16 bytes */
 #define RECORD 16  /* a sample's size: header and address */
-#define HIGH_FD 900 /* where the event's descriptor is kept */
 #define PAGE 4096ull
 
 /* this module's code, the runtime's with the program's (the linker's) */
@@ -152,27 +157,11 @@ void rt_faults_open(struct pi_tls *t)
 		return;
 	uint64_t size = (1 + RING_PAGES) * PAGE;
 	long p = rt_syscall6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p < 0 && p > -4096) {
-		rt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	/* the mapping holds the event from here on: the descriptor goes back
+	 * to the program */
+	rt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (p < 0 && p > -4096)
 		return;
-	}
-	/* the descriptor, out of the program's way: the lowest numbers are
-	 * the ones it gets next */
-	long hi = rt_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, HIGH_FD, 0, 0, 0);
-	if (hi >= 0) {
-		rt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-		fd = hi;
-	}
-	uint64_t id = 0;
-	uint64_t count = 0;
-	if (rt_syscall6(SYS_ioctl, fd, PERF_EVENT_IOC_ID, (long)&id, 0, 0, 0) < 0 ||
-	    rt_syscall6(SYS_read, fd, (long)&count, sizeof(count), 0, 0, 0) != sizeof(count)) {
-		rt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-		fd = -1; /* the ring alone: a burst past its size is undercounted */
-	}
-	t->pf_fd = fd;
-	t->pf_id = id;
-	t->pf_count = count;
 	/* a child forked by a raw system call, which the runtime is not told
 	 * of, keeps reading a mapped page (the parent's) rather than faulting */
 	rt_syscall6(SYS_madvise, p, (long)size, MADV_DOFORK, 0, 0, 0);
@@ -182,33 +171,13 @@ void rt_faults_open(struct pi_tls *t)
 	t->pf_head = (uint64_t *)&pg->data_head;
 }
 
-/* Is t's descriptor still its event's?  The program may have closed it,
- * and reused its number. */
-static int still_ours(const struct pi_tls *t)
-{
-	uint64_t id = 0;
-	return t->pf_fd >= 0 && rt_syscall6(SYS_ioctl, t->pf_fd, PERF_EVENT_IOC_ID, (long)&id, 0, 0, 0) == 0 &&
-	       id == t->pf_id;
-}
-
-/* the faults the kernel has counted, from the event's descriptor; false if
- * it is not the event's any more */
-static int read_count(const struct pi_tls *t, uint64_t *count)
-{
-	return still_ours(t) && rt_syscall6(SYS_read, t->pf_fd, (long)count, sizeof(*count), 0, 0, 0) == 8;
-}
-
 void rt_faults_close(struct pi_tls *t)
 {
 	void *pg = t->pf_page;
-	/* a forked child's copy of the descriptor is its own to close */
-	if (still_ours(t))
-		rt_syscall6(SYS_close, t->pf_fd, 0, 0, 0, 0, 0);
 	t->pf_head = rt_pf_none;
 	t->pf_seen = 0;
 	t->pf_page = NULL;
-	t->pf_fd = -1;
-	if (pg)
+	if (pg) /* the event ends with its last mapping (a forked child's is its own) */
 		rt_munmap(pg, (1 + RING_PAGES) * PAGE);
 }
 
@@ -228,34 +197,70 @@ static uint64_t ring_u64(const unsigned char *data, uint64_t size, uint64_t pos)
 	return v;
 }
 
-uint64_t rt_faults_take(struct pi_tls *t)
+/* Is the ring too full for the kernel to add a record?  Then it may
+ * have dropped some. */
+static int ring_full(const struct perf_event_mmap_page *pg, uint64_t seen)
+{
+	uint64_t size;
+	ring(pg, &size);
+	return __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE) - seen > size - 2 * RECORD;
+}
+
+/* Read the records the kernel wrote since t last looked, and give their
+ * room back: the faults they count, *own of them the runtime's. */
+static uint64_t drain(struct pi_tls *t, uint64_t *own)
 {
 	struct perf_event_mmap_page *pg = t->pf_page;
-	if (!pg)
-		return 0;
 	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = t->pf_seen, samples = 0, own = 0, size;
+	uint64_t tail = t->pf_seen, n = 0, size;
 	const unsigned char *data = ring(pg, &size);
-	/* full: the kernel may have dropped records (it says so later, in a
-	 * LOST record, which is ignored: the count below has them) */
-	int full = head - tail > size - 2 * RECORD;
 	while (tail < head) {
 		const struct perf_event_header *h = (const void *)(data + tail % size);
 		if (h->size < sizeof(*h))
 			break; /* not a record: give up on the rest */
 		if (h->type == PERF_RECORD_SAMPLE) {
-			samples++;
-			own += !programs(ring_u64(data, size, tail + sizeof(*h)));
+			n++;
+			*own += !programs(ring_u64(data, size, tail + sizeof(*h)));
+		} else if (h->type == PERF_RECORD_LOST) {
+			n += ring_u64(data, size, tail + sizeof(*h) + 8); /* after the event's id */
 		}
 		tail += h->size;
 	}
 	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
 	t->pf_seen = head;
-	uint64_t count, all = samples;
-	if (full && read_count(t, &count) && count - t->pf_count > samples)
-		all = count - t->pf_count;
-	t->pf_count += all;
-	uint64_t n = all - own;
+	return n;
+}
+
+/* Take a fault, in the runtime's code: the kernel writes the LOST record
+ * it owes before this fault's record. */
+static void fault_once(void)
+{
+	volatile char *p = rt_mmap(PAGE);
+	if (!p)
+		return;
+	*p = 1;
+	rt_munmap((void *)p, PAGE);
+}
+
+/* The faults since t last looked, *own of them the runtime's; the ring
+ * emptied. */
+static uint64_t take_all(struct pi_tls *t, uint64_t *own)
+{
+	int full = ring_full(t->pf_page, t->pf_seen);
+	uint64_t n = drain(t, own);
+	if (full) {
+		fault_once();
+		n += drain(t, own);
+	}
+	return n;
+}
+
+uint64_t rt_faults_take(struct pi_tls *t)
+{
+	if (!t->pf_page)
+		return 0;
+	uint64_t own = 0, all = take_all(t, &own);
+	uint64_t n = all > own ? all - own : 0;
 	struct rt_thread *th = t->th;
 	if (n && th) {
 		/* the function running: the top frame's */
@@ -267,15 +272,8 @@ uint64_t rt_faults_take(struct pi_tls *t)
 
 void rt_faults_skip(struct pi_tls *t)
 {
-	struct perf_event_mmap_page *pg = t->pf_page;
-	if (!pg)
+	if (!t->pf_page)
 		return;
-	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	uint64_t count;
-	if (head - t->pf_seen > RING_PAGES * PAGE - 2 * RECORD && read_count(t, &count))
-		t->pf_count = count;
-	else
-		t->pf_count += (head - t->pf_seen) / RECORD; /* (LOST records would count as one) */
-	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
-	t->pf_seen = head;
+	uint64_t own = 0;
+	take_all(t, &own);
 }

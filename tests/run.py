@@ -676,6 +676,42 @@ def unit_page_faults(ctx):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def unit_fd_limit(ctx):
+    """tests/unit/fd_limit.c under zen5: 100 threads alive at once, each
+    with a perf event counting its page faults, under an RLIMIT_NOFILE of
+    64: the program opens as many files as natively (the runtime keeps no
+    descriptor), and the events count on: each thread's faults in touch,
+    and a child's, forked afterwards, in its own profile."""
+    tmp = tempfile.mkdtemp(prefix="pi-fds-")
+    try:
+        src = os.path.join(HERE, "unit", "fd_limit.c")
+        obj = os.path.join(tmp, "a.o")
+        must(["gcc", "-O2", "-c", src, "-o", obj], "compile")
+        native = os.path.join(tmp, "a.native")
+        must(["gcc", obj, "-o", native, "-lpthread"], "native link")
+        exe = os.path.join(tmp, "a.prof")
+        must([ctx.profinst, "--cpu=zen5", obj, "-o", exe, "-lpthread"], "profinst")
+        want = must([native], "native run").stdout
+        got = must([exe], "run", env=dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "p.%p.pf")), cwd=tmp).stdout
+        if not want.startswith("opened ") or got != want:
+            raise Fail("fd_limit printed %r natively, %r instrumented" % (want, got))
+        pfs = sorted(f for f in os.listdir(tmp) if f.endswith(".pf"))
+        if len(pfs) != 2:
+            raise Fail("fd_limit: expected 2 profiles (the process and its child), found %r" % pfs)
+        pjs = sorted((profile_json(ctx, os.path.join(tmp, f)) for f in pfs), key=lambda pj: -pj["threads"])
+        for pj, threads, calls in ((pjs[0], 101, 100), (pjs[1], 1, 1)):
+            fn = {f["name"]: f for f in pj["functions"]}
+            if pj["threads"] != threads or "touch" not in fn or fn["touch"]["calls"] != calls:
+                raise Fail("fd_limit: a profile of %d threads, touch %r; want %d threads, %d calls"
+                           % (pj["threads"], fn.get("touch"), threads, calls))
+            faults = fn["touch"]["page_faults"]
+            if not 16 * calls - 2 <= faults <= 16 * calls + calls + 2:
+                raise Fail("fd_limit: touch took %d faults in %d calls, want 16 a call (perf_event_paranoid %s)"
+                           % (faults, calls, open("/proc/sys/kernel/perf_event_paranoid").read().strip()))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def unit_branch_sim(ctx):
     """tests/unit/branch_sim.c under --branch-sim: mispredictions of a random
     and of a patterned branch, charged where they happen (a jump on memcmp's
@@ -921,6 +957,7 @@ def collect(ctx, args):
              ("unit/model", lambda: must([os.path.join(ctx.build, "tests", "test_model")], "test_model")), ("unit/heap", lambda: unit_heap(ctx)),
              ("unit/describe_cpu", lambda: unit_describe_cpu(ctx)),
              ("unit/page_faults", lambda: unit_page_faults(ctx)),
+             ("unit/fd_limit", lambda: unit_fd_limit(ctx)),
              ("unit/loops", lambda: unit_loops(ctx)),
              ("unit/ret_at_caller", lambda: unit_ret_at_caller(ctx)),
              ("unit/frontend", lambda: unit_frontend(ctx)),
