@@ -122,9 +122,12 @@ void elf_defined_globals(const uint8_t *image, size_t size,
 			if (!gelf_getsym(d, (int)i, &s))
 				continue;
 			int b = GELF_ST_BIND(s.st_info);
-			if ((b == STB_GLOBAL || b == STB_WEAK || b == STB_GNU_UNIQUE) &&
-			    (s.st_shndx != SHN_UNDEF || (s.st_shndx == SHN_COMMON)))
-				cb(elf_strptr(e, sh.sh_link, s.st_name), arg);
+			if ((b != STB_GLOBAL && b != STB_WEAK && b != STB_GNU_UNIQUE) || s.st_shndx == SHN_UNDEF)
+				continue;
+			/* a name outside its table: obj_read says what is wrong */
+			const char *name = elf_strptr(e, sh.sh_link, s.st_name);
+			if (name)
+				cb(name, arg);
 		}
 	}
 	if (e)
@@ -161,7 +164,7 @@ static void put_be32(struct buf *b, uint32_t v)
 	buf_put(b, t, 4);
 }
 
-int archive_write(const struct archive *a, const char *path)
+int archive_image(const struct archive *a, const char *path, struct buf *out)
 {
 	struct symcollect sc = {0};
 	for (size_t i = 0; i < a->n; i++) {
@@ -221,15 +224,8 @@ int archive_write(const struct archive *a, const char *path)
 		if (a->m[i].size & 1)
 			buf_u8(&b, '\n');
 	}
-	FILE *f = fopen(path, "wb");
-	bool ok = f && fwrite(b.p, 1, b.len, f) == b.len;
-	if (f && fclose(f))
-		ok = false;
-	if (!ok) {
-		pi_error("%s: cannot write: %s", path, strerror(errno));
-		rc = -1;
-	}
-	buf_free(&b);
+	buf_free(out);
+	*out = b;
 out:
 	buf_free(&longn);
 	buf_free(&sc.names);

@@ -22,8 +22,10 @@ struct archive {
 bool is_archive(const void *image, size_t size);
 /* Read all members of the archive image. 0 or -1 (message names path). */
 int archive_read(struct archive *a, const char *path, const void *image, size_t size);
-/* Write members to path (via a temporary file). 0 or -1. */
-int archive_write(const struct archive *a, const char *path);
+/* The archive as a file, into out (its bytes replaced). 0, or -1 after a
+ * message naming path. */
+struct buf;
+int archive_image(const struct archive *a, const char *path, struct buf *out);
 void archive_free(struct archive *a);
 
 /* Global symbols an ELF object defines, for the archive index. */

@@ -24,24 +24,6 @@ bool rel_is_address(uint32_t t)
 	       t == R_X86_64_32S || t == R_X86_64_16 || t == R_X86_64_8;
 }
 
-int rel_size(uint32_t t)
-{
-	switch (t) {
-	case R_X86_64_64: case R_X86_64_PC64: case R_X86_64_DTPOFF64:
-	case R_X86_64_TPOFF64: case R_X86_64_GOTOFF64: case R_X86_64_GOTPC64:
-	case R_X86_64_SIZE64:
-		return 8;
-	case R_X86_64_16: case R_X86_64_PC16:
-		return 2;
-	case R_X86_64_8: case R_X86_64_PC8:
-		return 1;
-	case R_X86_64_TLSDESC_CALL: case R_X86_64_NONE:
-		return 0;
-	default:
-		return 4;
-	}
-}
-
 static int cmp_rela(const void *a, const void *b)
 {
 	const struct rela *x = a, *y = b;

@@ -191,7 +191,6 @@ bool ends_image(const char *name);
 /* Relocation helpers used by analysis and layout. */
 bool rel_is_pcrel(uint32_t type);
 bool rel_is_address(uint32_t type); /* S + A (+ pc) names a place, not a GOT/TLS slot */
-int rel_size(uint32_t type);
 /* The place (section, offset) a relocation in section sec at r names.
  * For PC-relative code relocations, insn_end is the end of the instruction
  * holding the field. Returns false if it is not in a section of o. */

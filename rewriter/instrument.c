@@ -7,11 +7,20 @@
 
 int instrument_object(struct object *o, const struct rewrite_opts *opts, struct istats *st)
 {
+	const char *what;
+	if (obj_is_instrumented(o, &what)) {
+		/* its stubs would be counted as code, its functions twice */
+		pi_error("%s: already instrumented by profinst (it has %s); give the original object",
+			 o->name, what);
+		return -1;
+	}
 	if (obj_is_lto(o)) {
 		pi_error("%s: LTO object holds no machine code (build without -flto, or with -ffat-lto-objects)",
 			 o->name);
 		return -1;
 	}
+	if (obj_drop_lto(o))
+		return -1;
 	struct code c;
 	struct rewrite_opts ro = *opts;
 	ro.mstats = st ? &st->model : NULL;

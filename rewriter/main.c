@@ -16,11 +16,13 @@
 #include <ar.h>
 
 #include "archive.h"
+#include "cleanup.h"
 #include "inspect.h"
 #include "instrument.h"
 #include "model.h"
 #include "util.h"
 #include "wrapper.h"
+#include "safefile.h"
 
 #ifndef PROFINST_VERSION
 #define PROFINST_VERSION "0.1"
@@ -121,28 +123,105 @@ struct file {
 	size_t size;
 };
 
+static const char *file_kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
+/* Read a whole input. Only a regular file: a device such as /dev/zero
+ * never ends, and a FIFO could hold the run until someone writes. */
 static int read_file(const char *path, struct file *f)
 {
-	FILE *fp = fopen(path, "rb");
-	if (!fp) {
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
 		pi_error("%s: %s", path, strerror(errno));
 		return -1;
 	}
-	struct buf b = {0};
-	char tmp[65536];
-	size_t n;
-	while ((n = fread(tmp, 1, sizeof(tmp), fp)) > 0)
-		buf_put(&b, tmp, n);
-	int err = ferror(fp);
-	fclose(fp);
-	if (err) {
-		pi_error("%s: read error", path);
-		buf_free(&b);
+	struct stat st;
+	if (fstat(fd, &st)) {
+		pi_error("%s: %s", path, strerror(errno));
+		close(fd);
 		return -1;
 	}
+	if (!S_ISREG(st.st_mode)) {
+		pi_error("%s: not an object file or archive (it is %s)", path, file_kind(st.st_mode));
+		close(fd);
+		return -1;
+	}
+	struct buf b = {0};
+	/* the size it has now, and what it may have grown by */
+	buf_zero(&b, (size_t)st.st_size + 1);
+	size_t got = 0;
+	for (;;) {
+		if (got == b.len)
+			buf_zero(&b, b.len);
+		ssize_t n = read(fd, b.p + got, b.len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			pi_error("%s: %s", path, strerror(errno));
+			buf_free(&b);
+			close(fd);
+			return -1;
+		}
+		if (!n)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
 	f->data = b.p;
-	f->size = b.len;
+	f->size = got;
 	return 0;
+}
+
+/* Write data to the output path: through a temporary next to it, renamed
+ * over it (libprof/safefile.h), which no planted link redirects. */
+static int write_output(const char *path, const void *data, size_t size)
+{
+	struct pi_out out;
+	const char *why;
+	cleanup_hold();
+	int rc = pi_out_open(&out, path, 0666, &why);
+	int slot = !rc && !out.direct ? cleanup_add(out.tmp, 0) : -1;
+	cleanup_release();
+	if (rc) {
+		pi_error("%s: cannot write the output: %s", path, why);
+		return -1;
+	}
+	bool ok = true;
+	for (size_t at = 0; at < size && ok;) {
+		ssize_t n = write(out.fd, (const char *)data + at, size - at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			why = strerror(n < 0 ? errno : EIO);
+			ok = false;
+		}
+		else
+			at += (size_t)n;
+	}
+	const char *cwhy;
+	if (!ok) {
+		pi_out_abort(&out);
+		cleanup_forget(slot);
+		pi_error("%s: %s", path, why);
+		return -1;
+	}
+	rc = pi_out_commit(&out, 1, &cwhy);
+	cleanup_forget(slot);
+	if (rc)
+		pi_error("%s: %s", path, cwhy);
+	return rc;
 }
 
 static bool has_cxx(const struct object *o)
@@ -165,9 +244,9 @@ static void progress(const char *what, size_t i, size_t n)
 	fflush(stderr);
 }
 
-/* Instrument one ELF image; the result is written to out_path or returned. */
+/* Instrument one ELF image into out (the new object's bytes). */
 static int instrument_image(const char *name, const uint8_t *img, size_t size, const struct opts *op,
-			    struct istats *st, bool *cxx, const char *out_path, struct file *out)
+			    struct istats *st, bool *cxx, struct buf *out)
 {
 	struct object o;
 	if (obj_read(&o, name, img, size)) {
@@ -177,26 +256,8 @@ static int instrument_image(const char *name, const uint8_t *img, size_t size, c
 	if (cxx && has_cxx(&o))
 		*cxx = true;
 	int rc = instrument_object(&o, &op->ro, st);
-	if (!rc) {
-		char tmp[PATH_MAX];
-		const char *p = out_path;
-		if (!p) {
-			snprintf(tmp, sizeof(tmp), "%s", "/tmp/profinst.objXXXXXX");
-			int fd = mkstemp(tmp);
-			if (fd < 0) {
-				pi_error("cannot create a temporary file: %s", strerror(errno));
-				obj_free(&o);
-				return -1;
-			}
-			close(fd);
-			p = tmp;
-		}
-		rc = obj_write(&o, p);
-		if (!rc && out)
-			rc = read_file(p, out);
-		if (!out_path)
-			unlink(p);
-	}
+	if (!rc)
+		rc = obj_write_image(&o, out);
 	obj_free(&o);
 	return rc;
 }
@@ -210,12 +271,12 @@ static const char *base_name(const char *p)
 /*
  * Call fn on every object of path: the object itself, or each ELF member of
  * an archive (named "lib.a(member.o)"; other members are kept as they are).
- * fn may replace a member's bytes; with ar_out, the archive is written there
- * afterwards.  0, or -1 after a message.
+ * fn may replace an object's bytes; with result, the file as it is then
+ * (the archive rebuilt) is put there.  0, or -1 after a message.
  */
 typedef int (*object_fn)(const char *name, bool member, uint8_t **data, size_t *size, void *arg);
 
-static int each_object(const char *path, object_fn fn, void *arg, const char *ar_out)
+static int each_object(const char *path, object_fn fn, void *arg, struct buf *result)
 {
 	struct file f;
 	if (read_file(path, &f))
@@ -231,18 +292,26 @@ static int each_object(const char *path, object_fn fn, void *arg, const char *ar
 		for (size_t i = 0; i < a.n && !rc; i++) {
 			progress(base_name(path), i, a.n);
 			struct ar_member *m = &a.m[i];
-			if (m->size < 4 || memcmp(m->data, "\177ELF", 4))
+			/* bitcode would be linked by the plugin, not instrumented:
+			 * obj_read says so */
+			if ((m->size < 4 || memcmp(m->data, "\177ELF", 4)) && !obj_is_bitcode(m->data, m->size))
 				continue; /* not an object: keep as it is */
 			char *name = xasprintf("%s(%s)", base_name(path), m->name);
 			rc = fn(name, true, &m->data, &m->size, arg);
 			free(name);
 		}
 		progress(base_name(path), a.n, a.n);
-		if (!rc && ar_out)
-			rc = archive_write(&a, ar_out);
+		if (!rc && result)
+			rc = archive_image(&a, path, result);
 		archive_free(&a);
 	} else if (f.size >= 4 && !memcmp(f.data, "\177ELF", 4)) {
 		rc = fn(base_name(path), false, &f.data, &f.size, arg);
+		if (!rc && result) {
+			buf_free(result);
+			result->p = f.data;
+			result->len = result->cap = f.size;
+			f.data = NULL;
+		}
 	} else {
 		/* let obj_read say what it is */
 		struct object o;
@@ -261,30 +330,35 @@ struct instrument_job {
 	const struct opts *op;
 	struct istats *st;
 	bool *cxx;
-	const char *out_path; /* of a lone object */
 };
 
 static int instrument_one(const char *name, bool member, uint8_t **data, size_t *size, void *arg)
 {
+	(void)member;
 	struct instrument_job *j = arg;
-	if (!member)
-		return instrument_image(name, *data, *size, j->op, j->st, j->cxx, j->out_path, NULL);
-	struct file out;
-	int rc = instrument_image(name, *data, *size, j->op, j->st, j->cxx, NULL, &out);
+	struct buf out = {0};
+	int rc = instrument_image(name, *data, *size, j->op, j->st, j->cxx, &out);
 	if (!rc) {
 		free(*data);
-		*data = out.data;
-		*size = out.size;
+		*data = out.p;
+		*size = out.len;
+	} else {
+		buf_free(&out);
 	}
 	return rc;
 }
 
-/* Instrument input path into out_path (an object or an archive). */
+/* Instrument input path (an object or an archive) into out_path. */
 static int instrument_file(const char *path, const char *out_path, const struct opts *op,
 			   struct istats *st, bool *cxx)
 {
-	struct instrument_job j = {op, st, cxx, out_path};
-	return each_object(path, instrument_one, &j, out_path);
+	struct instrument_job j = {op, st, cxx};
+	struct buf img = {0};
+	int rc = each_object(path, instrument_one, &j, &img);
+	if (!rc)
+		rc = write_output(out_path, img.p, img.len);
+	buf_free(&img);
+	return rc;
 }
 
 static int inspect_one(const char *name, bool member, uint8_t **data, size_t *size, void *arg)
@@ -392,27 +466,54 @@ static int run(char **argv, bool verbose)
 		fputc('\n', stderr);
 	}
 	fflush(stderr);
+	/* the child known as soon as it exists: a signal that ends profinst
+	 * stops it before removing what it may be writing */
+	cleanup_hold();
 	pid_t pid = fork();
-	if (pid < 0) {
-		pi_error("fork: %s", strerror(errno));
-		return -1;
-	}
 	if (pid == 0) {
+		cleanup_release();
 		execvp(argv[0], argv);
 		fprintf(stderr, "profinst: error: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	if (pid > 0)
+		cleanup_child = pid;
+	cleanup_release();
+	if (pid < 0) {
+		pi_error("fork: %s", strerror(errno));
+		return -1;
+	}
 	int status;
+	int rc = 0;
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
+		if (errno != EINTR) {
+			rc = -1;
+			break;
+		}
+	cleanup_child = 0;
+	if (rc)
+		return rc;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-static void rm_rf(const char *dir)
+/* A directory of profinst's own, registered for removal: 0, or -1 after a
+ * message. template ends in XXXXXX. */
+static int private_dir(char *template, int *slot)
 {
-	char *cmd[] = {"rm", "-rf", (char *)dir, NULL};
-	run(cmd, false);
+	cleanup_hold();
+	char *dir = mkdtemp(template);
+	*slot = dir ? cleanup_add(dir, 1) : -1;
+	cleanup_release();
+	if (!dir) {
+		pi_error("%s: cannot create a directory: %s", template, strerror(errno));
+		return -1;
+	}
+	if (*slot < 0) {
+		remove_tree(dir);
+		pi_error("%s: too many temporary files", dir);
+		return -1;
+	}
+	return 0;
 }
 
 static void add_name(const char *name, void *arg)
@@ -443,10 +544,21 @@ static int collect_defined(struct opts *op, struct nameset *defined)
 
 static int do_link(struct opts *op)
 {
-	char tmpl[] = "/tmp/profinst.XXXXXX";
-	char *dir = mkdtemp(tmpl);
-	if (!dir) {
-		pi_error("cannot create a temporary directory: %s", strerror(errno));
+	/* An output that is not a regular file is never replaced: said before
+	 * any work, and checked again just before the rename. */
+	const char *why;
+	if (pi_out_replaceable(op->out, &why)) {
+		pi_error("%s: cannot write the output: %s", op->out, why);
+		return 1;
+	}
+	/* Everything goes into a directory of profinst's own next to the
+	 * output: the instrumented objects, and the linked program (the
+	 * driver creates its output itself, at a name it is given), renamed
+	 * onto the output at the end. */
+	char *dir = xasprintf("%s.profinst-XXXXXX", op->out);
+	int dslot;
+	if (private_dir(dir, &dslot)) {
+		free(dir);
 		return 1;
 	}
 	struct istats st = {0};
@@ -457,15 +569,16 @@ static int do_link(struct opts *op)
 		rc = 1;
 	op->ro.defined = &defined;
 	char **argv = xcalloc(op->ninputs + 16, sizeof(char *));
-	size_t na = 0;
+	char **owned = xcalloc(op->ninputs + 2, sizeof(char *));
+	size_t na = 0, nown = 0;
 	char *runtime = find_runtime(op);
 	if (!runtime)
 		rc = 1;
 	const char *cc = op->cc ? op->cc : getenv("PROFINST_CC");
-	char *outtmp = xasprintf("%s.profinst-tmp.%d", op->out, (int)getpid());
+	char *linked = xasprintf("%s/%s", dir, base_name(op->out));
 	argv[na++] = NULL; /* driver, below */
 	argv[na++] = "-o";
-	argv[na++] = outtmp;
+	argv[na++] = linked;
 	size_t nobj = 0;
 	for (size_t i = 0; i < op->ninputs && !rc; i++) {
 		const char *in = op->inputs[i];
@@ -481,6 +594,7 @@ static int do_link(struct opts *op)
 		/* a distinct name per input; the linker goes by content, not by
 		 * suffix, so the base name is kept as it is */
 		char *p = xasprintf("%s/%zu-%s", dir, nobj++, base_name(in));
+		owned[nown++] = p;
 		if (instrument_file(in, p, op, &st, &cxx))
 			rc = 1;
 		argv[na++] = p;
@@ -498,27 +612,31 @@ static int do_link(struct opts *op)
 		if (lr) {
 			pi_error("link failed (%s exited with status %d)", argv[0], lr);
 			rc = 1;
-		} else if (rename(outtmp, op->out)) {
+		} else if (pi_out_replaceable(op->out, &why)) {
+			pi_error("%s: cannot write the output: %s", op->out, why);
+			rc = 1;
+		} else if (rename(linked, op->out)) {
 			pi_error("%s: %s", op->out, strerror(errno));
 			rc = 1;
 		}
 	}
-	if (rc)
-		unlink(outtmp);
 	if (op->model_stats && !rc)
 		model_stats_print(&st.model, op->model, stderr);
 	model_stats_free(&st.model);
 	if (op->verbose && !rc)
 		fprintf(stderr, "profinst: %zu objects, %zu functions (%zu left uninstrumented), %zu blocks, %zu instructions, %zu external functions called\n",
 			st.objects, st.functions, st.uninstrumented, st.blocks, st.insns, st.externals);
-	for (size_t i = 1; i < na; i++)
-		if (argv[i] && !strncmp(argv[i], dir, strlen(dir)))
-			free(argv[i]);
-	if (op->keep)
+	if (op->keep) {
 		fprintf(stderr, "profinst: instrumented objects kept in %s\n", dir);
-	else
-		rm_rf(dir);
-	free(outtmp);
+		cleanup_forget(dslot);
+	} else {
+		cleanup_remove(dslot);
+	}
+	for (size_t i = 0; i < nown; i++)
+		free(owned[i]);
+	free(owned);
+	free(linked);
+	free(dir);
 	free(runtime);
 	free(argv);
 	nameset_free(&defined);
@@ -540,10 +658,11 @@ static int do_wrap(struct opts *op, char **args, size_t n)
 		pi_error("cannot run %s: %s", args[0], strerror(errno));
 		return 127;
 	}
-	char tmpl[] = "/tmp/profinst-cc.XXXXXX";
-	char *dir = mkdtemp(tmpl);
-	if (!dir) {
-		pi_error("cannot create a temporary directory: %s", strerror(errno));
+	const char *tmpdir = getenv("TMPDIR");
+	char *dir = xasprintf("%s/profinst-cc.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	int dslot;
+	if (private_dir(dir, &dslot)) {
+		free(dir);
 		wrap_free(&w);
 		return 1;
 	}
@@ -592,7 +711,8 @@ static int do_wrap(struct opts *op, char **args, size_t n)
 			free(inputs[i]);
 	free(inputs);
 	free(cmd);
-	rm_rf(dir);
+	cleanup_remove(dslot);
+	free(dir);
 	wrap_free(&w);
 	return rc;
 }
@@ -613,19 +733,11 @@ static int do_compile(struct opts *op)
 		pi_error("-c takes exactly one input (object or archive)");
 		return 2;
 	}
-	char *tmp = xasprintf("%s.profinst-tmp.%d", op->out, (int)getpid());
 	struct istats st = {0};
-	int rc = instrument_file(in, tmp, op, &st, NULL);
+	int rc = instrument_file(in, op->out, op, &st, NULL);
 	if (op->model_stats && !rc)
 		model_stats_print(&st.model, op->model, stderr);
 	model_stats_free(&st.model);
-	if (!rc && rename(tmp, op->out)) {
-		pi_error("%s: %s", op->out, strerror(errno));
-		rc = -1;
-	}
-	if (rc)
-		unlink(tmp);
-	free(tmp);
 	return rc ? 1 : 0;
 }
 
@@ -636,6 +748,7 @@ int main(int argc, char **argv)
 	char **wrap = NULL;
 	size_t nwrap = 0;
 	tty_progress = isatty(2);
+	cleanup_init();
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {

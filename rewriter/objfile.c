@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -27,33 +28,76 @@ static int bad(const char *name, const char *why)
 	return -1;
 }
 
+int rel_size(uint32_t t)
+{
+	switch (t) {
+	case R_X86_64_64: case R_X86_64_PC64: case R_X86_64_DTPOFF64:
+	case R_X86_64_TPOFF64: case R_X86_64_GOTOFF64: case R_X86_64_GOTPC64:
+	case R_X86_64_SIZE64: case R_X86_64_GOT64: case R_X86_64_GOTPCREL64:
+	case R_X86_64_GOTPLT64: case R_X86_64_PLTOFF64:
+		return 8;
+	case R_X86_64_16: case R_X86_64_PC16:
+		return 2;
+	case R_X86_64_8: case R_X86_64_PC8:
+		return 1;
+	case R_X86_64_TLSDESC_CALL: case R_X86_64_NONE:
+		return 0;
+	default:
+		return 4;
+	}
+}
+
 static int read_symtab(struct object *o, Elf *e, Elf_Scn *scn, GElf_Shdr *sh)
 {
+	const char *sn = o->secs[o->symtab].name;
 	Elf_Data *d = elf_getdata(scn, NULL);
-	if (!d || sh->sh_entsize != sizeof(Elf64_Sym) || d->d_size % sizeof(Elf64_Sym))
-		return bad(o->name, "corrupt symbol table");
+	if (!d || sh->sh_entsize != sizeof(Elf64_Sym) || d->d_size % sizeof(Elf64_Sym)) {
+		pi_error("%s: section %s: corrupt symbol table", o->name, sn);
+		return -1;
+	}
+	if (!sh->sh_link || sh->sh_link >= o->nsecs || o->secs[sh->sh_link].type != SHT_STRTAB) {
+		pi_error("%s: section %s: its string table (section %u) is not one", o->name, sn,
+			 (unsigned)sh->sh_link);
+		return -1;
+	}
 	size_t n = d->d_size / sizeof(Elf64_Sym);
 	o->syms = xcalloc(n, sizeof(*o->syms));
 	o->symcap = n;
-	o->nsyms = n;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Sym s;
-		if (!gelf_getsym(d, (int)i, &s))
-			return bad(o->name, "corrupt symbol table");
+		if (!gelf_getsym(d, (int)i, &s)) {
+			pi_error("%s: section %s: corrupt symbol %zu", o->name, sn, i);
+			return -1;
+		}
 		const char *nm = elf_strptr(e, sh->sh_link, s.st_name);
-		if (!nm && s.st_name)
-			return bad(o->name, "corrupt symbol string table");
+		if (!nm && s.st_name) {
+			pi_error("%s: section %s: symbol %zu's name is outside its string table", o->name, sn, i);
+			return -1;
+		}
+		o->nsyms = i + 1;
 		o->syms[i].name = xstrdup(nm ? nm : "");
 		o->syms[i].value = s.st_value;
 		o->syms[i].size = s.st_size;
 		o->syms[i].info = s.st_info;
 		o->syms[i].other = s.st_other;
 		o->syms[i].shndx = s.st_shndx;
-		if (s.st_shndx == SHN_XINDEX)
-			return bad(o->name, "extended section indices are not supported");
-		if (s.st_shndx != SHN_UNDEF && s.st_shndx < SHN_LORESERVE &&
-		    s.st_shndx >= o->nsecs)
-			return bad(o->name, "symbol refers to a missing section");
+		if (s.st_shndx == SHN_XINDEX) {
+			pi_error("%s: section %s: symbol %s: extended section indices are not supported",
+				 o->name, sn, o->syms[i].name);
+			return -1;
+		}
+		if (s.st_shndx != SHN_UNDEF && s.st_shndx < SHN_LORESERVE && s.st_shndx >= o->nsecs) {
+			pi_error("%s: section %s: symbol %s refers to section %u, of %zu", o->name, sn,
+				 o->syms[i].name, (unsigned)s.st_shndx, o->nsecs);
+			return -1;
+		}
+	}
+	if (!n) {
+		/* even an empty table has its null symbol: give it one */
+		o->syms = xrealloc(o->syms, sizeof(*o->syms));
+		memset(o->syms, 0, sizeof(*o->syms));
+		o->syms[0].name = xstrdup("");
+		o->nsyms = o->symcap = 1;
 	}
 	return 0;
 }
@@ -61,23 +105,136 @@ static int read_symtab(struct object *o, Elf *e, Elf_Scn *scn, GElf_Shdr *sh)
 static int read_relas(struct object *o, Elf_Scn *scn, struct section *s)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
-	if (!d || d->d_size % sizeof(Elf64_Rela))
-		return bad(o->name, "corrupt relocation section");
+	if (!d || d->d_size % sizeof(Elf64_Rela) || (s->entsize && s->entsize != sizeof(Elf64_Rela))) {
+		pi_error("%s: section %s: corrupt relocation section", o->name, s->name);
+		return -1;
+	}
+	const struct section *tgt = &o->secs[s->info];
 	size_t n = d->d_size / sizeof(Elf64_Rela);
 	s->relas = xcalloc(n, sizeof(*s->relas));
-	s->nrelas = s->relcap = n;
+	s->relcap = n;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Rela r;
-		if (!gelf_getrela(d, (int)i, &r))
-			return bad(o->name, "corrupt relocation section");
-		s->relas[i].off = r.r_offset;
-		s->relas[i].type = GELF_R_TYPE(r.r_info);
-		s->relas[i].sym = GELF_R_SYM(r.r_info);
-		s->relas[i].addend = r.r_addend;
-		if (s->relas[i].sym >= o->nsyms)
-			return bad(o->name, "relocation refers to a missing symbol");
+		if (!gelf_getrela(d, (int)i, &r)) {
+			pi_error("%s: section %s: corrupt relocation %zu", o->name, s->name, i);
+			return -1;
+		}
+		struct rela *x = &s->relas[i];
+		x->off = r.r_offset;
+		x->type = GELF_R_TYPE(r.r_info);
+		x->sym = GELF_R_SYM(r.r_info);
+		x->addend = r.r_addend;
+		s->nrelas = i + 1;
+		if (x->sym >= o->nsyms) {
+			pi_error("%s: section %s: relocation at %s+0x%llx refers to symbol %u, of %zu",
+				 o->name, s->name, tgt->name, (unsigned long long)x->off, x->sym, o->nsyms);
+			return -1;
+		}
+		/* the whole field inside its section: the rewriter reads and
+		 * patches it there */
+		if (x->off > tgt->size || (uint64_t)rel_size(x->type) > tgt->size - x->off) {
+			pi_error("%s: section %s: relocation at 0x%llx is outside %s (0x%llx bytes)",
+				 o->name, s->name, (unsigned long long)x->off, tgt->name,
+				 (unsigned long long)tgt->size);
+			return -1;
+		}
 	}
 	return 0;
+}
+
+/* Can a relocation section apply to a section of this type? Not to one
+ * without bytes, nor to the tables the writer rebuilds. */
+static bool relocatable_type(uint32_t type)
+{
+	switch (type) {
+	case SHT_NULL: case SHT_NOBITS: case SHT_RELA: case SHT_REL: case SHT_SYMTAB:
+	case SHT_STRTAB: case SHT_GROUP: case SHT_SYMTAB_SHNDX: case SHT_DYNSYM:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* Every index the object's tables hold, checked against what exists: the
+ * rest of the rewriter follows them without looking. */
+static int check_links(struct object *o, Elf *e)
+{
+	size_t nsec = o->nsecs;
+	for (size_t i = 1; i < nsec; i++) {
+		struct section *s = &o->secs[i];
+		if ((s->flags & SHF_LINK_ORDER) && (!s->link || s->link >= nsec)) {
+			pi_error("%s: section %s: linked to section %u, of %zu", o->name, s->name,
+				 (unsigned)s->link, nsec);
+			return -1;
+		}
+		if (s->type == SHT_RELA) {
+			if (!o->symtab || s->link != (uint32_t)o->symtab) {
+				pi_error("%s: section %s: its symbol table (section %u) is not the object's",
+					 o->name, s->name, (unsigned)s->link);
+				return -1;
+			}
+			if (!s->info || s->info >= nsec || s->info == i ||
+			    !relocatable_type(o->secs[s->info].type)) {
+				pi_error("%s: section %s: applies to section %u, which cannot be relocated",
+					 o->name, s->name, (unsigned)s->info);
+				return -1;
+			}
+			struct section *t = &o->secs[s->info];
+			if (t->rela) {
+				pi_error("%s: section %s: a second relocation section for %s", o->name,
+					 s->name, t->name);
+				return -1;
+			}
+			if (read_relas(o, elf_getscn(e, i), s))
+				return -1;
+			t->rela = (int)i;
+		}
+	}
+	for (size_t i = 1; i < nsec; i++) {
+		struct section *s = &o->secs[i];
+		if (s->type != SHT_GROUP)
+			continue;
+		if (!o->symtab || s->link != (uint32_t)o->symtab) {
+			pi_error("%s: section %s: its symbol table (section %u) is not the object's",
+				 o->name, s->name, (unsigned)s->link);
+			return -1;
+		}
+		if (!s->info || s->info >= o->nsyms) {
+			pi_error("%s: section %s: its signature, symbol %u, is not in the symbol table (%zu)",
+				 o->name, s->name, (unsigned)s->info, o->nsyms);
+			return -1;
+		}
+		if (s->size < 4 || s->size % 4 || !s->data) {
+			pi_error("%s: section %s: corrupt group (0x%llx bytes)", o->name, s->name,
+				 (unsigned long long)s->size);
+			return -1;
+		}
+		for (uint64_t k = 4; k < s->size; k += 4) {
+			uint32_t m = rd32(s->data + k);
+			if (!m || m >= nsec || m == i || o->secs[m].type == SHT_GROUP) {
+				pi_error("%s: section %s: group member %u is not a section", o->name,
+					 s->name, m);
+				return -1;
+			}
+			if (o->secs[m].group) {
+				pi_error("%s: section %s: section %s is in two groups", o->name, s->name,
+					 o->secs[m].name);
+				return -1;
+			}
+			o->secs[m].group = (int)i;
+		}
+	}
+	for (size_t i = 0; i < o->nsyms; i++)
+		if (ELF64_ST_TYPE(o->syms[i].info) == STT_SECTION && o->syms[i].shndx &&
+		    o->syms[i].shndx < nsec && !o->secs[o->syms[i].shndx].secsym)
+			o->secs[o->syms[i].shndx].secsym = (int)i;
+	return 0;
+}
+
+bool obj_is_bitcode(const void *image, size_t size)
+{
+	/* raw bitcode, or bitcode in its wrapper (Darwin's, also made elsewhere) */
+	return size >= 4 && (!memcmp(image, "BC\xc0\xde", 4) || !memcmp(image, "\xde\xc0\x17\x0b", 4));
 }
 
 int obj_read(struct object *o, const char *name, const void *image, size_t size)
@@ -85,6 +242,9 @@ int obj_read(struct object *o, const char *name, const void *image, size_t size)
 	memset(o, 0, sizeof(*o));
 	o->name = xstrdup(name);
 	elf_init_once();
+	if (obj_is_bitcode(image, size))
+		return bad(name, "LLVM bitcode (an LTO object of clang -flto) holds no machine code "
+				 "(build without -flto)");
 	if (size < EI_NIDENT || memcmp(image, ELFMAG, SELFMAG))
 		return bad(name, "not an ELF file");
 	const uint8_t *id = image;
@@ -110,7 +270,8 @@ int obj_read(struct object *o, const char *name, const void *image, size_t size)
 		bad(name, "not a relocatable object (profinst instruments .o and .a files)");
 		goto out;
 	}
-	if (eh.e_shoff > size || eh.e_shnum * (uint64_t)sizeof(Elf64_Shdr) > size - eh.e_shoff) {
+	if (eh.e_shoff > size || eh.e_shnum * (uint64_t)sizeof(Elf64_Shdr) > size - eh.e_shoff ||
+	    (eh.e_shnum && eh.e_shentsize != sizeof(Elf64_Shdr))) {
 		bad(name, "truncated or corrupt section header table");
 		goto out;
 	}
@@ -119,7 +280,7 @@ int obj_read(struct object *o, const char *name, const void *image, size_t size)
 	o->osabi = eh.e_ident[EI_OSABI];
 	size_t nsec, shstrndx;
 	if (elf_getshdrnum(e, &nsec) || elf_getshdrstrndx(e, &shstrndx) ||
-	    (nsec && shstrndx >= nsec)) {
+	    (nsec && shstrndx >= nsec) || (nsec > 1 && !shstrndx)) {
 		bad(name, "corrupt section header table");
 		goto out;
 	}
@@ -127,10 +288,18 @@ int obj_read(struct object *o, const char *name, const void *image, size_t size)
 		bad(name, "too many sections (extended section indices are not supported)");
 		goto out;
 	}
+	/* the section headers themselves inside the file (with extended
+	 * numbering, e_shnum is 0 and says nothing) */
+	if (nsec * (uint64_t)sizeof(Elf64_Shdr) > size - eh.e_shoff) {
+		bad(name, "truncated or corrupt section header table");
+		goto out;
+	}
 	o->secs = xcalloc(nsec + 1, sizeof(*o->secs));
 	o->seccap = nsec + 1;
 	o->nsecs = nsec ? nsec : 1; /* entry 0 exists even with no sections */
 	o->secs[0].name = xstrdup("");
+	for (size_t i = 1; i < o->nsecs; i++)
+		o->secs[i].name = xstrdup(""); /* until read: obj_free frees them */
 	o->shstrndx = (int)shstrndx;
 	Elf_Scn *symscn = NULL;
 	GElf_Shdr symsh = {0};
@@ -138,15 +307,16 @@ int obj_read(struct object *o, const char *name, const void *image, size_t size)
 		Elf_Scn *scn = elf_getscn(e, i);
 		GElf_Shdr sh;
 		if (!scn || !gelf_getshdr(scn, &sh)) {
-			bad(name, "corrupt section header");
+			pi_error("%s: section %zu: corrupt section header", name, i);
 			goto out;
 		}
 		struct section *s = &o->secs[i];
 		const char *nm = elf_strptr(e, shstrndx, sh.sh_name);
 		if (!nm) {
-			bad(name, "corrupt section name table");
+			pi_error("%s: section %zu: its name is outside the section name table", name, i);
 			goto out;
 		}
+		free(s->name);
 		s->name = xstrdup(nm);
 		/* an alignment that is not a power of two, or absurd, would have
 		 * libelf pad the output without bound */
@@ -176,57 +346,27 @@ int obj_read(struct object *o, const char *name, const void *image, size_t size)
 			memcpy(s->data, d->d_buf, sh.sh_size);
 		}
 		if (sh.sh_type == SHT_SYMTAB) {
+			if (symscn) {
+				pi_error("%s: section %s: a second symbol table", name, nm);
+				goto out;
+			}
 			symscn = scn;
 			symsh = sh;
 			o->symtab = (int)i;
 		}
 		if (sh.sh_type == SHT_SYMTAB_SHNDX) {
-			bad(name, "extended section indices are not supported");
+			pi_error("%s: section %s: extended section indices are not supported", name, nm);
 			goto out;
 		}
 		if (sh.sh_type == SHT_REL) {
-			bad(name, "REL relocations are not supported on x86-64");
+			pi_error("%s: section %s: REL relocations are not supported on x86-64", name, nm);
 			goto out;
 		}
 	}
 	if (symscn && read_symtab(o, e, symscn, &symsh))
 		goto out;
-	for (size_t i = 1; i < nsec; i++) {
-		struct section *s = &o->secs[i];
-		if (s->type == SHT_RELA) {
-			if (s->link != (uint32_t)o->symtab || !s->info || s->info >= nsec) {
-				pi_error("%s: relocation section %s is corrupt", name, s->name);
-				goto out;
-			}
-			if (read_relas(o, elf_getscn(e, i), s))
-				goto out;
-			for (size_t k = 0; k < s->nrelas; k++)
-				if (s->relas[k].off >= o->secs[s->info].size) {
-					pi_error("%s: relocation in %s points outside %s", name,
-						 s->name, o->secs[s->info].name);
-					goto out;
-				}
-			o->secs[s->info].rela = (int)i;
-		}
-		if (s->type == SHT_GROUP) {
-			if (s->size % 4 || !s->data) {
-				pi_error("%s: group section %s is corrupt", name, s->name);
-				goto out;
-			}
-			for (uint64_t k = 4; k < s->size; k += 4) {
-				uint32_t m = rd32(s->data + k);
-				if (m >= nsec) {
-					pi_error("%s: group section %s is corrupt", name, s->name);
-					goto out;
-				}
-				o->secs[m].group = (int)i;
-			}
-		}
-	}
-	for (size_t i = 0; i < o->nsyms; i++)
-		if (ELF64_ST_TYPE(o->syms[i].info) == STT_SECTION &&
-		    o->syms[i].shndx < o->nsecs && !o->secs[o->syms[i].shndx].secsym)
-			o->secs[o->syms[i].shndx].secsym = (int)i;
+	if (check_links(o, e))
+		goto out;
 	rc = 0;
 out:
 	if (e)
@@ -235,18 +375,179 @@ out:
 	return rc;
 }
 
+static bool is_lto_section(const char *name)
+{
+	return !strncmp(name, ".gnu.lto_", 9) || !strcmp(name, ".llvm.lto");
+}
+
+/* Symbols that mark an object as GCC's LTO IR for the linker. */
+static bool is_lto_symbol(const char *name)
+{
+	return !strcmp(name, "__gnu_lto_slim") || !strcmp(name, "__gnu_lto_v1");
+}
+
 bool obj_is_lto(const struct object *o)
 {
-	bool lto = false, code = false;
+	bool lto = false, content = false;
 	for (size_t i = 1; i < o->nsecs; i++) {
-		if (!strncmp(o->secs[i].name, ".gnu.lto_", 9) ||
-		    !strcmp(o->secs[i].name, ".llvm.lto") ||
-		    !strcmp(o->secs[i].name, ".llvmbc"))
+		if (is_lto_section(o->secs[i].name) || !strcmp(o->secs[i].name, ".llvmbc"))
 			lto = true;
-		if ((o->secs[i].flags & SHF_EXECINSTR) && o->secs[i].size)
-			code = true;
+		/* a fat object holds what the compiler made of its code and data
+		 * besides the IR; a slim one holds nothing allocated */
+		if ((o->secs[i].flags & SHF_ALLOC) && o->secs[i].size)
+			content = true;
 	}
-	return lto && !code;
+	for (size_t i = 0; i < o->nsyms; i++)
+		if (!strcmp(o->syms[i].name, "__gnu_lto_slim"))
+			return true;
+	return lto && !content;
+}
+
+int obj_drop_lto(struct object *o)
+{
+	size_t nsec = o->nsecs;
+	bool *drop = xcalloc(nsec + 1, sizeof(bool));
+	bool any = false;
+	for (size_t i = 1; i < nsec; i++)
+		if (is_lto_section(o->secs[i].name))
+			drop[i] = any = true;
+	for (size_t i = 0; i < o->nsyms; i++)
+		if (is_lto_symbol(o->syms[i].name))
+			any = true;
+	if (!any) {
+		free(drop);
+		return 0;
+	}
+	/* their relocations go with them; a group goes when all it held has */
+	for (size_t i = 1; i < nsec; i++)
+		if (o->secs[i].type == SHT_RELA && drop[o->secs[i].info])
+			drop[i] = true;
+	for (size_t i = 1; i < nsec; i++) {
+		struct section *g = &o->secs[i];
+		if (g->type != SHT_GROUP)
+			continue;
+		bool kept = false;
+		for (uint64_t k = 4; k < g->size; k += 4)
+			kept |= !drop[rd32(g->data + k)];
+		if (!kept)
+			drop[i] = true;
+	}
+	/* symbols: those defined in what goes, and the LTO markers */
+	int rc = -1;
+	uint32_t *secmap = xcalloc(nsec + 1, sizeof(uint32_t));
+	uint32_t *symmap = xcalloc(o->nsyms + 1, sizeof(uint32_t));
+	bool *symdrop = xcalloc(o->nsyms + 1, sizeof(bool));
+	for (size_t i = 1; i < o->nsyms; i++) {
+		const struct symbol *y = &o->syms[i];
+		symdrop[i] = is_lto_symbol(y->name) ||
+			     (y->shndx && y->shndx < SHN_LORESERVE && drop[y->shndx]);
+	}
+	for (size_t i = 1; i < nsec; i++) {
+		struct section *s = &o->secs[i];
+		if (drop[i])
+			continue;
+		if (s->type == SHT_GROUP && symdrop[s->info]) {
+			pi_error("%s: section %s: its signature %s is in an LTO section", o->name, s->name,
+				 o->syms[s->info].name);
+			goto out;
+		}
+		if (s->type != SHT_RELA)
+			continue;
+		for (size_t k = 0; k < s->nrelas; k++)
+			if (symdrop[s->relas[k].sym]) {
+				pi_error("%s: section %s: the relocation at 0x%llx refers to %s, of the LTO IR",
+					 o->name, s->name, (unsigned long long)s->relas[k].off,
+					 o->syms[s->relas[k].sym].name);
+				goto out;
+			}
+	}
+	for (size_t i = 1; i < nsec; i++)
+		if (!drop[i] && (o->secs[i].flags & SHF_LINK_ORDER) && drop[o->secs[i].link]) {
+			pi_error("%s: section %s: linked to LTO section %s", o->name, o->secs[i].name,
+				 o->secs[o->secs[i].link].name);
+			goto out;
+		}
+	size_t n = 1;
+	for (size_t i = 1; i < nsec; i++)
+		secmap[i] = drop[i] ? 0 : (uint32_t)n++;
+	size_t m = 1;
+	for (size_t i = 1; i < o->nsyms; i++)
+		symmap[i] = symdrop[i] ? 0 : (uint32_t)m++;
+	/* renumber what refers to sections and symbols, then compact */
+	for (size_t i = 1; i < nsec; i++) {
+		struct section *s = &o->secs[i];
+		if (drop[i])
+			continue;
+		if (s->type == SHT_SYMTAB)
+			s->link = secmap[s->link];
+		if (s->type == SHT_RELA) {
+			s->link = secmap[s->link];
+			s->info = secmap[s->info];
+			for (size_t k = 0; k < s->nrelas; k++)
+				s->relas[k].sym = symmap[s->relas[k].sym];
+		}
+		if (s->type == SHT_GROUP) {
+			s->link = secmap[s->link];
+			s->info = symmap[s->info];
+			uint64_t w = 4;
+			for (uint64_t k = 4; k < s->size; k += 4)
+				if (!drop[rd32(s->data + k)])
+					wr32(s->data + w, secmap[rd32(s->data + k)]), w += 4;
+			s->size = w;
+		}
+		if ((s->flags & SHF_LINK_ORDER) && s->link < nsec)
+			s->link = secmap[s->link];
+		if ((s->flags & SHF_INFO_LINK) && s->type != SHT_RELA && s->info < nsec)
+			s->info = secmap[s->info];
+		s->rela = s->rela && !drop[s->rela] ? (int)secmap[s->rela] : 0;
+		s->group = s->group && !drop[s->group] ? (int)secmap[s->group] : 0;
+		s->secsym = s->secsym && !symdrop[s->secsym] ? (int)symmap[s->secsym] : 0;
+	}
+	for (size_t i = 1; i < o->nsyms; i++) {
+		struct symbol *y = &o->syms[i];
+		if (symdrop[i]) {
+			free(y->name);
+			continue;
+		}
+		if (y->shndx && y->shndx < SHN_LORESERVE)
+			y->shndx = secmap[y->shndx];
+		o->syms[symmap[i]] = *y;
+	}
+	o->nsyms = o->nsyms ? m : 0;
+	for (size_t i = 1; i < nsec; i++) {
+		struct section *s = &o->secs[i];
+		if (drop[i]) {
+			free(s->name), free(s->data), free(s->relas);
+			continue;
+		}
+		o->secs[secmap[i]] = *s;
+	}
+	o->nsecs = n;
+	o->symtab = (int)secmap[o->symtab];
+	o->shstrndx = (int)secmap[o->shstrndx];
+	rc = 0;
+out:
+	free(drop);
+	free(secmap);
+	free(symmap);
+	free(symdrop);
+	return rc;
+}
+
+bool obj_is_instrumented(const struct object *o, const char **what)
+{
+	for (size_t i = 1; i < o->nsecs; i++)
+		if (!strcmp(o->secs[i].name, "profinst_map") || !strcmp(o->secs[i].name, "profinst_objs") ||
+		    !strcmp(o->secs[i].name, "profinst_funcs") || !strcmp(o->secs[i].name, ".tbss.profinst")) {
+			*what = o->secs[i].name;
+			return true;
+		}
+	for (size_t i = 0; i < o->nsyms; i++)
+		if (!strcmp(o->syms[i].name, "__profinst_tls")) { /* stub_abi.h's STUB_TLS_SYMBOL */
+			*what = o->syms[i].name;
+			return true;
+		}
+	return false;
 }
 
 void obj_free(struct object *o)
@@ -358,8 +659,41 @@ static bool sym_is_local(const struct symbol *s)
 	return ELF64_ST_BIND(s->info) == STB_LOCAL;
 }
 
-int obj_write(struct object *o, const char *path)
+/* A file that is only ever memory, for libelf to write into: no name
+ * anyone could plant something at, nothing to remove. */
+static int anonymous_file(void)
 {
+	int fd = memfd_create("profinst-object", MFD_CLOEXEC);
+	if (fd < 0) {
+		/* a kernel without memfd: an unnamed file in the temporary
+		 * directory */
+		const char *dir = getenv("TMPDIR");
+		fd = open(dir && *dir ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	}
+	return fd;
+}
+
+static int read_back(int fd, struct buf *out)
+{
+	off_t end = lseek(fd, 0, SEEK_END);
+	if (end < 0)
+		return -1;
+	out->len = 0;
+	buf_zero(out, (size_t)end);
+	for (size_t got = 0; got < (size_t)end;) {
+		ssize_t n = pread(fd, out->p + got, (size_t)end - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+int obj_write_image(struct object *o, struct buf *out)
+{
+	const char *path = o->name;
 	elf_init_once();
 	if (!o->symtab) {
 		/* Stubs need symbols: give the object a symbol table. */
@@ -414,9 +748,9 @@ int obj_write(struct object *o, const char *path)
 	}
 	int strsec = (int)o->secs[o->symtab].link;
 
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int fd = anonymous_file();
 	if (fd < 0) {
-		pi_error("%s: cannot create: %s", path, strerror(errno));
+		pi_error("%s: cannot create a file in memory: %s", path, strerror(errno));
 		free(perm), free(order), strtab_free(&str), strtab_free(&shstr), buf_free(&symb);
 		return -1;
 	}
@@ -519,17 +853,19 @@ int obj_write(struct object *o, const char *path)
 	if (elf_update(e, ELF_C_WRITE) < 0)
 		goto fail_names;
 	rc = 0;
+	if (read_back(fd, out)) {
+		pi_error("%s: cannot read the rewritten object back: %s", path, strerror(errno));
+		rc = 1;
+	}
 fail_names:
 	free(names);
 fail:
-	if (rc)
+	if (rc < 0)
 		pi_error("%s: cannot write ELF: %s", path, elf_errmsg(-1));
 	if (e)
 		elf_end(e);
-	if (close(fd) && !rc) {
-		pi_error("%s: %s", path, strerror(errno));
-		rc = -1;
-	}
+	close(fd);
+	rc = rc ? -1 : 0;
 	for (size_t i = 0; i < o->nsecs; i++)
 		buf_free(&bufs[i]);
 	free(bufs);

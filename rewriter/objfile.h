@@ -63,8 +63,10 @@ struct object {
  * naming the object and the reason. */
 int obj_read(struct object *o, const char *name, const void *image, size_t size);
 
-/* Write the object to path. Returns 0 or -1 (message printed). */
-int obj_write(struct object *o, const char *path);
+/* The object as an ELF file, into out (its bytes replaced). Returns 0 or
+ * -1 (message printed). */
+struct buf;
+int obj_write_image(struct object *o, struct buf *out);
 
 void obj_free(struct object *o);
 
@@ -85,6 +87,19 @@ void obj_add_rela(struct object *o, int sec, uint64_t off, uint32_t type,
 /* Put section sec into the COMDAT group section grp. */
 void obj_group_add(struct object *o, int grp, int sec);
 
+/* LLVM bitcode (clang -flto's objects), which no ELF reader takes. */
+bool obj_is_bitcode(const void *image, size_t size);
+/* A slim LTO object: compiler IR only, no machine code to instrument. */
 bool obj_is_lto(const struct object *o);
+/* Remove a fat LTO object's IR (the .gnu.lto_* sections, and the symbols
+ * that mark it as IR): the linker plugin would rebuild the program from it
+ * and link that, not the instrumented code. 0, or -1 after a message. */
+int obj_drop_lto(struct object *o);
+/* Has profinst instrumented it already? what: a section or symbol of its
+ * own that says so. */
+bool obj_is_instrumented(const struct object *o, const char **what);
+
+/* The bytes a relocation of this type patches (0: none). */
+int rel_size(uint32_t type);
 
 #endif

@@ -2,7 +2,6 @@
  * analyse, lay out, describe) and back out as ELF. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "instrument.h"
 #include "model.h"
@@ -20,13 +19,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		 * set of defined names, as with profinst -c */
 		struct rewrite_opts ro = {.model = model_find("zen5"), .branch_sim = true, .cache_sim = true};
 		if (!instrument_object(&o, &ro, &st)) {
-			char path[] = "/tmp/pi-fuzz-XXXXXX";
-			int fd = mkstemp(path);
-			if (fd >= 0) {
-				close(fd);
-				obj_write(&o, path);
-				unlink(path);
-			}
+			struct buf out = {0};
+			obj_write_image(&o, &out);
+			buf_free(&out);
 		}
 		model_stats_free(&st.model);
 	}
