@@ -6,6 +6,7 @@ Also what profinst must not do wherever it runs: follow a link planted
 where it writes, leave its temporaries after a failed link or a signal,
 instrument an object twice, or link a fat LTO object's IR instead of the
 instrumented code."""
+import json
 import os
 import shutil
 import signal
@@ -403,6 +404,36 @@ def safety_tests(ctx, Fail, sh):
                 raise Fail("left behind: %r" % sorted(listing(tmp) - before))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+
+    def fat_lto():
+        """A fat LTO object (machine code and GCC's IR): the instrumented
+        code is what gets linked, not a program the linker plugin rebuilds
+        from the IR, so the profile has its functions."""
+        tmp = tempfile.mkdtemp(prefix="pi-fatlto-")
+        try:
+            src = ("#include <stdio.h>\n__attribute__((noinline)) int sq(int x) { return x * x; }\n"
+                   "int main(void) { int s = 0; for (int i = 0; i < 10; i++) s += sq(i);"
+                   " printf(\"%d\\n\", s); return 0; }\n")
+            o = compile_c(tmp, src, "fat", flags=["-O2", "-flto", "-ffat-lto-objects"])
+            exe = os.path.join(tmp, "fat")
+            p = sh([ctx.profinst, o, "-o", exe])
+            if p.returncode != 0 or p.stderr.strip():
+                raise Fail("profinst: status %d: %s" % (p.returncode, p.stderr[-2000:]))
+            pf = os.path.join(tmp, "p.pf")
+            p = sh([exe], env=dict(os.environ, PROFINST_OUTPUT=pf), cwd=tmp)
+            if p.returncode != 0 or p.stdout != "285\n":
+                raise Fail("the program printed %r, status %d" % (p.stdout, p.returncode))
+            if not os.path.exists(pf):
+                raise Fail("no profile: the linker linked the LTO IR, not the instrumented code")
+            r = sh([ctx.profview, "report", pf, "--format=json"])
+
+            calls = {f["name"]: f["calls"] for f in json.loads(r.stdout)["functions"]}
+            if calls.get("sq") != 10 or calls.get("main") != 1:
+                raise Fail("the profile's calls: %r" % calls)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    out.append(("badinput/fat_lto_instrumented", fat_lto))
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         out.append(("badinput/signal_%s_leaves_nothing" % signal.Signals(sig).name,
