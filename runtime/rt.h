@@ -299,4 +299,16 @@ uint64_t rt_unwind_to(struct rt_thread *th, uint64_t sp, uint64_t now); /* the c
 int rt_is_entry(uint64_t addr);
 void rt_entries_init(void);
 
+/* ----- Signals (signals.c) */
+
+/* Handle the fatal signals the program left at their default (the profile
+ * is written, then the signal has its usual effect), and give the main
+ * thread an alternate stack; the program sees neither. */
+void rt_signals_init(void);
+/* Give the calling thread an alternate signal stack, unless it has one
+ * (a stack overflow writes the profile too); take it back as the thread
+ * ends. */
+void rt_altstack_open(void);
+void rt_altstack_close(void);
+
 #endif

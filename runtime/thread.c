@@ -85,6 +85,7 @@ struct rt_thread *rt_thread_init(struct pi_tls *t)
 	while (!__atomic_compare_exchange_n(&rt_threads, &head, th, 1, __ATOMIC_RELEASE,
 					    __ATOMIC_ACQUIRE));
 	rt_faults_open(t); /* before th: the stubs read its ring once th is set */
+	rt_altstack_open();
 	t->th = th;
 	if (have_key)
 		pthread_setspecific(exit_key, th);
@@ -137,6 +138,7 @@ static void thread_exit(void *arg)
 	rt_dcache_free(t);
 	rt_heap_free(t);
 	rt_faults_close(t);
+	rt_altstack_close();
 }
 
 /* Entries of every instrumented function, as an open-addressing set that
