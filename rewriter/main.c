@@ -407,25 +407,21 @@ static bool is_input_file(const char *arg)
 	size_t n = strlen(arg);
 	if (n > 2 && (!strcmp(arg + n - 2, ".o") || !strcmp(arg + n - 2, ".a")))
 		return true;
-	/* other existing files: objects or archives by their magic */
-	FILE *f = fopen(arg, "rb");
-	if (!f)
+	/* other existing regular files: objects or archives by their magic
+	 * (a FIFO is not opened: that could wait for a writer forever) */
+	struct stat st;
+	if (stat(arg, &st) || !S_ISREG(st.st_mode))
 		return false;
-	char m[8] = {0};
-	size_t got = fread(m, 1, sizeof(m), f);
-	fclose(f);
-	if (got >= 8 && !memcmp(m, ARMAG, 8))
+	int fd = open(arg, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	unsigned char h[18] = {0};
+	ssize_t got = read(fd, h, sizeof(h));
+	close(fd);
+	if (got >= 8 && !memcmp(h, ARMAG, 8))
 		return true;
-	if (got >= 4 && !memcmp(m, "\177ELF", 4)) {
-		/* ET_REL only; shared libraries pass through */
-		FILE *g = fopen(arg, "rb");
-		unsigned char h[18];
-		bool rel = g && fread(h, 1, sizeof(h), g) == sizeof(h) && h[16] == 1 && h[17] == 0;
-		if (g)
-			fclose(g);
-		return rel;
-	}
-	return false;
+	/* ELF: ET_REL only; shared libraries pass through */
+	return got == (ssize_t)sizeof(h) && !memcmp(h, "\177ELF", 4) && h[16] == 1 && h[17] == 0;
 }
 
 static char *find_runtime(const struct opts *op)
