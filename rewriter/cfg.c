@@ -133,6 +133,15 @@ static bool better_primary(const struct object *o, int a, int b)
 	return strchr(o->syms[b].name, '.') && !strchr(o->syms[a].name, '.');
 }
 
+/* A global symbol in code with no type and no size: an entry point of
+ * hand-written assembly without .type and .size (a local one is a label
+ * inside some function). */
+static bool untyped_entry(const struct symbol *s)
+{
+	return ELF64_ST_TYPE(s->info) == STT_NOTYPE && ELF64_ST_BIND(s->info) != STB_LOCAL && !s->size &&
+	       s->name[0] && s->shndx != SHN_UNDEF && s->shndx < SHN_LORESERVE;
+}
+
 static void find_functions(struct code *c)
 {
 	struct object *o = c->o;
@@ -141,7 +150,7 @@ static void find_functions(struct code *c)
 	for (size_t i = 1; i < o->nsyms; i++) {
 		const struct symbol *s = &o->syms[i];
 		int t = ELF64_ST_TYPE(s->info);
-		if ((t != STT_FUNC && t != STT_GNU_IFUNC) || !is_text(c, (int)s->shndx))
+		if ((t != STT_FUNC && t != STT_GNU_IFUNC && !untyped_entry(s)) || !is_text(c, (int)s->shndx))
 			continue;
 		if (s->value >= o->secs[s->shndx].size)
 			continue;
@@ -179,6 +188,7 @@ static void find_functions(struct code *c)
 		f->pieces[0].start = fs[i].value;
 		f->pieces[0].end = end;
 		f->instrument = true;
+		f->inferred = untyped_entry(&o->syms[prim]);
 		f->group = o->secs[fs[i].sec].group;
 		for (size_t k = i; k < j; k++)
 			c->func_of_sym[fs[k].sym] = (int32_t)(c->nfuncs - 1);
@@ -220,6 +230,90 @@ static void find_functions(struct code *c)
 	/* merged cold pieces had their symbols remapped to the owner before */
 	c->nfuncs = n;
 	free(remap);
+}
+
+/*
+ * The extent of a function that has no size (untyped_entry): what its
+ * entry reaches by falling through and by its direct jumps, within the
+ * space up to the next function, ending with its last instruction there
+ * (what follows, data or padding, stays as it is).  0, or -1 with *why
+ * when it cannot be known safely: an indirect jump (to where?), bytes
+ * that do not decode on the way, a jump into the middle of an
+ * instruction, or bytes between its pieces of code that are not padding.
+ */
+static int infer_extent(struct code *c, struct func *f, const char **why)
+{
+	const struct text *t = &c->texts[f->pieces[0].ts];
+	const struct section *s = &c->o->secs[t->sec];
+	uint64_t start = f->pieces[0].start, end = f->pieces[0].end, n = end - start;
+	uint8_t *st = xcalloc(n + 1, 1); /* 1: an instruction starts, 2: inside one */
+	uint64_t *work = NULL;
+	size_t nwork = 0, cap = 0;
+	uint64_t last = start;
+	int rc = 0;
+	*VEC_PUSH(work, nwork, cap) = start;
+	while (nwork && !rc) {
+		uint64_t off = work[--nwork];
+		while (off < end) {
+			if (st[off - start] == 1)
+				break;
+			if (st[off - start] == 2) {
+				*why = "a jump into the middle of an instruction";
+				rc = -1;
+				break;
+			}
+			struct insn in;
+			if (!insn_decode(s->data + off, end - off, off, &in) || in.kind == INSN_BAD) {
+				*why = "bytes on its path that do not decode";
+				rc = -1;
+				break;
+			}
+			for (uint64_t b = off; b < off + in.len; b++)
+				if (st[b - start]) {
+					*why = "instructions that overlap";
+					rc = -1;
+					break;
+				}
+			if (rc)
+				break;
+			st[off - start] = 1;
+			memset(st + (off - start) + 1, 2, in.len - 1u);
+			if (off + in.len > last)
+				last = off + in.len;
+			if (in.kind == INSN_JMP_IND) {
+				*why = "an indirect jump";
+				rc = -1;
+				break;
+			}
+			/* a direct branch's target, where its field has no
+			 * relocation (one with a relocation leaves the section) */
+			if ((in.kind == INSN_JMP || in.kind == INSN_JCC || in.kind == INSN_LOOP) &&
+			    !code_rela_at(c, t, off + in.rel_off) && in.target >= start && in.target < end)
+				*VEC_PUSH(work, nwork, cap) = in.target;
+			if (in.kind == INSN_JMP || in.kind == INSN_RET || in.kind == INSN_TRAP)
+				break;
+			off += in.len;
+		}
+	}
+	/* between its pieces of code, padding only */
+	for (uint64_t off = start; off < last && !rc;) {
+		if (st[off - start]) {
+			off++;
+			continue;
+		}
+		struct insn in;
+		if (!insn_decode(s->data + off, last - off, off, &in) || in.cls != ICLS_NOP) {
+			*why = "bytes between its code that no path reaches";
+			rc = -1;
+			break;
+		}
+		off += in.len;
+	}
+	if (!rc)
+		f->pieces[0].end = last;
+	free(st);
+	free(work);
+	return rc;
 }
 
 /* ----- decoding */
@@ -269,7 +363,7 @@ static bool decode_range(struct text *t, const uint8_t *data, uint64_t start, ui
 	return true;
 }
 
-static void decode_text(struct code *c, int ti)
+static void decode_text(struct code *c, int ti, const bool *verbatim)
 {
 	struct text *t = &c->texts[ti];
 	struct section *s = &c->o->secs[t->sec];
@@ -315,6 +409,13 @@ static void decode_text(struct code *c, int ti)
 			/* Not a function: padding, or data that could decode as
 			 * anything. Never re-encode it. */
 			add_vrange(t, rg[i].start, rg[i].end, true);
+			continue;
+		}
+		if (verbatim[c->funcs[rg[i].fn].sym] || !c->funcs[rg[i].fn].instrument) {
+			/* holds data (said when it was found): as it was */
+			add_vrange(t, rg[i].start, rg[i].end, false);
+			c->funcs[rg[i].fn].instrument = false;
+			c->funcs[rg[i].fn].warned = true;
 			continue;
 		}
 		if (!decode_range(t, s->data, rg[i].start, rg[i].end, &ins, &nins, &cap, &bad)) {
@@ -373,14 +474,33 @@ static uint32_t insn_at_off(const struct code *c, int sec, uint64_t off)
 	return off <= c->o->secs[sec].size ? t->at[off] : NO_INSN;
 }
 
+/* Function fn holds data at off of text ts: the first such place found
+ * is what its warning names. */
+static void data_in(struct code *c, int32_t fn, int ts, uint64_t off, const char *why)
+{
+	struct func *f = &c->funcs[fn];
+	if (!f->instrument || f->data_why)
+		return;
+	f->data_why = why;
+	f->data_ts = ts;
+	f->data_off = off;
+}
+
 static void mark(struct code *c, int sec, uint64_t off, uint8_t m)
 {
 	if (!is_text(c, sec))
 		return;
 	struct text *t = &c->texts[text_index(c, sec)];
 	uint32_t i = insn_at(t, &c->o->secs[sec], off);
-	if (i != NO_INSN)
+	if (i != NO_INSN) {
 		t->mark[i] |= m;
+		return;
+	}
+	/* a place inside what was decoded as one instruction of a function:
+	 * the bytes there are something else (a table after the code) */
+	i = insn_containing(t, off);
+	if (i != NO_INSN && t->fn[i] >= 0)
+		data_in(c, t->fn[i], text_index(c, sec), off, "a reference into the middle of an instruction");
 }
 
 static bool in_func(const struct code *c, const struct func *f, int sec, uint64_t off)
@@ -606,6 +726,267 @@ static void find_vanishing_calls(struct code *c)
 				t->mark[k + 1] |= MARK_NOCOST;
 		}
 	}
+}
+
+/* ----- data inside functions */
+
+/* Does relocation r sit on a field of instruction in, as an assembler
+ * puts it: a displacement or an immediate, no larger than the field? */
+static bool rel_on_field(const struct insn *in, const struct rela *r)
+{
+	uint64_t at = r->off - in->off;
+	int n = rel_size(r->type);
+	if (!n)
+		return true;
+	return (in->disp_len && at == in->disp_at && n <= in->disp_len) ||
+	       (in->imm_len && at == in->imm_at && n <= in->imm_len) ||
+	       (in->imm2_len && at == in->imm2_at && n <= in->imm2_len);
+}
+
+/* Padding an assembler or compiler puts between pieces of code: nothing
+ * need reach it. */
+static bool is_padding(const struct insn *in)
+{
+	return in->cls == ICLS_NOP || in->kind == INSN_TRAP;
+}
+
+struct reach {
+	const struct code *c;
+	uint32_t *first;   /* per text: index of its first instruction in seen */
+	bool *seen;
+	struct reach_item { int ti; uint32_t k; } *work;
+	size_t nwork, cap;
+};
+
+static void reach_seed(struct reach *r, int ti, uint32_t k)
+{
+	if (k == NO_INSN || r->seen[r->first[ti] + k])
+		return;
+	r->seen[r->first[ti] + k] = true;
+	*VEC_PUSH(r->work, r->nwork, r->cap) = (struct reach_item){ti, k};
+}
+
+/* Follow the seeds through fall-through and direct branches and calls. */
+static void reach_run(struct reach *r)
+{
+	const struct code *c = r->c;
+	while (r->nwork) {
+		struct reach_item it = r->work[--r->nwork];
+		const struct text *t = &c->texts[it.ti];
+		const struct insn *in = &t->insns[it.k];
+		int tsec;
+		uint64_t toff;
+		if ((in->kind == INSN_JMP || in->kind == INSN_JCC || in->kind == INSN_LOOP ||
+		     in->kind == INSN_CALL) && branch_target(c, t, it.k, &tsec, &toff) && is_text(c, tsec)) {
+			int tti = text_index(c, tsec);
+			reach_seed(r, tti, insn_at(&c->texts[tti], &c->o->secs[tsec], toff));
+		}
+		bool falls = in->kind != INSN_JMP && in->kind != INSN_JMP_IND && in->kind != INSN_RET &&
+			     in->kind != INSN_TRAP;
+		if (falls && it.k + 1 < t->ninsns && t->insns[it.k + 1].off == in->off + in->len)
+			reach_seed(r, it.ti, it.k + 1);
+	}
+}
+
+/* Instruction k of t puts an address in a register: does the code after
+ * it, before a jump or before the register changes, read or write memory
+ * through that register?  Then the address is of data (a table's base). */
+static bool used_as_base(const struct text *t, const struct section *s, uint32_t k)
+{
+	struct insn_detail d;
+	if (!insn_describe(s->data + t->insns[k].off, t->insns[k].len, &d))
+		return false;
+	uint64_t regs = d.wr & 0xffff; /* the general registers it writes */
+	for (uint32_t j = k + 1; j < t->ninsns && j < k + 32 && regs; j++) {
+		const struct insn *in = &t->insns[j];
+		if (in->off != t->insns[j - 1].off + t->insns[j - 1].len ||
+		    !insn_describe(s->data + in->off, in->len, &d))
+			break;
+		if ((d.load || d.store) && ((d.mem.base >= 0 && d.mem.base < 16 && (regs >> d.mem.base & 1)) ||
+					    (d.mem.index >= 0 && d.mem.index < 16 && (regs >> d.mem.index & 1))))
+			return true;
+		regs &= ~d.wr;
+		if (in->kind != INSN_OTHER)
+			break;
+	}
+	return false;
+}
+
+/*
+ * Bytes inside a function's extent that are data, not code: decoded as
+ * instructions they would be rewritten, moved and split by stubs, and
+ * the program would read garbage or run into it.  Found where
+ *  - a relocation is not on an instruction's field (a .quad table of
+ *    addresses);
+ *  - code reads or writes memory inside a function (a constant kept in
+ *    the code);
+ *  - something refers to the middle of an instruction (mark());
+ *  - code takes an address there and reads memory through it (a table
+ *    of offsets: `lea .Ltab(%rip),%rdx; movslq (%rdx,%rdi,4),%rax`);
+ *  - code takes the address of bytes (lea) that no path reaches from a
+ *    way in (the entry, a cold piece, a landing pad or setjmp's return,
+ *    an address in data such as a jump table), in a function without an
+ *    indirect jump that could go there: a string or a table after the
+ *    code;
+ *  - in a function with an indirect jump, instructions other than
+ *    padding that no path reaches, not even from an address its code
+ *    takes: what the jump goes to through a table of offsets that no
+ *    relocation names, which would not follow the code when it moves.
+ * (Unreached code in a function without an indirect jump is dead, and
+ * harmless: a compiler leaves `hlt; jmp .-1` after a call that does not
+ * return.)  Such functions are copied as they were (code_analyse).
+ */
+static void find_data_in_functions(struct code *c)
+{
+	struct object *o = c->o;
+	uint32_t total = 0;
+	struct reach r = {.c = c};
+	r.first = xcalloc((size_t)c->ntexts + 1, sizeof(uint32_t));
+	for (int ti = 0; ti < c->ntexts; ti++)
+		r.first[ti] = total, total += c->texts[ti].ninsns;
+	r.seen = xcalloc((size_t)total + 1, sizeof(bool));
+	bool *by_code = xcalloc((size_t)total + 1, sizeof(bool)); /* address taken by code */
+	bool *by_data = xcalloc((size_t)total + 1, sizeof(bool)); /* ... by data */
+	bool *ijmp = xcalloc(c->nfuncs + 1, sizeof(bool));        /* has an indirect jump */
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		struct text *t = &c->texts[ti];
+		const struct section *s = &o->secs[t->sec];
+		if (s->rela) {
+			const struct section *rs = &o->secs[s->rela];
+			for (size_t i = 0; i < rs->nrelas; i++) {
+				const struct rela *rl = &rs->relas[i];
+				uint32_t k = insn_containing(t, rl->off);
+				if (k == NO_INSN || t->fn[k] < 0)
+					continue;
+				const struct insn *in = &t->insns[k];
+				if (!rel_on_field(in, rl)) {
+					data_in(c, t->fn[k], ti, rl->off, "a relocation that is not an instruction's (data)");
+					continue;
+				}
+				/* an address as an immediate or a lea's displacement */
+				int tsec;
+				uint64_t toff;
+				bool branch = in->rel_size && rl->off == in->off + in->rel_off;
+				bool mem = in->rip_rel && rl->off == in->off + in->disp_off && (in->mem_read || in->mem_write);
+				if (!branch && !mem && rel_target(c, t->sec, rl, in->off + in->len, &tsec, &toff) &&
+				    is_text(c, tsec)) {
+					int tti = text_index(c, tsec);
+					const struct text *tt = &c->texts[tti];
+					uint32_t x = insn_at(tt, &o->secs[tsec], toff);
+					if (x != NO_INSN)
+						by_code[r.first[tti] + x] = true;
+					if (x != NO_INSN && tt->fn[x] >= 0 && used_as_base(t, s, k))
+						data_in(c, tt->fn[x], tti, toff, "the code reads memory at this address (data)");
+				}
+			}
+		}
+		for (uint32_t k = 0; k < t->ninsns; k++) {
+			const struct insn *in = &t->insns[k];
+			if (in->kind == INSN_JMP_IND && t->fn[k] >= 0)
+				ijmp[t->fn[k]] = true;
+			if (!in->rip_rel)
+				continue;
+			int tsec = t->sec;
+			uint64_t toff = in->off + in->len + (uint64_t)(int64_t)(int32_t)rd32(s->data + in->off + in->disp_off);
+			const struct rela *rl = code_rela_at(c, t, in->off + in->disp_off);
+			if (rl && !rel_target(c, t->sec, rl, in->off + in->len, &tsec, &toff))
+				continue;
+			if (!is_text(c, tsec))
+				continue;
+			int tti = text_index(c, tsec);
+			const struct text *tt = &c->texts[tti];
+			if (in->mem_read || in->mem_write) {
+				uint32_t x = insn_containing(tt, toff);
+				if (x != NO_INSN && tt->fn[x] >= 0)
+					data_in(c, tt->fn[x], tti, toff, "memory read or written there (data)");
+			} else if (!rl) {
+				uint32_t x = insn_at(tt, &o->secs[tsec], toff);
+				if (x != NO_INSN)
+					by_code[r.first[tti] + x] = true;
+				if (x != NO_INSN && tt->fn[x] >= 0 && used_as_base(t, s, k))
+					data_in(c, tt->fn[x], tti, toff, "the code reads memory at this address (data)");
+			}
+		}
+	}
+	/* a function whose extent was inferred, entered in its middle by a
+	 * call, or by a jump from elsewhere: what was taken for its extent
+	 * holds another function's entry (hand-written assembly shares tails
+	 * between functions of known extent too; those are left as they are
+	 * handled) */
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		const struct text *t = &c->texts[ti];
+		for (uint32_t k = 0; k < t->ninsns; k++) {
+			const struct insn *in = &t->insns[k];
+			int tsec;
+			uint64_t toff;
+			if ((in->kind != INSN_JMP && in->kind != INSN_JCC && in->kind != INSN_LOOP &&
+			     in->kind != INSN_CALL) || !branch_target(c, t, k, &tsec, &toff) || !is_text(c, tsec))
+				continue;
+			int tti = text_index(c, tsec);
+			const struct text *tt = &c->texts[tti];
+			uint32_t x = insn_at(tt, &o->secs[tsec], toff);
+			if (x == NO_INSN || tt->fn[x] < 0 || !c->funcs[tt->fn[x]].inferred || (tt->mark[x] & MARK_PSTART) ||
+			    (in->kind != INSN_CALL && tt->fn[x] == t->fn[k]))
+				continue;
+			data_in(c, tt->fn[x], tti, toff, in->kind == INSN_CALL ? "a call into the middle of the function"
+						: "a jump into the middle of the function from elsewhere");
+		}
+	}
+	/* addresses in data sections: jump tables, function pointers */
+	for (size_t si = 1; si < o->nsecs; si++) {
+		const struct section *rs = &o->secs[si];
+		if (rs->type != SHT_RELA || is_text(c, (int)rs->info))
+			continue;
+		const struct section *tgt = &o->secs[rs->info];
+		if (!(tgt->flags & SHF_ALLOC) || is_debug(tgt->name) || !strcmp(tgt->name, ".eh_frame"))
+			continue;
+		for (size_t i = 0; i < rs->nrelas; i++) {
+			int tsec;
+			uint64_t toff;
+			if (!rel_target(c, (int)rs->info, &rs->relas[i], 0, &tsec, &toff) || !is_text(c, tsec))
+				continue;
+			int tti = text_index(c, tsec);
+			uint32_t x = insn_at(&c->texts[tti], &o->secs[tsec], toff);
+			if (x != NO_INSN)
+				by_data[r.first[tti] + x] = true;
+		}
+	}
+	/* what control reaches from the ways in */
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		const struct text *t = &c->texts[ti];
+		for (uint32_t k = 0; k < t->ninsns; k++)
+			if ((t->mark[k] & (MARK_PSTART | MARK_RESYNC)) || by_data[r.first[ti] + k])
+				reach_seed(&r, ti, k);
+	}
+	reach_run(&r);
+	/* addresses code takes: labels an indirect jump of their function
+	 * may go to (computed goto), else data */
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		const struct text *t = &c->texts[ti];
+		for (uint32_t k = 0; k < t->ninsns; k++) {
+			if (!by_code[r.first[ti] + k] || r.seen[r.first[ti] + k] || t->fn[k] < 0)
+				continue;
+			if (ijmp[t->fn[k]])
+				reach_seed(&r, ti, k);
+			else
+				data_in(c, t->fn[k], ti, t->insns[k].off,
+					"its address is taken, no path reaches it (data)");
+		}
+	}
+	reach_run(&r);
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		const struct text *t = &c->texts[ti];
+		for (uint32_t k = 0; k < t->ninsns; k++)
+			if (!r.seen[r.first[ti] + k] && t->fn[k] >= 0 && ijmp[t->fn[k]] && !is_padding(&t->insns[k]))
+				data_in(c, t->fn[k], ti, t->insns[k].off,
+					"bytes no path reaches, in a function with an indirect jump (a table?)");
+	}
+	free(r.work);
+	free(r.seen);
+	free(r.first);
+	free(by_code);
+	free(by_data);
+	free(ijmp);
 }
 
 /* ----- blocks */
@@ -874,16 +1255,16 @@ static void find_sites(struct code *c)
 	}
 }
 
-int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *opts)
+/* Decode and find functions and the marks on their instructions; the
+ * functions verbatim[sym] names are copied as they are. */
+static void analyse_code(struct code *c, struct object *o, const struct rewrite_opts *opts,
+			 const bool *verbatim)
 {
 	memset(c, 0, sizeof(*c));
 	c->o = o;
 	c->opts = opts;
 	c->model = opts->model;
 	c->mstats = opts->mstats;
-	for (size_t i = 1; i < o->nsecs; i++)
-		if (o->secs[i].type == SHT_RELA && o->secs[i].nrelas)
-			qsort(o->secs[i].relas, o->secs[i].nrelas, sizeof(struct rela), cmp_rela);
 	c->nsecs0 = o->nsecs;
 	c->text_of_sec = xmalloc((o->nsecs + 1) * sizeof(int));
 	for (size_t i = 0; i <= o->nsecs; i++)
@@ -898,13 +1279,62 @@ int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *op
 		if (c->text_of_sec[i] >= 0)
 			c->texts[c->text_of_sec[i]].sec = (int)i;
 	find_functions(c);
+	for (size_t fi = 0; fi < c->nfuncs; fi++) {
+		struct func *f = &c->funcs[fi];
+		const char *why = "";
+		if (f->inferred && f->npieces == 1 && !verbatim[f->sym] && infer_extent(c, f, &why)) {
+			f->instrument = false;
+			pi_warn("%s: %s: %s: no .type/.size, and its extent is not clear (%s); left uninstrumented",
+				o->name, o->secs[c->texts[f->pieces[0].ts].sec].name, f->name, why);
+			f->warned = true;
+		}
+	}
 	for (int ti = 0; ti < c->ntexts; ti++)
-		decode_text(c, ti);
+		decode_text(c, ti, verbatim);
 	find_leaders(c);
 	find_resync_points(c);
 	find_external_calls(c);
 	find_vanishing_calls(c);
 	ehframe_mark_landing_pads(c);
+	find_data_in_functions(c);
+}
+
+int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *opts)
+{
+	for (size_t i = 1; i < o->nsecs; i++)
+		if (o->secs[i].type == SHT_RELA && o->secs[i].nrelas)
+			qsort(o->secs[i].relas, o->secs[i].nrelas, sizeof(struct rela), cmp_rela);
+	/* Functions found to hold data are said once and analysed again,
+	 * copied as they were (which may leave code elsewhere that only
+	 * they reached: again, until nothing more is found). */
+	bool *verbatim = xcalloc(o->nsyms + 1, sizeof(bool));
+	for (;;) {
+		analyse_code(c, o, opts, verbatim);
+		size_t found = 0;
+		for (size_t fi = 0; fi < c->nfuncs; fi++) {
+			struct func *f = &c->funcs[fi];
+			if (!f->instrument)
+				verbatim[f->sym] = true; /* said already: not again */
+			if (!f->data_why)
+				continue;
+			/* named by the piece that holds the place, in its section */
+			int p = 0;
+			for (int q = 0; q < f->npieces; q++)
+				if (f->pieces[q].ts == f->data_ts && f->data_off >= f->pieces[q].start &&
+				    f->data_off < f->pieces[q].end)
+					p = q;
+			const struct piece *pc = &f->pieces[p];
+			pi_warn("%s: %s: %s%s+0x%llx: %s; function left uninstrumented", o->name,
+				o->secs[c->texts[pc->ts].sec].name, f->name, p ? " (its cold part)" : "",
+				(unsigned long long)(f->data_off - pc->start), f->data_why);
+			verbatim[f->sym] = true;
+			found++;
+		}
+		if (!found)
+			break;
+		code_free(c);
+	}
+	free(verbatim);
 	build_blocks(c);
 	cost_blocks(c);
 	if (opts->cache_sim)

@@ -42,6 +42,13 @@ struct func {
 	int rec_sec;        /* section of its pi_funcrec */
 	uint64_t rec_off;
 	bool warned;
+	bool inferred;      /* no type or size: its extent was inferred */
+	/* data found inside the function (a table after its code, bytes
+	 * nothing reaches): where, and how it shows; it is then copied as it
+	 * was (code_analyse) */
+	const char *data_why;
+	int data_ts;
+	uint64_t data_off;
 };
 
 struct block {

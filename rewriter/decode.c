@@ -127,6 +127,12 @@ bool insn_decode(const uint8_t *buf, size_t avail, uint64_t off, struct insn *ou
 			out->flags_written = 0;
 	}
 	out->endbr = in.mnemonic == ZYDIS_MNEMONIC_ENDBR64;
+	if (in.raw.disp.size)
+		out->disp_at = in.raw.disp.offset, out->disp_len = in.raw.disp.size / 8;
+	if (in.raw.imm[0].size)
+		out->imm_at = in.raw.imm[0].offset, out->imm_len = in.raw.imm[0].size / 8;
+	if (in.raw.imm[1].size)
+		out->imm2_at = in.raw.imm[1].offset, out->imm2_len = in.raw.imm[1].size / 8;
 
 	bool rel = (in.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && in.raw.imm[0].is_relative;
 	if (in.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)

@@ -58,6 +58,10 @@ struct insn {
 	uint8_t cc;         /* JCC: condition code 0..15 */
 	uint8_t ind_reg;    /* INSN_JMP_IND/CALL_IND through a register: 1+reg (0..15), else 0 */
 	uint8_t modrm_off;  /* INSN_JMP_IND through memory: offset of ModRM */
+	/* the fields a relocation may patch: the displacement and the
+	 * immediates (the branch's included), offset and bytes; 0 bytes if
+	 * none */
+	uint8_t disp_at, disp_len, imm_at, imm_len, imm2_at, imm2_len;
 };
 
 /* Decode one instruction at buf[0..avail). Returns false if the bytes are not
