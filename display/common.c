@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "common.h"
+#include "safefile.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -151,40 +152,46 @@ void pv_close(struct profile *p, struct func_table *t)
 	prof_free(p);
 }
 
-FILE *pv_out_open(const char *out, char **tmp)
+FILE *pv_out_open(const char *out, struct pi_out **handle)
 {
-	*tmp = NULL;
+	*handle = NULL;
 	if (!strcmp(out, "-"))
 		return stdout;
-	size_t n = strlen(out) + 32;
-	*tmp = malloc(n);
-	if (!*tmp) {
+	struct pi_out *h = malloc(sizeof(*h));
+	if (!h) {
 		pv_error("out of memory");
 		return NULL;
 	}
-	snprintf(*tmp, n, "%s.tmp.%d", out, (int)getpid());
-	FILE *o = fopen(*tmp, "w");
-	if (!o) {
-		pv_error("%s: cannot create: %s", out, strerror(errno));
-		free(*tmp);
-		*tmp = NULL;
+	const char *why;
+	if (pi_out_open(h, out, 0666, &why)) {
+		pv_error("%s: cannot write: %s", out, why);
+		free(h);
+		return NULL;
 	}
+	FILE *o = fdopen(h->fd, "w");
+	if (!o) {
+		pv_error("%s: cannot write: %s", out, strerror(errno));
+		pi_out_abort(h);
+		free(h);
+		return NULL;
+	}
+	h->fd = -1; /* the FILE closes it */
+	*handle = h;
 	return o;
 }
 
-int pv_out_close(FILE *o, char *tmp, const char *out, bool ok)
+int pv_out_close(FILE *o, struct pi_out *h, const char *out, bool ok)
 {
 	if (o == stdout)
 		return fflush(stdout) || !ok;
 	int bad = fclose(o) || !ok;
-	if (!bad && rename(tmp, out))
-		bad = 1;
-	if (bad) {
+	const char *why;
+	if (pi_out_commit(h, !bad, &why)) {
 		if (ok)
-			pv_error("%s: cannot write", out);
-		unlink(tmp);
+			pv_error("%s: cannot write: %s", out, why);
+		bad = 1;
 	}
-	free(tmp);
+	free(h);
 	return bad;
 }
 
@@ -195,7 +202,7 @@ int pv_write(const char *path, const char *out,
 	struct func_table t;
 	if (pv_open(&p, &t, path))
 		return 1;
-	char *tmp;
+	struct pi_out *tmp;
 	FILE *o = pv_out_open(out, &tmp);
 	if (!o) {
 		pv_close(&p, &t);
@@ -245,4 +252,32 @@ int pv_positional(const char *cmd, const char *arg, const char **path)
 	}
 	*path = arg;
 	return 0;
+}
+
+void pv_print_losses(FILE *o, const struct profile *p, const char *prefix)
+{
+	const uint64_t *l = p->lost;
+	if (p->hdr->flags & PI_PROF_CHECKPOINT)
+		fprintf(o, "%sWritten when the program called exec or _exit: if it went on, a later profile of "
+			   "its pid replaces this one\n", prefix);
+	if (l[PI_LOSS_NESTED])
+		fprintf(o, "%sNot recorded: %llu call%s made while the runtime was busy (a signal handler that "
+			   "interrupted it, or while the profile was being written); their time is in their callers'\n",
+			prefix, (unsigned long long)l[PI_LOSS_NESTED], l[PI_LOSS_NESTED] == 1 ? "" : "s");
+	if (l[PI_LOSS_DROPPED])
+		fprintf(o, "%sNot recorded: %llu call%s given no frame for want of memory; their time is in their "
+			   "callers'\n",
+			prefix, (unsigned long long)l[PI_LOSS_DROPPED], l[PI_LOSS_DROPPED] == 1 ? "" : "s");
+	if (l[PI_LOSS_RUNNING])
+		fprintf(o, "%sNot closed: %llu thread%s still inside the runtime when the profile was written: "
+			   "their open calls are not charged\n",
+			prefix, (unsigned long long)l[PI_LOSS_RUNNING], l[PI_LOSS_RUNNING] == 1 ? " was" : "s were");
+}
+
+void pv_json_losses(FILE *o, const struct profile *p)
+{
+	fprintf(o, ",\n  \"checkpoint\": %s", (p->hdr->flags & PI_PROF_CHECKPOINT) ? "true" : "false");
+	fprintf(o, ",\n  \"lost\": {\"nested_calls\": %llu, \"dropped_calls\": %llu, \"running_threads\": %llu}",
+		(unsigned long long)p->lost[PI_LOSS_NESTED], (unsigned long long)p->lost[PI_LOSS_DROPPED],
+		(unsigned long long)p->lost[PI_LOSS_RUNNING]);
 }

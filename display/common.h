@@ -9,21 +9,32 @@
 #include "views.h"
 
 /* Load a profile or print "profview: PATH: reason" and return -1. */
+struct pi_out;
+
 int pv_load(struct profile *p, const char *path);
 /* pv_load, then the function table. 0, or 1 after a message. */
 int pv_open(struct profile *p, struct func_table *t, const char *path);
 void pv_close(struct profile *p, struct func_table *t);
 /* Output to FILE ("-": standard output) through a temporary file renamed
- * by pv_out_close when everything was written; NULL after a message. */
-FILE *pv_out_open(const char *out, char **tmp);
+ * by pv_out_close when everything was written (safefile.h: a FIFO or a
+ * device is written in place, a link or a directory refused); NULL after
+ * a message. */
+FILE *pv_out_open(const char *out, struct pi_out **handle);
 /* ok: the writer succeeded. Returns 0, or 1 after a message. */
-int pv_out_close(FILE *o, char *tmp, const char *out, bool ok);
+int pv_out_close(FILE *o, struct pi_out *handle, const char *out, bool ok);
 /* Open the profile at path and write it to out (pv_out_open) with
  * write(o, p, t, how), which returns 0 or -1 (it failed).  0, or 1
  * after a message. */
 int pv_write(const char *path, const char *out,
 	     int (*write)(FILE *o, const struct profile *p, const struct func_table *t, int how), int how);
 /* Demangled display name of global function g (static buffer rotation). */
+/* Lines saying what the profile does not hold (calls not recorded, threads
+ * not closed, a checkpoint), each starting with prefix; nothing if it
+ * holds everything. */
+void pv_print_losses(FILE *o, const struct profile *p, const char *prefix);
+/* The same as JSON members ("lost": {...}, "checkpoint": ...), each
+ * preceded by ",\n  ". */
+void pv_json_losses(FILE *o, const struct profile *p);
 const char *pv_name(const struct profile *p, uint32_t g);
 void pv_json_str(FILE *out, const char *s);
 /* The same, that cannot end the HTML <script> element holding it (<, >

@@ -213,7 +213,7 @@ int cmd_graph(int argc, char **argv)
 		root = found[0];
 	}
 	int rc = 1;
-	char *tmp;
+	struct pi_out *tmp;
 	FILE *o = pv_out_open(out, &tmp);
 	if (o) {
 		struct graph_opts go = {.width = width, .filter = filter, .root = root};

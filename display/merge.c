@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "safefile.h"
 #include "writer.h"
 
 static const char merge_usage[] =
@@ -93,19 +94,13 @@ int cmd_merge(int argc, char **argv)
 			goto out;
 		}
 	}
-	size_t tlen = strlen(out) + 32;
-	char *tmp = malloc(tlen);
-	if (!tmp) {
-		pv_error("out of memory");
+	struct pi_out po;
+	const char *why;
+	if (pi_out_open(&po, out, 0666, &why)) {
+		pv_error("%s: cannot write: %s", out, why);
 		goto out;
 	}
-	snprintf(tmp, tlen, "%s.tmp.%d", out, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0) {
-		pv_error("%s: cannot create: %s", out, strerror(errno));
-		free(tmp);
-		goto out;
-	}
+	int fd = po.fd;
 	static struct pw w;
 	pw_init(&w, fd);
 	struct pi_prof_hdr h = *ps[0].hdr;
@@ -162,15 +157,27 @@ int cmd_merge(int argc, char **argv)
 			tindex++;
 		}
 	}
+	/* what the inputs did not record, summed (their thread indices are
+	 * gone: UINT32_MAX, the whole) */
+	struct pi_prof_loss loss[PI_LOSS_KINDS];
+	uint32_t nloss = 0;
+	for (uint32_t k = 1; k < PI_LOSS_KINDS; k++) {
+		uint64_t sum = 0;
+		for (int i = 0; i < nin; i++)
+			sum = sum + ps[i].lost[k] < sum ? UINT64_MAX : sum + ps[i].lost[k];
+		if (sum)
+			loss[nloss++] = (struct pi_prof_loss){.kind = k, .thread = UINT32_MAX, .count = sum};
+	}
+	if (nloss) {
+		pw_rec(&w, PI_REC_LOSS, nloss * sizeof(loss[0]));
+		pw_put(&w, loss, nloss * sizeof(loss[0]));
+	}
 	pw_rec(&w, PI_REC_END, 0);
 	int bad = pw_flush(&w);
-	if (close(fd) || bad || rename(tmp, out)) {
-		pv_error("%s: cannot write", out);
-		unlink(tmp);
-	} else {
+	if (pi_out_commit(&po, !bad, &why))
+		pv_error("%s: cannot write: %s", out, why);
+	else
 		rc = 0;
-	}
-	free(tmp);
 out:
 	for (int i = 0; i < loaded && i < nin; i++)
 		prof_free(&ps[i]);

@@ -73,6 +73,7 @@ static void print_json(const struct profile *p, const struct func_table *t, cons
 	fprintf(o, ",\n  \"branch_sim\": %s", prof_branch_sim(p) ? "true" : "false");
 	fprintf(o, ",\n  \"cache_sim\": %s", prof_cache_sim(p) ? "true" : "false");
 	fprintf(o, ",\n  \"page_faults\": %llu", (unsigned long long)t->total_faults);
+	pv_json_losses(o, p);
 	fprintf(o, ",\n  \"threads\": %u,\n  \"ended_by_signal\": %u,\n  \"functions\": [", p->nthreads,
 		(p->hdr->flags & PI_PROF_ENDED_BY_SIGNAL) ? p->hdr->signal : 0);
 	for (uint32_t i = 0; i < n; i++) {
@@ -145,6 +146,7 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 	       bsim && csim ? " and data caches simulated" : csim ? "data caches simulated" : bsim ? " simulated" : "");
 	if (p->hdr->flags & PI_PROF_ENDED_BY_SIGNAL)
 		printf("The program ended on signal %u (%s)\n", p->hdr->signal, strsignal((int)p->hdr->signal));
+	pv_print_losses(stdout, p, "");
 	printf("Total: %llu cycles\n", (unsigned long long)t->total_self);
 	/* Under a cycle model, time outside instrumented code is in the
 	 * cycles (the OS column: the part of Self spent in external code and

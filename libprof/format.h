@@ -228,6 +228,9 @@ struct pi_funcrec {
 #define PI_PROF_VERSION 2
 
 #define PI_PROF_ENDED_BY_SIGNAL 0x1
+/* written while the program went on (before an exec or _exit): if it
+ * goes on, a later profile of the same pid replaces this one */
+#define PI_PROF_CHECKPOINT 0x2
 
 struct pi_prof_hdr {
 	char magic[8];
@@ -257,7 +260,30 @@ enum {
 	PI_REC_SIMCOUNTS = 5, /* u32 object, u32 thread, then uint64_t[2 * nblocks]:
 				 each block's mispredictions, then its loads'
 				 waits beyond its fixed cost (1/units of a cycle) */
+	PI_REC_LOSS = 6,    /* struct pi_prof_loss[]: what was not recorded */
 	PI_REC_END = 0xffff,
+};
+
+/* A figure that is not exact says so: what a thread did not record. */
+struct pi_prof_loss {
+	uint32_t kind;   /* PI_LOSS_* */
+	uint32_t thread; /* its index */
+	uint64_t count;
+};
+
+enum {
+	/* calls made while the thread was inside the runtime (a signal
+	 * handler that interrupted a stub) or stopped while another thread
+	 * wrote the profile: neither counted nor timed, their time is their
+	 * interrupted caller's */
+	PI_LOSS_NESTED = 1,
+	/* calls not given a frame: the shadow stack or the tree could not
+	 * grow (no memory); their time is their caller's */
+	PI_LOSS_DROPPED = 2,
+	/* the thread was inside the runtime when the profile was written and
+	 * did not come out within a second: its open frames are not closed */
+	PI_LOSS_RUNNING = 3,
+	PI_LOSS_KINDS
 };
 
 struct pi_prof_funcrec {

@@ -216,6 +216,17 @@ static int parse(struct profile *p, char *err, size_t errsz)
 			pt->recs = (const void *)(pl + sizeof(*t) + (uint64_t)t->nnodes * sizeof(struct pi_prof_node));
 			break;
 		}
+		case PI_REC_LOSS:
+			if (r->size % sizeof(struct pi_prof_loss))
+				return fail(err, errsz, "bad loss record");
+			for (uint64_t i = 0; i < r->size / sizeof(struct pi_prof_loss); i++) {
+				struct pi_prof_loss l;
+				memcpy(&l, pl + i * sizeof(l), sizeof(l));
+				if (l.kind < PI_LOSS_KINDS)
+					p->lost[l.kind] = p->lost[l.kind] + l.count < l.count ? UINT64_MAX
+											: p->lost[l.kind] + l.count;
+			}
+			break;
 		case PI_REC_END:
 			ended = true;
 			break;

@@ -60,6 +60,8 @@ struct profile {
 	uint32_t nfuncs;
 	struct piece_ix *pieces; /* lazily built index for prof_find_site */
 	size_t npieces;
+	/* what was not recorded, by PI_LOSS_* kind, over all threads */
+	uint64_t lost[PI_LOSS_KINDS];
 	const uint8_t **counts_recs; /* COUNTS and SIMCOUNTS records, in order */
 	size_t ncounts, countcap;
 };

@@ -10,6 +10,8 @@ Runs, in tiers:
             the native one's, and with --cpu=instructions every function's
             self count and call count must equal callgrind's exactly
   badinput  inputs profinst must refuse with one line and no output
+  safety    instrumented programs run as root, setuid, under limits, with
+            threads and signals: nothing clobbered, nothing lost unmarked
   real      Debian's libz.a, libsqlite3.a and liblua5.4.a linked whole with
             drivers from tests/real, checked the same way
 
@@ -984,6 +986,8 @@ def collect(ctx, args):
     import real
     import ostiming
     import wrapper
+    import safety
+    tests += safety.tests(ctx, Fail, sh, must, profile_json)
     tests += wrapper.tests(ctx, Fail, sh, must, profile_json)
     tests += ostiming.tests(ctx, Fail, sh, must, profile_json)
     tests += ostiming.longrun_tests(ctx, Fail, sh, must)
