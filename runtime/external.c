@@ -212,17 +212,26 @@ void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uin
 		     uint64_t arg2)
 {
 	struct pi_tls *t = &__profinst_tls;
-	if (t->busy || t->dead)
+	if (t->busy || t->dead) {
+		t->skipped++;
 		return;
+	}
 	uint32_t flags = rec->size[0];
 	uint64_t len;
 	uint64_t target = call_target(pc, &len);
 	if ((flags & PI_EXT_CHECK) && target && rt_is_entry(target))
 		return; /* instrumented after all: its own stubs count it */
-	t->busy = 1;
+	if (!rt_enter(t)) {
+		t->skipped++;
+		return;
+	}
 	struct rt_thread *th = t->th ? t->th : rt_thread_init(t);
-	if (!th || th->depth >= th->cap)
+	if (!th)
 		goto out;
+	if (th->depth >= th->cap && rt_grow_stack(th)) {
+		th->dropped++;
+		goto out;
+	}
 	t->clock += rt_faults_take(t); /* the caller's, before the call */
 	uint64_t now = t->clock;
 	now = rt_unwind_to(th, sp, now);
@@ -257,16 +266,15 @@ void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uin
 		}
 	}
 out:
-	t->busy = 0;
+	rt_leave(t);
 }
 
 void pi_rt_ext_exit(uint64_t sp)
 {
 	struct pi_tls *t = &__profinst_tls;
 	struct rt_thread *th = t->th;
-	if (t->busy || t->dead || !th)
+	if (!th || !rt_enter(t))
 		return;
-	t->busy = 1;
 	if (th->nparked)
 		rt_unpark(th, sp); /* a swapcontext returning: its context comes back */
 	uint64_t now = rt_unwind_to(th, sp, t->clock);
@@ -282,7 +290,7 @@ void pi_rt_ext_exit(uint64_t sp)
 	} else {
 		t->clock += rt_faults_take(t);
 	}
-	t->busy = 0;
+	rt_leave(t);
 }
 
 static int sys_waits(uint64_t nr)
@@ -306,9 +314,10 @@ void pi_rt_sys_enter(uint64_t nr, uint64_t arg0)
 	int wait = sys_waits(nr) ||
 		   ((nr == SYS_read || nr == SYS_readv || nr == SYS_pread64) && is_tty(arg0));
 	t->sys_charge = sys_charge && (!wait || sys_charge_waits);
-	t->busy = 1;
+	if (!rt_enter(t))
+		return;
 	t->clock += rt_faults_take(t); /* the caller's, before the call */
-	t->busy = 0;
+	rt_leave(t);
 	t->sys_start = rt_rdtsc();
 }
 
@@ -319,7 +328,8 @@ void pi_rt_sys_exit(void)
 		return;
 	uint64_t cyc = rt_ticks_to_cycles(rt_rdtsc() - t->sys_start);
 	t->sys_start = 0;
-	t->busy = 1;
+	if (!rt_enter(t))
+		return;
 	struct rt_thread *th = t->th ? t->th : rt_thread_init(t);
 	if (th) {
 		struct rt_node *n = th->depth ? th->stack[th->depth - 1].node : &th->root;
@@ -330,7 +340,7 @@ void pi_rt_sys_exit(void)
 			n->os_left += cyc;
 		}
 	}
-	t->busy = 0;
+	rt_leave(t);
 }
 
 /* ----- Contexts (swapcontext): each context's frames live on the shadow

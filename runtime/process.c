@@ -34,7 +34,7 @@ int rt_in_profiled_process(void)
 void pi_rt_flush(void)
 {
 	if (rt_in_profiled_process())
-		rt_write_profile(0);
+		rt_write_checkpoint(); /* an exec may fail: the program goes on */
 }
 
 void rt_process_init(void)

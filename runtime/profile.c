@@ -3,16 +3,23 @@
  * Writing the profile when the program ends: the maps of the instrumented
  * objects, where their functions landed, and per thread the block counters
  * and the calling-context tree (libprof/format.h).  Written to a temporary
- * file and renamed, so a reader never sees half a profile.
+ * file and renamed, so a reader never sees half a profile (safefile.h:
+ * nothing an attacker planted at the name is followed or replaced), while
+ * every other thread is stopped, so that nothing changes while it is read.
  */
 #include <errno.h>
-#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rt.h"
+#include "safefile.h"
 #include "writer.h"
 
 static struct pw w;
@@ -111,12 +118,13 @@ static void write_thread(struct rt_thread *th)
 	}
 }
 
-static void expand_path(char *out, size_t n, const char *pattern)
+/* pattern with %p as pid and %% as %, into out[n] (truncated to fit). */
+static void expand_path(char *out, size_t n, const char *pattern, uint32_t pid)
 {
 	size_t o = 0;
 	for (const char *p = pattern; *p && o + 1 < n; p++) {
 		if (p[0] == '%' && p[1] == 'p') {
-			o += (size_t)snprintf(out + o, n - o, "%d", (int)getpid());
+			o += (size_t)snprintf(out + o, n - o, "%u", pid);
 			p++;
 		} else if (p[0] == '%' && p[1] == '%') {
 			out[o++] = '%';
@@ -130,64 +138,150 @@ static void expand_path(char *out, size_t n, const char *pattern)
 	out[o] = 0;
 }
 
-static int written;
+static void say(const char *fmt, const char *a, const char *b)
+{
+	char msg[PI_OUT_PATH_MAX + 256];
+	int n = snprintf(msg, sizeof(msg), fmt, a, b);
+	if (n > (int)sizeof(msg) - 1)
+		n = (int)sizeof(msg) - 1;
+	if (n > 0 && write(2, msg, (size_t)n) < 0) {
+	}
+}
+
+/* Who writes: the tid of the thread writing a profile (a checkpoint or
+ * the last), or 0.  The last one written, nothing more is. */
+static uint32_t writer;
+static int final_written;
+/* the output being written, for a fatal fault inside the writer itself */
+static struct pi_out out;
+static int quiet;   /* a checkpoint said why it could not write */
+static int in_place; /* a checkpoint was written in place */
 
 void rt_profile_reset(void)
 {
-	written = 0;
+	writer = 0;
+	final_written = 0;
+	quiet = in_place = 0;
 }
 
-/* Threads still running: their open frames are charged up to now. They
- * may be running still, so they are stopped from recording first. */
-static void close_threads(void)
+static uint32_t gettid_raw(void)
 {
-	struct pi_tls *self = &__profinst_tls;
-	for (struct rt_thread *th = rt_threads; th; th = th->next) {
-		if (th->finished)
+	return (uint32_t)rt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+}
+
+/* Threads still running: their open frames are charged up to now.  They
+ * are stopped (rt_stop_threads) or gone, but for self's. */
+static void close_threads(struct rt_thread *head, struct pi_tls *self)
+{
+	for (struct rt_thread *th = head; th; th = th->next) {
+		if (th->finished || th->unstopped)
 			continue;
 		struct pi_tls *t = th == self->th ? self : rt_tls_of(th);
-		__atomic_store_n(&t->dead, 1, __ATOMIC_SEQ_CST);
-		rt_clock_fold(t); /* (another thread's blocks: what they add after is not counted) */
+		rt_clock_fold(t);
 		rt_dcache_settle(t);
 		rt_close_all(th, t->clock);
 		th->final_clock = t->clock;
+		th->skipped += t->skipped;
+		t->skipped = 0;
 	}
 }
 
-void rt_write_profile(int sig)
+/* What was not recorded, per thread: a mark the views show. */
+static void write_losses(struct rt_thread *head)
 {
-	struct pi_tls *t = &__profinst_tls;
-	if (__atomic_exchange_n(&written, 1, __ATOMIC_SEQ_CST) || !rt_threads)
+	uint64_t n = 0;
+	for (struct rt_thread *th = head; th; th = th->next)
+		n += (th->skipped != 0) + (th->dropped != 0) + (th->unstopped != 0);
+	if (!n)
 		return;
-	int saved_errno = errno;
-	uint32_t busy = t->busy;
-	t->busy = 1;
-	close_threads();
-	const char *pat = getenv("PROFINST_OUTPUT");
-	char path[4096], tmp[4200];
-	expand_path(path, sizeof(path), pat && *pat ? pat : "profinst.out.%p");
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		char msg[4400];
-		int n = snprintf(msg, sizeof(msg), "profinst: cannot write profile %s: %s\n", tmp,
-				 strerror(errno));
-		if (write(2, msg, (size_t)n) < 0) {
-		}
-		goto out;
+	pw_rec(&w, PI_REC_LOSS, n * sizeof(struct pi_prof_loss));
+	for (struct rt_thread *th = head; th; th = th->next) {
+		struct pi_prof_loss l[3] = {
+			{.kind = PI_LOSS_NESTED, .thread = th->index, .count = th->skipped},
+			{.kind = PI_LOSS_DROPPED, .thread = th->index, .count = th->dropped},
+			{.kind = PI_LOSS_RUNNING, .thread = th->index, .count = th->unstopped},
+		};
+		for (int i = 0; i < 3; i++)
+			if (l[i].count)
+				pw_put(&w, &l[i], sizeof(l[i]));
 	}
-	pw_init(&w, fd);
+}
+
+/* In a secure-execution program (setuid, setgid, file capabilities: the
+ * kernel's AT_SECURE), the environment is the caller's, and the caller
+ * must not choose what the program's privileges write: PROFINST_OUTPUT is
+ * ignored, and the file is opened with the real user's and group's
+ * rights (the thread's filesystem ids), so it lands only where the caller
+ * could have written it.  With no ids to fall back to (capabilities
+ * alone), nothing is written. */
+static int secure_begin(uint32_t *saved_uid, uint32_t *saved_gid)
+{
+	long ruid = rt_syscall6(SYS_getuid, 0, 0, 0, 0, 0, 0), euid = rt_syscall6(SYS_geteuid, 0, 0, 0, 0, 0, 0);
+	long rgid = rt_syscall6(SYS_getgid, 0, 0, 0, 0, 0, 0), egid = rt_syscall6(SYS_getegid, 0, 0, 0, 0, 0, 0);
+	if (ruid == euid && rgid == egid)
+		return -1;
+	/* setfsuid returns the previous id; the gid first, while still
+	 * privileged enough to change it */
+	*saved_gid = (uint32_t)rt_syscall6(SYS_setfsgid, rgid, 0, 0, 0, 0, 0);
+	*saved_uid = (uint32_t)rt_syscall6(SYS_setfsuid, ruid, 0, 0, 0, 0, 0);
+	if (rt_syscall6(SYS_setfsuid, -1, 0, 0, 0, 0, 0) != ruid || rt_syscall6(SYS_setfsgid, -1, 0, 0, 0, 0, 0) != rgid)
+		return -1;
+	return 0;
+}
+
+static void secure_end(uint32_t uid, uint32_t gid)
+{
+	rt_syscall6(SYS_setfsuid, uid, 0, 0, 0, 0, 0);
+	rt_syscall6(SYS_setfsgid, gid, 0, 0, 0, 0, 0);
+}
+
+/* A checkpoint's outcome, which its copy of the process gives as its exit
+ * status: written to a file the last profile will replace, written in
+ * place (a FIFO or a device: what is written there stays, so the last
+ * profile is not written again), or not written (it said why, once). */
+enum { WROTE_FILE = 0, WROTE_NOTHING = 1, WROTE_IN_PLACE = 2 };
+
+/* Write the profile of the threads from head on, as process pid. */
+static int write_file(int sig, uint32_t pid, struct rt_thread *head, int checkpoint)
+{
+	int rc = WROTE_NOTHING;
+	int secure = getauxval(AT_SECURE) != 0;
+	const char *pat = secure ? NULL : getenv("PROFINST_OUTPUT");
+	char path[PI_OUT_PATH_MAX];
+	expand_path(path, sizeof(path), pat && *pat ? pat : "profinst.out.%p", pid);
+	uint32_t fsuid = 0, fsgid = 0;
+	if (secure) {
+		if (secure_begin(&fsuid, &fsgid)) {
+			if (!quiet)
+				say("profinst: no profile written: a program with privileges of its own "
+				    "(setuid, setgid or capabilities)%s%s\n", "", "");
+			return WROTE_NOTHING;
+		}
+	}
+	/* one line on standard error, whatever happens */
+	const char *fail = secure ? "profinst: a setuid or setgid program: PROFINST_OUTPUT ignored, and no "
+				    "profile written with the real user's rights to %s: %s\n"
+				  : "profinst: cannot write profile %s: %s\n";
+	const char *why;
+	if (pi_out_open(&out, path, 0644, &why)) {
+		if (!quiet)
+			say(fail, path, why);
+		goto done;
+	}
+	pw_init(&w, out.fd);
 	struct pi_prof_hdr h;
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, PI_PROF_MAGIC, 8);
 	h.version = PI_PROF_VERSION;
 	h.hdr_size = sizeof(h);
-	h.pid = (uint32_t)getpid();
+	h.pid = pid;
 	h.tsc_per_kcycle = rt_tsc_per_kcycle();
 	if (sig) {
 		h.flags |= PI_PROF_ENDED_BY_SIGNAL;
 		h.signal = (uint32_t)sig;
 	}
+	if (checkpoint)
+		h.flags |= PI_PROF_CHECKPOINT;
 	ssize_t n = readlink("/proc/self/exe", h.exe, sizeof(h.exe) - 1);
 	if (n < 0)
 		h.exe[0] = 0;
@@ -213,21 +307,134 @@ void rt_write_profile(int sig)
 		}
 		pw_put(&w, &pf, sizeof(pf));
 	}
-	for (struct rt_thread *th = rt_threads; th; th = th->next)
+	for (struct rt_thread *th = head; th; th = th->next)
 		write_thread(th);
+	write_losses(head);
 	pw_rec(&w, PI_REC_END, 0);
 	int bad = pw_flush(&w);
-	if (close(fd))
-		bad = 1;
-	if (bad || rename(tmp, path)) {
-		char msg[4400];
-		int m = snprintf(msg, sizeof(msg), "profinst: cannot write profile %s\n", path);
-		if (write(2, msg, (size_t)m) < 0) {
-		}
-		unlink(tmp);
+	int direct = out.direct;
+	if (pi_out_commit(&out, !bad, &why)) {
+		if (!quiet)
+			say(fail, path, why);
+		goto done;
 	}
-out:
+	rc = direct ? WROTE_IN_PLACE : WROTE_FILE;
+	if (secure && !quiet)
+		say("profinst: a setuid or setgid program: PROFINST_OUTPUT ignored, profile written with "
+		    "the real user's rights to %s%s\n", path, "");
+done:
+	if (secure)
+		secure_end(fsuid, fsgid);
+	return rc;
+}
+
+/* Take the writer's place: 1, or 0 if this thread holds it already (a
+ * fault inside the writer: what it was writing is removed) or another
+ * thread kept it for a minute. */
+static int take_writer(uint32_t tid)
+{
+	for (int i = 0; i < 600000; i++) {
+		uint32_t none = 0;
+		if (__atomic_compare_exchange_n(&writer, &none, tid, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return 1;
+		if (none == tid) {
+			pi_out_abort(&out);
+			return 0;
+		}
+		rt_sleep_us(100);
+	}
+	return 0;
+}
+
+/* Signals that come from outside wait until the profile is written: a
+ * SIGTERM during the write would otherwise leave half a file.  Those a
+ * fault raises cannot wait. */
+static void block_signals(sigset_t *old)
+{
+	sigset_t all;
+	sigfillset(&all);
+	static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		sigdelset(&all, faults[i]);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+void rt_write_profile(int sig)
+{
+	struct pi_tls *t = &__profinst_tls;
+	if (!rt_threads || __atomic_load_n(&final_written, __ATOMIC_ACQUIRE))
+		goto wait;
+	uint32_t tid = gettid_raw();
+	if (!take_writer(tid))
+		return;
+	if (final_written || in_place) {
+		__atomic_store_n(&writer, 0, __ATOMIC_RELEASE);
+		return;
+	}
+	int saved_errno = errno;
+	sigset_t mask;
+	block_signals(&mask);
+	uint32_t busy = t->busy;
+	t->busy = 1;
+	uint32_t unstopped;
+	struct rt_thread *head = rt_stop_threads(t, &unstopped);
+	close_threads(head, t);
+	write_file(sig, (uint32_t)getpid(), head, 0);
 	t->busy = busy;
-	t->dead = 1;
+	t->dead |= RT_DEAD;
+	__atomic_store_n(&final_written, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&writer, 0, __ATOMIC_RELEASE);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	errno = saved_errno;
+	return;
+wait:
+	/* Another thread writes it: a fatal signal here waits for that
+	 * write before it ends the process. */
+	for (int i = 0; i < 600000 && __atomic_load_n(&writer, __ATOMIC_ACQUIRE); i++)
+		rt_sleep_us(100);
+}
+
+/* A profile of the process as it is now, while it goes on: for exec, which
+ * ends this image only if it succeeds, and _exit.  A copy of the process
+ * (a clone without shared memory, and without the SIGCHLD a program's
+ * handler would see) closes the open frames and writes; this process
+ * waits for it and carries on as it was.  The profile written last wins,
+ * as the same pid names both. */
+void rt_write_checkpoint(void)
+{
+	struct pi_tls *t = &__profinst_tls;
+	if (!rt_threads || __atomic_load_n(&final_written, __ATOMIC_ACQUIRE) || in_place)
+		return;
+	uint32_t tid = gettid_raw();
+	if (!take_writer(tid))
+		return;
+	int saved_errno = errno;
+	sigset_t mask;
+	block_signals(&mask);
+	uint32_t busy = t->busy;
+	t->busy = 1;
+	uint32_t unstopped;
+	struct rt_thread *head = rt_stop_threads(t, &unstopped);
+	uint32_t pid = (uint32_t)getpid();
+	long child = rt_syscall6(SYS_clone, 0 /* no flags, no exit signal */, 0, 0, 0, 0, 0);
+	if (child == 0) {
+		close_threads(head, t);
+		rt_syscall6(SYS_exit_group, write_file(0, pid, head, 1), 0, 0, 0, 0, 0);
+	}
+	rt_resume_threads(head);
+	if (child > 0) {
+		int status = 0;
+		while (rt_syscall6(SYS_wait4, child, (long)&status, __WALL, 0, 0, 0) == -EINTR)
+			;
+		if (WIFEXITED(status) && WEXITSTATUS(status) == WROTE_NOTHING)
+			quiet = 1;
+		if (WIFEXITED(status) && WEXITSTATUS(status) == WROTE_IN_PLACE)
+			in_place = 1;
+	}
+	t->busy = busy;
+	__atomic_store_n(&writer, 0, __ATOMIC_RELEASE);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	errno = saved_errno;
+	if (child < 0)
+		rt_write_profile(0); /* no copy to be had: the last profile, now */
 }

@@ -66,6 +66,7 @@ struct rt_thread {
 	uint32_t *fn_active;
 	struct rt_node root;
 	char *arena, *arena_end;
+	uint64_t arena_size; /* of the current piece */
 	/* children of every node, by (parent, fn, return address) */
 	struct rt_node **hash;
 	uint64_t hmask, hcount;
@@ -76,8 +77,12 @@ struct rt_thread {
 	uint32_t tid;
 	uint32_t index;
 	int finished;
+	int unstopped; /* still inside the runtime when the profile was written */
+	uint64_t skipped; /* PI_LOSS_NESTED, once moved out of its TLS */
+	uint64_t dropped; /* PI_LOSS_DROPPED */
 	/* Contexts switched away from (swapcontext): their frames, off the
 	 * shadow stack until the swapcontext that left returns. */
+	struct rt_kit *kit; /* where stack, cache, fn_active and hash came from */
 	struct rt_parked {
 		uint64_t sp;        /* the swapcontext frame's %rsp: where it returns */
 		uint64_t clock;     /* the thread's clock when it left */
@@ -123,18 +128,86 @@ struct pi_tls {
 	/* Three more parts of the clock (stub_abi.h): the block stubs add to
 	 * clock or to one of these; rt_clock_fold moves them into clock. */
 	uint64_t clock_part[3];
+	uint64_t skipped;    /* calls not recorded: the thread was busy or
+				stopped (PI_LOSS_NESTED) */
 };
 
 extern __thread struct pi_tls __profinst_tls;
 
+/* t->dead's bits: the thread records nothing more (it ended, had no
+ * memory, or the profile is written), or it is stopped for a moment while
+ * another thread writes the profile (rt_stop_threads). */
+#define RT_DEAD 1u
+#define RT_STOPPED 2u
+
+/* Enter the runtime on t's own thread: false if it is inside already (a
+ * signal handler that interrupted it), dead or stopped.  busy is set before
+ * dead is read again, so that rt_stop_threads, which sets dead before it
+ * reads busy, and this never both go on (the assembly's TAKE_BUSY). */
+static inline bool rt_enter(struct pi_tls *t)
+{
+	if (t->busy || t->dead)
+		return false;
+	__atomic_store_n(&t->busy, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&t->dead, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+		return false;
+	}
+	return true;
+}
+
+/* Leave it: what was written inside is visible before busy clears. */
+static inline void rt_leave(struct pi_tls *t)
+{
+	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+}
+
 /* raw system calls: no libc on the hot path, no errno */
 long rt_syscall6(long nr, long a, long b, long c, long d, long e, long f);
+
+/* ----- Memory (memory.c) */
+
+/* Fresh zeroed pages, or NULL. */
 void *rt_mmap(uint64_t size);
 void rt_munmap(void *p, uint64_t size);
+/* Zeroed memory kept until the process ends (thread records, nodes, an
+ * ended thread's counters), or NULL; lock-free and signal-safe. */
+void *rt_alloc_keep(uint64_t size);
+
+/* What a running thread needs and an ended one gives to the next. */
+struct rt_kit {
+	struct rt_frame *stack;
+	uint64_t cap;
+	struct rt_node **cache; /* [1 << RT_CACHE_BITS], or NULL */
+	uint32_t *fn_active;
+	uint64_t fn_active_size;
+	struct rt_node **hash;  /* or NULL */
+	uint64_t hmask;
+	struct rt_kit *next;
+};
+/* An ended thread's, emptied, or a new one; NULL without memory. */
+struct rt_kit *rt_kit_get(void);
+/* Empty it for the next thread (the caller copied the thread's current
+ * stack and hash into it). */
+void rt_kit_put(struct rt_kit *k);
+void rt_kit_free(struct rt_kit *k);
 
 struct rt_thread *rt_thread_init(struct pi_tls *t);
 void rt_close_all(struct rt_thread *th, uint64_t now);
 void rt_thread_finish(struct pi_tls *t);
+/* Double th's shadow stack: 0, or -1 without memory. */
+int rt_grow_stack(struct rt_thread *th);
+
+/* Stop every thread but self's from recording, and wait until none is
+ * inside the runtime: returns the list they were taken from (threads that
+ * start later record on, in front of it).  *unstopped counts threads that
+ * stayed inside for a second (marked unstopped; their figures are read as
+ * they are). */
+struct rt_thread *rt_stop_threads(struct pi_tls *self, uint32_t *unstopped);
+/* Let them record again (after a checkpoint). */
+void rt_resume_threads(struct rt_thread *head);
+void rt_sleep_us(long us);
 
 extern struct rt_thread *rt_threads;
 
@@ -246,7 +319,12 @@ static inline void rt_dcache_settle(struct pi_tls *t)
 	t->dc_ready = 0;
 }
 
+/* The profile, written once, when the process ends (every thread's
+ * recording stops); a signal handler's call waits for another thread's
+ * write to end. */
 void rt_write_profile(int signal);
+/* A profile of the process as it is, which goes on recording. */
+void rt_write_checkpoint(void);
 void rt_profile_reset(void);          /* a forked child may write again */
 void rt_process_init(void);
 int rt_in_profiled_process(void);

@@ -17,6 +17,7 @@
 #define TLS_PFSEEN 96
 #define TLS_DCWAIT 136
 #define TLS_CLOCKPART 144
+#define TLS_SKIPPED 168
 
 /* struct pi_funcrec (libprof/format.h) */
 #define FREC_ADDR 16

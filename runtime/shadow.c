@@ -21,6 +21,7 @@ LAYOUT(struct pi_tls, pf_head, TLS_PFHEAD);
 LAYOUT(struct pi_tls, pf_seen, TLS_PFSEEN);
 LAYOUT(struct pi_tls, dc_wait, TLS_DCWAIT);
 LAYOUT(struct pi_tls, clock_part, TLS_CLOCKPART);
+LAYOUT(struct pi_tls, skipped, TLS_SKIPPED);
 LAYOUT(struct pi_funcrec, addr, FREC_ADDR);
 LAYOUT(struct rt_thread, stack, TH_STACK);
 LAYOUT(struct rt_thread, depth, TH_DEPTH);
@@ -69,10 +70,15 @@ __thread struct pi_tls __profinst_tls __attribute__((tls_model("initial-exec")))
 static struct rt_node *node_new(struct rt_thread *th)
 {
 	if ((uint64_t)(th->arena_end - th->arena) < sizeof(struct rt_node)) {
-		uint64_t sz = 1 << 20;
-		char *p = rt_mmap(sz);
+		/* 1 KiB first, doubling up to 1 MiB: a short thread's tree is
+		 * small, and there may be a hundred thousand of them */
+		uint64_t sz = th->arena_size ? th->arena_size * 2 : 1 << 10;
+		if (sz > 1 << 20)
+			sz = 1 << 20;
+		char *p = rt_alloc_keep(sz);
 		if (!p)
 			return NULL;
+		th->arena_size = sz;
 		th->arena = p;
 		th->arena_end = p + sz;
 	}
@@ -143,7 +149,7 @@ static struct rt_node *child(struct rt_thread *th, struct rt_node *parent,
 			break;
 		}
 	c->next_sibling = parent->first_child;
-	parent->first_child = c;
+	__atomic_store_n(&parent->first_child, c, __ATOMIC_RELEASE); /* complete when linked */
 	hash_insert(th->hash, th->hmask, c);
 	th->hcount++;
 hit:
@@ -237,11 +243,16 @@ struct rt_frame *rt_push(struct rt_thread *th, const struct pi_funcrec *fn, uint
 	struct rt_frame *up = th->depth ? &th->stack[th->depth - 1] : NULL;
 	struct rt_node *parent = up ? up->node : &th->root;
 	struct rt_node *c = child(th, parent, fn, ra);
-	if (!c)
+	if (!c) {
+		th->dropped++;
 		return NULL;
+	}
 	if (up && up->ext)
 		up->ext_ticks += rt_rdtsc() - up->ext_start; /* a callback: pause */
-	struct rt_frame *f = &th->stack[th->depth++];
+	/* The frame is complete before depth counts it: whatever reads the
+	 * stack up to depth (the profile's writer, a signal handler's
+	 * unwinding) never sees a half-built one. */
+	struct rt_frame *f = &th->stack[th->depth];
 	f->alias = c->alias ? c : NULL;
 	f->node = c->alias ? c->alias : c;
 	f->sp = sp;
@@ -257,18 +268,24 @@ struct rt_frame *rt_push(struct rt_thread *th, const struct pi_funcrec *fn, uint
 		f->alias->calls++;
 		f->node->rec_calls++;
 	}
+	__atomic_store_n(&th->depth, th->depth + 1, __ATOMIC_RELEASE);
 	return f;
 }
 
 void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra)
 {
 	struct pi_tls *t = &__profinst_tls;
-	if (t->busy || t->dead)
+	if (!rt_enter(t)) {
+		t->skipped++;
 		return;
-	t->busy = 1;
+	}
 	struct rt_thread *th = t->th ? t->th : rt_thread_init(t);
-	if (!th || th->depth >= th->cap)
+	if (!th)
 		goto out;
+	if (th->depth >= th->cap && rt_grow_stack(th)) {
+		th->dropped++;
+		goto out;
+	}
 	t->clock += rt_faults_take(t); /* the caller's, before the call */
 	uint64_t now = t->clock;
 	unwind_to(th, sp, now);
@@ -303,16 +320,15 @@ void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra)
 	if (f)
 		f->fe_call = t->clock - before;
 out:
-	t->busy = 0;
+	rt_leave(t);
 }
 
 void pi_rt_exit(uint64_t sp)
 {
 	struct pi_tls *t = &__profinst_tls;
 	struct rt_thread *th = t->th;
-	if (t->busy || t->dead || !th)
+	if (!th || !rt_enter(t))
 		return;
-	t->busy = 1;
 	t->clock += rt_faults_take(t); /* the returning function's */
 	uint64_t now = t->clock;
 	unwind_to(th, sp, now);
@@ -333,7 +349,7 @@ void pi_rt_exit(uint64_t sp)
 		if (leaf)
 			rt_fe_event(t, rt_fe_ret);
 	}
-	t->busy = 0;
+	rt_leave(t);
 }
 
 void pi_rt_tailexit(const struct pi_funcrec *fn, uint64_t sp, uint64_t target)
@@ -341,9 +357,8 @@ void pi_rt_tailexit(const struct pi_funcrec *fn, uint64_t sp, uint64_t target)
 	struct pi_tls *t = &__profinst_tls;
 	struct rt_thread *th = t->th;
 	(void)fn;
-	if (t->busy || t->dead || !th)
+	if (!th || !rt_enter(t))
 		return;
-	t->busy = 1;
 	uint64_t now = t->clock;
 	unwind_to(th, sp, now);
 	if (th->depth && th->stack[th->depth - 1].sp == sp) {
@@ -359,18 +374,17 @@ void pi_rt_tailexit(const struct pi_funcrec *fn, uint64_t sp, uint64_t target)
 				close_top(th, now);
 		}
 	}
-	t->busy = 0;
+	rt_leave(t);
 }
 
 void pi_rt_resync(uint64_t sp)
 {
 	struct pi_tls *t = &__profinst_tls;
 	struct rt_thread *th = t->th;
-	if (t->busy || t->dead || !th)
+	if (!th || !rt_enter(t))
 		return;
-	t->busy = 1;
 	unwind_to(th, sp, t->clock);
-	t->busy = 0;
+	rt_leave(t);
 }
 
 #define ZF 0x40

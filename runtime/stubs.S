@@ -125,6 +125,17 @@
 	CFI_POP %rax
 .endm
 
+/* busy = 1, then dead read again: a thread that writes the profile sets
+ * dead, makes every thread pass a memory barrier (rt_stop_threads), then
+ * waits for busy to clear, so one of the two sees the other.  A thread
+ * stopped meanwhile takes slow, which clears busy; the C path then does
+ * nothing. */
+.macro TAKE_BUSY slow
+	movl $1, TLS(TLS_BUSY)
+	cmpl $0, TLS(TLS_BUSY + 4)
+	jne \slow
+.endm
+
 /* th = this thread, frame = the slot the next frame takes; a jump to
  * miss if the thread has none yet, no frame (the C path decides) or no room. */
 .macro NEW_FRAME th, frame, miss
@@ -278,11 +289,11 @@ __profinst_enter:
 	CFI_PUSH %rdi
 	CFI_PUSH %r8
 	cmpq $0, TLS(TLS_BUSY)
-	jne .Lenter_out                   /* inside the runtime, or done */
+	jne .Lenter_skip                  /* inside the runtime, or done */
 	/* A signal handler running instrumented code from here on is not
 	 * recorded (its time goes to the function it interrupted), so it
 	 * cannot see a half-built frame. */
-	movl $1, TLS(TLS_BUSY)
+	TAKE_BUSY .Lenter_slow
 	FOLD_CLOCK %rcx, %rdx, %rsi
 	NEW_FRAME %rcx, %rax, .Lenter_slow
 	FAULTS_CHECK %rdx, .Lenter_slow
@@ -344,6 +355,10 @@ __profinst_enter:
 	CFI_POP %rcx
 	CFI_POP %rax
 	jmp __profinst_enter_slow
+.Lenter_skip:                             /* a call not recorded (PI_LOSS_NESTED) */
+	.cfi_adjust_cfa_offset 48
+	incq TLS(TLS_SKIPPED)
+	jmp .Lenter_out
 	.cfi_endproc
 	.size __profinst_enter, .-__profinst_enter
 
@@ -389,7 +404,7 @@ __profinst_exit:
 	CFI_PUSH %rdi
 	cmpq $0, TLS(TLS_BUSY)
 	jne .Lexit_out
-	movl $1, TLS(TLS_BUSY)
+	TAKE_BUSY .Lexit_slow
 	FOLD_CLOCK %rcx, %rdx, %rsi
 	/* the loads the core ran ahead of (dcache.c) are done before the
 	 * return: their wait is the function's */
@@ -500,7 +515,7 @@ __profinst_tailexit:
 	CFI_PUSH %rsi
 	cmpq $0, TLS(TLS_BUSY)
 	jne .Ltail_out
-	movl $1, TLS(TLS_BUSY)
+	TAKE_BUSY .Ltail_slow
 	FOLD_CLOCK %rcx, %rdx, %rsi
 	TOP_FRAME %rcx, %rax, .Ltail_slow
 	lea 64(%rsp), %rdx
@@ -648,12 +663,12 @@ __profinst_ext_enter:
 	CFI_PUSH %rax
 	PUSH_ARGS
 	cmpq $0, TLS(TLS_BUSY)
-	jne .Lxe_out
+	jne .Lxe_skip
 	movl FREC_EXTFLAGS(%r11), %r9d
 	FOLD_CLOCK %rcx, %rdx, %rsi       /* for the C path too */
 	test $(0x10 | 0x4 | 0x20 | 0x40 | 0x700), %r9d /* CHECK, TTYREAD, SWITCH, SETCTX, HEAP: the C path */
 	jnz .Lxe_slow
-	movl $1, TLS(TLS_BUSY)
+	TAKE_BUSY .Lxe_slow_busy
 	NEW_FRAME %rcx, %rax, .Lxe_slow_busy
 	FAULTS_CHECK %rdx, .Lxe_slow_busy
 	lea 64(%rsp), %rdx                /* the callee's %rsp: this helper's at entry */
@@ -737,6 +752,10 @@ __profinst_ext_enter:
 	POP_ARGS
 	CFI_POP %rax
 	jmp __profinst_ext_enter_slow
+.Lxe_skip:                                /* a call not recorded (PI_LOSS_NESTED) */
+	.cfi_adjust_cfa_offset 64
+	incq TLS(TLS_SKIPPED)
+	jmp .Lxe_out
 	.cfi_endproc
 	.size __profinst_ext_enter, .-__profinst_ext_enter
 
@@ -779,7 +798,7 @@ __profinst_ext_enter_slow:
 	CFI_PUSH %r11
 	cmpq $0, TLS(TLS_BUSY)
 	jne .L\name\()_out
-	movl $1, TLS(TLS_BUSY)
+	TAKE_BUSY .L\name\()_slow_busy
 	FOLD_CLOCK %rcx, %rsi, %rdi       /* (%rax holds the time) */
 	TOP_FRAME %rcx, %rsi, .L\name\()_slow_busy
 .if \fixed

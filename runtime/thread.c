@@ -4,8 +4,10 @@
  * after the thread ends (its counters copied out of TLS), written with the
  * profile when the process ends.
  */
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
@@ -29,18 +31,6 @@ long rt_syscall6(long nr, long a, long b, long c, long d, long e, long f)
 	return ret;
 }
 
-void *rt_mmap(uint64_t size)
-{
-	long p = rt_syscall6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	return p < 0 && p > -4096 ? NULL : (void *)p;
-}
-
-void rt_munmap(void *p, uint64_t size)
-{
-	rt_syscall6(SYS_munmap, (long)p, (long)size, 0, 0, 0, 0);
-}
-
 extern const struct pi_objdesc __start_profinst_objs[] __attribute__((weak, visibility("hidden")));
 extern const struct pi_objdesc __stop_profinst_objs[] __attribute__((weak, visibility("hidden")));
 extern const struct pi_funcrec __start_profinst_funcs[] __attribute__((weak, visibility("hidden")));
@@ -51,30 +41,32 @@ const struct pi_objdesc *rt_objs_end(void) { return __stop_profinst_objs; }
 const struct pi_funcrec *rt_funcs_begin(void) { return __start_profinst_funcs; }
 const struct pi_funcrec *rt_funcs_end(void) { return __stop_profinst_funcs; }
 
-/* Frames deep enough for 10^6-level recursion; only touched pages cost. */
-#define STACK_FRAMES (1ull << 22)
+/* Says once that a thread goes unprofiled: the profile would not say it. */
+static void no_memory(struct pi_tls *t)
+{
+	static int said;
+	t->dead |= RT_DEAD;
+	if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		return;
+	static const char msg[] = "profinst: no memory to profile a thread: its calls are not in the profile\n";
+	rt_syscall6(SYS_write, 2, (long)msg, sizeof(msg) - 1, 0, 0, 0);
+}
 
 struct rt_thread *rt_thread_init(struct pi_tls *t)
 {
-	struct rt_thread *th = rt_mmap(sizeof(*th));
-	if (!th) {
-		t->dead = 1;
+	struct rt_thread *th = rt_alloc_keep(sizeof(*th));
+	struct rt_kit *k = th ? rt_kit_get() : NULL;
+	if (!k) {
+		no_memory(t);
 		return NULL;
 	}
-	th->stack = rt_mmap(STACK_FRAMES * sizeof(struct rt_frame));
-	if (!th->stack) {
-		rt_munmap(th, sizeof(*th));
-		t->dead = 1;
-		return NULL;
-	}
-	th->cap = STACK_FRAMES;
-	th->cache = rt_mmap(sizeof(*th->cache) << RT_CACHE_BITS); /* NULL: no fast path */
-	uint64_t nf = (uint64_t)(rt_funcs_end() - rt_funcs_begin());
-	th->fn_active = rt_mmap((nf ? nf : 1) * sizeof(uint32_t));
-	if (!th->cache || !th->fn_active) {
-		t->dead = 1;
-		return NULL;
-	}
+	th->kit = k;
+	th->stack = k->stack;
+	th->cap = k->cap;
+	th->cache = k->cache;
+	th->fn_active = k->fn_active;
+	th->hash = k->hash;
+	th->hmask = k->hash ? k->hmask : 0;
 	th->root.min_self = UINT64_MAX;
 	__asm__("mov %%fs:0, %0" : "=r"(th->tp));
 	th->tid = (uint32_t)rt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
@@ -98,7 +90,7 @@ static void save_counts(struct rt_thread *th)
 	uint64_t total = 0;
 	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
 		total += pi_counters(d->map);
-	uint64_t *buf = rt_mmap((total ? total : 1) * sizeof(uint64_t));
+	uint64_t *buf = rt_alloc_keep((total ? total : 1) * sizeof(uint64_t));
 	if (!buf)
 		return;
 	uint64_t i = 0;
@@ -110,20 +102,116 @@ static void save_counts(struct rt_thread *th)
 	th->saved_counts = buf;
 }
 
+/* ----- Stopping the other threads while the profile is written */
+
+/* The membarrier command that makes every thread of the process pass a
+ * full memory barrier, or 0 if the kernel has none. */
+static long membarrier_cmd;
+
+static void membarrier_init(void)
+{
+	long q = rt_syscall6(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0, 0, 0, 0);
+	if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+	    !rt_syscall6(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0, 0, 0, 0))
+		membarrier_cmd = MEMBARRIER_CMD_PRIVATE_EXPEDITED;
+	else if (q > 0 && (q & MEMBARRIER_CMD_GLOBAL))
+		membarrier_cmd = MEMBARRIER_CMD_GLOBAL;
+}
+
+void rt_sleep_us(long us)
+{
+	struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = us % 1000000 * 1000};
+	rt_syscall6(SYS_nanosleep, (long)&ts, 0, 0, 0, 0, 0);
+}
+
+struct rt_thread *rt_stop_threads(struct pi_tls *self, uint32_t *unstopped)
+{
+	struct rt_thread *head = __atomic_load_n(&rt_threads, __ATOMIC_ACQUIRE);
+	*unstopped = 0;
+	for (struct rt_thread *th = head; th; th = th->next)
+		if (th != self->th && !__atomic_load_n(&th->finished, __ATOMIC_ACQUIRE))
+			__atomic_fetch_or(&rt_tls_of(th)->dead, RT_STOPPED, __ATOMIC_SEQ_CST);
+	/* A thread that read dead before it was set has set busy by now, and
+	 * after the barrier its busy is seen here (rt_enter, TAKE_BUSY).
+	 * Without membarrier the window is a few instructions wide. */
+	if (membarrier_cmd)
+		rt_syscall6(SYS_membarrier, membarrier_cmd, 0, 0, 0, 0, 0);
+	else
+		rt_sleep_us(1000);
+	for (struct rt_thread *th = head; th; th = th->next) {
+		if (th == self->th || __atomic_load_n(&th->finished, __ATOMIC_ACQUIRE))
+			continue;
+		struct pi_tls *t = rt_tls_of(th);
+		/* a thread inside the runtime is out within microseconds, unless
+		 * it is itself stopped (a debugger, SIGSTOP) or waits for this
+		 * writer: then, after a second, it is left as it is */
+		for (int i = 0; __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE); i++) {
+			if (i == 10000) {
+				th->unstopped = 1;
+				(*unstopped)++;
+				break;
+			}
+			rt_sleep_us(i < 100 ? 0 : 100);
+		}
+	}
+	return head;
+}
+
+void rt_resume_threads(struct rt_thread *head)
+{
+	for (struct rt_thread *th = head; th; th = th->next) {
+		th->unstopped = 0;
+		if (!__atomic_load_n(&th->finished, __ATOMIC_ACQUIRE))
+			__atomic_fetch_and(&rt_tls_of(th)->dead, ~RT_STOPPED, __ATOMIC_SEQ_CST);
+	}
+}
+
 void rt_thread_finish(struct pi_tls *t)
 {
 	struct rt_thread *th = t->th;
 	if (!th || th->finished)
 		return;
-	t->busy = 1;
+	/* Its TLS goes away with it: while the profile is being written the
+	 * writer may read it, so the thread waits (until the process ends,
+	 * if that write is the last) */
+	for (;;) {
+		while (__atomic_load_n(&t->dead, __ATOMIC_ACQUIRE) & RT_STOPPED)
+			rt_sleep_us(1000);
+		if (rt_enter(t))
+			break;
+		/* Busy: the thread ends inside the runtime (an asynchronous
+		 * cancellation, pthread_exit from a signal handler that
+		 * interrupted it), which it will never come back to; or dead:
+		 * its figures are still to be kept.  Either way it finishes. */
+		if (!(__atomic_load_n(&t->dead, __ATOMIC_ACQUIRE) & RT_STOPPED)) {
+			t->busy = 1;
+			break;
+		}
+	}
 	rt_clock_fold(t);
 	rt_dcache_settle(t);
 	t->clock += rt_faults_take(t);
 	rt_close_all(th, t->clock);
 	th->final_clock = t->clock;
 	save_counts(th);
-	th->finished = 1;
-	t->dead = 1;
+	th->skipped += t->skipped;
+	t->skipped = 0;
+	/* what only a running thread needs goes to the next one */
+	struct rt_kit *k = th->kit;
+	k->stack = th->stack;
+	k->cap = th->cap;
+	k->hash = th->hash;
+	k->hmask = th->hmask;
+	th->stack = NULL;
+	th->cap = 0;
+	th->cache = NULL;
+	th->fn_active = NULL;
+	th->hash = NULL;
+	th->kit = NULL;
+	__atomic_store_n(&th->finished, 1, __ATOMIC_RELEASE);
+	t->dead |= RT_DEAD;
+	rt_leave(t);
+	rt_kit_put(k);
 }
 
 static void thread_exit(void *arg)
@@ -191,6 +279,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	rt_dcache_init();
 	rt_heap_init();
 	rt_faults_init();
+	membarrier_init();
 	rt_process_init();
 	if (!pthread_key_create(&exit_key, thread_exit))
 		have_key = 1;

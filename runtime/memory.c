@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The runtime's memory, all from mmap (never the program's malloc), in two
+ * kinds:
+ *
+ * - What the profile is written from (thread records, calling-context
+ *   nodes, an ended thread's counters) lives until the process ends.  It
+ *   comes from one bump allocator for the whole process, lock-free, so
+ *   that a hundred thousand short threads do not make as many mappings.
+ *
+ * - What only a running thread needs (its shadow stack, its entry cache,
+ *   its count of running activations, its children's hash) goes back to a
+ *   free list when the thread ends, emptied (MADV_DONTNEED: the pages go
+ *   back to the kernel, the mapping stays), and the next thread takes it.
+ */
+#include <stddef.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "rt.h"
+
+void *rt_mmap(uint64_t size)
+{
+	long p = rt_syscall6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p < 0 && p > -4096 ? NULL : (void *)p;
+}
+
+void rt_munmap(void *p, uint64_t size)
+{
+	rt_syscall6(SYS_munmap, (long)p, (long)size, 0, 0, 0, 0);
+}
+
+/* ----- Kept until the end */
+
+struct chunk {
+	uint64_t used; /* bytes handed out, header included; may pass size */
+	uint64_t size;
+};
+
+#define CHUNK_SIZE (4ull << 20)
+
+static struct chunk *cur_chunk;
+
+void *rt_alloc_keep(uint64_t size)
+{
+	size = (size + 15) & ~15ull;
+	if (size > CHUNK_SIZE / 4)
+		return rt_mmap(size); /* large: a mapping of its own */
+	for (;;) {
+		struct chunk *c = __atomic_load_n(&cur_chunk, __ATOMIC_ACQUIRE);
+		if (c) {
+			uint64_t at = __atomic_fetch_add(&c->used, size, __ATOMIC_RELAXED);
+			if (at + size <= c->size)
+				return (char *)c + at; /* zero: fresh mmap memory */
+		}
+		/* full (or none yet): a new chunk, unless another thread (or a
+		 * signal handler) put one in meanwhile */
+		struct chunk *n = rt_mmap(CHUNK_SIZE);
+		if (!n)
+			return NULL;
+		n->size = CHUNK_SIZE;
+		n->used = sizeof(*n) + size;
+		if (__atomic_compare_exchange_n(&cur_chunk, &c, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return (char *)n + sizeof(*n);
+		rt_munmap(n, CHUNK_SIZE);
+	}
+}
+
+/* ----- Reused from thread to thread */
+
+static struct rt_kit *free_kits;
+static int kits_lock;
+
+void rt_kit_put(struct rt_kit *k)
+{
+	/* emptied now, so the next thread finds zeros; the mappings stay */
+	rt_syscall6(SYS_madvise, (long)k->stack, (long)(k->cap * sizeof(struct rt_frame)), MADV_DONTNEED, 0, 0, 0);
+	if (k->cache)
+		rt_syscall6(SYS_madvise, (long)k->cache, (long)(sizeof(*k->cache) << RT_CACHE_BITS), MADV_DONTNEED,
+			    0, 0, 0);
+	rt_syscall6(SYS_madvise, (long)k->fn_active, (long)k->fn_active_size, MADV_DONTNEED, 0, 0, 0);
+	if (k->hash)
+		rt_syscall6(SYS_madvise, (long)k->hash, (long)((k->hmask + 1) * sizeof(*k->hash)), MADV_DONTNEED,
+			    0, 0, 0);
+	/* a lock only tried, never waited for: a signal handler on a thread
+	 * holding it must not wait forever; the kit is then unmapped */
+	if (__atomic_exchange_n(&kits_lock, 1, __ATOMIC_ACQUIRE)) {
+		rt_kit_free(k);
+		return;
+	}
+	k->next = free_kits;
+	free_kits = k;
+	__atomic_store_n(&kits_lock, 0, __ATOMIC_RELEASE);
+}
+
+void rt_kit_free(struct rt_kit *k)
+{
+	rt_munmap(k->stack, k->cap * sizeof(struct rt_frame));
+	if (k->cache)
+		rt_munmap(k->cache, sizeof(*k->cache) << RT_CACHE_BITS);
+	rt_munmap(k->fn_active, k->fn_active_size);
+	if (k->hash)
+		rt_munmap(k->hash, (k->hmask + 1) * sizeof(*k->hash));
+	rt_munmap(k, sizeof(*k));
+}
+
+/* Frames for a start: a recursion deeper than this grows the stack
+ * (rt_grow_stack), so a thread reserves little address space. */
+#define FIRST_FRAMES 1024
+
+struct rt_kit *rt_kit_get(void)
+{
+	struct rt_kit *k = NULL;
+	if (!__atomic_exchange_n(&kits_lock, 1, __ATOMIC_ACQUIRE)) {
+		k = free_kits;
+		if (k)
+			free_kits = k->next;
+		__atomic_store_n(&kits_lock, 0, __ATOMIC_RELEASE);
+	}
+	if (k) {
+		k->next = NULL;
+		return k;
+	}
+	k = rt_mmap(sizeof(*k));
+	if (!k)
+		return NULL;
+	uint64_t nf = (uint64_t)(rt_funcs_end() - rt_funcs_begin());
+	k->fn_active_size = (nf ? nf : 1) * sizeof(uint32_t);
+	k->cap = FIRST_FRAMES;
+	k->stack = rt_mmap(k->cap * sizeof(struct rt_frame));
+	k->fn_active = rt_mmap(k->fn_active_size);
+	k->cache = rt_mmap(sizeof(*k->cache) << RT_CACHE_BITS); /* NULL: no fast path */
+	if (!k->stack || !k->fn_active) {
+		if (k->stack)
+			rt_munmap(k->stack, k->cap * sizeof(struct rt_frame));
+		if (k->fn_active)
+			rt_munmap(k->fn_active, k->fn_active_size);
+		if (k->cache)
+			rt_munmap(k->cache, sizeof(*k->cache) << RT_CACHE_BITS);
+		rt_munmap(k, sizeof(*k));
+		return NULL;
+	}
+	return k;
+}
+
+int rt_grow_stack(struct rt_thread *th)
+{
+	uint64_t old = th->cap * sizeof(struct rt_frame);
+	long p = rt_syscall6(SYS_mremap, (long)th->stack, (long)old, (long)(2 * old), MREMAP_MAYMOVE, 0, 0);
+	if (p < 0 && p > -4096)
+		return -1;
+	/* (inside the runtime: the stubs read the stack's address and room
+	 * afresh on every call, and nothing else reads them meanwhile) */
+	th->stack = (struct rt_frame *)p;
+	th->cap *= 2;
+	return 0;
+}
