@@ -919,9 +919,19 @@ def golden_case(ctx, name, views, rebase):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def fuzz_case(ctx, target, runs):
-    """A deterministic burst of a libFuzzer target, from a corpus of real
-    objects, archives or profiles made here."""
+# A C++ object with a COMDAT group, small enough to mutate everywhere
+FUZZ_GROUP_CC = ("template <class T> __attribute__((noinline)) T twice(T x) { return x * 2; }\n"
+                 "int main() { return twice(21) - 42; }\n")
+# Edges a target's seeds must reach at least: fewer, and the code under
+# test was built without the fuzzer's coverage (it would mutate blind)
+FUZZ_MIN_COVERAGE = {"object": 5000, "archive": 150, "profile": 500}
+
+
+def fuzz_case(ctx, target, seconds):
+    """A burst of a libFuzzer target (seed 1, at most `seconds`), from a
+    corpus of real objects, archives or profiles made here; inputs as long
+    as the longest seed, so that what lies at their end (the section
+    headers) is mutated too."""
     exe = os.path.join(ctx.fuzz_build, "tests", "fuzz_" + target)
     if not os.access(exe, os.X_OK):
         raise Fail("%s not built (scripts/bootstrap.sh --sanitize builds build-fuzz with clang)" % exe)
@@ -930,26 +940,53 @@ def fuzz_case(ctx, target, runs):
         corpus = os.path.join(tmp, "corpus")
         os.makedirs(corpus)
         objs = []
-        for src, cc in (("001_recursion.c", "gcc"), ("004_switch.c", "clang"), ("011_computed_goto.c", "gcc"),
-                        ("017_cxx_exceptions.cc", "g++")):
-            o = os.path.join(tmp, src + ".o")
-            must([cc, "-O2", "-g", "-c", os.path.join(HERE, "e2e", src), "-o", o], "compile")
+        # C and C++ with line tables, COMDAT groups (C++ templates and
+        # inline functions), exceptions, hand-written assembly with data in
+        # its functions and without .type/.size, a fat LTO object
+        for src, cc, flags in (("001_recursion.c", "gcc", ["-O2", "-g"]), ("004_switch.c", "clang", ["-O2", "-g"]),
+                               ("011_computed_goto.c", "gcc", ["-O2", "-g"]),
+                               ("017_cxx_exceptions.cc", "g++", ["-O2", "-g"]),
+                               ("018_cxx_templates.cc", "g++", ["-O1"]),
+                               ("045_data_in_code.c", "gcc", ["-O2"]), ("046_asm_without_type.c", "gcc", ["-O2"]),
+                               ("005_function_pointers.c", "gcc", ["-O2", "-flto", "-ffat-lto-objects"])):
+            o = os.path.join(tmp, src + ("-lto" if "-flto" in flags else "") + ".o")
+            must([cc] + flags + ["-c", os.path.join(HERE, "e2e", src), "-o", o], "compile")
             objs.append(o)
+        group = os.path.join(tmp, "group.cc")
+        with open(group, "w") as f:
+            f.write(FUZZ_GROUP_CC)
+        must(["g++", "-O1", "-c", group, "-o", group + ".o"], "compile")
+        objs.append(group + ".o")
         if target == "object":
             for o in objs:
                 shutil.copy(o, corpus)
         elif target == "archive":
-            must(["ar", "rcs", os.path.join(corpus, "x.a")] + objs[:2], "ar")
+            must(["ar", "rcs", os.path.join(corpus, "x.a")] + objs[:3], "ar")
+            must(["ar", "rcs", os.path.join(corpus, "groups.a"), objs[4], objs[-1]], "ar")
         else:
             exe2 = os.path.join(tmp, "p")
-            must([ctx.profinst, objs[0], "-o", exe2], "profinst")
-            must([exe2], "run", env=dict(os.environ, PROFINST_OUTPUT=os.path.join(corpus, "p.pf")), cwd=tmp)
-            # and one with the simulations' counters
-            must([ctx.profinst, "--cpu=zen5", "--branch-sim", "--cache-sim", objs[0], "-o", exe2], "profinst")
-            must([exe2], "run", env=dict(os.environ, PROFINST_OUTPUT=os.path.join(corpus, "s.pf")), cwd=tmp)
-        p = sh([exe, "-seed=1", "-runs=%d" % runs, "-max_len=65536", corpus], cwd=tmp, timeout=1200)
+            env = dict(os.environ)
+            for name, obj, flags in (("p", objs[0], []),
+                                     # the simulations' counters
+                                     ("s", objs[0], ["--cpu=zen5", "--branch-sim", "--cache-sim"]),
+                                     # C++: demangled names, groups, exceptions
+                                     ("x", objs[3], []), ("t", objs[4], [])):
+                must([ctx.profinst] + flags + [obj, "-o", exe2], "profinst")
+                sh([exe2], env=dict(env, PROFINST_OUTPUT=os.path.join(corpus, name + ".pf")), cwd=tmp)
+            # threads
+            thr = os.path.join(tmp, "thr.o")
+            must(["gcc", "-O2", "-g", "-c", os.path.join(HERE, "e2e", "022_threads.c"), "-o", thr], "compile")
+            must([ctx.profinst, thr, "-o", exe2, "-lpthread"], "profinst")
+            must([exe2], "run", env=dict(env, PROFINST_OUTPUT=os.path.join(corpus, "th.pf")), cwd=tmp)
+        longest = max(os.path.getsize(os.path.join(corpus, f)) for f in os.listdir(corpus))
+        p = sh([exe, "-seed=1", "-runs=100000000", "-max_total_time=%d" % seconds,
+                "-max_len=%d" % longest, "-print_final_stats=1", corpus], cwd=tmp, timeout=seconds + 900)
         if p.returncode != 0:
             raise Fail("fuzz_%s found a problem:\n%s" % (target, p.stderr[-3000:]))
+        m = re.search(r"INITED cov: (\d+)", p.stderr)
+        if not m or int(m.group(1)) < FUZZ_MIN_COVERAGE[target]:
+            raise Fail("fuzz_%s: its seeds reach %s edges, want %d at least (built without coverage?)" % (
+                target, m.group(1) if m else "no", FUZZ_MIN_COVERAGE[target]))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -967,8 +1004,9 @@ def collect(ctx, args):
              ("unit/cache_sim", lambda: unit_cache_sim(ctx)),
              ("cmode/object_and_archive", lambda: compile_only_mode(ctx))]
     tests += [("golden/%s" % n, lambda n=n, v=v: golden_case(ctx, n, v, args.rebase)) for n, v in GOLDEN]
+    # seconds each: CI runs everything in 90 minutes, the rest taking ~10
     tests += [("fuzz/%s" % t, lambda t=t, r=r: fuzz_case(ctx, t, r))
-              for t, r in (("object", 4000), ("archive", 20000), ("profile", 50000))]
+              for t, r in (("object", 300), ("archive", 180), ("profile", 180))]
     e2e = sorted(f for f in os.listdir(os.path.join(HERE, "e2e")) if f.endswith((".c", ".cc")))
     for f in e2e:
         for cc in COMPILERS:
