@@ -420,6 +420,10 @@ static bool is_input_file(const char *arg)
 	close(fd);
 	if (got >= 8 && !memcmp(h, ARMAG, 8))
 		return true;
+	/* clang's LTO objects: an input, to be refused (the linker's plugin
+	 * would link them uninstrumented) */
+	if (got > 0 && obj_is_bitcode(h, (size_t)got))
+		return true;
 	/* ELF: ET_REL only; shared libraries pass through */
 	return got == (ssize_t)sizeof(h) && !memcmp(h, "\177ELF", 4) && h[16] == 1 && h[17] == 0;
 }

@@ -167,6 +167,11 @@ static int check_links(struct object *o, Elf *e)
 				 (unsigned)s->link, nsec);
 			return -1;
 		}
+		if ((s->flags & SHF_INFO_LINK) && s->type != SHT_RELA && (!s->info || s->info >= nsec)) {
+			pi_error("%s: section %s: refers to section %u, of %zu", o->name, s->name,
+				 (unsigned)s->info, nsec);
+			return -1;
+		}
 		if (s->type == SHT_RELA) {
 			if (!o->symtab || s->link != (uint32_t)o->symtab) {
 				pi_error("%s: section %s: its symbol table (section %u) is not the object's",
