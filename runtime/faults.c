@@ -139,7 +139,6 @@ void rt_faults_open(struct pi_tls *t)
 	t->pf_head = rt_pf_none;
 	t->pf_seen = 0;
 	t->pf_page = NULL;
-	t->pf_fd = -1;
 	if (!rt_pf_cost)
 		return;
 	struct perf_event_attr a = {0};

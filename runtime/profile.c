@@ -359,39 +359,62 @@ static void block_signals(sigset_t *old)
 	pthread_sigmask(SIG_BLOCK, &all, old);
 }
 
+/* What the writer changes on its own thread while it writes, and puts back. */
+struct writing {
+	int saved_errno;
+	sigset_t mask;
+	uint32_t busy;
+	struct rt_thread *head; /* the threads stopped */
+};
+
+/* Become the writer and stop the other threads: 0, or -1 if there is
+ * nothing more to write (the last profile is written, or a checkpoint went
+ * where nothing replaces it) or no writer's place to be had. */
+static int begin_writing(struct pi_tls *t, struct writing *wr)
+{
+	if (!take_writer(gettid_raw()))
+		return -1;
+	if (final_written || in_place) {
+		__atomic_store_n(&writer, 0, __ATOMIC_RELEASE);
+		return -1;
+	}
+	wr->saved_errno = errno;
+	block_signals(&wr->mask);
+	wr->busy = t->busy;
+	t->busy = 1;
+	wr->head = rt_stop_threads(t);
+	return 0;
+}
+
+/* final: the last profile is written, nothing more is recorded. */
+static void end_writing(struct pi_tls *t, struct writing *wr, int final)
+{
+	t->busy = wr->busy;
+	if (final) {
+		t->dead |= RT_DEAD;
+		__atomic_store_n(&final_written, 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&writer, 0, __ATOMIC_RELEASE);
+	pthread_sigmask(SIG_SETMASK, &wr->mask, NULL);
+	errno = wr->saved_errno;
+}
+
 void rt_write_profile(int sig)
 {
 	struct pi_tls *t = &__profinst_tls;
-	if (!rt_threads || __atomic_load_n(&final_written, __ATOMIC_ACQUIRE))
-		goto wait;
-	uint32_t tid = gettid_raw();
-	if (!take_writer(tid))
-		return;
-	if (final_written || in_place) {
-		__atomic_store_n(&writer, 0, __ATOMIC_RELEASE);
+	struct writing wr;
+	if (!rt_threads || __atomic_load_n(&final_written, __ATOMIC_ACQUIRE)) {
+		/* Another thread writes it: a fatal signal here waits for
+		 * that write before it ends the process. */
+		for (int i = 0; i < 600000 && __atomic_load_n(&writer, __ATOMIC_ACQUIRE); i++)
+			rt_sleep_us(100);
 		return;
 	}
-	int saved_errno = errno;
-	sigset_t mask;
-	block_signals(&mask);
-	uint32_t busy = t->busy;
-	t->busy = 1;
-	uint32_t unstopped;
-	struct rt_thread *head = rt_stop_threads(t, &unstopped);
-	close_threads(head, t);
-	write_file(sig, (uint32_t)getpid(), head, 0);
-	t->busy = busy;
-	t->dead |= RT_DEAD;
-	__atomic_store_n(&final_written, 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&writer, 0, __ATOMIC_RELEASE);
-	pthread_sigmask(SIG_SETMASK, &mask, NULL);
-	errno = saved_errno;
-	return;
-wait:
-	/* Another thread writes it: a fatal signal here waits for that
-	 * write before it ends the process. */
-	for (int i = 0; i < 600000 && __atomic_load_n(&writer, __ATOMIC_ACQUIRE); i++)
-		rt_sleep_us(100);
+	if (begin_writing(t, &wr))
+		return;
+	close_threads(wr.head, t);
+	write_file(sig, (uint32_t)getpid(), wr.head, 0);
+	end_writing(t, &wr, 1);
 }
 
 /* A profile of the process as it is now, while it goes on: for exec, which
@@ -403,25 +426,16 @@ wait:
 void rt_write_checkpoint(void)
 {
 	struct pi_tls *t = &__profinst_tls;
-	if (!rt_threads || __atomic_load_n(&final_written, __ATOMIC_ACQUIRE) || in_place)
+	struct writing wr;
+	if (!rt_threads || begin_writing(t, &wr))
 		return;
-	uint32_t tid = gettid_raw();
-	if (!take_writer(tid))
-		return;
-	int saved_errno = errno;
-	sigset_t mask;
-	block_signals(&mask);
-	uint32_t busy = t->busy;
-	t->busy = 1;
-	uint32_t unstopped;
-	struct rt_thread *head = rt_stop_threads(t, &unstopped);
 	uint32_t pid = (uint32_t)getpid();
 	long child = rt_syscall6(SYS_clone, 0 /* no flags, no exit signal */, 0, 0, 0, 0, 0);
 	if (child == 0) {
-		close_threads(head, t);
-		rt_syscall6(SYS_exit_group, write_file(0, pid, head, 1), 0, 0, 0, 0, 0);
+		close_threads(wr.head, t);
+		rt_syscall6(SYS_exit_group, write_file(0, pid, wr.head, 1), 0, 0, 0, 0, 0);
 	}
-	rt_resume_threads(head);
+	rt_resume_threads(wr.head);
 	if (child > 0) {
 		int status = 0;
 		while (rt_syscall6(SYS_wait4, child, (long)&status, __WALL, 0, 0, 0) == -EINTR)
@@ -431,10 +445,7 @@ void rt_write_checkpoint(void)
 		if (WIFEXITED(status) && WEXITSTATUS(status) == WROTE_IN_PLACE)
 			in_place = 1;
 	}
-	t->busy = busy;
-	__atomic_store_n(&writer, 0, __ATOMIC_RELEASE);
-	pthread_sigmask(SIG_SETMASK, &mask, NULL);
-	errno = saved_errno;
+	end_writing(t, &wr, 0);
 	if (child < 0)
 		rt_write_profile(0); /* no copy to be had: the last profile, now */
 }

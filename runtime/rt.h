@@ -119,9 +119,8 @@ struct pi_tls {
 				(the head of its ring), or rt_pf_none (faults.c) */
 	uint64_t pf_seen;    /* where *pf_head was when last charged */
 	struct perf_event_mmap_page *pf_page; /* the ring, or NULL */
-	int64_t pf_fd;       /* the event's descriptor, or -1 */
-	uint64_t pf_id;      /* its id, to know it is still ours */
-	uint64_t pf_count;   /* the faults the kernel had counted when last charged */
+	uint64_t unused[3];  /* keep dc_wait and the clock's parts where the
+				stubs the rewriter emits find them (stub_abi.h) */
 	uint64_t *dc_wait;   /* the counter of memory waits (format.h,
 				pi_counters) of the block whose load dc_ready
 				waits for last (dcache.c) */
@@ -201,10 +200,9 @@ int rt_grow_stack(struct rt_thread *th);
 
 /* Stop every thread but self's from recording, and wait until none is
  * inside the runtime: returns the list they were taken from (threads that
- * start later record on, in front of it).  *unstopped counts threads that
- * stayed inside for a second (marked unstopped; their figures are read as
- * they are). */
-struct rt_thread *rt_stop_threads(struct pi_tls *self, uint32_t *unstopped);
+ * start later record on, in front of it).  A thread that stayed inside
+ * for a second is marked unstopped; its figures are read as they are. */
+struct rt_thread *rt_stop_threads(struct pi_tls *self);
 /* Let them record again (after a checkpoint). */
 void rt_resume_threads(struct rt_thread *head);
 void rt_sleep_us(long us);

@@ -183,7 +183,9 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
 
 /* signal(): the C library's BSD semantics (restarting system calls,
  * unless siginterrupt said otherwise) */
-__sighandler_t signal(int sig, __sighandler_t handler)
+/* handler for sig with flags, its own signal blocked while it runs if
+ * block_self; the previous handler, or SIG_ERR */
+static __sighandler_t set_handler(int sig, __sighandler_t handler, int flags, int block_self)
 {
 	if (handler == SIG_ERR || sig <= 0 || sig >= NSIG) {
 		errno = EINVAL;
@@ -193,11 +195,18 @@ __sighandler_t signal(int sig, __sighandler_t handler)
 	memset(&act, 0, sizeof(act));
 	act.sa_handler = handler;
 	sigemptyset(&act.sa_mask);
-	sigaddset(&act.sa_mask, sig);
-	act.sa_flags = sigismember(&interrupting, sig) == 1 ? 0 : SA_RESTART;
+	if (block_self)
+		sigaddset(&act.sa_mask, sig);
+	act.sa_flags = flags;
 	if (sigaction(sig, &act, &old) < 0)
 		return SIG_ERR;
 	return old.sa_handler;
+}
+
+__sighandler_t signal(int sig, __sighandler_t handler)
+{
+	int interrupts = sig > 0 && sig < NSIG && sigismember(&interrupting, sig) == 1;
+	return set_handler(sig, handler, interrupts ? 0 : SA_RESTART, 1);
 }
 
 __sighandler_t bsd_signal(int sig, __sighandler_t handler)
@@ -213,18 +222,7 @@ __sighandler_t ssignal(int sig, __sighandler_t handler)
 /* System V's: the handler runs once, not blocking its signal */
 __sighandler_t __sysv_signal(int sig, __sighandler_t handler)
 {
-	if (handler == SIG_ERR || sig <= 0 || sig >= NSIG) {
-		errno = EINVAL;
-		return SIG_ERR;
-	}
-	struct sigaction act, old;
-	memset(&act, 0, sizeof(act));
-	act.sa_handler = handler;
-	sigemptyset(&act.sa_mask);
-	act.sa_flags = SA_RESETHAND | SA_NODEFER;
-	if (sigaction(sig, &act, &old) < 0)
-		return SIG_ERR;
-	return old.sa_handler;
+	return set_handler(sig, handler, SA_RESETHAND | SA_NODEFER, 0);
 }
 
 __sighandler_t sysv_signal(int sig, __sighandler_t handler)

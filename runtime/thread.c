@@ -124,10 +124,9 @@ void rt_sleep_us(long us)
 	rt_syscall6(SYS_nanosleep, (long)&ts, 0, 0, 0, 0, 0);
 }
 
-struct rt_thread *rt_stop_threads(struct pi_tls *self, uint32_t *unstopped)
+struct rt_thread *rt_stop_threads(struct pi_tls *self)
 {
 	struct rt_thread *head = __atomic_load_n(&rt_threads, __ATOMIC_ACQUIRE);
-	*unstopped = 0;
 	for (struct rt_thread *th = head; th; th = th->next)
 		if (th != self->th && !__atomic_load_n(&th->finished, __ATOMIC_ACQUIRE))
 			__atomic_fetch_or(&rt_tls_of(th)->dead, RT_STOPPED, __ATOMIC_SEQ_CST);
@@ -148,7 +147,6 @@ struct rt_thread *rt_stop_threads(struct pi_tls *self, uint32_t *unstopped)
 		for (int i = 0; __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE); i++) {
 			if (i == 10000) {
 				th->unstopped = 1;
-				(*unstopped)++;
 				break;
 			}
 			rt_sleep_us(i < 100 ? 0 : 100);
