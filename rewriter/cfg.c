@@ -812,6 +812,22 @@ static bool used_as_base(const struct text *t, const struct section *s, uint32_t
 	return false;
 }
 
+/* Instruction k of t takes the address tsec+toff (a lea, an immediate):
+ * the instruction there is one code names (by_code); if k's result is then
+ * read through, what lies there is data. */
+static void address_taken(struct code *c, const struct reach *r, bool *by_code, const struct text *t, uint32_t k,
+			  int tsec, uint64_t toff)
+{
+	int tti = text_index(c, tsec);
+	const struct text *tt = &c->texts[tti];
+	uint32_t x = insn_at(tt, &c->o->secs[tsec], toff);
+	if (x == NO_INSN)
+		return;
+	by_code[r->first[tti] + x] = true;
+	if (tt->fn[x] >= 0 && used_as_base(t, &c->o->secs[t->sec], k))
+		data_in(c, tt->fn[x], tti, toff, "the code reads memory at this address (data)");
+}
+
 /*
  * Bytes inside a function's extent that are data, not code: decoded as
  * instructions they would be rewritten, moved and split by stubs, and
@@ -869,15 +885,8 @@ static void find_data_in_functions(struct code *c)
 				bool branch = in->rel_size && rl->off == in->off + in->rel_off;
 				bool mem = in->rip_rel && rl->off == in->off + in->disp_off && (in->mem_read || in->mem_write);
 				if (!branch && !mem && rel_target(c, t->sec, rl, in->off + in->len, &tsec, &toff) &&
-				    is_text(c, tsec)) {
-					int tti = text_index(c, tsec);
-					const struct text *tt = &c->texts[tti];
-					uint32_t x = insn_at(tt, &o->secs[tsec], toff);
-					if (x != NO_INSN)
-						by_code[r.first[tti] + x] = true;
-					if (x != NO_INSN && tt->fn[x] >= 0 && used_as_base(t, s, k))
-						data_in(c, tt->fn[x], tti, toff, "the code reads memory at this address (data)");
-				}
+				    is_text(c, tsec))
+					address_taken(c, &r, by_code, t, k, tsec, toff);
 			}
 		}
 		for (uint32_t k = 0; k < t->ninsns; k++) {
@@ -900,11 +909,7 @@ static void find_data_in_functions(struct code *c)
 				if (x != NO_INSN && tt->fn[x] >= 0)
 					data_in(c, tt->fn[x], tti, toff, "memory read or written there (data)");
 			} else if (!rl) {
-				uint32_t x = insn_at(tt, &o->secs[tsec], toff);
-				if (x != NO_INSN)
-					by_code[r.first[tti] + x] = true;
-				if (x != NO_INSN && tt->fn[x] >= 0 && used_as_base(t, s, k))
-					data_in(c, tt->fn[x], tti, toff, "the code reads memory at this address (data)");
+				address_taken(c, &r, by_code, t, k, tsec, toff);
 			}
 		}
 	}
