@@ -261,6 +261,11 @@ enum {
 				 each block's mispredictions, then its loads'
 				 waits beyond its fixed cost (1/units of a cycle) */
 	PI_REC_LOSS = 6,    /* struct pi_prof_loss[]: what was not recorded */
+	PI_REC_TARGETS = 7, /* calls through a pointer out of instrumented code:
+				 see the runtime's writer (reserved) */
+	PI_REC_PROCESS = 8, /* struct pi_prof_process[]: the process image(s)
+				 the figures are of; a merged profile lists
+				 every input's */
 	PI_REC_END = 0xffff,
 };
 
@@ -284,6 +289,24 @@ enum {
 	 * did not come out within a second: its open frames are not closed */
 	PI_LOSS_RUNNING = 3,
 	PI_LOSS_KINDS
+};
+
+/* A process image: which process, and where it stands in its lineage
+ * (seed 002's experiment names: _f3 the third child forked, _x1 the first
+ * image exec'd).  A profile written by the runtime has one. */
+struct pi_prof_process {
+	uint32_t pid;
+	uint32_t ppid;
+	uint64_t start_time; /* the process's start, in clock ticks after boot
+				(/proc/PID/stat's 22nd field): with pid, it names
+				the process across its exec'd images */
+	uint32_t exec_gen;   /* 0: the first image of the process, n: the n-th
+				exec'd after it */
+	uint32_t fork_gen;   /* fork depth from the first instrumented ancestor */
+	uint64_t flags;      /* its profile's PI_PROF_* */
+	char lineage[64];    /* e.g. "1234", "1234.x1", "1234.f2": what the
+				default profile name adds after "profinst.out." */
+	char exe[256];
 };
 
 struct pi_prof_funcrec {
