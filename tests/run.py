@@ -1025,6 +1025,7 @@ def collect(ctx, args):
     import ostiming
     import wrapper
     import safety
+    import manpages
     tests += safety.tests(ctx, Fail, sh, must, profile_json)
     tests += wrapper.tests(ctx, Fail, sh, must, profile_json)
     tests += ostiming.tests(ctx, Fail, sh, must, profile_json)
@@ -1035,6 +1036,7 @@ def collect(ctx, args):
     tests += exports.annotate_tests(ctx, Fail, sh, must, profile_json)
     tests += exports.html_tests(ctx, Fail, sh, must, profile_json)
     tests += badinput.tests(ctx, Fail, sh)
+    tests += manpages.tests(ctx, Fail, sh, must)
     tests += real.tests(ctx, Fail, sh, must, run_pair, profile_json, compare_counts, object_functions,
                         check_callgraph)
     return tests
