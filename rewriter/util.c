@@ -69,9 +69,23 @@ void grow(void *pp, size_t *cap, size_t n, size_t sz)
 	*cap = c;
 }
 
+/* Room for n more bytes.  Unlike grow, the new room is not zeroed: a
+ * buffer's bytes are only read up to len, and an archive's or a large
+ * object's image would be written twice over. */
+static void buf_room(struct buf *b, size_t n)
+{
+	if (b->len + n <= b->cap)
+		return;
+	size_t c = b->cap ? b->cap * 2 : 16;
+	while (c < b->len + n)
+		c *= 2;
+	b->p = xrealloc(b->p, c);
+	b->cap = c;
+}
+
 void buf_put(struct buf *b, const void *d, size_t n)
 {
-	grow(&b->p, &b->cap, b->len + n, 1);
+	buf_room(b, n);
 	if (n)
 		memcpy(b->p + b->len, d, n);
 	b->len += n;
@@ -95,7 +109,7 @@ void buf_u64(struct buf *b, uint64_t v)
 
 void buf_zero(struct buf *b, size_t n)
 {
-	grow(&b->p, &b->cap, b->len + n, 1);
+	buf_room(b, n);
 	memset(b->p + b->len, 0, n);
 	b->len += n;
 }

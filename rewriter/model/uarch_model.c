@@ -335,6 +335,18 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 }
 
 #define MAXREG 64
+
+/* When the last of the registers in set is ready (set's bits only: a
+ * block is costed many times over, and most instructions name two or
+ * three registers of the 64). */
+static inline uint32_t latest(const uint32_t *ready, uint64_t set)
+{
+	uint32_t t = 0;
+	for (; set; set &= set - 1)
+		if (ready[__builtin_ctzll(set)] > t)
+			t = ready[__builtin_ctzll(set)];
+	return t;
+}
 /* passes over the block for its carried chains: enough that a chain
  * closing every second pass (bench/programs/loops.c's int_mix: 7 cycles
  * over two) averages out, which three passes measured did not (4 cycles,
@@ -522,15 +534,8 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 			/* a load starts when its address is ready; the data
 			 * operands of a load-op only join after the load; a
 			 * partial write's merge waits one cycle on the old value */
-			uint32_t ta = 0, td = 0, tm = 0;
-			for (unsigned r = 0; r < MAXREG; r++) {
-				if ((s->d.addr >> r) & 1 && ready[r] > ta)
-					ta = ready[r];
-				if ((s->d.rd >> r) & 1 && ready[r] > td)
-					td = ready[r];
-				if ((s->d.merge >> r) & 1 && ready[r] > tm)
-					tm = ready[r];
-			}
+			uint32_t ta = latest(ready, s->d.addr), td = latest(ready, s->d.rd);
+			uint32_t tm = latest(ready, s->d.merge);
 			uint32_t done;
 			if (s->d.load) {
 				unsigned ll = s->vec_result && u->fp_load_lat ? u->fp_load_lat : u->load_lat;
@@ -571,9 +576,8 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 			if (s->d.merge && tm + 1 > done)
 				done = tm + 1;
 			uint32_t flags_in = ready[REGN_FLAGS];
-			for (unsigned r = 0; r < MAXREG; r++)
-				if ((s->d.wr >> r) & 1)
-					ready[r] = done;
+			for (uint64_t w = s->d.wr; w; w &= w - 1)
+				ready[__builtin_ctzll(w)] = done;
 			if (s->d.flags_merge && flags_in + 1 > ready[REGN_FLAGS])
 				ready[REGN_FLAGS] = flags_in + 1;
 			if (s->d.store && a.kind) {
