@@ -199,6 +199,7 @@ int archive_image(const struct archive *a, const char *path, struct buf *out)
 		goto out;
 	}
 	struct buf b = {0};
+	buf_room(&b, pos);
 	buf_put(&b, ARMAG, SARMAG);
 	put_hdr(&b, "/", symsize);
 	put_be32(&b, (uint32_t)sc.n);

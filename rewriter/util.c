@@ -69,10 +69,10 @@ void grow(void *pp, size_t *cap, size_t n, size_t sz)
 	*cap = c;
 }
 
-/* Room for n more bytes.  Unlike grow, the new room is not zeroed: a
+/* Unlike grow, the new room is not zeroed: a
  * buffer's bytes are only read up to len, and an archive's or a large
  * object's image would be written twice over. */
-static void buf_room(struct buf *b, size_t n)
+void buf_room(struct buf *b, size_t n)
 {
 	if (b->len + n <= b->cap)
 		return;

@@ -28,6 +28,9 @@ struct buf {
 	size_t len, cap;
 };
 void buf_put(struct buf *b, const void *d, size_t n);
+/* Make room for n more bytes at once (not zeroed): a writer that knows
+ * its size spares the buffer's doublings and their copies. */
+void buf_room(struct buf *b, size_t n);
 void buf_u8(struct buf *b, uint8_t v);
 void buf_u32(struct buf *b, uint32_t v);
 void buf_u64(struct buf *b, uint64_t v);

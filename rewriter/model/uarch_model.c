@@ -334,6 +334,130 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 	return best;
 }
 
+/* An instruction's slot before the block around it counts (macro-fusion
+ * does): its description and its form's cost, adjusted for the core.
+ * Returns false if the form fell back to its category. */
+static bool describe_slot(const struct uarch *u, const uint8_t *bytes, const struct insn *in, struct slot *s)
+{
+	if (!insn_describe(bytes, in->len, &s->d)) {
+		memset(&s->d, 0, sizeof(s->d));
+		snprintf(s->d.form, sizeof(s->d.form), "(bad)");
+	}
+	const struct form_cost *fc = NULL;
+	if (s->d.lea_rip && u->nmeasured) /* the measured cost, where the core differs */
+		fc = bsearch("lea rip", u->measured, u->nmeasured, sizeof(*u->measured), cmp_form);
+	if (!fc)
+		fc = lookup(u, s->d.form);
+	if (fc) {
+		s->c = *fc;
+	} else {
+		fallback(u, in, &s->d, &s->c);
+	}
+	if (fc && u->alu_cap && s->c.uops) {
+		/* a micro-op occupies one ALU for a cycle, not all of them */
+		uint16_t *pr = s->c.press, first = pr[u->alu[0]];
+		unsigned sum = 0;
+		bool even = first != 0;
+		for (unsigned a = 0; a < u->nalu; a++)
+			even = even && pr[u->alu[a]] == first, sum += pr[u->alu[a]];
+		if (even && sum > 100u * s->c.uops)
+			for (unsigned a = 0; a < u->nalu; a++)
+				pr[u->alu[a]] = (uint16_t)(100u * s->c.uops / u->nalu);
+	}
+	/* (the forms measured on the core are its own ports' already) */
+	bool measured = fc && u->nmeasured && fc >= u->measured && fc < u->measured + u->nmeasured;
+	for (unsigned p = 0; fc && !measured && p < u->nports; p++) {
+		unsigned pct = s->d.store && u->store_press_pct[p] ? u->store_press_pct[p] : u->press_pct[p];
+		if (pct)
+			s->c.press[p] = (uint16_t)((s->c.press[p] * pct + 50) / 100);
+	}
+	if (fc && s->d.lea3 && u->lea3_lat) {
+		/* two a cycle: a cycle's work on half the ALUs each */
+		s->c.lat = (uint16_t)u->lea3_lat;
+		for (unsigned a = 0; a < u->nalu; a++)
+			s->c.press[u->alu[a]] = (uint16_t)(200 / u->nalu);
+	} else if (fc && !measured && u->lea_alu && !strncmp(s->d.form, "lea ", 4)) {
+		/* an ALU operation, as an add's share of the ALUs */
+		memset(s->c.press, 0, sizeof(s->c.press));
+		for (unsigned a = 0; a < u->nalu; a++) {
+			unsigned pct = u->press_pct[u->alu[a]] ? u->press_pct[u->alu[a]] : 100;
+			s->c.press[u->alu[a]] = (uint16_t)((100 / u->nalu * pct + 50) / 100);
+		}
+	}
+	s->vec_result = (s->d.wr >> REGN_VEC) & 0xffffffffull;
+	if (fc && s->d.load && !(s->vec_result && u->fp_load_lat) && u->table_load_lat > u->load_lat &&
+	    s->c.lat >= u->table_load_lat)
+		s->c.lat -= (uint16_t)(u->table_load_lat - u->load_lat);
+	if (fc && !measured && u->vec_int_lat && s->vec_result && !s->d.load && s->c.lat == 1 &&
+	    (s->d.form[0] == 'p' || (s->d.form[0] == 'v' && s->d.form[1] == 'p')))
+		s->c.lat = (uint16_t)u->vec_int_lat;
+	if (fc && u->fadd_lat && u->fadd_lat < u->table_fadd_lat && fp_add(s->d.form) &&
+	    s->c.lat >= u->table_fadd_lat)
+		s->c.lat -= (uint16_t)(u->table_fadd_lat - u->fadd_lat);
+	if (fc) {
+		/* the issue width counts fused micro-ops: a load's
+		 * address and its operation, as a store's address and
+		 * data, issue as one; the tables count push and pop
+		 * with an ALU micro-op moving rsp, which the stack
+		 * engine does at decode instead */
+		bool push_pop = s->d.rsp_move && !s->d.imm_add && in->kind != INSN_CALL &&
+				in->kind != INSN_CALL_IND && in->kind != INSN_RET;
+		if (push_pop && s->c.uops >= 2) {
+			s->c.uops--;
+			for (unsigned a = 0; a < u->nalu; a++)
+				s->c.press[u->alu[a]] = 0;
+		} else if (s->d.load && s->c.uops >= 2) {
+			s->c.uops--;
+		}
+	}
+	if (s->d.zero_idiom || (s->d.move_reg && u->move_elim) || (s->d.imm_add && u->imm_add_folded)) {
+		/* resolved at rename: a micro-op issued, nothing executed */
+		s->c.lat = 0;
+		memset(s->c.press, 0, sizeof(s->c.press));
+		s->c.uops = 1;
+	}
+	return fc != NULL;
+}
+
+/* describe_slot is a function of the instruction's bytes (and the core):
+ * a block is costed several times (in flow, repeated, in each loop it is
+ * part of) and the same instructions recur across a library, so slots are
+ * kept by content, in a table the size of a few thousand forms. */
+#define MEMO_BITS 14
+struct memo_ent {
+	const struct uarch *u;
+	uint8_t len;
+	uint8_t bytes[15];
+	bool known; /* in the tables (not a fallback) */
+	struct slot s;
+};
+static struct memo_ent *memo;
+
+static bool slot_of(const struct uarch *u, const uint8_t *bytes, const struct insn *in, struct slot *s)
+{
+	if (in->len == 0 || in->len > 15)
+		return describe_slot(u, bytes, in, s);
+	uint64_t h = (uint64_t)(uintptr_t)u * 0x9e3779b97f4a7c15ull;
+	for (unsigned k = 0; k < in->len; k++)
+		h = (h ^ bytes[k]) * 0x100000001b3ull;
+	if (!memo)
+		memo = calloc((size_t)1 << MEMO_BITS, sizeof(*memo));
+	if (!memo)
+		return describe_slot(u, bytes, in, s);
+	struct memo_ent *e = &memo[h >> (64 - MEMO_BITS)];
+	if (e->u == u && e->len == in->len && !memcmp(e->bytes, bytes, in->len)) {
+		*s = e->s;
+		return e->known;
+	}
+	bool known = describe_slot(u, bytes, in, s);
+	e->u = u;
+	e->len = in->len;
+	memcpy(e->bytes, bytes, in->len);
+	e->known = known;
+	e->s = *s;
+	return known;
+}
+
 #define MAXREG 64
 
 /* When the last of the registers in set is ready (set's bits only: a
@@ -367,88 +491,13 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	uint32_t uops = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct slot *s = &v[i];
-		if (!insn_describe(code + insns[i].off, insns[i].len, &s->d)) {
-			memset(&s->d, 0, sizeof(s->d));
-			snprintf(s->d.form, sizeof(s->d.form), "(bad)");
-		}
-		const struct form_cost *fc = NULL;
-		if (s->d.lea_rip && u->nmeasured) /* the measured cost, where the core differs */
-			fc = bsearch("lea rip", u->measured, u->nmeasured, sizeof(*u->measured), cmp_form);
-		if (!fc)
-			fc = lookup(u, s->d.form);
-		if (st)
+		bool known = slot_of(u, code + insns[i].off, &insns[i], s);
+		if (st) {
 			st->insns++;
-		if (fc) {
-			s->c = *fc;
-		} else {
-			fallback(u, &insns[i], &s->d, &s->c);
-			if (st) {
+			if (!known) {
 				st->fallback++;
 				model_stats_missing(st, s->d.form);
 			}
-		}
-		if (fc && u->alu_cap && s->c.uops) {
-			/* a micro-op occupies one ALU for a cycle, not all of them */
-			uint16_t *pr = s->c.press, first = pr[u->alu[0]];
-			unsigned sum = 0;
-			bool even = first != 0;
-			for (unsigned a = 0; a < u->nalu; a++)
-				even = even && pr[u->alu[a]] == first, sum += pr[u->alu[a]];
-			if (even && sum > 100u * s->c.uops)
-				for (unsigned a = 0; a < u->nalu; a++)
-					pr[u->alu[a]] = (uint16_t)(100u * s->c.uops / u->nalu);
-		}
-		/* (the forms measured on the core are its own ports' already) */
-		bool measured = fc && u->nmeasured && fc >= u->measured && fc < u->measured + u->nmeasured;
-		for (unsigned p = 0; fc && !measured && p < u->nports; p++) {
-			unsigned pct = s->d.store && u->store_press_pct[p] ? u->store_press_pct[p] : u->press_pct[p];
-			if (pct)
-				s->c.press[p] = (uint16_t)((s->c.press[p] * pct + 50) / 100);
-		}
-		if (fc && s->d.lea3 && u->lea3_lat) {
-			/* two a cycle: a cycle's work on half the ALUs each */
-			s->c.lat = (uint16_t)u->lea3_lat;
-			for (unsigned a = 0; a < u->nalu; a++)
-				s->c.press[u->alu[a]] = (uint16_t)(200 / u->nalu);
-		} else if (fc && !measured && u->lea_alu && !strncmp(s->d.form, "lea ", 4)) {
-			/* an ALU operation, as an add's share of the ALUs */
-			memset(s->c.press, 0, sizeof(s->c.press));
-			for (unsigned a = 0; a < u->nalu; a++) {
-				unsigned pct = u->press_pct[u->alu[a]] ? u->press_pct[u->alu[a]] : 100;
-				s->c.press[u->alu[a]] = (uint16_t)((100 / u->nalu * pct + 50) / 100);
-			}
-		}
-		s->vec_result = (s->d.wr >> REGN_VEC) & 0xffffffffull;
-		if (fc && s->d.load && !(s->vec_result && u->fp_load_lat) && u->table_load_lat > u->load_lat &&
-		    s->c.lat >= u->table_load_lat)
-			s->c.lat -= (uint16_t)(u->table_load_lat - u->load_lat);
-		if (fc && !measured && u->vec_int_lat && s->vec_result && !s->d.load && s->c.lat == 1 &&
-		    (s->d.form[0] == 'p' || (s->d.form[0] == 'v' && s->d.form[1] == 'p')))
-			s->c.lat = (uint16_t)u->vec_int_lat;
-		if (fc && u->fadd_lat && u->fadd_lat < u->table_fadd_lat && fp_add(s->d.form) &&
-		    s->c.lat >= u->table_fadd_lat)
-			s->c.lat -= (uint16_t)(u->table_fadd_lat - u->fadd_lat);
-		if (fc) {
-			/* the issue width counts fused micro-ops: a load's
-			 * address and its operation, as a store's address and
-			 * data, issue as one; the tables count push and pop
-			 * with an ALU micro-op moving rsp, which the stack
-			 * engine does at decode instead */
-			bool push_pop = s->d.rsp_move && !s->d.imm_add && insns[i].kind != INSN_CALL &&
-					insns[i].kind != INSN_CALL_IND && insns[i].kind != INSN_RET;
-			if (push_pop && s->c.uops >= 2) {
-				s->c.uops--;
-				for (unsigned a = 0; a < u->nalu; a++)
-					s->c.press[u->alu[a]] = 0;
-			} else if (s->d.load && s->c.uops >= 2) {
-				s->c.uops--;
-			}
-		}
-		if (s->d.zero_idiom || (s->d.move_reg && u->move_elim) || (s->d.imm_add && u->imm_add_folded)) {
-			/* resolved at rename: a micro-op issued, nothing executed */
-			s->c.lat = 0;
-			memset(s->c.press, 0, sizeof(s->c.press));
-			s->c.uops = 1;
 		}
 		if (insns[i].kind == INSN_JCC && i > 0 && fusible_first(&v[i - 1].d) && !v[i - 1].d.store) {
 			/* one fused micro-op, executed on a branch port: the
