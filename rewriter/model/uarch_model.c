@@ -422,8 +422,9 @@ static bool describe_slot(const struct uarch *u, const uint8_t *bytes, const str
 /* describe_slot is a function of the instruction's bytes (and the core):
  * a block is costed several times (in flow, repeated, in each loop it is
  * part of) and the same instructions recur across a library, so slots are
- * kept by content, in a table the size of a few thousand forms. */
-#define MEMO_BITS 14
+ * kept by content, in a direct-mapped table of 64 Ki entries (its pages
+ * are touched only as they fill). */
+#define MEMO_BITS 16
 struct memo_ent {
 	const struct uarch *u;
 	uint8_t len;
