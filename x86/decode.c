@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The one file of the rewriter that speaks Zydis. */
+/* The one file that speaks Zydis (the x86 layer the rewriter and profview share). */
 #include "decode.h"
 
 #include <Zydis/Zydis.h>

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The rewriter's own small instruction vocabulary.  decode.c is the only
- * file that knows Zydis: it turns bytes into struct insn, which says what
- * the layout, CFG, liveness and timing model need and nothing more.
+ * Our own small instruction vocabulary, shared by the rewriter and
+ * profview (the x86 layer, libx86).  decode.c is the only file that knows
+ * Zydis: it turns bytes into struct insn, which says what the layout, CFG,
+ * liveness and timing model need and nothing more, describes an
+ * instruction for the timing model, and formats one for disassembly.
  */
 #ifndef PI_DECODE_H
 #define PI_DECODE_H
