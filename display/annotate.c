@@ -256,8 +256,11 @@ int cmd_annotate(int argc, char **argv)
 	if (pv_open(&p, &t, path))
 		return 1;
 	uint32_t found[64];
-	uint32_t n = pv_lookup(&p, &t, target, found, 64);
-	if (!n) {
+	uint32_t n = pv_find_functions(&p, &t, path, target, found, 64);
+	bool ambiguous = n == PV_AMBIGUOUS;
+	if (ambiguous)
+		n = 0;
+	if (!n && !ambiguous) {
 		/* a source file: every profiled function with a line in it */
 		size_t tl = strlen(target);
 		for (uint32_t g = 0; g < t.n && n < 64; g++) {
@@ -274,7 +277,7 @@ int cmd_annotate(int argc, char **argv)
 				found[n++] = g;
 		}
 	}
-	if (!n)
+	if (!n && !ambiguous)
 		pv_error("%s: no function or source file '%s' in the profile", path, target);
 	for (uint32_t i = 0; i < n; i++) {
 		if (i)

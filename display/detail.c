@@ -14,8 +14,12 @@ static const char detail_usage[] =
 	"with their calls and the share of FUNCTION's self+descendants time each\n"
 	"accounts for, and every call site (caller+0xoffset) it was called from.\n";
 
+/* calls from one place: a return address, and the caller (a function
+ * that jumped here shares its own caller's return address) */
 struct site_count {
 	uint64_t ra, calls, incl;
+	uint32_t caller;
+	uint64_t caller_ra;
 };
 
 static int by_calls(const void *a, const void *b)
@@ -91,15 +95,17 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 			const struct pi_prof_node *nd = &th->nodes[n];
 			if (prof_gfunc(p, nd->obj, nd->func) != g)
 				continue;
+			const struct pi_prof_node *pa = &th->nodes[nd->parent];
+			uint32_t caller = nd->parent ? prof_gfunc(p, pa->obj, pa->func) : UINT32_MAX;
 			size_t i;
-			for (i = 0; i < ns && s[i].ra != nd->ret_addr; i++)
+			for (i = 0; i < ns && (s[i].ra != nd->ret_addr || s[i].caller != caller); i++)
 				;
 			if (i == ns) {
 				if (ns == cap) {
 					cap = cap ? 2 * cap : 16;
 					s = realloc(s, cap * sizeof(*s));
 				}
-				s[ns++] = (struct site_count){nd->ret_addr, 0, 0};
+				s[ns++] = (struct site_count){nd->ret_addr, 0, 0, caller, pa->ret_addr};
 			}
 			s[i].calls += nd->calls - nd->rec_calls;
 			s[i].incl += nd->incl;
@@ -109,15 +115,17 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 			const struct pi_prof_node *tn = &th->nodes[re->node];
 			if (prof_gfunc(p, tn->obj, tn->func) != g)
 				continue;
+			uint32_t caller = prof_gfunc(p, re->caller_obj, re->caller_func);
 			size_t i;
-			for (i = 0; i < ns && s[i].ra != re->ret_addr; i++)
+			for (i = 0; i < ns && (s[i].ra != re->ret_addr || s[i].caller != caller); i++)
 				;
 			if (i == ns) {
 				if (ns == cap) {
 					cap = cap ? 2 * cap : 16;
 					s = realloc(s, cap * sizeof(*s));
 				}
-				s[ns++] = (struct site_count){re->ret_addr, 0, 0};
+				s[ns++] = (struct site_count){re->ret_addr, 0, 0, caller,
+							     th->nodes[re->caller_node].ret_addr};
 			}
 			s[i].calls += re->calls;
 		}
@@ -127,7 +135,9 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 	printf("\n  %-40s %12s %8s\n", "call sites", "calls", "share");
 	for (size_t i = 0; i < ns; i++) {
 		char lab[512];
-		printf("  %-40s %12llu %7.1f%%\n", pv_site_label(p, s[i].ra, lab, sizeof(lab)),
+		printf("  %-40s %12llu %7.1f%%\n",
+		       pv_call_label(p, s[i].ra, s[i].caller, s[i].caller == UINT32_MAX ? NULL : &s[i].caller_ra, lab,
+				     sizeof(lab)),
 		       (unsigned long long)s[i].calls, pv_pct(s[i].incl, v->incl));
 	}
 	free(s);
@@ -161,9 +171,11 @@ int cmd_detail(int argc, char **argv)
 	if (pv_open(&p, &t, path))
 		return 1;
 	uint32_t found[16];
-	uint32_t n = pv_lookup(&p, &t, fn, found, 16);
+	uint32_t n = pv_find_functions(&p, &t, path, fn, found, 16);
 	if (!n)
 		pv_error("%s: no function '%s' ran", path, fn);
+	if (n == PV_AMBIGUOUS)
+		n = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (i)
 			putchar('\n');
