@@ -174,8 +174,8 @@ static void print_source(struct ann *a, double self, bool blocks)
 static void print_header(const struct profile *p, const struct func_table *t, uint32_t g)
 {
 	const struct func_view *v = &t->f[g];
-	printf("* %s [%s]: %llu calls, %llu self cycles (%.2f%%), %llu with descendants\n", pv_name(p, g),
-	       p->funcs[g].object, (unsigned long long)v->calls, (unsigned long long)v->self,
+	printf("* %s [%s]: %llu calls, %llu self %s (%.2f%%), %llu with descendants\n", pv_name(p, g),
+	       p->funcs[g].object, (unsigned long long)v->calls, (unsigned long long)v->self, pv_unit(p),
 	       pv_pct(v->self, t->total_self), (unsigned long long)v->incl);
 	if (prof_branch_sim(p))
 		printf("*   %llu jumps mispredicted, %llu cycles (%.2f%% of self)\n",
@@ -196,8 +196,9 @@ static void print_disasm(const struct profile *p, uint32_t g)
 	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
 		const struct pi_map_block *bl = &o->blocks[b];
 		uint64_t count = o->counts[b];
-		printf("%c block %s+0x%x: %llu executions, %llu cycles", count ? '|' : '#', prof_str(o, bl->section),
-		       bl->offset, (unsigned long long)count, (unsigned long long)(count * bl->cost / o->map->units));
+		printf("%c block %s+0x%x: %llu executions, %llu %s", count ? '|' : '#', prof_str(o, bl->section),
+		       bl->offset, (unsigned long long)count, (unsigned long long)(count * bl->cost / o->map->units),
+		       pv_unit(p));
 		if (o->mispredicts && o->mispredicts[b])
 			printf(", its jump mispredicted %llu times (%.1f%%): %llu cycles",
 			       (unsigned long long)o->mispredicts[b], pv_pct(o->mispredicts[b], count),

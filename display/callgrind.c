@@ -108,7 +108,8 @@ int callgrind_write(FILE *o, const struct profile *p, const struct func_table *t
 	struct pv_lines ls = {0};
 	fprintf(o, "# callgrind format\nversion: 1\ncreator: profview\n");
 	fprintf(o, "cmd: %s\npid: %u\n", p->hdr->exe, p->hdr->pid);
-	fprintf(o, "positions: line\nevents: Cycles\n");
+	/* valgrind's own name for instructions executed: Ir */
+	fprintf(o, "positions: line\nevents: %s\n", pv_counts_instructions(p) ? "Ir" : "Cycles");
 	fprintf(o, "summary: %llu\n\n", (unsigned long long)t->total_self);
 	size_t c = 0;
 	int bad = 0;

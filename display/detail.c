@@ -48,12 +48,13 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 	printf("  calls             %llu", (unsigned long long)v->calls);
 	if (v->rec_calls)
 		printf(" (%llu recursive)", (unsigned long long)v->rec_calls);
-	printf("\n  self              %llu cycles (%.2f%% of %llu)\n", (unsigned long long)v->self,
+	const char *unit = pv_unit(p);
+	printf("\n  self              %llu %s (%.2f%% of %llu)\n", (unsigned long long)v->self, unit,
 	       pv_pct(v->self, t->total_self), (unsigned long long)t->total_self);
-	printf("  self+descendants  %llu cycles (%.2f%%)\n", (unsigned long long)v->incl,
+	printf("  self+descendants  %llu %s (%.2f%%)\n", (unsigned long long)v->incl, unit,
 	       pv_pct(v->incl, t->total_self));
-	printf("  self per call     min %llu, max %llu, mean %.1f cycles\n", (unsigned long long)v->min_self,
-	       (unsigned long long)v->max_self, v->calls ? (double)v->self / (double)v->calls : 0.0);
+	printf("  self per call     min %llu, max %llu, mean %.1f %s\n", (unsigned long long)v->min_self,
+	       (unsigned long long)v->max_self, v->calls ? (double)v->self / (double)v->calls : 0.0, unit);
 	/* seed 003: OS calls are charged to their caller, and counted apart */
 	if (prof_charges_os(p)) {
 		printf("  OS                %llu cycles of self in external code and system calls\n",

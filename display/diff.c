@@ -95,11 +95,12 @@ int cmd_diff(int argc, char **argv)
 		qsort(rows, n, sizeof(*rows), by_delta);
 	bool json = !strcmp(format, "json");
 	if (json) {
-		printf("{\"total_cycles\": [%llu, %llu], \"functions\": [", (unsigned long long)t[0].total_self,
-		       (unsigned long long)t[1].total_self);
+		printf("{\"total_cycles\": [%llu, %llu], \"unit\": [\"%s\", \"%s\"], \"functions\": [",
+		       (unsigned long long)t[0].total_self, (unsigned long long)t[1].total_self, pv_unit(&p[0]),
+		       pv_unit(&p[1]));
 	} else {
-		printf("Total: %llu -> %llu cycles (%+.2f%%)\n\n", (unsigned long long)t[0].total_self,
-		       (unsigned long long)t[1].total_self,
+		printf("Total: %llu -> %llu %s (%+.2f%%)\n\n", (unsigned long long)t[0].total_self,
+		       (unsigned long long)t[1].total_self, pv_unit(&p[1]),
 		       t[0].total_self ? 100.0 * ((double)t[1].total_self - (double)t[0].total_self) / (double)t[0].total_self : 0.0);
 		printf("%14s %14s %14s %8s %12s %12s  %s\n", "Self before", "Self after", "Change", "Change%", "Calls before",
 		       "Calls after", "Function [object]");

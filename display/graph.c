@@ -85,8 +85,8 @@ static void write_dot(FILE *o, struct gctx *g, const char *width, double filter,
 	const struct func_table *t = g->t;
 	fprintf(o, "digraph profile {\n  graph [label=\"");
 	dot_escape(o, p->hdr->exe);
-	fprintf(o, ": %llu cycles%s%s, filter %.1f%%\", labelloc=t, fontname=\"Helvetica\"];\n",
-		(unsigned long long)g->base, root != UINT32_MAX ? ", root " : "",
+	fprintf(o, ": %llu %s%s%s, filter %.1f%%\", labelloc=t, fontname=\"Helvetica\"];\n",
+		(unsigned long long)g->base, pv_unit(p), root != UINT32_MAX ? ", root " : "",
 		root != UINT32_MAX ? pv_name(p, root) : "", filter);
 	fprintf(o, "  node [shape=ellipse, fontname=\"Helvetica\", fontsize=10];\n");
 	fprintf(o, "  edge [fontname=\"Helvetica\", fontsize=9];\n");

@@ -95,8 +95,10 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 	struct strs st = {0};
 	char **names = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(char *));
 	str_id(&st, "");
-	/* sample types: cycles and calls */
-	pb_uint(&m, 1, str_id(&st, "cycles"));
+	/* sample types: cycles (instructions, a --cpu=instructions profile's
+	 * unit) and calls */
+	const char *unit = pv_unit(p);
+	pb_uint(&m, 1, str_id(&st, unit));
 	pb_uint(&m, 2, str_id(&st, "count"));
 	pb_msg(&out, 1, &m);
 	pb_uint(&m, 1, str_id(&st, "calls"));
@@ -142,13 +144,13 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 	for (uint32_t i = 0; i < st.n; i++)
 		pb_bytes(&out, 6, st.s[i], strlen(st.s[i]));
 	/* period: one cycle */
-	pb_uint(&m, 1, str_id(&st, "cycles"));
+	pb_uint(&m, 1, str_id(&st, unit));
 	pb_uint(&m, 2, str_id(&st, "count"));
 	int rc = out.oom || m.oom || inner.oom ? -1 : 0;
 	/* period_type's strings were added above already: no new ids */
 	pb_msg(&out, 11, &m);
 	pb_uint(&out, 12, 1);
-	pb_uint(&out, 14, str_id(&st, "cycles")); /* default_sample_type */
+	pb_uint(&out, 14, str_id(&st, unit)); /* default_sample_type */
 	if (!rc) {
 		/* gzip */
 		z_stream z;

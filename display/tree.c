@@ -103,7 +103,8 @@ int cmd_tree(int argc, char **argv)
 		uint64_t total = 0;
 		for (uint32_t c = k.first[0]; c != UINT32_MAX; c = k.next[c])
 			total += th->nodes[c].incl;
-		printf("Thread %u (tid %u): %llu cycles\n", th->hdr->index, th->hdr->tid, (unsigned long long)total);
+		printf("Thread %u (tid %u): %llu %s\n", th->hdr->index, th->hdr->tid, (unsigned long long)total,
+		       pv_unit(&p));
 		printf("%5s %3s %12s %14s %14s  %s\n", "Level", "RL", "Calls", "Base", "Cum", "Name  [call site]");
 		for (uint32_t c = k.first[0]; c != UINT32_MAX; c = k.next[c])
 			print_node(&p, th, &k, c, 1, prune);

@@ -106,7 +106,8 @@ def tests(ctx, Fail, sh, must, profile_json):
                          "go tool pprof").stdout
                 m = re.search(r"^Type: (\w+)$", a, re.M)
                 tot = re.search(r"accounting for (\d+), 100% of (\d+) total", a)
-                if not m or m.group(1) != "cycles" or not tot or int(tot.group(2)) != total:
+                # the profiles here count instructions (--cpu=instructions)
+                if not m or m.group(1) != "instructions" or not tot or int(tot.group(2)) != total:
                     raise Fail("go tool pprof does not see %d cycles:\n%s" % (total, a[:1500]))
                 flat = {}
                 for line in a.splitlines():
@@ -121,7 +122,13 @@ def tests(ctx, Fail, sh, must, profile_json):
                     raise Fail("go tool pprof's flat %r, profile %r" % (flat, want))
             elif kind == "chrome":
                 out = export(tmp, prof, "chrome")
-                ev = json.load(open(out))["traceEvents"]
+                doc = json.load(open(out))
+                # a call-tree layout, said where a viewer shows it
+                if "not a timeline" not in doc["otherData"].get("layout", "") or not any(
+                        e["ph"] == "M" and e["name"] == "process_name" and "not a timeline" in e["args"]["name"]
+                        for e in doc["traceEvents"]):
+                    raise Fail("the chrome trace does not say it is a call-tree layout")
+                ev = [e for e in doc["traceEvents"] if e["ph"] != "M"]
                 by_tid = {}
                 for e in ev:
                     if e["ph"] != "X" or e["dur"] < 0:
