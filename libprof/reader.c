@@ -227,6 +227,18 @@ static int parse(struct profile *p, char *err, size_t errsz)
 											: p->lost[l.kind] + l.count;
 			}
 			break;
+		case PI_REC_PROCESS: {
+			if (r->size % sizeof(struct pi_prof_process) || p->procs)
+				return fail(err, errsz, "bad process record");
+			const struct pi_prof_process *pr = (const void *)pl;
+			uint32_t n = (uint32_t)(r->size / sizeof(*pr));
+			for (uint32_t i = 0; i < n; i++)
+				if (!memchr(pr[i].lineage, 0, sizeof(pr[i].lineage)) || !memchr(pr[i].exe, 0, sizeof(pr[i].exe)))
+					return fail(err, errsz, "bad process record");
+			p->procs = pr;
+			p->nprocs = n;
+			break;
+		}
 		case PI_REC_END:
 			ended = true;
 			break;

@@ -62,6 +62,10 @@ struct profile {
 	size_t npieces;
 	/* what was not recorded, by PI_LOSS_* kind, over all threads */
 	uint64_t lost[PI_LOSS_KINDS];
+	/* the process images the figures are of (PROCESS records, their
+	 * strings NUL-terminated); none in a profile written before them */
+	const struct pi_prof_process *procs;
+	uint32_t nprocs;
 	const uint8_t **counts_recs; /* COUNTS and SIMCOUNTS records, in order */
 	size_t ncounts, countcap;
 };
