@@ -72,6 +72,17 @@ static void print_json(const struct profile *p, const struct func_table *t, cons
 		prof_charges_os(p) ? "true" : "false");
 	fprintf(o, "  \"pid\": %u,\n  \"exe\": ", p->hdr->pid);
 	pv_json_str(o, p->hdr->exe);
+	/* the process images: a merge's every input's */
+	fprintf(o, ",\n  \"processes\": [");
+	for (uint32_t i = 0; i < p->nprocs; i++) {
+		const struct pi_prof_process *pr = &p->procs[i];
+		fprintf(o, "%s{\"pid\": %u, \"ppid\": %u, \"lineage\": ", i ? ", " : "", pr->pid, pr->ppid);
+		pv_json_str(o, pr->lineage);
+		fprintf(o, ", \"exec_gen\": %u, \"fork_gen\": %u, \"exe\": ", pr->exec_gen, pr->fork_gen);
+		pv_json_str(o, pr->exe);
+		fputc('}', o);
+	}
+	fputc(']', o);
 	fprintf(o, ",\n  \"cpu\": ");
 	pv_json_str(o, p->nobjs ? prof_str(&p->objs[0], p->objs[0].map->cpu) : "");
 	fprintf(o, ",\n  \"branch_sim\": %s", prof_branch_sim(p) ? "true" : "false");
@@ -144,10 +155,16 @@ static void print_csv(const struct profile *p, const struct func_table *t, const
 static void print_text(const struct profile *p, const struct func_table *t, const uint32_t *rows, uint32_t n)
 {
 	bool bsim = prof_branch_sim(p), csim = prof_cache_sim(p);
-	printf("Profile of %s (pid %u), %u thread%s, model %s%s%s%s\n", p->hdr->exe, p->hdr->pid, p->nthreads,
+	if (p->nprocs > 1)
+		printf("Profile of %u processes", p->nprocs); /* a merge: listed below */
+	else
+		printf("Profile of %s (pid %u)", p->hdr->exe, p->hdr->pid);
+	printf(", %u thread%s, model %s%s%s%s\n", p->nthreads,
 	       p->nthreads == 1 ? "" : "s", p->nobjs ? prof_str(&p->objs[0], p->objs[0].map->cpu) : "?",
 	       bsim || csim ? " with " : "", bsim ? "branch prediction" : "",
 	       bsim && csim ? " and data caches simulated" : csim ? "data caches simulated" : bsim ? " simulated" : "");
+	for (uint32_t i = 0; p->nprocs > 1 && i < p->nprocs; i++)
+		printf("  pid %u (%s): %s\n", p->procs[i].pid, p->procs[i].lineage, p->procs[i].exe);
 	if (p->hdr->flags & PI_PROF_ENDED_BY_SIGNAL)
 		printf("The program ended on signal %u (%s)\n", p->hdr->signal, strsignal((int)p->hdr->signal));
 	pv_print_losses(stdout, p, "");
