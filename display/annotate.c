@@ -41,6 +41,11 @@ struct lineinfo {
 	uint32_t nblocks, ran;
 	uint32_t blocks[8];
 	uint64_t counts[8];
+	double os;            /* of cycles: time in external code and system calls */
+	/* the calls made from the line: callee, calls, the callee's
+	 * self+descendants time on them (recursive calls: none) */
+	uint32_t ncalls;
+	struct { uint32_t callee; uint64_t calls, incl; } calls[8];
 };
 
 struct ann {
@@ -95,10 +100,73 @@ static void add_insn(void *ctx, const struct insn_cost *c)
 	}
 }
 
-static void add_function(struct ann *a, uint32_t g)
+/* A call from g's site ra to callee: on the site's line. */
+static void add_call(struct ann *a, uint32_t g, uint64_t ra, uint32_t callee, uint64_t calls, uint64_t incl)
+{
+	uint32_t sg;
+	const struct pi_map_site *s;
+	if (!prof_find_site(a->p, ra, &sg, &s) || sg != g)
+		return;
+	const struct pi_map_line *r = prof_line(a->o, s->section, s->offset);
+	if (!r)
+		return;
+	struct lineinfo *l = line_of(a, prof_str(a->o, r->file), r->line);
+	uint32_t k;
+	for (k = 0; k < l->ncalls && l->calls[k].callee != callee; k++)
+		;
+	if (k == 8)
+		return;
+	if (k == l->ncalls) {
+		l->calls[k].callee = callee;
+		l->ncalls++;
+	}
+	l->calls[k].calls += calls;
+	l->calls[k].incl += incl;
+}
+
+static void add_function(struct ann *a, uint32_t g, uint64_t os)
 {
 	a->o = &a->p->objs[a->p->funcs[g].obj];
 	pv_insn_costs(a->p, g, add_insn, a);
+	/* its time outside its code, on the lines of the calls and system
+	 * calls that spent it (by how often each ran) */
+	struct pv_lines w = {0};
+	if (os && !pv_outside_lines(a->p, g, NULL, 0, &w)) {
+		uint64_t weight = 0, given = 0;
+		for (size_t i = 0; i < w.n; i++)
+			weight += w.v[i].cycles;
+		unsigned __int128 cum = 0;
+		for (size_t i = 0; weight && i < w.n; i++) {
+			cum += w.v[i].cycles;
+			uint64_t upto = (uint64_t)(cum * os / weight);
+			if (w.v[i].line) {
+				struct lineinfo *l = line_of(a, w.v[i].file, w.v[i].line);
+				l->cycles += (double)(upto - given);
+				l->os += (double)(upto - given);
+			} else {
+				a->noline_cycles += (double)(upto - given);
+			}
+			given = upto;
+		}
+	}
+	free(w.v);
+	/* the calls it made, on their sites' lines */
+	const struct profile *p = a->p;
+	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
+		const struct prof_thread *th = &p->threads[ti];
+		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
+			const struct pi_prof_node *nd = &th->nodes[n], *pa = &th->nodes[nd->parent];
+			if (nd->parent && prof_gfunc(p, pa->obj, pa->func) == g)
+				add_call(a, g, nd->ret_addr, prof_gfunc(p, nd->obj, nd->func), nd->calls - nd->rec_calls,
+					 nd->incl);
+		}
+		for (uint32_t r = 0; r < th->hdr->nrec; r++) {
+			const struct pi_prof_recedge *re = &th->recs[r];
+			const struct pi_prof_node *tn = &th->nodes[re->node];
+			if (prof_gfunc(p, re->caller_obj, re->caller_func) == g)
+				add_call(a, g, re->ret_addr, prof_gfunc(p, tn->obj, tn->func), re->calls, 0);
+		}
+	}
 }
 
 static int by_file_line(const void *x, const void *y)
@@ -157,6 +225,14 @@ static void print_source(struct ann *a, double self, bool blocks)
 				       100.0 * l->mispredicted / self);
 			if (l && self > 0 && l->waited >= 0.01 * self)
 				printf("*         its loads waited for memory: %.2f%%\n", 100.0 * l->waited / self);
+			if (l && self > 0 && l->os >= 0.01 * self)
+				printf("*         of which in external code and system calls: %.2f%%\n",
+				       100.0 * l->os / self);
+			for (uint32_t c = 0; l && c < l->ncalls; c++)
+				printf("*         calls %s: %llu time%s, %llu %s with descendants\n",
+				       pv_name(a->p, l->calls[c].callee), (unsigned long long)l->calls[c].calls,
+				       l->calls[c].calls == 1 ? "" : "s", (unsigned long long)l->calls[c].incl,
+				       pv_unit(a->p));
 			if (l && blocks && l->nblocks > 1)
 				for (uint32_t b = 0; b < l->nblocks; b++)
 					printf("*                 block %u: %llu executions\n", l->blocks[b],
@@ -289,7 +365,7 @@ int cmd_annotate(int argc, char **argv)
 			continue;
 		}
 		struct ann a = {.p = &p};
-		add_function(&a, found[i]);
+		add_function(&a, found[i], t.f[found[i]].os);
 		print_source(&a, (double)t.f[found[i]].self, blocks);
 		free(a.li);
 	}
