@@ -284,10 +284,24 @@ static void print_disasm(const struct profile *p, uint32_t g)
 		putchar('\n');
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;
-			char text[128], where[256] = "";
+			char text[512], where[256] = "";
 			if (!insn_decode(o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
 				break;
 			insn_format(o->code + bl->code + off, in.len, bl->offset + off, text, sizeof(text));
+			/* call and jump targets, and the data relocated fields
+			 * reach, by name (the original bytes hold 0 there) */
+			struct pv_ref refs[4];
+			uint32_t nr = pv_insn_refs(p, p->funcs[g].obj, bl->section, bl->offset + off,
+						   o->code + bl->code + off, bl->size - off, refs, 4);
+			for (uint32_t k = 0; k < nr; k++) {
+				size_t tl = strlen(text);
+				char *last = strrchr(text, ' ');
+				if (refs[k].branch && last)
+					snprintf(last + 1, sizeof(text) - (size_t)(last + 1 - text), "%.200s", refs[k].text);
+				else
+					snprintf(text + tl, sizeof(text) - tl, "%s%.200s", k && !refs[k - 1].branch ? ", " : "  # ",
+						 refs[k].text);
+			}
 			const struct pi_map_line *r = prof_line(o, bl->section, bl->offset + off);
 			if (r) {
 				const char *file = prof_str(o, r->file), *base = strrchr(file, '/');

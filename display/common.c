@@ -139,13 +139,169 @@ static bool raises_signals(const char *name)
 	return false;
 }
 
-const char *pv_site_label(const struct profile *p, uint64_t ra, char *buf, size_t n)
+/* The function of object obj at (section name, offset), and the offset
+ * in it; UINT32_MAX if none. */
+static uint32_t func_at(const struct profile *p, uint32_t obj, const char *sec, int64_t off, uint32_t *in)
 {
-	return pv_call_label(p, ra, UINT32_MAX - 1, NULL, buf, n);
+	const struct prof_obj *o = &p->objs[obj];
+	for (uint32_t f = 0; f < o->map->nfuncs; f++) {
+		const struct pi_map_func *mf = &o->funcs[f];
+		if ((mf->flags & PI_FUNC_EXTERNAL) || off < mf->offset || off >= (int64_t)mf->offset + mf->size ||
+		    strcmp(prof_str(o, mf->section), sec))
+			continue;
+		*in = (uint32_t)(off - mf->offset);
+		return o->first_gfunc + f;
+	}
+	return UINT32_MAX;
 }
 
-const char *pv_call_label(const struct profile *p, uint64_t ra, uint32_t caller, const uint64_t *caller_ra,
-			  char *buf, size_t n)
+/* The function named name, of object obj first, then of any object. */
+static uint32_t func_named(const struct profile *p, uint32_t obj, const char *name)
+{
+	uint32_t other = UINT32_MAX;
+	for (uint32_t g = 0; g < p->nfuncs; g++)
+		if (!strcmp(p->funcs[g].name, name)) {
+			if (p->funcs[g].obj == obj && !p->funcs[g].external)
+				return g;
+			if (other == UINT32_MAX || p->funcs[other].external)
+				other = g;
+		}
+	return other;
+}
+
+static void ref_text(const struct profile *p, struct pv_ref *r, const char *name, int64_t off, const char *suffix)
+{
+	if (r->g != UINT32_MAX && !p->funcs[r->g].external)
+		name = pv_name(p, r->g);
+	if (off)
+		snprintf(r->text, sizeof(r->text), "%s%s0x%llx%s", name, off < 0 ? "-" : "+",
+			 (unsigned long long)(off < 0 ? -(uint64_t)off : (uint64_t)off), suffix);
+	else
+		snprintf(r->text, sizeof(r->text), "%s%s", name, suffix);
+}
+
+uint32_t pv_insn_refs(const struct profile *p, uint32_t obj, uint32_t sec, uint32_t at, const uint8_t *code,
+		      uint32_t len, struct pv_ref *out, uint32_t max)
+{
+	const struct prof_obj *o = &p->objs[obj];
+	struct insn in;
+	if (!max || !insn_decode(code, len, at, &in))
+		return 0;
+	bool branch = in.kind == INSN_CALL || in.kind == INSN_JMP || in.kind == INSN_JCC;
+	const char *secname = prof_str(o, sec);
+	uint32_t n = 0;
+	bool branch_named = false;
+	for (uint32_t i = 0; i < o->nrelocs && n < max; i++) {
+		const struct pi_map_reloc *rl = &o->relocs[i];
+		if (rl->offset < at || rl->offset >= at + in.len || strcmp(prof_str(o, rl->section), secname))
+			continue;
+		uint32_t type = rl->type & ~PI_RELOC_SECTION;
+		const char *sym = prof_str(o, rl->symbol), *suffix = "";
+		/* a PC-relative field: what it reaches is symbol + addend + the
+		 * bytes from the field to the instruction's end */
+		int64_t value = rl->addend;
+		switch (type) {
+		case 2: case 4: /* R_X86_64_PC32, PLT32 */
+			value += at + in.len - rl->offset;
+			break;
+		case 9: case 41: case 42: /* GOTPCREL, GOTPCRELX, REX_GOTPCRELX */
+			value += at + in.len - rl->offset;
+			suffix = "@GOTPCREL";
+			break;
+		case 22: suffix = "@GOTTPOFF"; value += at + in.len - rl->offset; break;
+		case 19: suffix = "@TLSGD"; value += at + in.len - rl->offset; break;
+		case 20: suffix = "@TLSLD"; value += at + in.len - rl->offset; break;
+		case 21: suffix = "@DTPOFF"; break;
+		case 23: suffix = "@TPOFF"; break;
+		default: break; /* absolute: symbol + addend */
+		}
+		struct pv_ref *r = &out[n++];
+		r->branch = branch && rl->offset == at + in.rel_off;
+		branch_named |= r->branch;
+		r->g = UINT32_MAX;
+		r->off = 0;
+		uint32_t off = 0;
+		if (rl->type & PI_RELOC_SECTION)
+			r->g = func_at(p, obj, sym, value, &off);
+		else if ((r->g = func_named(p, obj, sym)) != UINT32_MAX)
+			off = (uint32_t)value;
+		if (r->g != UINT32_MAX && !p->funcs[r->g].external) {
+			r->off = off;
+			ref_text(p, r, sym, off, suffix);
+		} else {
+			ref_text(p, r, sym, value, suffix);
+		}
+	}
+	if (branch && !branch_named && n < max) {
+		/* a branch the assembler resolved: within its section */
+		struct pv_ref *r = &out[n];
+		uint32_t off;
+		r->branch = true;
+		r->g = func_at(p, obj, secname, (int64_t)in.target, &off);
+		r->off = off;
+		if (r->g != UINT32_MAX) {
+			ref_text(p, r, "", off, "");
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Where function caller jumps to callee's entry: its offset in caller,
+ * when one jump does. */
+static bool tail_jump(const struct profile *p, uint32_t caller, uint32_t callee, const struct pi_map_block **blk,
+		      uint32_t *at)
+{
+	const struct prof_gfunc *gf = &p->funcs[caller];
+	const struct prof_obj *o = &p->objs[gf->obj];
+	const struct pi_map_func *f = &o->funcs[gf->func];
+	uint32_t found = 0;
+	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
+		const struct pi_map_block *bl = &o->blocks[b];
+		for (uint32_t off = 0; off < bl->size;) {
+			struct insn in;
+			if (!insn_decode(o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
+				break;
+			if (in.kind == INSN_JMP || in.kind == INSN_JCC) {
+				struct pv_ref r[2];
+				uint32_t n = pv_insn_refs(p, gf->obj, bl->section, bl->offset + off, o->code + bl->code + off,
+							  bl->size - off, r, 2);
+				for (uint32_t i = 0; i < n; i++)
+					if (r[i].branch && r[i].g == callee && !r[i].off && !found++) {
+						*blk = bl;
+						*at = bl->offset + off;
+					}
+			}
+			off += in.len;
+		}
+	}
+	return found == 1;
+}
+
+const char *pv_site_label(const struct profile *p, uint64_t ra, char *buf, size_t n)
+{
+	return pv_call_label(p, ra, UINT32_MAX, UINT32_MAX - 1, NULL, buf, n);
+}
+
+/* "tail call from f+0x6 (file.c:9)", or "tail call from f" where no one
+ * jump of f's to callee is known. */
+static const char *tail_label(const struct profile *p, uint32_t caller, uint32_t callee, char *buf, size_t n)
+{
+	const struct pi_map_block *bl;
+	uint32_t at;
+	if (callee >= p->nfuncs || !tail_jump(p, caller, callee, &bl, &at)) {
+		snprintf(buf, n, "tail call from %s", pv_name(p, caller));
+		return buf;
+	}
+	struct pi_map_site s = {.func = p->funcs[caller].func, .section = bl->section, .offset = at};
+	int len = snprintf(buf, n, "tail call from ");
+	if (len > 0 && (size_t)len < n)
+		site_text(p, caller, &s, buf + len, n - (size_t)len);
+	return buf;
+}
+
+const char *pv_call_label(const struct profile *p, uint64_t ra, uint32_t callee, uint32_t caller,
+			  const uint64_t *caller_ra, char *buf, size_t n)
 {
 	uint32_t g;
 	const struct pi_map_site *s;
@@ -157,7 +313,7 @@ const char *pv_call_label(const struct profile *p, uint64_t ra, uint32_t caller,
 	bool tail = instrumented_caller && caller_ra && *caller_ra == ra;
 	if (!prof_find_site(p, ra, &g, &s)) {
 		if (tail)
-			snprintf(buf, n, "tail call from %s", pv_name(p, caller));
+			tail_label(p, caller, callee, buf, n);
 		else if (instrumented_caller)
 			/* every call instrumented code makes has a site: what
 			 * reached it from there interrupted it */
@@ -174,13 +330,8 @@ const char *pv_call_label(const struct profile *p, uint64_t ra, uint32_t caller,
 			site_text(p, g, s, buf + len, n - (size_t)len);
 		return buf;
 	}
-	if (instrumented_caller && (tail || g != caller)) {
-		/* the site is the caller's caller's: the caller jumped here */
-		int len = snprintf(buf, n, "tail call from %s, called from ", pv_name(p, caller));
-		if (len > 0 && (size_t)len < n)
-			site_text(p, g, s, buf + len, n - (size_t)len);
-		return buf;
-	}
+	if (instrumented_caller && (tail || g != caller))
+		return tail_label(p, caller, callee, buf, n); /* the site is the caller's caller's */
 	site_text(p, g, s, buf, n);
 	return buf;
 }
@@ -191,7 +342,8 @@ const char *pv_node_label(const struct profile *p, const struct prof_thread *th,
 	const struct pi_prof_node *nd = &th->nodes[n];
 	const struct pi_prof_node *pa = &th->nodes[nd->parent];
 	uint32_t caller = nd->parent ? prof_gfunc(p, pa->obj, pa->func) : UINT32_MAX;
-	return pv_call_label(p, nd->ret_addr, caller, nd->parent ? &pa->ret_addr : NULL, buf, len);
+	return pv_call_label(p, nd->ret_addr, prof_gfunc(p, nd->obj, nd->func), caller,
+			     nd->parent ? &pa->ret_addr : NULL, buf, len);
 }
 
 uint32_t pv_lookup(const struct profile *p, const struct func_table *t, const char *name, uint32_t *out,

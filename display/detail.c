@@ -137,8 +137,8 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 	for (size_t i = 0; i < ns; i++) {
 		char lab[512];
 		printf("  %-40s %12llu %7.1f%%\n",
-		       pv_call_label(p, s[i].ra, s[i].caller, s[i].caller == UINT32_MAX ? NULL : &s[i].caller_ra, lab,
-				     sizeof(lab)),
+		       pv_call_label(p, s[i].ra, g, s[i].caller, s[i].caller == UINT32_MAX ? NULL : &s[i].caller_ra,
+				     lab, sizeof(lab)),
 		       (unsigned long long)s[i].calls, pv_pct(s[i].incl, v->incl));
 	}
 	free(s);

@@ -36,7 +36,8 @@ static void print_node(const struct profile *p, const struct prof_thread *th, co
 		const struct pi_prof_node *tn = &th->nodes[re->node];
 		printf("%5d %3d %12llu %14s %14s  %*s%s  [%s]\n", level + 1, 1, (unsigned long long)re->calls, "-",
 		       "-", 2 * level, "", pv_name(p, prof_gfunc(p, tn->obj, tn->func)),
-		       pv_call_label(p, re->ret_addr, g, &nd->ret_addr, site, sizeof(site)));
+		       pv_call_label(p, re->ret_addr, prof_gfunc(p, tn->obj, tn->func), g, &nd->ret_addr, site,
+				     sizeof(site)));
 	}
 	for (uint32_t c = k->first[n]; c != UINT32_MAX; c = k->next[c]) {
 		if (prune > 0 && (double)th->nodes[c].incl * 100.0 < prune * (double)nd->incl)

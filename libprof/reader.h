@@ -21,6 +21,9 @@ struct prof_obj {
 	const struct pi_map_site *sites;
 	const struct pi_map_line *lines; /* each section's rows together, by offset */
 	const uint8_t *code;
+	/* the blocks' relocations (none in a map written before they were kept) */
+	const struct pi_map_reloc *relocs;
+	uint32_t nrelocs;
 	const char *str;
 	uint64_t *counts;      /* [nblocks], summed over threads */
 	/* under a simulation (map->reserved & PI_MAP_SIMS), else NULL: each
