@@ -293,7 +293,7 @@ def annotate_tests(ctx, Fail, sh, must, profile_json):
             dis = must([ctx.profview, "annotate", prof, "work", "--disasm"], "annotate --disasm").stdout
             pj = profile_json(ctx, prof)
             self_ = [f for f in pj["functions"] if f["name"] == "work"][0]["self_cycles"]
-            cyc = sum(int(m.group(1)) for m in re.finditer(r"executions, (\d+) cycles", dis))
+            cyc = sum(int(m.group(1)) for m in re.finditer(r"executions, (\d+) (?:cycles|instructions)", dis))
             if cyc != self_ or "lines.c:" not in dis:
                 raise Fail("disassembly's cycles %d, self %d:\n%s" % (cyc, self_, dis))
         finally:
@@ -358,7 +358,7 @@ def html_tests(ctx, Fail, sh, must, profile_json):
             # its disassembly: annotate --disasm's blocks, executions and cycles
             ann = must([ctx.profview, "annotate", prof, fname, "--disasm"], "profview annotate").stdout
             def block(text):  # (mark, executions, cycles)
-                m = re.match(r"([|#]) block \S+: ([\d,]+) executions, ([\d,]+) cycles", text)
+                m = re.match(r"([|#]) block \S+: ([\d,]+) executions, ([\d,]+) (?:cycles|instructions)", text)
                 return m and (m.group(1), int(m.group(2).replace(",", "")), int(m.group(3).replace(",", "")))
             blocks = [block(ln) for ln in ann.splitlines() if re.match(r"[|#] block ", ln)]
             page = [block(b) for b in seen["disasm"]]
