@@ -205,8 +205,10 @@ int cmd_graph(int argc, char **argv)
 	uint32_t root = UINT32_MAX;
 	if (rootname) {
 		uint32_t found[2];
-		if (pv_lookup(&p, &t, rootname, found, 2) != 1) {
-			pv_error("%s: --root: no single function '%s' ran", path, rootname);
+		uint32_t n = pv_find_functions(&p, &t, path, rootname, found, 2);
+		if (n != 1) {
+			if (n != PV_AMBIGUOUS)
+				pv_error("%s: --root: no single function '%s' ran", path, rootname);
 			pv_close(&p, &t);
 			return 1;
 		}
