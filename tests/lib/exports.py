@@ -330,8 +330,10 @@ def html_tests(ctx, Fail, sh, must, profile_json):
             if seen["errors"]:
                 raise Fail("the page's script failed: %r" % seen["errors"])
             fs = [f for f in pj["functions"] if f["calls"] or f["self_cycles"]]
-            if "%s cycles" % "{:,}".format(pj["total_cycles"]) not in seen["meta"]:
-                raise Fail("the page's head %r lacks the total, %d cycles" % (seen["meta"], pj["total_cycles"]))
+            # (in the profile's unit: instructions here, --cpu=instructions)
+            if "%s %s" % ("{:,}".format(pj["total_cycles"]), pj["unit"]) not in seen["meta"]:
+                raise Fail("the page's head %r lacks the total, %d %s" % (seen["meta"], pj["total_cycles"],
+                                                                          pj["unit"]))
             want = sorted((f["name"], f["calls"], f["self_cycles"], f["incl_cycles"]) for f in fs)
             got = sorted((r["name"], r["calls"], r["self"], r["incl"]) for r in seen["list"])
             if got != want:
