@@ -41,6 +41,11 @@ struct lineinfo {
 	uint32_t nblocks, ran;
 	uint32_t blocks[8];
 	uint64_t counts[8];
+	double os;            /* of cycles: time in external code and system calls */
+	/* the calls made from the line: callee, calls, the callee's
+	 * self+descendants time on them (recursive calls: none) */
+	uint32_t ncalls;
+	struct { uint32_t callee; uint64_t calls, incl; } calls[8];
 };
 
 struct ann {
@@ -95,10 +100,73 @@ static void add_insn(void *ctx, const struct insn_cost *c)
 	}
 }
 
-static void add_function(struct ann *a, uint32_t g)
+/* A call from g's site ra to callee: on the site's line. */
+static void add_call(struct ann *a, uint32_t g, uint64_t ra, uint32_t callee, uint64_t calls, uint64_t incl)
+{
+	uint32_t sg;
+	const struct pi_map_site *s;
+	if (!prof_find_site(a->p, ra, &sg, &s) || sg != g)
+		return;
+	const struct pi_map_line *r = prof_line(a->o, s->section, s->offset);
+	if (!r)
+		return;
+	struct lineinfo *l = line_of(a, prof_str(a->o, r->file), r->line);
+	uint32_t k;
+	for (k = 0; k < l->ncalls && l->calls[k].callee != callee; k++)
+		;
+	if (k == 8)
+		return;
+	if (k == l->ncalls) {
+		l->calls[k].callee = callee;
+		l->ncalls++;
+	}
+	l->calls[k].calls += calls;
+	l->calls[k].incl += incl;
+}
+
+static void add_function(struct ann *a, uint32_t g, uint64_t os)
 {
 	a->o = &a->p->objs[a->p->funcs[g].obj];
 	pv_insn_costs(a->p, g, add_insn, a);
+	/* its time outside its code, on the lines of the calls and system
+	 * calls that spent it (by how often each ran) */
+	struct pv_lines w = {0};
+	if (os && !pv_outside_lines(a->p, g, NULL, 0, &w)) {
+		uint64_t weight = 0, given = 0;
+		for (size_t i = 0; i < w.n; i++)
+			weight += w.v[i].cycles;
+		unsigned __int128 cum = 0;
+		for (size_t i = 0; weight && i < w.n; i++) {
+			cum += w.v[i].cycles;
+			uint64_t upto = (uint64_t)(cum * os / weight);
+			if (w.v[i].line) {
+				struct lineinfo *l = line_of(a, w.v[i].file, w.v[i].line);
+				l->cycles += (double)(upto - given);
+				l->os += (double)(upto - given);
+			} else {
+				a->noline_cycles += (double)(upto - given);
+			}
+			given = upto;
+		}
+	}
+	free(w.v);
+	/* the calls it made, on their sites' lines */
+	const struct profile *p = a->p;
+	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
+		const struct prof_thread *th = &p->threads[ti];
+		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
+			const struct pi_prof_node *nd = &th->nodes[n], *pa = &th->nodes[nd->parent];
+			if (nd->parent && prof_gfunc(p, pa->obj, pa->func) == g)
+				add_call(a, g, nd->ret_addr, prof_gfunc(p, nd->obj, nd->func), nd->calls - nd->rec_calls,
+					 nd->incl);
+		}
+		for (uint32_t r = 0; r < th->hdr->nrec; r++) {
+			const struct pi_prof_recedge *re = &th->recs[r];
+			const struct pi_prof_node *tn = &th->nodes[re->node];
+			if (prof_gfunc(p, re->caller_obj, re->caller_func) == g)
+				add_call(a, g, re->ret_addr, prof_gfunc(p, tn->obj, tn->func), re->calls, 0);
+		}
+	}
 }
 
 static int by_file_line(const void *x, const void *y)
@@ -157,6 +225,14 @@ static void print_source(struct ann *a, double self, bool blocks)
 				       100.0 * l->mispredicted / self);
 			if (l && self > 0 && l->waited >= 0.01 * self)
 				printf("*         its loads waited for memory: %.2f%%\n", 100.0 * l->waited / self);
+			if (l && self > 0 && l->os >= 0.01 * self)
+				printf("*         of which in external code and system calls: %.2f%%\n",
+				       100.0 * l->os / self);
+			for (uint32_t c = 0; l && c < l->ncalls; c++)
+				printf("*         calls %s: %llu time%s, %llu %s with descendants\n",
+				       pv_name(a->p, l->calls[c].callee), (unsigned long long)l->calls[c].calls,
+				       l->calls[c].calls == 1 ? "" : "s", (unsigned long long)l->calls[c].incl,
+				       pv_unit(a->p));
 			if (l && blocks && l->nblocks > 1)
 				for (uint32_t b = 0; b < l->nblocks; b++)
 					printf("*                 block %u: %llu executions\n", l->blocks[b],
@@ -174,8 +250,8 @@ static void print_source(struct ann *a, double self, bool blocks)
 static void print_header(const struct profile *p, const struct func_table *t, uint32_t g)
 {
 	const struct func_view *v = &t->f[g];
-	printf("* %s [%s]: %llu calls, %llu self cycles (%.2f%%), %llu with descendants\n", pv_name(p, g),
-	       p->funcs[g].object, (unsigned long long)v->calls, (unsigned long long)v->self,
+	printf("* %s [%s]: %llu calls, %llu self %s (%.2f%%), %llu with descendants\n", pv_name(p, g),
+	       p->funcs[g].object, (unsigned long long)v->calls, (unsigned long long)v->self, pv_unit(p),
 	       pv_pct(v->self, t->total_self), (unsigned long long)v->incl);
 	if (prof_branch_sim(p))
 		printf("*   %llu jumps mispredicted, %llu cycles (%.2f%% of self)\n",
@@ -196,8 +272,9 @@ static void print_disasm(const struct profile *p, uint32_t g)
 	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
 		const struct pi_map_block *bl = &o->blocks[b];
 		uint64_t count = o->counts[b];
-		printf("%c block %s+0x%x: %llu executions, %llu cycles", count ? '|' : '#', prof_str(o, bl->section),
-		       bl->offset, (unsigned long long)count, (unsigned long long)(count * bl->cost / o->map->units));
+		printf("%c block %s+0x%x: %llu executions, %llu %s", count ? '|' : '#', prof_str(o, bl->section),
+		       bl->offset, (unsigned long long)count, (unsigned long long)(count * bl->cost / o->map->units),
+		       pv_unit(p));
 		if (o->mispredicts && o->mispredicts[b])
 			printf(", its jump mispredicted %llu times (%.1f%%): %llu cycles",
 			       (unsigned long long)o->mispredicts[b], pv_pct(o->mispredicts[b], count),
@@ -207,10 +284,24 @@ static void print_disasm(const struct profile *p, uint32_t g)
 		putchar('\n');
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;
-			char text[128], where[256] = "";
+			char text[512], where[256] = "";
 			if (!insn_decode(o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
 				break;
 			insn_format(o->code + bl->code + off, in.len, bl->offset + off, text, sizeof(text));
+			/* call and jump targets, and the data relocated fields
+			 * reach, by name (the original bytes hold 0 there) */
+			struct pv_ref refs[4];
+			uint32_t nr = pv_insn_refs(p, p->funcs[g].obj, bl->section, bl->offset + off,
+						   o->code + bl->code + off, bl->size - off, refs, 4);
+			for (uint32_t k = 0; k < nr; k++) {
+				size_t tl = strlen(text);
+				char *last = strrchr(text, ' ');
+				if (refs[k].branch && last)
+					snprintf(last + 1, sizeof(text) - (size_t)(last + 1 - text), "%.200s", refs[k].text);
+				else
+					snprintf(text + tl, sizeof(text) - tl, "%s%.200s", k && !refs[k - 1].branch ? ", " : "  # ",
+						 refs[k].text);
+			}
 			const struct pi_map_line *r = prof_line(o, bl->section, bl->offset + off);
 			if (r) {
 				const char *file = prof_str(o, r->file), *base = strrchr(file, '/');
@@ -256,8 +347,11 @@ int cmd_annotate(int argc, char **argv)
 	if (pv_open(&p, &t, path))
 		return 1;
 	uint32_t found[64];
-	uint32_t n = pv_lookup(&p, &t, target, found, 64);
-	if (!n) {
+	uint32_t n = pv_find_functions(&p, &t, path, target, found, 64);
+	bool ambiguous = n == PV_AMBIGUOUS;
+	if (ambiguous)
+		n = 0;
+	if (!n && !ambiguous) {
 		/* a source file: every profiled function with a line in it */
 		size_t tl = strlen(target);
 		for (uint32_t g = 0; g < t.n && n < 64; g++) {
@@ -274,7 +368,7 @@ int cmd_annotate(int argc, char **argv)
 				found[n++] = g;
 		}
 	}
-	if (!n)
+	if (!n && !ambiguous)
 		pv_error("%s: no function or source file '%s' in the profile", path, target);
 	for (uint32_t i = 0; i < n; i++) {
 		if (i)
@@ -285,7 +379,7 @@ int cmd_annotate(int argc, char **argv)
 			continue;
 		}
 		struct ann a = {.p = &p};
-		add_function(&a, found[i]);
+		add_function(&a, found[i], t.f[found[i]].os);
 		print_source(&a, (double)t.f[found[i]].self, blocks);
 		free(a.li);
 	}

@@ -7,8 +7,10 @@
  *
  * A line's cycles are its instructions' (insncost.h: the blocks' fixed
  * costs, and the simulations' charges).  What a function's self holds
- * beyond its blocks -- calls' and returns' bubbles, external code and
- * system calls, page faults -- goes on its first line, so that every
+ * beyond its blocks: its time in external code and system calls (its OS
+ * part) on the lines of the calls and system calls that spent it, by how
+ * many times each ran; calls' and returns' bubbles and page faults on
+ * its first line, so that every
  * function's lines add up to its self cycles and the file's total to the
  * profile's.  Where a function's blocks come to more than its self (a
  * function a tail call reached, whose time is its caller's), its lines
@@ -105,10 +107,16 @@ int callgrind_write(FILE *o, const struct profile *p, const struct func_table *t
 	struct cg_call *calls = collect_calls(p, &ncalls);
 	if (!calls)
 		return -1;
-	struct pv_lines ls = {0};
+	struct pv_lines ls = {0}, outside = {0};
+	struct pv_call *ext = malloc((ncalls ? ncalls : 1) * sizeof(*ext));
+	if (!ext) {
+		free(calls);
+		return -1;
+	}
 	fprintf(o, "# callgrind format\nversion: 1\ncreator: profview\n");
 	fprintf(o, "cmd: %s\npid: %u\n", p->hdr->exe, p->hdr->pid);
-	fprintf(o, "positions: line\nevents: Cycles\n");
+	/* valgrind's own name for instructions executed: Ir */
+	fprintf(o, "positions: line\nevents: %s\n", pv_counts_instructions(p) ? "Ir" : "Cycles");
 	fprintf(o, "summary: %llu\n\n", (unsigned long long)t->total_self);
 	size_t c = 0;
 	int bad = 0;
@@ -118,7 +126,13 @@ int callgrind_write(FILE *o, const struct profile *p, const struct func_table *t
 			c++;
 		if (!v->calls && !v->self && !(c < ncalls && calls[c].caller == g))
 			continue;
-		if (pv_function_lines(p, g, v->self, &ls)) {
+		/* its calls to external code: where its time outside its code went */
+		size_t next = 0;
+		for (size_t k = c; k < ncalls && calls[k].caller == g; k++)
+			if (calls[k].callee != UINT32_MAX && p->funcs[calls[k].callee].external)
+				ext[next++] = (struct pv_call){calls[k].ra, calls[k].calls};
+		if (pv_outside_lines(p, g, ext, next, &outside) ||
+		    pv_function_lines_os(p, g, v->self, v->os, &outside, &ls)) {
 			bad = 1;
 			break;
 		}
@@ -157,6 +171,8 @@ int callgrind_write(FILE *o, const struct profile *p, const struct func_table *t
 	}
 	fprintf(o, "totals: %llu\n", (unsigned long long)t->total_self);
 	free(ls.v);
+	free(outside.v);
+	free(ext);
 	free(calls);
 	return bad ? -1 : 0;
 }

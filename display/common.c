@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "common.h"
+#include "decode.h"
 #include "safefile.h"
 
 #include <errno.h>
@@ -90,14 +91,9 @@ void pv_json_str_html(FILE *out, const char *s)
 	json_str(out, s, true);
 }
 
-const char *pv_site_label(const struct profile *p, uint64_t ra, char *buf, size_t n)
+/* "f+0x2a (file.c:12)": where site s of function g is. */
+static int site_text(const struct profile *p, uint32_t g, const struct pi_map_site *s, char *buf, size_t n)
 {
-	uint32_t g;
-	const struct pi_map_site *s;
-	if (!prof_find_site(p, ra, &g, &s)) {
-		snprintf(buf, n, "from uninstrumented code");
-		return buf;
-	}
 	const struct prof_gfunc *gf = &p->funcs[g];
 	const struct prof_obj *o = &p->objs[gf->obj];
 	const struct pi_map_func *f = &o->funcs[gf->func];
@@ -109,9 +105,245 @@ const char *pv_site_label(const struct profile *p, uint64_t ra, char *buf, size_
 	const struct pi_map_line *l = prof_line(o, s->section, s->offset);
 	if (l && len > 0 && (size_t)len < n) {
 		const char *file = prof_str(o, l->file), *base = strrchr(file, '/');
-		snprintf(buf + len, n - (size_t)len, " (%s:%u)", base ? base + 1 : file, l->line);
+		len += snprintf(buf + len, n - (size_t)len, " (%s:%u)", base ? base + 1 : file, l->line);
 	}
+	return len;
+}
+
+/* Is site s of object o a jump (a tail call to external code, which the
+ * rewriter made a call), not a call instruction?  From the original bytes
+ * of its block. */
+static bool site_is_jump(const struct prof_obj *o, const struct pi_map_site *s)
+{
+	if (s->block >= o->map->nblocks)
+		return false;
+	const struct pi_map_block *b = &o->blocks[s->block];
+	if (b->section != s->section || s->offset < b->offset || s->offset >= b->offset + b->size)
+		return false;
+	struct insn in;
+	uint32_t at = s->offset - b->offset;
+	if (!insn_decode(o->code + b->code + at, b->size - at, s->offset, &in))
+		return false;
+	return in.kind == INSN_JMP || in.kind == INSN_JMP_IND;
+}
+
+/* The C library's functions that deliver a signal to their own thread
+ * before they return: what runs under them from outside is its handler. */
+static bool raises_signals(const char *name)
+{
+	static const char *const names[] = {"raise", "kill", "killpg", "pthread_kill", "tgkill", "tkill",
+					    "sigqueue", "pthread_sigqueue", "abort", "gsignal"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+/* The function of object obj at (section name, offset), and the offset
+ * in it; UINT32_MAX if none. */
+static uint32_t func_at(const struct profile *p, uint32_t obj, const char *sec, int64_t off, uint32_t *in)
+{
+	const struct prof_obj *o = &p->objs[obj];
+	for (uint32_t f = 0; f < o->map->nfuncs; f++) {
+		const struct pi_map_func *mf = &o->funcs[f];
+		if ((mf->flags & PI_FUNC_EXTERNAL) || off < mf->offset || off >= (int64_t)mf->offset + mf->size ||
+		    strcmp(prof_str(o, mf->section), sec))
+			continue;
+		*in = (uint32_t)(off - mf->offset);
+		return o->first_gfunc + f;
+	}
+	return UINT32_MAX;
+}
+
+/* The function named name, of object obj first, then of any object. */
+static uint32_t func_named(const struct profile *p, uint32_t obj, const char *name)
+{
+	uint32_t other = UINT32_MAX;
+	for (uint32_t g = 0; g < p->nfuncs; g++)
+		if (!strcmp(p->funcs[g].name, name)) {
+			if (p->funcs[g].obj == obj && !p->funcs[g].external)
+				return g;
+			if (other == UINT32_MAX || p->funcs[other].external)
+				other = g;
+		}
+	return other;
+}
+
+static void ref_text(const struct profile *p, struct pv_ref *r, const char *name, int64_t off, const char *suffix)
+{
+	if (r->g != UINT32_MAX && !p->funcs[r->g].external)
+		name = pv_name(p, r->g);
+	if (off)
+		snprintf(r->text, sizeof(r->text), "%s%s0x%llx%s", name, off < 0 ? "-" : "+",
+			 (unsigned long long)(off < 0 ? -(uint64_t)off : (uint64_t)off), suffix);
+	else
+		snprintf(r->text, sizeof(r->text), "%s%s", name, suffix);
+}
+
+uint32_t pv_insn_refs(const struct profile *p, uint32_t obj, uint32_t sec, uint32_t at, const uint8_t *code,
+		      uint32_t len, struct pv_ref *out, uint32_t max)
+{
+	const struct prof_obj *o = &p->objs[obj];
+	struct insn in;
+	if (!max || !insn_decode(code, len, at, &in))
+		return 0;
+	bool branch = in.kind == INSN_CALL || in.kind == INSN_JMP || in.kind == INSN_JCC;
+	const char *secname = prof_str(o, sec);
+	uint32_t n = 0;
+	bool branch_named = false;
+	for (uint32_t i = 0; i < o->nrelocs && n < max; i++) {
+		const struct pi_map_reloc *rl = &o->relocs[i];
+		if (rl->offset < at || rl->offset >= at + in.len || strcmp(prof_str(o, rl->section), secname))
+			continue;
+		uint32_t type = rl->type & ~PI_RELOC_SECTION;
+		const char *sym = prof_str(o, rl->symbol), *suffix = "";
+		/* a PC-relative field: what it reaches is symbol + addend + the
+		 * bytes from the field to the instruction's end */
+		int64_t value = rl->addend;
+		switch (type) {
+		case 2: case 4: /* R_X86_64_PC32, PLT32 */
+			value += at + in.len - rl->offset;
+			break;
+		case 9: case 41: case 42: /* GOTPCREL, GOTPCRELX, REX_GOTPCRELX */
+			value += at + in.len - rl->offset;
+			suffix = "@GOTPCREL";
+			break;
+		case 22: suffix = "@GOTTPOFF"; value += at + in.len - rl->offset; break;
+		case 19: suffix = "@TLSGD"; value += at + in.len - rl->offset; break;
+		case 20: suffix = "@TLSLD"; value += at + in.len - rl->offset; break;
+		case 21: suffix = "@DTPOFF"; break;
+		case 23: suffix = "@TPOFF"; break;
+		default: break; /* absolute: symbol + addend */
+		}
+		struct pv_ref *r = &out[n++];
+		r->branch = branch && rl->offset == at + in.rel_off;
+		branch_named |= r->branch;
+		r->g = UINT32_MAX;
+		r->off = 0;
+		uint32_t off = 0;
+		if (rl->type & PI_RELOC_SECTION)
+			r->g = func_at(p, obj, sym, value, &off);
+		else if ((r->g = func_named(p, obj, sym)) != UINT32_MAX)
+			off = (uint32_t)value;
+		if (r->g != UINT32_MAX && !p->funcs[r->g].external) {
+			r->off = off;
+			ref_text(p, r, sym, off, suffix);
+		} else {
+			ref_text(p, r, sym, value, suffix);
+		}
+	}
+	if (branch && !branch_named && n < max) {
+		/* a branch the assembler resolved: within its section */
+		struct pv_ref *r = &out[n];
+		uint32_t off;
+		r->branch = true;
+		r->g = func_at(p, obj, secname, (int64_t)in.target, &off);
+		r->off = off;
+		if (r->g != UINT32_MAX) {
+			ref_text(p, r, "", off, "");
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Where function caller jumps to callee's entry: its offset in caller,
+ * when one jump does. */
+static bool tail_jump(const struct profile *p, uint32_t caller, uint32_t callee, const struct pi_map_block **blk,
+		      uint32_t *at)
+{
+	const struct prof_gfunc *gf = &p->funcs[caller];
+	const struct prof_obj *o = &p->objs[gf->obj];
+	const struct pi_map_func *f = &o->funcs[gf->func];
+	uint32_t found = 0;
+	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
+		const struct pi_map_block *bl = &o->blocks[b];
+		for (uint32_t off = 0; off < bl->size;) {
+			struct insn in;
+			if (!insn_decode(o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
+				break;
+			if (in.kind == INSN_JMP || in.kind == INSN_JCC) {
+				struct pv_ref r[2];
+				uint32_t n = pv_insn_refs(p, gf->obj, bl->section, bl->offset + off, o->code + bl->code + off,
+							  bl->size - off, r, 2);
+				for (uint32_t i = 0; i < n; i++)
+					if (r[i].branch && r[i].g == callee && !r[i].off && !found++) {
+						*blk = bl;
+						*at = bl->offset + off;
+					}
+			}
+			off += in.len;
+		}
+	}
+	return found == 1;
+}
+
+const char *pv_site_label(const struct profile *p, uint64_t ra, char *buf, size_t n)
+{
+	return pv_call_label(p, ra, UINT32_MAX, UINT32_MAX - 1, NULL, buf, n);
+}
+
+/* "tail call from f+0x6 (file.c:9)", or "tail call from f" where no one
+ * jump of f's to callee is known. */
+static const char *tail_label(const struct profile *p, uint32_t caller, uint32_t callee, char *buf, size_t n)
+{
+	const struct pi_map_block *bl;
+	uint32_t at;
+	if (callee >= p->nfuncs || !tail_jump(p, caller, callee, &bl, &at)) {
+		snprintf(buf, n, "tail call from %s", pv_name(p, caller));
+		return buf;
+	}
+	struct pi_map_site s = {.func = p->funcs[caller].func, .section = bl->section, .offset = at};
+	int len = snprintf(buf, n, "tail call from ");
+	if (len > 0 && (size_t)len < n)
+		site_text(p, caller, &s, buf + len, n - (size_t)len);
 	return buf;
+}
+
+const char *pv_call_label(const struct profile *p, uint64_t ra, uint32_t callee, uint32_t caller,
+			  const uint64_t *caller_ra, char *buf, size_t n)
+{
+	uint32_t g;
+	const struct pi_map_site *s;
+	bool known = caller < p->nfuncs;
+	bool instrumented_caller = known && !p->funcs[caller].external;
+	/* A function that jumped to its callee left its own return address
+	 * on the stack: the callee's is its caller's.  (With no site there,
+	 * in a signal handler that jumped, say, it is still a tail call.) */
+	bool tail = instrumented_caller && caller_ra && *caller_ra == ra;
+	if (!prof_find_site(p, ra, &g, &s)) {
+		if (tail)
+			tail_label(p, caller, callee, buf, n);
+		else if (instrumented_caller)
+			/* every call instrumented code makes has a site: what
+			 * reached it from there interrupted it */
+			snprintf(buf, n, "signal handler (interrupting %s)", pv_name(p, caller));
+		else if (known && raises_signals(p->funcs[caller].name))
+			snprintf(buf, n, "signal handler (signal sent by %s)", p->funcs[caller].name);
+		else
+			snprintf(buf, n, "from uninstrumented code");
+		return buf;
+	}
+	if (site_is_jump(&p->objs[p->funcs[g].obj], s)) {
+		int len = snprintf(buf, n, "tail call from ");
+		if (len > 0 && (size_t)len < n)
+			site_text(p, g, s, buf + len, n - (size_t)len);
+		return buf;
+	}
+	if (instrumented_caller && (tail || g != caller))
+		return tail_label(p, caller, callee, buf, n); /* the site is the caller's caller's */
+	site_text(p, g, s, buf, n);
+	return buf;
+}
+
+const char *pv_node_label(const struct profile *p, const struct prof_thread *th, uint32_t n, char *buf,
+			  size_t len)
+{
+	const struct pi_prof_node *nd = &th->nodes[n];
+	const struct pi_prof_node *pa = &th->nodes[nd->parent];
+	uint32_t caller = nd->parent ? prof_gfunc(p, pa->obj, pa->func) : UINT32_MAX;
+	return pv_call_label(p, nd->ret_addr, prof_gfunc(p, nd->obj, nd->func), caller,
+			     nd->parent ? &pa->ret_addr : NULL, buf, len);
 }
 
 uint32_t pv_lookup(const struct profile *p, const struct func_table *t, const char *name, uint32_t *out,
@@ -125,6 +357,57 @@ uint32_t pv_lookup(const struct profile *p, const struct func_table *t, const ch
 			out[n++] = g;
 	}
 	return n;
+}
+
+/* Is s name followed by a compiler's suffix: "name.constprop.0",
+ * "name.isra.0", "name.cold", or C++'s "name(int) [clone .cold]"? */
+static bool up_to_suffix(const char *s, const char *name)
+{
+	size_t k = strlen(name);
+	return !strncmp(s, name, k) && (s[k] == '.' || !strncmp(s + k, " [clone .", 9));
+}
+
+uint32_t pv_find_functions(const struct profile *p, const struct func_table *t, const char *path,
+			   const char *name, uint32_t *out, uint32_t max)
+{
+	uint32_t n = pv_lookup(p, t, name, out, max);
+	if (n)
+		return n;
+	uint32_t cand = 0, first = UINT32_MAX;
+	for (uint32_t g = 0; g < p->nfuncs; g++) {
+		if (!t->f[g].calls && !t->f[g].self)
+			continue;
+		if (up_to_suffix(p->funcs[g].name, name) || up_to_suffix(pv_name(p, g), name)) {
+			if (!cand++)
+				first = g;
+			if (cand == 2) {
+				pv_error("%s: '%s' names several functions; one of:", path, name);
+				fprintf(stderr, "  %s [%s]\n", pv_name(p, first), p->funcs[first].object);
+			}
+			if (cand >= 2)
+				fprintf(stderr, "  %s [%s]\n", pv_name(p, g), p->funcs[g].object);
+		}
+	}
+	if (cand == 1 && max) {
+		out[0] = first;
+		return 1;
+	}
+	return cand ? UINT32_MAX : 0;
+}
+
+bool pv_counts_instructions(const struct profile *p)
+{
+	if (!p->nobjs)
+		return false;
+	for (uint32_t i = 0; i < p->nobjs; i++)
+		if (strcmp(prof_str(&p->objs[i], p->objs[i].map->cpu), "instructions"))
+			return false;
+	return true;
+}
+
+const char *pv_unit(const struct profile *p)
+{
+	return pv_counts_instructions(p) ? "instructions" : "cycles";
 }
 
 double pv_pct(uint64_t v, uint64_t total)

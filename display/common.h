@@ -50,10 +50,57 @@ int pv_positional(const char *cmd, const char *arg, const char **path);
 
 /* "caller+0x2a (file.c:12)": the call instruction a return address follows. */
 const char *pv_site_label(const struct profile *p, uint64_t ra, char *buf, size_t n);
+/* How function callee was reached from caller (global function, UINT32_MAX: the
+ * thread's root) through return address ra, caller itself having been
+ * reached through caller_ra (NULL: not known):
+ *   "main+0x2a (file.c:12)"            a call instruction
+ *   "tail call from wrap+0x4 (f.c:9)"  a jump: a function that jumps to
+ *                                      its callee (ra is then its own
+ *                                      caller's, or the jump's own site);
+ *                                      where, when one jump of the
+ *                                      caller's reaches the callee
+ *   "signal handler (interrupting f)"  a function no instrumented call
+ *                                      reached, under an instrumented one
+ *   "from uninstrumented code"         called from outside the program's
+ *                                      instrumented code (main, a thread,
+ *                                      a library's callback) */
+const char *pv_call_label(const struct profile *p, uint64_t ra, uint32_t callee, uint32_t caller,
+			  const uint64_t *caller_ra, char *buf, size_t n);
+/* pv_call_label of node n of thread th, from its parent node. */
+const char *pv_node_label(const struct profile *p, const struct prof_thread *th, uint32_t n, char *buf,
+			  size_t len);
 /* Global functions whose name (demangled or symbol) is name. */
 uint32_t pv_lookup(const struct profile *p, const struct func_table *t, const char *name, uint32_t *out,
 		   uint32_t max);
+/* The functions that ran named name: exactly (every one of that name:
+ * statics of several objects), else up to a compiler's suffix ("match"
+ * for match.constprop.0, .isra.N, .part.N, .cold; C++'s "[clone ...]"),
+ * which must then name one function.  Returns how many (at most max) are
+ * in out: 0 (no message), or PV_AMBIGUOUS after a message listing the
+ * candidates, each on a line of its own. */
+uint32_t pv_find_functions(const struct profile *p, const struct func_table *t, const char *path,
+			   const char *name, uint32_t *out, uint32_t max);
+#define PV_AMBIGUOUS UINT32_MAX
+/* The unit of the profile's figures: "instructions" when its model counts
+ * instructions (profinst --cpu=instructions), else "cycles". */
+const char *pv_unit(const struct profile *p);
+bool pv_counts_instructions(const struct profile *p);
 double pv_pct(uint64_t v, uint64_t total);
+
+/* What an instruction's relocated field or direct branch names, from the
+ * map's relocations and functions: "leaf", "leaf+0x4", "puts",
+ * ".rodata.str1.1+0x8", "x@GOTPCREL".  g: the function of the profile it
+ * is in (UINT32_MAX: none), off: the offset in it. */
+struct pv_ref {
+	char text[256];
+	uint32_t g, off;
+	bool branch; /* a call's or jump's target (else a data reference) */
+};
+/* The references of the instruction of object obj at section offset
+ * `at` (section sec, one of the object's strings), bytes code[len]: how
+ * many (at most max) are in out. */
+uint32_t pv_insn_refs(const struct profile *p, uint32_t obj, uint32_t sec, uint32_t at, const uint8_t *code,
+		      uint32_t len, struct pv_ref *out, uint32_t max);
 
 int cmd_report(int argc, char **argv);
 int cmd_tree(int argc, char **argv);

@@ -14,8 +14,12 @@ static const char detail_usage[] =
 	"with their calls and the share of FUNCTION's self+descendants time each\n"
 	"accounts for, and every call site (caller+0xoffset) it was called from.\n";
 
+/* calls from one place: a return address, and the caller (a function
+ * that jumped here shares its own caller's return address) */
 struct site_count {
 	uint64_t ra, calls, incl;
+	uint32_t caller;
+	uint64_t caller_ra;
 };
 
 static int by_calls(const void *a, const void *b)
@@ -44,12 +48,13 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 	printf("  calls             %llu", (unsigned long long)v->calls);
 	if (v->rec_calls)
 		printf(" (%llu recursive)", (unsigned long long)v->rec_calls);
-	printf("\n  self              %llu cycles (%.2f%% of %llu)\n", (unsigned long long)v->self,
+	const char *unit = pv_unit(p);
+	printf("\n  self              %llu %s (%.2f%% of %llu)\n", (unsigned long long)v->self, unit,
 	       pv_pct(v->self, t->total_self), (unsigned long long)t->total_self);
-	printf("  self+descendants  %llu cycles (%.2f%%)\n", (unsigned long long)v->incl,
+	printf("  self+descendants  %llu %s (%.2f%%)\n", (unsigned long long)v->incl, unit,
 	       pv_pct(v->incl, t->total_self));
-	printf("  self per call     min %llu, max %llu, mean %.1f cycles\n", (unsigned long long)v->min_self,
-	       (unsigned long long)v->max_self, v->calls ? (double)v->self / (double)v->calls : 0.0);
+	printf("  self per call     min %llu, max %llu, mean %.1f %s\n", (unsigned long long)v->min_self,
+	       (unsigned long long)v->max_self, v->calls ? (double)v->self / (double)v->calls : 0.0, unit);
 	/* seed 003: OS calls are charged to their caller, and counted apart */
 	if (prof_charges_os(p)) {
 		printf("  OS                %llu cycles of self in external code and system calls\n",
@@ -91,15 +96,17 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 			const struct pi_prof_node *nd = &th->nodes[n];
 			if (prof_gfunc(p, nd->obj, nd->func) != g)
 				continue;
+			const struct pi_prof_node *pa = &th->nodes[nd->parent];
+			uint32_t caller = nd->parent ? prof_gfunc(p, pa->obj, pa->func) : UINT32_MAX;
 			size_t i;
-			for (i = 0; i < ns && s[i].ra != nd->ret_addr; i++)
+			for (i = 0; i < ns && (s[i].ra != nd->ret_addr || s[i].caller != caller); i++)
 				;
 			if (i == ns) {
 				if (ns == cap) {
 					cap = cap ? 2 * cap : 16;
 					s = realloc(s, cap * sizeof(*s));
 				}
-				s[ns++] = (struct site_count){nd->ret_addr, 0, 0};
+				s[ns++] = (struct site_count){nd->ret_addr, 0, 0, caller, pa->ret_addr};
 			}
 			s[i].calls += nd->calls - nd->rec_calls;
 			s[i].incl += nd->incl;
@@ -109,15 +116,17 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 			const struct pi_prof_node *tn = &th->nodes[re->node];
 			if (prof_gfunc(p, tn->obj, tn->func) != g)
 				continue;
+			uint32_t caller = prof_gfunc(p, re->caller_obj, re->caller_func);
 			size_t i;
-			for (i = 0; i < ns && s[i].ra != re->ret_addr; i++)
+			for (i = 0; i < ns && (s[i].ra != re->ret_addr || s[i].caller != caller); i++)
 				;
 			if (i == ns) {
 				if (ns == cap) {
 					cap = cap ? 2 * cap : 16;
 					s = realloc(s, cap * sizeof(*s));
 				}
-				s[ns++] = (struct site_count){re->ret_addr, 0, 0};
+				s[ns++] = (struct site_count){re->ret_addr, 0, 0, caller,
+							     th->nodes[re->caller_node].ret_addr};
 			}
 			s[i].calls += re->calls;
 		}
@@ -127,7 +136,9 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 	printf("\n  %-40s %12s %8s\n", "call sites", "calls", "share");
 	for (size_t i = 0; i < ns; i++) {
 		char lab[512];
-		printf("  %-40s %12llu %7.1f%%\n", pv_site_label(p, s[i].ra, lab, sizeof(lab)),
+		printf("  %-40s %12llu %7.1f%%\n",
+		       pv_call_label(p, s[i].ra, g, s[i].caller, s[i].caller == UINT32_MAX ? NULL : &s[i].caller_ra,
+				     lab, sizeof(lab)),
 		       (unsigned long long)s[i].calls, pv_pct(s[i].incl, v->incl));
 	}
 	free(s);
@@ -161,9 +172,11 @@ int cmd_detail(int argc, char **argv)
 	if (pv_open(&p, &t, path))
 		return 1;
 	uint32_t found[16];
-	uint32_t n = pv_lookup(&p, &t, fn, found, 16);
+	uint32_t n = pv_find_functions(&p, &t, path, fn, found, 16);
 	if (!n)
 		pv_error("%s: no function '%s' ran", path, fn);
+	if (n == PV_AMBIGUOUS)
+		n = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (i)
 			putchar('\n');

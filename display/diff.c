@@ -8,14 +8,80 @@
 static const char diff_usage[] =
 	"Usage: profview diff BEFORE AFTER [--format=text|json]\n"
 	"\n"
-	"Functions matched by name and object; self and self+descendants cycles\n"
-	"and calls of each, and the change, sorted by the largest change of self\n"
+	"Functions matched by name (a name several objects define, by name and\n"
+	"source file, then object), so that the same code built into objects\n"
+	"named otherwise still matches; self and self+descendants cycles and\n"
+	"calls of each, and the change, sorted by the largest change of self\n"
 	"cycles. Functions that ran in one profile only are included.\n";
 
 struct row {
 	const char *name, *object;
+	const char *key;    /* what matches it: "" (its name), or its source file or object */
+	const char *objs[2]; /* its object in each profile (NULL: not there) */
 	uint64_t self[2], incl[2], calls[2];
 };
+
+/* A profile's functions (not externals) by name, for "does another
+ * object define this name too?" */
+struct names {
+	const struct profile *p;
+	uint32_t *v; /* global functions, by (name, object index) */
+	uint32_t n;
+};
+
+static const struct profile *sort_p;
+
+static int by_name(const void *a, const void *b)
+{
+	const struct prof_gfunc *x = &sort_p->funcs[*(const uint32_t *)a], *y = &sort_p->funcs[*(const uint32_t *)b];
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->obj > y->obj) - (x->obj < y->obj);
+}
+
+static int names_init(struct names *ns, const struct profile *p)
+{
+	ns->p = p;
+	ns->n = 0;
+	ns->v = malloc((p->nfuncs ? p->nfuncs : 1) * sizeof(uint32_t));
+	if (!ns->v)
+		return -1;
+	for (uint32_t g = 0; g < p->nfuncs; g++)
+		if (!p->funcs[g].external)
+			ns->v[ns->n++] = g;
+	sort_p = p;
+	qsort(ns->v, ns->n, sizeof(uint32_t), by_name);
+	return 0;
+}
+
+/* Do two objects of the profile define name? */
+static bool repeated(const struct names *ns, const char *name)
+{
+	uint32_t lo = 0, hi = ns->n;
+	while (lo < hi) { /* the first at or after name */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (strcmp(ns->p->funcs[ns->v[mid]].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo >= ns->n || strcmp(ns->p->funcs[ns->v[lo]].name, name))
+		return false;
+	uint32_t obj = ns->p->funcs[ns->v[lo]].obj;
+	for (uint32_t i = lo + 1; i < ns->n && !strcmp(ns->p->funcs[ns->v[i]].name, name); i++)
+		if (ns->p->funcs[ns->v[i]].obj != obj)
+			return true;
+	return false;
+}
+
+/* Function g's source file (the line table's, at its entry), or its object. */
+static const char *source_of(const struct profile *p, uint32_t g)
+{
+	const struct prof_gfunc *gf = &p->funcs[g];
+	const struct prof_obj *o = &p->objs[gf->obj];
+	const struct pi_map_func *f = &o->funcs[gf->func];
+	const struct pi_map_line *l = prof_line(o, f->section, f->offset);
+	return l ? prof_str(o, l->file) : gf->object;
+}
 
 static int64_t delta(const struct row *r)
 {
@@ -66,15 +132,29 @@ int cmd_diff(int argc, char **argv)
 	}
 	struct row *rows = NULL;
 	size_t n = 0, cap = 0;
+	struct names ns[2];
+	if (names_init(&ns[0], &p[0]) || names_init(&ns[1], &p[1])) {
+		pv_error("out of memory");
+		free(ns[0].v);
+		pv_close(&p[0], &t[0]);
+		pv_close(&p[1], &t[1]);
+		return 1;
+	}
 	for (int s = 0; s < 2; s++) {
 		for (uint32_t g = 0; g < t[s].n; g++) {
 			const struct func_view *v = &t[s].f[g];
 			if (!v->calls && !v->self)
 				continue;
 			const char *name = p[s].funcs[g].name, *obj = p[s].funcs[g].object;
+			/* an external is one row whoever calls it; a function by
+			 * its name, where no profile has two of that name */
+			const char *key = "";
+			if (!p[s].funcs[g].external && (repeated(&ns[0], name) || repeated(&ns[1], name)))
+				key = source_of(&p[s], g);
 			size_t i;
 			for (i = 0; i < n; i++)
-				if (!strcmp(rows[i].name, name) && !strcmp(rows[i].object, obj))
+				if (!strcmp(rows[i].name, name) && !strcmp(rows[i].key, key) &&
+				    (!rows[i].objs[s] || !strcmp(rows[i].objs[s], obj) || p[s].funcs[g].external))
 					break;
 			if (i == n) {
 				if (n == cap) {
@@ -83,9 +163,12 @@ int cmd_diff(int argc, char **argv)
 				}
 				memset(&rows[n], 0, sizeof(rows[n]));
 				rows[n].name = name;
-				rows[n].object = obj;
+				rows[n].object = p[s].funcs[g].external ? "external" : obj;
+				rows[n].key = key;
 				n++;
 			}
+			if (!rows[i].objs[s])
+				rows[i].objs[s] = p[s].funcs[g].external ? "external" : obj;
 			rows[i].self[s] += v->self;
 			rows[i].incl[s] += v->incl;
 			rows[i].calls[s] += v->calls;
@@ -95,11 +178,12 @@ int cmd_diff(int argc, char **argv)
 		qsort(rows, n, sizeof(*rows), by_delta);
 	bool json = !strcmp(format, "json");
 	if (json) {
-		printf("{\"total_cycles\": [%llu, %llu], \"functions\": [", (unsigned long long)t[0].total_self,
-		       (unsigned long long)t[1].total_self);
+		printf("{\"total_cycles\": [%llu, %llu], \"unit\": [\"%s\", \"%s\"], \"functions\": [",
+		       (unsigned long long)t[0].total_self, (unsigned long long)t[1].total_self, pv_unit(&p[0]),
+		       pv_unit(&p[1]));
 	} else {
-		printf("Total: %llu -> %llu cycles (%+.2f%%)\n\n", (unsigned long long)t[0].total_self,
-		       (unsigned long long)t[1].total_self,
+		printf("Total: %llu -> %llu %s (%+.2f%%)\n\n", (unsigned long long)t[0].total_self,
+		       (unsigned long long)t[1].total_self, pv_unit(&p[1]),
 		       t[0].total_self ? 100.0 * ((double)t[1].total_self - (double)t[0].total_self) / (double)t[0].total_self : 0.0);
 		printf("%14s %14s %14s %8s %12s %12s  %s\n", "Self before", "Self after", "Change", "Change%", "Calls before",
 		       "Calls after", "Function [object]");
@@ -112,7 +196,12 @@ int cmd_diff(int argc, char **argv)
 			printf("%s\n  {\"name\": ", i ? "," : "");
 			pv_json_str(stdout, r->name);
 			printf(", \"object\": ");
-			pv_json_str(stdout, r->object);
+			pv_json_str(stdout, r->objs[1] ? r->objs[1] : r->objs[0]);
+			printf(", \"objects\": [");
+			pv_json_str(stdout, r->objs[0] ? r->objs[0] : "");
+			printf(", ");
+			pv_json_str(stdout, r->objs[1] ? r->objs[1] : "");
+			printf("]");
 			printf(", \"self_cycles\": [%llu, %llu], \"incl_cycles\": [%llu, %llu], \"calls\": [%llu, %llu], "
 			       "\"self_change\": %lld}",
 			       (unsigned long long)r->self[0], (unsigned long long)r->self[1],
@@ -122,16 +211,25 @@ int cmd_diff(int argc, char **argv)
 			char pc[16];
 			if (r->self[0])
 				snprintf(pc, sizeof(pc), "%+.1f%%", pct);
+			else if (!r->objs[0])
+				snprintf(pc, sizeof(pc), "new"); /* did not run before */
 			else
-				snprintf(pc, sizeof(pc), "new");
+				snprintf(pc, sizeof(pc), "-"); /* no self time before: no ratio */
+			char obj[512];
+			if (r->objs[0] && r->objs[1] && strcmp(r->objs[0], r->objs[1]))
+				snprintf(obj, sizeof(obj), "%s -> %s", r->objs[0], r->objs[1]);
+			else
+				snprintf(obj, sizeof(obj), "%s", r->objs[1] ? r->objs[1] : r->objs[0]);
 			printf("%14llu %14llu %+14lld %8s %12llu %12llu  %s [%s]\n", (unsigned long long)r->self[0],
 			       (unsigned long long)r->self[1], (long long)d, pc, (unsigned long long)r->calls[0],
-			       (unsigned long long)r->calls[1], r->name, r->object);
+			       (unsigned long long)r->calls[1], r->name, obj);
 		}
 	}
 	if (json)
 		printf("\n]}\n");
 	free(rows);
+	free(ns[0].v);
+	free(ns[1].v);
 	pv_close(&p[0], &t[0]);
 	pv_close(&p[1], &t[1]);
 	return 0;

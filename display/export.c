@@ -8,7 +8,8 @@
  *   folded      one line per calling context, "a;b;c CYCLES" (flame graphs)
  *   speedscope  speedscope's file format, one sampled profile per thread
  *   chrome      Trace Event Format: each context as a complete event, its
- *               children laid out one after another inside it
+ *               children laid out one after another inside it -- a
+ *               call-tree layout, not a timeline, and labelled so
  *   pprof       profile.proto, gzip-compressed (go tool pprof)
  */
 #include <errno.h>
@@ -24,7 +25,8 @@ static const char export_usage[] =
 	"Usage: profview export PROFILE --format=FMT -o FILE\n"
 	"\n"
 	"Formats: callgrind, folded, speedscope, chrome, pprof (gzip'd profile.proto).\n"
-	"Costs are cycles of the profile's model; -o - writes to standard output.\n";
+	"Costs are cycles of the profile's model (instructions under profinst\n"
+	"--cpu=instructions); -o - writes to standard output.\n";
 
 /* Children lists of one thread's tree. */
 struct tree {
@@ -181,16 +183,32 @@ static void chrome_node(FILE *o, const struct profile *p, const struct tree *t, 
 	}
 }
 
+/* The profile records no time at which anything ran: the events are
+ * the calling-context tree laid out, each context as long as its
+ * self+descendants figure.  The file says so where a viewer shows it:
+ * in otherData, the process's name and each thread's. */
 static int export_chrome(FILE *o, const struct profile *p)
 {
-	fprintf(o, "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"unit\": \"model cycles\"}, \"traceEvents\": [");
-	bool first = true;
+	const char *unit = pv_counts_instructions(p) ? "instructions" : "model cycles";
+	fprintf(o, "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"unit\": \"%s\", \"layout\": \"call tree: "
+		   "each calling context lasts its self+descendants %s, its callees one after another inside it; "
+		   "not a timeline (the profile records no timestamps)\"}, \"traceEvents\": [",
+		unit, unit);
+	fprintf(o, "\n {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %u, \"args\": {\"name\": ", p->hdr->pid);
+	char label[512];
+	snprintf(label, sizeof(label), "%s: call-tree layout, not a timeline (%s)", p->hdr->exe, unit);
+	pv_json_str(o, label);
+	fprintf(o, "}}");
+	bool first = false;
 	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
 		struct tree t;
 		if (tree_init(&t, &p->threads[ti])) {
 			tree_free(&t);
 			return -1;
 		}
+		fprintf(o, ",\n {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": "
+			   "{\"name\": \"thread %u: call tree (no timestamps)\"}}",
+			p->hdr->pid, t.th->hdr->tid, t.th->hdr->index);
 		uint64_t at = 0;
 		for (uint32_t c = t.first[0]; c != UINT32_MAX; c = t.next[c]) {
 			chrome_node(o, p, &t, c, at, t.th->nodes[c].incl, &first);

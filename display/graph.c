@@ -85,8 +85,8 @@ static void write_dot(FILE *o, struct gctx *g, const char *width, double filter,
 	const struct func_table *t = g->t;
 	fprintf(o, "digraph profile {\n  graph [label=\"");
 	dot_escape(o, p->hdr->exe);
-	fprintf(o, ": %llu cycles%s%s, filter %.1f%%\", labelloc=t, fontname=\"Helvetica\"];\n",
-		(unsigned long long)g->base, root != UINT32_MAX ? ", root " : "",
+	fprintf(o, ": %llu %s%s%s, filter %.1f%%\", labelloc=t, fontname=\"Helvetica\"];\n",
+		(unsigned long long)g->base, pv_unit(p), root != UINT32_MAX ? ", root " : "",
 		root != UINT32_MAX ? pv_name(p, root) : "", filter);
 	fprintf(o, "  node [shape=ellipse, fontname=\"Helvetica\", fontsize=10];\n");
 	fprintf(o, "  edge [fontname=\"Helvetica\", fontsize=9];\n");
@@ -205,8 +205,10 @@ int cmd_graph(int argc, char **argv)
 	uint32_t root = UINT32_MAX;
 	if (rootname) {
 		uint32_t found[2];
-		if (pv_lookup(&p, &t, rootname, found, 2) != 1) {
-			pv_error("%s: --root: no single function '%s' ran", path, rootname);
+		uint32_t n = pv_find_functions(&p, &t, path, rootname, found, 2);
+		if (n != 1) {
+			if (n != PV_AMBIGUOUS)
+				pv_error("%s: --root: no single function '%s' ran", path, rootname);
 			pv_close(&p, &t);
 			return 1;
 		}

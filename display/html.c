@@ -397,7 +397,7 @@ static int write_page(FILE *o, const struct profile *p, const struct func_table 
 		pv_html_css);
 	fprintf(o, "<script type=\"application/json\" id=\"profile-data\">\n{\"exe\":");
 	pv_json_str_html(o, p->hdr->exe);
-	fprintf(o, ",\"pid\":%u,\"cpu\":", p->hdr->pid);
+	fprintf(o, ",\"pid\":%u,\"unit\":\"%s\",\"cpu\":", p->hdr->pid, pv_unit(p));
 	pv_json_str_html(o, cpu);
 	fprintf(o, ",\"total\":%llu,\"os\":%llu,\"os_charged\":%s,\"faults\":%llu,\"branch_sim\":%s,\"cache_sim\":%s,"
 		   "\"signal\":%u",

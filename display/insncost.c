@@ -109,6 +109,71 @@ const char *pv_entry_line(const struct profile *p, uint32_t g, uint32_t *line)
 
 int pv_function_lines(const struct profile *p, uint32_t g, uint64_t self, struct pv_lines *ls)
 {
+	return pv_function_lines_os(p, g, self, 0, NULL, ls);
+}
+
+static int add_outside(const struct profile *p, const struct prof_obj *o, uint32_t g, uint64_t ra, uint64_t calls,
+		       struct pv_lines *w)
+{
+	uint32_t sg;
+	const struct pi_map_site *s;
+	if (!calls || !prof_find_site(p, ra, &sg, &s) || sg != g)
+		return 0;
+	const struct pi_map_line *l = prof_line(o, s->section, s->offset);
+	return pv_lines_push(w, l ? prof_str(o, l->file) : pv_unknown_file, l ? l->line : 0, calls);
+}
+
+int pv_outside_lines(const struct profile *p, uint32_t g, const struct pv_call *ext, size_t next,
+		     struct pv_lines *w)
+{
+	const struct prof_obj *o = &p->objs[p->funcs[g].obj];
+	w->n = 0;
+	w->oom = false;
+	w->o = o;
+	if (p->funcs[g].external)
+		return 0;
+	if (ext) {
+		for (size_t i = 0; i < next; i++)
+			if (add_outside(p, o, g, ext[i].ra, ext[i].calls, w))
+				return -1;
+	} else {
+		for (uint32_t ti = 0; ti < p->nthreads; ti++) {
+			const struct prof_thread *th = &p->threads[ti];
+			for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
+				const struct pi_prof_node *nd = &th->nodes[n], *pa = &th->nodes[nd->parent];
+				uint32_t cg = prof_gfunc(p, nd->obj, nd->func);
+				if (!nd->parent || !p->funcs[cg].external || prof_gfunc(p, pa->obj, pa->func) != g)
+					continue;
+				if (add_outside(p, o, g, nd->ret_addr, nd->calls - nd->rec_calls, w))
+					return -1;
+			}
+		}
+	}
+	/* system calls made by its own instructions */
+	const struct pi_map_func *f = &o->funcs[p->funcs[g].func];
+	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
+		const struct pi_map_block *bl = &o->blocks[b];
+		if (!o->counts[b])
+			continue;
+		for (uint32_t off = 0; off < bl->size;) {
+			struct insn in;
+			if (!insn_decode(o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
+				break;
+			if (in.kind == INSN_SYSCALL) {
+				const struct pi_map_line *l = prof_line(o, bl->section, bl->offset + off);
+				if (pv_lines_push(w, l ? prof_str(o, l->file) : pv_unknown_file, l ? l->line : 0,
+						  o->counts[b]))
+					return -1;
+			}
+			off += in.len;
+		}
+	}
+	return 0;
+}
+
+int pv_function_lines_os(const struct profile *p, uint32_t g, uint64_t self, uint64_t os,
+			 const struct pv_lines *outside, struct pv_lines *ls)
+{
 	ls->n = 0;
 	ls->oom = false;
 	ls->o = &p->objs[p->funcs[g].obj];
@@ -130,9 +195,29 @@ int pv_function_lines(const struct profile *p, uint32_t g, uint64_t self, struct
 			given = upto;
 		}
 	} else if (sum < self) {
+		/* beyond its blocks: its time outside its code on the lines
+		 * that spent it, the rest (bubbles, page faults) on its first */
+		uint64_t rest = self - sum, weight = 0;
+		if (os > rest)
+			os = rest;
+		for (size_t i = 0; outside && os && i < outside->n; i++)
+			weight += outside->v[i].cycles;
+		if (weight) {
+			unsigned __int128 cum = 0;
+			uint64_t given = 0;
+			for (size_t i = 0; i < outside->n; i++) {
+				cum += outside->v[i].cycles;
+				uint64_t upto = (uint64_t)(cum * os / weight);
+				if (upto > given &&
+				    pv_lines_push(ls, outside->v[i].file, outside->v[i].line, upto - given))
+					return -1;
+				given = upto;
+			}
+			rest -= os;
+		}
 		uint32_t line;
 		const char *file = pv_entry_line(p, g, &line);
-		if (pv_lines_push(ls, file, line, self - sum))
+		if (rest && pv_lines_push(ls, file, line, rest))
 			return -1;
 	}
 	if (ls->n)

@@ -65,4 +65,24 @@ int pv_lines_push(struct pv_lines *ls, const char *file, uint32_t line, uint64_t
  * 0, or -1 out of memory. */
 int pv_function_lines(const struct profile *p, uint32_t g, uint64_t self, struct pv_lines *ls);
 
+/* A call function g made to external code: its return address, calls. */
+struct pv_call {
+	uint64_t ra, calls;
+};
+
+/* The lines of function g where its time outside its own code is spent:
+ * the call sites of its calls to external code (ext[next], or, when ext
+ * is NULL, those the calling-context trees hold) and its system call
+ * instructions, each weighted by how many times it ran (w->v[].cycles).
+ * w is reused.  0, or -1 out of memory. */
+int pv_outside_lines(const struct profile *p, uint32_t g, const struct pv_call *ext, size_t next,
+		     struct pv_lines *w);
+
+/* pv_function_lines, but os cycles of self, its time outside its own code
+ * (external code and system calls), spread over the lines outside says
+ * (pv_outside_lines, by their weights) instead of the first line; on the
+ * first line where outside has none. */
+int pv_function_lines_os(const struct profile *p, uint32_t g, uint64_t self, uint64_t os,
+			 const struct pv_lines *outside, struct pv_lines *ls);
+
 #endif

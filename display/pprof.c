@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pprof's profile.proto, gzip-compressed, written by hand: a sample per
+ * pprof's profile.proto, gzip-compressed, written by hand: samples per
  * calling-context node (its stack, leaf first, weighted by the node's self
- * cycles and calls), a location and a function per profiled function.
+ * cycles spread over its function's source lines, and its calls), a
+ * location per (function, source line) and a function per (function,
+ * source file), so that go tool pprof -list shows the source.
  * string_table[0] is "", ids start at 1.
  */
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include <zlib.h>
 
 #include "common.h"
+#include "insncost.h"
 #include "pprof.h"
 
 struct pb {
@@ -89,66 +92,223 @@ static uint64_t str_id(struct strs *t, const char *s)
 	return t->n++;
 }
 
+/* A location: (function, source file, line); its id, and the id of the
+ * pprof function (name, file) it is a line of. */
+struct loc {
+	uint32_t g;
+	const char *file;
+	uint32_t line;
+	uint32_t id, fid;
+};
+
+struct locs {
+	struct loc *v;
+	uint32_t n, cap;
+	uint32_t nfuncs;  /* pprof functions made */
+	uint32_t *first;  /* per global function: its first location + 1 (0: none), */
+	uint32_t *next;   /* then each location's next of the same function + 1 */
+	int oom;
+};
+
+/* The id of g's location at file:line, made if new. */
+static uint32_t loc_id(struct locs *l, uint32_t g, const char *file, uint32_t line)
+{
+	uint32_t fid = 0;
+	for (uint32_t k = l->first[g]; k; k = l->next[k - 1]) {
+		const struct loc *x = &l->v[k - 1];
+		if (!strcmp(x->file, file)) {
+			if (x->line == line)
+				return x->id;
+			fid = x->fid;
+		}
+	}
+	if (l->n == l->cap) {
+		uint32_t nc = l->cap ? 2 * l->cap : 256;
+		void *nv = realloc(l->v, nc * sizeof(*l->v)), *nn = realloc(l->next, nc * sizeof(uint32_t));
+		if (nv)
+			l->v = nv;
+		if (nn)
+			l->next = nn;
+		if (!nv || !nn) {
+			l->oom = 1;
+			return 1;
+		}
+		l->cap = nc;
+	}
+	struct loc *x = &l->v[l->n];
+	*x = (struct loc){g, file, line, l->n + 1, fid ? fid : ++l->nfuncs};
+	l->next[l->n] = l->first[g];
+	l->first[g] = ++l->n;
+	return x->id;
+}
+
+/* The line of the call a return address follows, in function g (its
+ * caller), or g's first line (a tail call's, which has none there). */
+static const char *call_line(const struct profile *p, uint32_t g, uint64_t ra, uint32_t *line)
+{
+	uint32_t sg;
+	const struct pi_map_site *s;
+	if (prof_find_site(p, ra, &sg, &s) && sg == g) {
+		const struct prof_obj *o = &p->objs[p->funcs[g].obj];
+		const struct pi_map_line *l = prof_line(o, s->section, s->offset);
+		if (l) {
+			*line = l->line;
+			return prof_str(o, l->file);
+		}
+	}
+	return pv_entry_line(p, g, line);
+}
+
 int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 {
 	struct pb out = {0}, m = {0}, inner = {0};
 	struct strs st = {0};
 	char **names = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(char *));
+	struct locs L = {.first = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(uint32_t))};
+	/* each function's self on its lines, by global function, made once */
+	struct pv_lines *lines = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*lines));
+	if (!names || !L.first || !lines) {
+		free(names);
+		free(L.first);
+		free(lines);
+		return -1;
+	}
 	str_id(&st, "");
-	/* sample types: cycles and calls */
-	pb_uint(&m, 1, str_id(&st, "cycles"));
+	/* sample types: cycles (instructions, a --cpu=instructions profile's
+	 * unit) and calls */
+	const char *unit = pv_unit(p);
+	pb_uint(&m, 1, str_id(&st, unit));
 	pb_uint(&m, 2, str_id(&st, "count"));
 	pb_msg(&out, 1, &m);
 	pb_uint(&m, 1, str_id(&st, "calls"));
 	pb_uint(&m, 2, str_id(&st, "count"));
 	pb_msg(&out, 1, &m);
-	/* samples */
-	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
+	/* samples: a node's self spread over its function's lines as the
+	 * function's is (pv_function_lines), its callers' frames at the
+	 * lines of their calls; its calls on the first */
+	int rc = 0;
+	struct pv_lines outside = {0};
+	uint32_t *stack = NULL;
+	size_t stackcap = 0;
+	for (uint32_t ti = 0; ti < p->nthreads && !rc; ti++) {
 		const struct prof_thread *th = &p->threads[ti];
-		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
+		for (uint32_t n = 1; n < th->hdr->nnodes && !rc; n++) {
 			const struct pi_prof_node *nd = &th->nodes[n];
 			if (!nd->self && !nd->calls)
 				continue;
-			for (uint32_t k = n; k; k = th->nodes[k].parent) /* leaf first */
-				pb_varint(&inner, 1 + prof_gfunc(p, th->nodes[k].obj, th->nodes[k].func));
-			pb_bytes(&m, 1, inner.p, inner.len);
-			inner.len = 0;
-			pb_varint(&inner, nd->self);
-			pb_varint(&inner, nd->calls);
-			pb_bytes(&m, 2, inner.p, inner.len);
-			inner.len = 0;
-			pb_msg(&out, 2, &m);
+			uint32_t g = prof_gfunc(p, nd->obj, nd->func);
+			struct pv_lines *ls = &lines[g];
+			if (!ls->v) {
+				/* its time outside its code on the lines that spent it */
+				if (t->f[g].os && pv_outside_lines(p, g, NULL, 0, &outside))
+					rc = -1;
+				if (rc || pv_function_lines_os(p, g, t->f[g].self, t->f[g].os, &outside, ls)) {
+					rc = -1;
+					break;
+				}
+				outside.n = 0;
+				if (!ls->v) /* (no lines: made once all the same) */
+					ls->v = calloc(1, sizeof(*ls->v));
+			}
+			/* the callers' frames, leaf's caller first */
+			size_t depth = 0;
+			for (uint32_t k = n; th->nodes[k].parent; k = th->nodes[k].parent) {
+				const struct pi_prof_node *pa = &th->nodes[th->nodes[k].parent];
+				uint32_t pg = prof_gfunc(p, pa->obj, pa->func), line;
+				const char *file = call_line(p, pg, th->nodes[k].ret_addr, &line);
+				if (depth == stackcap) {
+					stackcap = stackcap ? 2 * stackcap : 64;
+					uint32_t *ns = realloc(stack, stackcap * sizeof(uint32_t));
+					if (!ns) {
+						rc = -1;
+						break;
+					}
+					stack = ns;
+				}
+				stack[depth++] = loc_id(&L, pg, file, line);
+			}
+			uint64_t total = 0, given = 0;
+			for (size_t i = 0; i < ls->n; i++)
+				total += ls->v[i].cycles;
+			unsigned __int128 cum = 0;
+			bool first = true;
+			for (size_t i = 0; i <= ls->n && !rc; i++) {
+				uint64_t v;
+				const char *file;
+				uint32_t line;
+				if (i < ls->n) {
+					/* the node's share of the line's cycles */
+					cum += ls->v[i].cycles;
+					uint64_t upto = total ? (uint64_t)(cum * nd->self / total) : 0;
+					v = upto - given;
+					given = upto;
+					file = ls->v[i].file;
+					line = ls->v[i].line;
+				} else {
+					if (!first || nd->self != given)
+						break; /* (its calls had a line) */
+					v = nd->self - given; /* no lines: its first */
+					file = pv_entry_line(p, g, &line);
+				}
+				if (!v && !(first && nd->calls))
+					continue;
+				pb_varint(&inner, loc_id(&L, g, file, line));
+				for (size_t d = 0; d < depth; d++)
+					pb_varint(&inner, stack[d]);
+				pb_bytes(&m, 1, inner.p, inner.len);
+				inner.len = 0;
+				pb_varint(&inner, v);
+				pb_varint(&inner, first ? nd->calls : 0);
+				pb_bytes(&m, 2, inner.p, inner.len);
+				inner.len = 0;
+				pb_msg(&out, 2, &m);
+				first = false;
+			}
 		}
 	}
-	/* locations and functions: one each per function that ran */
-	for (uint32_t g = 0; g < t->n; g++) {
-		if (!t->f[g].calls && !t->f[g].self)
-			continue;
-		names[g] = strdup(pv_name(p, g));
-		const struct pi_prof_funcrec *r = p->funcs[g].rec;
-		pb_uint(&m, 1, g + 1);
-		if (r && r->npieces)
-			pb_uint(&m, 3, r->addr[0]);
-		pb_uint(&inner, 1, g + 1);
+	free(stack);
+	free(outside.v);
+	/* locations: a line of a function each; functions: a (name, source
+	 * file) each, so that go tool pprof -list finds the source */
+	for (uint32_t i = 0; i < L.n && !rc; i++) {
+		const struct loc *x = &L.v[i];
+		pb_uint(&m, 1, x->id);
+		pb_uint(&inner, 1, x->fid);
+		pb_uint(&inner, 2, x->line);
 		pb_bytes(&m, 4, inner.p, inner.len);
 		inner.len = 0;
 		pb_msg(&out, 4, &m);
-		pb_uint(&m, 1, g + 1);
-		pb_uint(&m, 2, str_id(&st, names[g]));
-		pb_uint(&m, 3, str_id(&st, p->funcs[g].name));
-		pb_uint(&m, 4, str_id(&st, p->funcs[g].object));
+	}
+	uint32_t made = 0;
+	for (uint32_t i = 0; i < L.n && !rc; i++) {
+		const struct loc *x = &L.v[i];
+		if (x->fid <= made)
+			continue; /* (ids are made in order of locations) */
+		made = x->fid;
+		if (!names[x->g])
+			names[x->g] = strdup(pv_name(p, x->g));
+		uint32_t start;
+		const char *entry = pv_entry_line(p, x->g, &start);
+		pb_uint(&m, 1, x->fid);
+		pb_uint(&m, 2, str_id(&st, names[x->g] ? names[x->g] : p->funcs[x->g].name));
+		pb_uint(&m, 3, str_id(&st, p->funcs[x->g].name));
+		/* code without line information: its object names where it is */
+		pb_uint(&m, 4, str_id(&st, strcmp(x->file, pv_unknown_file) ? x->file : p->funcs[x->g].object));
+		if (!strcmp(entry, x->file))
+			pb_uint(&m, 5, start);
 		pb_msg(&out, 5, &m);
 	}
 	for (uint32_t i = 0; i < st.n; i++)
 		pb_bytes(&out, 6, st.s[i], strlen(st.s[i]));
 	/* period: one cycle */
-	pb_uint(&m, 1, str_id(&st, "cycles"));
+	pb_uint(&m, 1, str_id(&st, unit));
 	pb_uint(&m, 2, str_id(&st, "count"));
-	int rc = out.oom || m.oom || inner.oom ? -1 : 0;
+	if (out.oom || m.oom || inner.oom || L.oom)
+		rc = -1;
 	/* period_type's strings were added above already: no new ids */
 	pb_msg(&out, 11, &m);
 	pb_uint(&out, 12, 1);
-	pb_uint(&out, 14, str_id(&st, "cycles")); /* default_sample_type */
+	pb_uint(&out, 14, str_id(&st, unit)); /* default_sample_type */
 	if (!rc) {
 		/* gzip */
 		z_stream z;
@@ -171,9 +331,15 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 			deflateEnd(&z);
 		}
 	}
-	for (uint32_t g = 0; g < p->nfuncs; g++)
+	for (uint32_t g = 0; g < p->nfuncs; g++) {
 		free(names[g]);
+		free(lines[g].v);
+	}
 	free(names);
+	free(lines);
+	free(L.v);
+	free(L.next);
+	free(L.first);
 	free(st.s);
 	free(out.p);
 	free(m.p);

@@ -12,7 +12,8 @@ static const char report_usage[] =
 	"\n"
 	"The function list: calls, self cycles and their share of the total,\n"
 	"self+descendants cycles and share, min and max self cycles per call,\n"
-	"name and object. Only functions that ran are listed.\n"
+	"name and object. Only functions that ran are listed. A profile of\n"
+	"profinst --cpu=instructions counts instructions instead of cycles.\n"
 	"\n"
 	"  --sort=COL      self (default), incl, calls, min, max, name, object, os\n"
 	"  --filter=REGEX  only functions whose name matches (POSIX extended)\n"
@@ -62,12 +63,26 @@ static double pct(uint64_t v, uint64_t tot)
 static void print_json(const struct profile *p, const struct func_table *t, const uint32_t *rows, uint32_t n)
 {
 	FILE *o = stdout;
-	fprintf(o, "{\n  \"total_cycles\": %llu,\n", (unsigned long long)t->total_self);
+	/* the *_cycles members hold the profile's unit (instructions under
+	 * --cpu=instructions): "unit" says which */
+	fprintf(o, "{\n  \"total_cycles\": %llu,\n  \"unit\": \"%s\",\n", (unsigned long long)t->total_self,
+		pv_unit(p));
 	fprintf(o, "  \"os_cycles\": %llu,\n  \"os_left_cycles\": %llu,\n  \"os_charged\": %s,\n",
 		(unsigned long long)t->total_os, (unsigned long long)t->total_os_left,
 		prof_charges_os(p) ? "true" : "false");
 	fprintf(o, "  \"pid\": %u,\n  \"exe\": ", p->hdr->pid);
 	pv_json_str(o, p->hdr->exe);
+	/* the process images: a merge's every input's */
+	fprintf(o, ",\n  \"processes\": [");
+	for (uint32_t i = 0; i < p->nprocs; i++) {
+		const struct pi_prof_process *pr = &p->procs[i];
+		fprintf(o, "%s{\"pid\": %u, \"ppid\": %u, \"lineage\": ", i ? ", " : "", pr->pid, pr->ppid);
+		pv_json_str(o, pr->lineage);
+		fprintf(o, ", \"exec_gen\": %u, \"fork_gen\": %u, \"exe\": ", pr->exec_gen, pr->fork_gen);
+		pv_json_str(o, pr->exe);
+		fputc('}', o);
+	}
+	fputc(']', o);
 	fprintf(o, ",\n  \"cpu\": ");
 	pv_json_str(o, p->nobjs ? prof_str(&p->objs[0], p->objs[0].map->cpu) : "");
 	fprintf(o, ",\n  \"branch_sim\": %s", prof_branch_sim(p) ? "true" : "false");
@@ -140,14 +155,20 @@ static void print_csv(const struct profile *p, const struct func_table *t, const
 static void print_text(const struct profile *p, const struct func_table *t, const uint32_t *rows, uint32_t n)
 {
 	bool bsim = prof_branch_sim(p), csim = prof_cache_sim(p);
-	printf("Profile of %s (pid %u), %u thread%s, model %s%s%s%s\n", p->hdr->exe, p->hdr->pid, p->nthreads,
+	if (p->nprocs > 1)
+		printf("Profile of %u processes", p->nprocs); /* a merge: listed below */
+	else
+		printf("Profile of %s (pid %u)", p->hdr->exe, p->hdr->pid);
+	printf(", %u thread%s, model %s%s%s%s\n", p->nthreads,
 	       p->nthreads == 1 ? "" : "s", p->nobjs ? prof_str(&p->objs[0], p->objs[0].map->cpu) : "?",
 	       bsim || csim ? " with " : "", bsim ? "branch prediction" : "",
 	       bsim && csim ? " and data caches simulated" : csim ? "data caches simulated" : bsim ? " simulated" : "");
+	for (uint32_t i = 0; p->nprocs > 1 && i < p->nprocs; i++)
+		printf("  pid %u (%s): %s\n", p->procs[i].pid, p->procs[i].lineage, p->procs[i].exe);
 	if (p->hdr->flags & PI_PROF_ENDED_BY_SIGNAL)
 		printf("The program ended on signal %u (%s)\n", p->hdr->signal, strsignal((int)p->hdr->signal));
 	pv_print_losses(stdout, p, "");
-	printf("Total: %llu cycles\n", (unsigned long long)t->total_self);
+	printf("Total: %llu %s\n", (unsigned long long)t->total_self, pv_unit(p));
 	/* Under a cycle model, time outside instrumented code is in the
 	 * cycles (the OS column: the part of Self spent in external code and
 	 * system calls); waits are measured and left out.  Under the
@@ -198,9 +219,11 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 static void print_threads(const struct profile *p, const struct func_table *t, bool json)
 {
 	if (json)
-		printf("{\"total_cycles\": %llu, \"threads\": [", (unsigned long long)t->total_self);
+		printf("{\"total_cycles\": %llu, \"unit\": \"%s\", \"threads\": [", (unsigned long long)t->total_self,
+		       pv_unit(p));
 	else
-		printf("%6s %8s %14s %14s %6s  %s\n", "Thread", "Tid", "Calls", "Cycles", "Share", "Top function");
+		printf("%6s %8s %14s %14s %6s  %s\n", "Thread", "Tid", "Calls",
+		       pv_counts_instructions(p) ? "Instructions" : "Cycles", "Share", "Top function");
 	for (uint32_t i = 0; i < p->nthreads; i++) {
 		const struct prof_thread *th = &p->threads[i];
 		uint64_t cycles = 0, calls = 0, best = 0;

@@ -26,17 +26,18 @@ static void print_node(const struct profile *p, const struct prof_thread *th, co
 		       uint32_t n, int level, double prune)
 {
 	const struct pi_prof_node *nd = &th->nodes[n];
-	char site[256];
+	char site[512];
 	uint32_t g = prof_gfunc(p, nd->obj, nd->func);
 	printf("%5d %3d %12llu %14llu %14llu  %*s%s  [%s]\n", level, 0, (unsigned long long)(nd->calls - nd->rec_calls),
 	       (unsigned long long)nd->self, (unsigned long long)nd->incl, 2 * (level - 1), "", pv_name(p, g),
-	       pv_site_label(p, nd->ret_addr, site, sizeof(site)));
+	       pv_node_label(p, th, n, site, sizeof(site)));
 	for (uint32_t r = k->rfirst[n]; r != UINT32_MAX; r = k->rnext[r]) {
 		const struct pi_prof_recedge *re = &th->recs[r];
 		const struct pi_prof_node *tn = &th->nodes[re->node];
 		printf("%5d %3d %12llu %14s %14s  %*s%s  [%s]\n", level + 1, 1, (unsigned long long)re->calls, "-",
 		       "-", 2 * level, "", pv_name(p, prof_gfunc(p, tn->obj, tn->func)),
-		       pv_site_label(p, re->ret_addr, site, sizeof(site)));
+		       pv_call_label(p, re->ret_addr, prof_gfunc(p, tn->obj, tn->func), g, &nd->ret_addr, site,
+				     sizeof(site)));
 	}
 	for (uint32_t c = k->first[n]; c != UINT32_MAX; c = k->next[c]) {
 		if (prune > 0 && (double)th->nodes[c].incl * 100.0 < prune * (double)nd->incl)
@@ -103,7 +104,8 @@ int cmd_tree(int argc, char **argv)
 		uint64_t total = 0;
 		for (uint32_t c = k.first[0]; c != UINT32_MAX; c = k.next[c])
 			total += th->nodes[c].incl;
-		printf("Thread %u (tid %u): %llu cycles\n", th->hdr->index, th->hdr->tid, (unsigned long long)total);
+		printf("Thread %u (tid %u): %llu %s\n", th->hdr->index, th->hdr->tid, (unsigned long long)total,
+		       pv_unit(&p));
 		printf("%5s %3s %12s %14s %14s  %s\n", "Level", "RL", "Calls", "Base", "Cum", "Name  [call site]");
 		for (uint32_t c = k.first[0]; c != UINT32_MAX; c = k.next[c])
 			print_node(&p, th, &k, c, 1, prune);

@@ -48,12 +48,34 @@ struct pi_map_hdr {
 				the profile's figures in whole cycles */
 	uint32_t mispredict; /* --branch-sim: what a misprediction costs (units;
 				0 in maps written before it was kept) */
+	/* With PI_MAP_RELOCS only (maps written before it end at
+	 * mispredict): the relocations of the blocks' original bytes, which
+	 * name what their calls, jumps and data references reach. */
+	uint32_t nrelocs;
+	uint32_t relocs_off; /* -> struct pi_map_reloc[nrelocs], in block order */
 };
 
 #define PI_MAP_CHARGE_OS 0x1    /* the model charges time outside instrumented code */
 #define PI_MAP_CHARGE_WAITS 0x2 /* --charge-waits */
 #define PI_MAP_BRANCH_SIM 0x4   /* --branch-sim: mispredictions are in the cycles */
 #define PI_MAP_CACHE_SIM 0x8    /* --cache-sim: dependent loads' misses are in the cycles */
+#define PI_MAP_RELOCS 0x10      /* the header goes on with nrelocs and relocs_off */
+
+/* The header's size in a map without PI_MAP_RELOCS. */
+#define PI_MAP_HDR_V3_SIZE 80u
+
+/* A relocation of a block's original bytes, as the object had it: the
+ * field at (section, offset) holds symbol + addend, relative to the field
+ * for a PC-relative type. */
+struct pi_map_reloc {
+	uint32_t section; /* string: the code's section */
+	uint32_t offset;  /* of the field, in that section */
+	uint32_t symbol;  /* string: the symbol; a section's name for a section
+			     symbol (PI_RELOC_SECTION) */
+	uint32_t type;    /* R_X86_64_*, | PI_RELOC_SECTION */
+	int32_t addend;
+};
+#define PI_RELOC_SECTION 0x80000000u
 
 /* An object's thread-local counters (pi_objdesc.counts_tpoff): each
  * block's executions, then, when a simulation runs (PI_MAP_BRANCH_SIM,

@@ -71,13 +71,22 @@ const struct pi_map_line *prof_line(const struct prof_obj *o, uint32_t section, 
 	return r->section == section && r->line ? r : NULL;
 }
 
+_Static_assert(offsetof(struct pi_map_hdr, nrelocs) == PI_MAP_HDR_V3_SIZE, "a map without relocations ends there");
+
+/* Its relocation table (PI_MAP_RELOCS), or none in a map written before. */
+static uint32_t map_nrelocs(const struct pi_map_hdr *m)
+{
+	return (m->reserved & PI_MAP_RELOCS) ? m->nrelocs : 0;
+}
+
 static int check_map(const struct pi_map_hdr *m, uint64_t avail, char *err, size_t n)
 {
-	if (avail < sizeof(*m) || m->magic != PI_MAP_MAGIC)
+	if (avail < PI_MAP_HDR_V3_SIZE || m->magic != PI_MAP_MAGIC)
 		return fail(err, n, "bad object map");
 	if (m->version != PI_MAP_VERSION)
 		return fail(err, n, "object map version %u not supported", m->version);
-	if (m->size > avail || m->size < sizeof(*m))
+	uint64_t hdr = (m->reserved & PI_MAP_RELOCS) ? sizeof(*m) : PI_MAP_HDR_V3_SIZE;
+	if (m->size > avail || m->size < hdr)
 		return fail(err, n, "object map overruns its record");
 	if (m->units == 0 || m->units > 1024)
 		return fail(err, n, "object map: bad cost unit %u", m->units);
@@ -88,7 +97,9 @@ static int check_map(const struct pi_map_hdr *m, uint64_t avail, char *err, size
 	    (uint64_t)m->str_off + m->str_size > sz || m->str_size == 0 ||
 	    (uint64_t)m->lines_off + (uint64_t)m->nlines * sizeof(struct pi_map_line) > sz ||
 	    (uint64_t)m->code_off + m->code_size > sz ||
-	    m->funcs_off % 4 || m->blocks_off % 4 || m->sites_off % 4 || m->lines_off % 4)
+	    (map_nrelocs(m) && (uint64_t)m->relocs_off + (uint64_t)m->nrelocs * sizeof(struct pi_map_reloc) > sz) ||
+	    m->funcs_off % 4 || m->blocks_off % 4 || m->sites_off % 4 || m->lines_off % 4 ||
+	    (map_nrelocs(m) && m->relocs_off % 4))
 		return fail(err, n, "object map tables overrun the map");
 	const char *str = (const char *)m + m->str_off;
 	if (str[m->str_size - 1] != 0)
@@ -112,6 +123,10 @@ static int check_map(const struct pi_map_hdr *m, uint64_t avail, char *err, size
 	for (uint32_t i = 0; i < m->nlines; i++)
 		if (!str_ok(m, l[i].section) || !str_ok(m, l[i].file))
 			return fail(err, n, "bad line row in object map");
+	const struct pi_map_reloc *rl = (const void *)((const char *)m + m->relocs_off);
+	for (uint32_t i = 0; i < map_nrelocs(m); i++)
+		if (!str_ok(m, rl[i].section) || !str_ok(m, rl[i].symbol))
+			return fail(err, n, "bad relocation in object map");
 	const struct pi_map_site *s = (const void *)((const char *)m + m->sites_off);
 	for (uint32_t i = 0; i < m->nsites; i++)
 		if (s[i].func >= m->nfuncs || !str_ok(m, s[i].section) || s[i].piece >= PI_MAX_PIECES)
@@ -177,6 +192,8 @@ static int parse(struct profile *p, char *err, size_t errsz)
 			o->sites = (const void *)((const char *)m + m->sites_off);
 			o->lines = (const void *)((const char *)m + m->lines_off);
 			o->code = (const uint8_t *)m + m->code_off;
+			o->nrelocs = map_nrelocs(m);
+			o->relocs = (const void *)((const char *)m + (o->nrelocs ? m->relocs_off : 0));
 			o->str = (const char *)m + m->str_off;
 			o->counts = calloc(m->nblocks ? m->nblocks : 1, sizeof(uint64_t));
 			if (m->reserved & PI_MAP_SIMS) {
@@ -227,6 +244,18 @@ static int parse(struct profile *p, char *err, size_t errsz)
 											: p->lost[l.kind] + l.count;
 			}
 			break;
+		case PI_REC_PROCESS: {
+			if (r->size % sizeof(struct pi_prof_process) || p->procs)
+				return fail(err, errsz, "bad process record");
+			const struct pi_prof_process *pr = (const void *)pl;
+			uint32_t n = (uint32_t)(r->size / sizeof(*pr));
+			for (uint32_t i = 0; i < n; i++)
+				if (!memchr(pr[i].lineage, 0, sizeof(pr[i].lineage)) || !memchr(pr[i].exe, 0, sizeof(pr[i].exe)))
+					return fail(err, errsz, "bad process record");
+			p->procs = pr;
+			p->nprocs = n;
+			break;
+		}
 		case PI_REC_END:
 			ended = true;
 			break;

@@ -21,6 +21,9 @@ struct prof_obj {
 	const struct pi_map_site *sites;
 	const struct pi_map_line *lines; /* each section's rows together, by offset */
 	const uint8_t *code;
+	/* the blocks' relocations (none in a map written before they were kept) */
+	const struct pi_map_reloc *relocs;
+	uint32_t nrelocs;
 	const char *str;
 	uint64_t *counts;      /* [nblocks], summed over threads */
 	/* under a simulation (map->reserved & PI_MAP_SIMS), else NULL: each
@@ -62,6 +65,10 @@ struct profile {
 	size_t npieces;
 	/* what was not recorded, by PI_LOSS_* kind, over all threads */
 	uint64_t lost[PI_LOSS_KINDS];
+	/* the process images the figures are of (PROCESS records, their
+	 * strings NUL-terminated); none in a profile written before them */
+	const struct pi_prof_process *procs;
+	uint32_t nprocs;
 	const uint8_t **counts_recs; /* COUNTS and SIMCOUNTS records, in order */
 	size_t ncounts, countcap;
 };

@@ -1354,6 +1354,25 @@ int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *op
 		const struct insn *first = &t->insns[bl->first], *last = &t->insns[bl->first + bl->n - 1];
 		c->block_code[b] = (uint32_t)c->code.len;
 		buf_put(&c->code, o->secs[t->sec].data + first->off, last->off + last->len - first->off);
+		/* and what its relocations name, for the map (profview
+		 * names call and jump targets with them) */
+		const struct section *s = &o->secs[t->sec];
+		if (!s->rela)
+			continue;
+		const struct section *rs = &o->secs[s->rela];
+		for (size_t r = rela_lower_bound(rs, first->off); r < rs->nrelas && rs->relas[r].off < last->off + last->len;
+		     r++) {
+			const struct rela *rl = &rs->relas[r];
+			if (rl->sym >= o->nsyms)
+				continue;
+			const struct symbol *sym = &o->syms[rl->sym];
+			bool secsym = ELF64_ST_TYPE(sym->info) == STT_SECTION;
+			if (secsym && (sym->shndx == 0 || sym->shndx >= o->nsecs))
+				continue;
+			struct kept_rela *k = VEC_PUSH(c->kept_relas, c->nkept, c->keptcap);
+			*k = (struct kept_rela){t->sec, rl->off, xstrdup(secsym ? o->secs[sym->shndx].name : sym->name),
+						secsym, rl->type, rl->addend};
+		}
 	}
 	return 0;
 }
@@ -1374,6 +1393,9 @@ void code_free(struct code *c)
 	free(c->exts);
 	free(c->texts), free(c->text_of_sec), free(c->funcs), free(c->blocks), free(c->sites);
 	free(c->func_of_sym), free(c->bases), free(c->block_code);
+	for (size_t i = 0; i < c->nkept; i++)
+		free(c->kept_relas[i].symbol);
+	free(c->kept_relas);
 	line_table_free(&c->lines);
 	buf_free(&c->code);
 	memset(c, 0, sizeof(*c));

@@ -166,6 +166,16 @@ struct code {
 	struct line_table lines;
 	struct buf code;
 	uint32_t *block_code; /* [nblocks]: offset in code */
+	/* the relocations of those bytes, in block order (the map's) */
+	struct kept_rela {
+		int sec;
+		uint64_t off;
+		char *symbol;   /* the symbol's name, or its section's */
+		bool secsym;
+		uint32_t type;
+		int64_t addend;
+	} *kept_relas;
+	size_t nkept, keptcap;
 };
 
 /* The text index of section sec, or -1 (also for sections added later). */

@@ -213,6 +213,21 @@ static void build_map(struct code *c, struct buf *b)
 		buf_put(&body, &ml, sizeof(ml));
 		h.nlines++;
 	}
+	/* the blocks' relocations (PI_MAP_RELOCS) */
+	h.reserved |= PI_MAP_RELOCS;
+	h.relocs_off = (uint32_t)(sizeof(h) + body.len);
+	for (size_t i = 0; i < c->nkept; i++) {
+		const struct kept_rela *k = &c->kept_relas[i];
+		struct pi_map_reloc mr = {
+			.section = strtab_add(&st, o->secs[k->sec].name),
+			.offset = (uint32_t)k->off,
+			.symbol = strtab_add(&st, k->symbol),
+			.type = k->type | (k->secsym ? PI_RELOC_SECTION : 0),
+			.addend = (int32_t)k->addend,
+		};
+		buf_put(&body, &mr, sizeof(mr));
+		h.nrelocs++;
+	}
 	h.code_off = (uint32_t)(sizeof(h) + body.len);
 	h.code_size = (uint32_t)c->code.len;
 	buf_put(&body, c->code.p, c->code.len);

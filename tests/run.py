@@ -1035,6 +1035,8 @@ def collect(ctx, args):
     tests += exports.merge_diff_tests(ctx, Fail, sh, must, profile_json)
     tests += exports.annotate_tests(ctx, Fail, sh, must, profile_json)
     tests += exports.html_tests(ctx, Fail, sh, must, profile_json)
+    import labels
+    tests += labels.tests(ctx, Fail, sh, must, profile_json)
     tests += badinput.tests(ctx, Fail, sh)
     tests += manpages.tests(ctx, Fail, sh, must)
     tests += real.tests(ctx, Fail, sh, must, run_pair, profile_json, compare_counts, object_functions,

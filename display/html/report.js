@@ -1,6 +1,6 @@
 /* profview html: draws the profile the page holds (display/html.c embeds
  * this file).  The data, the JSON object in #profile-data:
- *   exe, pid, cpu, total (cycles), os (of total: external code and system
+ *   exe, pid, unit ("cycles" or "instructions"), cpu, total (in unit), os (of total: external code and system
  *   calls), os_charged, faults, branch_sim, cache_sim, signal;
  *   functions[]: name, object, file, line, calls, self, incl, min, max, os,
  *     faults, mispredicts, mispredict_cycles, mem_wait, external,
@@ -24,6 +24,7 @@
 "use strict";
 (function () {
   const D = JSON.parse(document.getElementById("profile-data").textContent);
+  const UNIT = D.unit || "cycles"; /* "instructions" under --cpu=instructions */
   const F = D.functions;
   const fmt = (n) => n.toLocaleString("en-US");
   const pct = (n, d) => (d > 0 ? (100 * n / d).toFixed(2) + "%" : "");
@@ -45,7 +46,7 @@
   const head = el("header", {},
     el("h1", {}, D.exe),
     el("div", { class: "meta" },
-      `pid ${D.pid} \u00b7 model ${D.cpu} \u00b7 ${fmt(D.total)} cycles \u00b7 ` +
+      `pid ${D.pid} \u00b7 model ${D.cpu} \u00b7 ${fmt(D.total)} ${UNIT} \u00b7 ` +
       `${D.threads.length} thread${D.threads.length === 1 ? "" : "s"}` +
       (D.os ? ` \u00b7 external code and system calls ${fmt(D.os)} (${pct(D.os, D.total)})` : "") +
       (D.faults ? ` \u00b7 ${fmt(D.faults)} page faults` : "") +
@@ -190,7 +191,7 @@
     const pre = el("pre", { class: "src", id: "disasm" });
     for (const [off, n, cyc, mp, mw, insns] of f.disasm) {
       pre.append(el("div", { class: "block-head" + (n ? "" : " never") },
-        `${n ? "|" : "#"} block +${off}: ${fmt(n)} executions, ${fmt(cyc)} cycles` +
+        `${n ? "|" : "#"} block +${off}: ${fmt(n)} executions, ${fmt(cyc)} ${UNIT}` +
         (mp ? `, its jump mispredicted ${fmt(mp)} times (${pct(mp, n)})` : "") +
         (mw ? `, waiting for memory ${fmt(mw)} cycles` : "")));
       for (const [o, text, line] of insns)
@@ -258,7 +259,7 @@
         row.toggle = toggle;
         return [row, sub];
       };
-      box.append(el("h2", {}, `Thread ${th.index}` + (th.tid ? ` (tid ${th.tid})` : "") + `: ${fmt(total)} cycles`));
+      box.append(el("h2", {}, `Thread ${th.index}` + (th.tid ? ` (tid ${th.tid})` : "") + `: ${fmt(total)} ${UNIT}`));
       const top = el("div", {});
       for (const k of kids[0]) top.append(...rowOf(k, 0));
       box.append(top);
@@ -308,7 +309,7 @@
         line.append(el("a", {
           class: "flame-box", "data-node": k, href: `#flame/${ti}/${target}`,
           style: `left:${(100 * left).toFixed(3)}%;width:${(100 * w).toFixed(3)}%`,
-          title: `${name}: ${fmt(tot[k])} cycles (${pct(tot[k], whole)})` +
+          title: `${name}: ${fmt(tot[k])} ${UNIT} (${pct(tot[k], whole)})` +
             (n[1] >= 0 ? `, self ${fmt(n[3])}, ${fmt(n[2])} calls` : ""),
         }, w > 0.02 ? name : ""));
       }

@@ -106,7 +106,8 @@ def tests(ctx, Fail, sh, must, profile_json):
                          "go tool pprof").stdout
                 m = re.search(r"^Type: (\w+)$", a, re.M)
                 tot = re.search(r"accounting for (\d+), 100% of (\d+) total", a)
-                if not m or m.group(1) != "cycles" or not tot or int(tot.group(2)) != total:
+                # the profiles here count instructions (--cpu=instructions)
+                if not m or m.group(1) != "instructions" or not tot or int(tot.group(2)) != total:
                     raise Fail("go tool pprof does not see %d cycles:\n%s" % (total, a[:1500]))
                 flat = {}
                 for line in a.splitlines():
@@ -121,7 +122,13 @@ def tests(ctx, Fail, sh, must, profile_json):
                     raise Fail("go tool pprof's flat %r, profile %r" % (flat, want))
             elif kind == "chrome":
                 out = export(tmp, prof, "chrome")
-                ev = json.load(open(out))["traceEvents"]
+                doc = json.load(open(out))
+                # a call-tree layout, said where a viewer shows it
+                if "not a timeline" not in doc["otherData"].get("layout", "") or not any(
+                        e["ph"] == "M" and e["name"] == "process_name" and "not a timeline" in e["args"]["name"]
+                        for e in doc["traceEvents"]):
+                    raise Fail("the chrome trace does not say it is a call-tree layout")
+                ev = [e for e in doc["traceEvents"] if e["ph"] != "M"]
                 by_tid = {}
                 for e in ev:
                     if e["ph"] != "X" or e["dur"] < 0:
@@ -286,7 +293,7 @@ def annotate_tests(ctx, Fail, sh, must, profile_json):
             dis = must([ctx.profview, "annotate", prof, "work", "--disasm"], "annotate --disasm").stdout
             pj = profile_json(ctx, prof)
             self_ = [f for f in pj["functions"] if f["name"] == "work"][0]["self_cycles"]
-            cyc = sum(int(m.group(1)) for m in re.finditer(r"executions, (\d+) cycles", dis))
+            cyc = sum(int(m.group(1)) for m in re.finditer(r"executions, (\d+) (?:cycles|instructions)", dis))
             if cyc != self_ or "lines.c:" not in dis:
                 raise Fail("disassembly's cycles %d, self %d:\n%s" % (cyc, self_, dis))
         finally:
@@ -323,8 +330,10 @@ def html_tests(ctx, Fail, sh, must, profile_json):
             if seen["errors"]:
                 raise Fail("the page's script failed: %r" % seen["errors"])
             fs = [f for f in pj["functions"] if f["calls"] or f["self_cycles"]]
-            if "%s cycles" % "{:,}".format(pj["total_cycles"]) not in seen["meta"]:
-                raise Fail("the page's head %r lacks the total, %d cycles" % (seen["meta"], pj["total_cycles"]))
+            # (in the profile's unit: instructions here, --cpu=instructions)
+            if "%s %s" % ("{:,}".format(pj["total_cycles"]), pj["unit"]) not in seen["meta"]:
+                raise Fail("the page's head %r lacks the total, %d %s" % (seen["meta"], pj["total_cycles"],
+                                                                          pj["unit"]))
             want = sorted((f["name"], f["calls"], f["self_cycles"], f["incl_cycles"]) for f in fs)
             got = sorted((r["name"], r["calls"], r["self"], r["incl"]) for r in seen["list"])
             if got != want:
@@ -351,7 +360,7 @@ def html_tests(ctx, Fail, sh, must, profile_json):
             # its disassembly: annotate --disasm's blocks, executions and cycles
             ann = must([ctx.profview, "annotate", prof, fname, "--disasm"], "profview annotate").stdout
             def block(text):  # (mark, executions, cycles)
-                m = re.match(r"([|#]) block \S+: ([\d,]+) executions, ([\d,]+) cycles", text)
+                m = re.match(r"([|#]) block \S+: ([\d,]+) executions, ([\d,]+) (?:cycles|instructions)", text)
                 return m and (m.group(1), int(m.group(2).replace(",", "")), int(m.group(3).replace(",", "")))
             blocks = [block(ln) for ln in ann.splitlines() if re.match(r"[|#] block ", ln)]
             page = [block(b) for b in seen["disasm"]]
