@@ -888,6 +888,86 @@ __profinst_ext_exit_slow:
 	RESTORE_LIGHT
 	.size __profinst_ext_exit_slow, .-__profinst_ext_exit_slow
 
+/*
+ * An indirect call whose target does not begin as an instrumented entry
+ * (stub_abi.h, "Indirect call"): %r11 = the target, (%rsp) = the address
+ * of the call *%r11 that follows.  Returns in %r11 what that call calls
+ * (pi_rt_icall): the target, or the thunk of its record.  Every other
+ * register is kept; the flags are dead at a call.
+ */
+	.globl __profinst_icall
+	.hidden __profinst_icall
+	.type __profinst_icall, @function
+__profinst_icall:
+	SAVE_LIGHT
+	mov %r11, %rdi            /* the target */
+	call pi_rt_icall
+	mov %rax, (%rsp)          /* the saved %r11: what to call */
+	RESTORE_LIGHT
+	.size __profinst_icall, .-__profinst_icall
+
+/*
+ * The thunks of the targets' records (targets.c): thunk i, 16 bytes, is
+ * what a call through a pointer to target i calls instead; it names the
+ * record in %r11, so that nothing a signal handler does between the
+ * helper's answer and the call can change where the call goes.
+ */
+	.p2align 4
+	.globl rt_target_thunks
+	.hidden rt_target_thunks
+rt_target_thunks:
+	.set .Lthunk_i, 0
+	.rept RT_TARGETS
+	endbr64
+	lea rt_targets+.Lthunk_i*64(%rip), %r11
+	jmp __profinst_icall_tramp
+	.p2align 4
+	.set .Lthunk_i, .Lthunk_i+1
+	.endr
+	.size rt_target_thunks, .-rt_target_thunks
+
+/*
+ * A call through a pointer out of instrumented code, reached through its
+ * target's thunk: %r11 = the target's record, (%rsp) = the return address
+ * of the program's call.  Timed as a direct external call is: the eight
+ * stack words above the return address are copied below it (a call passes
+ * no more stack arguments than that in practice, as for a tail call made a
+ * call, layout.c), so that the target finds its arguments where it would;
+ * then the enter helper, the call, and the external-call exit helper, which
+ * closes the frame as it closes a direct external's.
+ */
+	.type __profinst_icall_tramp, @function
+__profinst_icall_tramp:
+	.cfi_startproc
+	lea -72(%rsp), %rsp
+	.cfi_adjust_cfa_offset 72
+	CFI_PUSH %r11
+	.irp i, 0, 1, 2, 3, 4, 5, 6, 7
+	mov 88+8*\i(%rsp), %r11
+	mov %r11, 8+8*\i(%rsp)
+	.endr
+	CFI_POP %r11
+	call __profinst_icall_enter
+	call *FREC_TARGET(%r11)
+	call __profinst_ext_exit
+	lea 72(%rsp), %rsp
+	.cfi_adjust_cfa_offset -72
+	ret
+	.cfi_endproc
+	.size __profinst_icall_tramp, .-__profinst_icall_tramp
+
+/* %r11 = the record; the helper's %rsp at entry is the target's at its
+ * entry, and 80 bytes above it is the program's return address. */
+	.type __profinst_icall_enter, @function
+__profinst_icall_enter:
+	SAVE_LIGHT
+	mov %r11, %rdi            /* the target's record */
+	lea 72(%rsp), %rsi        /* the target's %rsp at its entry */
+	mov 80(%rsi), %rdx        /* the return address of the program's call */
+	call pi_rt_icall_enter
+	RESTORE_LIGHT
+	.size __profinst_icall_enter, .-__profinst_icall_enter
+
 /* Around a syscall instruction: the flags may be live across it. */
 	.globl __profinst_sys_enter
 	.hidden __profinst_sys_enter
