@@ -254,7 +254,14 @@ static size_t legacy_prefixes(const uint8_t *p, size_t len, size_t *keep_out, ui
 	return i;
 }
 
-/* Tail call through jmp *reg or jmp *mem: push the target, then as above. */
+static bool legacy_prefix(uint8_t b)
+{
+	return b == 0xf2 || b == 0x3e || b == 0x2e || b == 0x66 || b == 0x67 || b == 0xf3 || b == 0x26 ||
+	       b == 0x36 || b == 0x64 || b == 0x65;
+}
+
+/* Tail call through jmp *reg or jmp *mem: push the target, then as above,
+ * and jump where the helper leaves in its place (stub_abi.h). */
 static void emit_tail_indirect(struct emit *e, uint32_t k, const struct func *f)
 {
 	const struct insn *in = &e->t->insns[k];
@@ -279,7 +286,17 @@ static void emit_tail_indirect(struct emit *e, uint32_t k, const struct func *f)
 	emit_lea_r11_funcrec(e, f);
 	emit_call_rt(e, e->c->sym_tailexit);
 	PUT(e, POP_R11);
-	PUT(e, LEA_RSP_P8);
+	/* pop %r11; [notrack] jmp *%r11: where the helper says, the target
+	 * or (out of instrumented code) the thunk that times it */
+	PUT(e, POP_R11);
+	e->t->pos[k] = (uint32_t)cur(e);
+	for (size_t i = 0; i < in->len && legacy_prefix(orig[i]); i++)
+		if (orig[i] == 0x3e) {
+			buf_u8(&e->t->out, 0x3e);
+			break;
+		}
+	static const uint8_t jmp_r11[] = {0x41, 0xff, 0xe3};
+	PUT(e, jmp_r11);
 }
 
 /*
@@ -444,12 +461,6 @@ static void emit_load_stub(struct emit *e, uint32_t k)
 	PUT(e, drop);
 	PUT(e, POP_R11);
 	PUT(e, LEA_RSP_P128);
-}
-
-static bool legacy_prefix(uint8_t b)
-{
-	return b == 0xf2 || b == 0x3e || b == 0x2e || b == 0x66 || b == 0x67 || b == 0xf3 || b == 0x26 ||
-	       b == 0x36 || b == 0x64 || b == 0x65;
 }
 
 /* Is k an indirect call of an instrumented function whose target the
@@ -647,8 +658,10 @@ static void emit_insn(struct emit *e, uint32_t k)
 		}
 		else if (in->kind == INSN_JMP && (t->mark[k] & MARK_TAIL))
 			emit_tail_direct(e, k, f);
-		else if (in->kind == INSN_JMP_IND && (t->mark[k] & MARK_TAIL))
-			emit_tail_indirect(e, k, f);
+		else if (in->kind == INSN_JMP_IND && (t->mark[k] & MARK_TAIL)) {
+			emit_tail_indirect(e, k, f); /* the jump too */
+			done = true;
+		}
 		if (in->rep)
 			emit_rep_pre(e);
 		if (in->kind == INSN_JCC && e->c->opts->branch_sim)

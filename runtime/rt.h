@@ -366,6 +366,9 @@ static inline int rt_is_target(const struct pi_funcrec *fn)
 {
 	return fn >= rt_targets && fn < rt_targets + RT_TARGETS;
 }
+/* The thunk a tail jump to target (not instrumented) goes through
+ * instead, or 0 (the table is full: counted as lost). */
+uint64_t rt_target_tail_thunk(uint64_t target);
 struct pw;
 /* Name the targets, give their records the (object, function) their
  * nodes are written as, and write the object that holds the names called

@@ -18,6 +18,10 @@
  *              call __profinst_tailexit; pop %r11; lea 8(%rsp),%rsp; jmp ...
  *              -> %r11 = funcrec of the function leaving, 16(%rsp) = where
  *                 the jump goes, 24(%rsp) = the function's return address.
+ *              Through a pointer (jmp *reg, jmp *mem), it ends
+ *              pop %r11; pop %r11; jmp *%r11 instead: where the jump goes
+ *              out of instrumented code, the helper puts there the thunk
+ *              that times the target as an external (runtime/targets.c).
  * Rep stub     mov %rcx,%fs:repsave; REP OP;
  *              lea -128(%rsp),%rsp; push %r11; mov $kind,%r11d;
  *              call __profinst_rep; pop %r11; lea 128(%rsp),%rsp

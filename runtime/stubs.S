@@ -572,7 +572,9 @@ __profinst_tailexit_slow:
 	mov %r11, %rdi            /* funcrec of the function leaving */
 	lea 112(%rbx), %rsi       /* its %rsp: where its return address is (88 + 24) */
 	mov 104(%rbx), %rdx       /* where the jump goes (88 + 16) */
+	mov 88(%rbx), %rcx        /* the stub's code after the call */
 	call pi_rt_tailexit
+	mov %rax, 104(%rbx)       /* where it goes now (targets.c) */
 	RESTORE
 	.size __profinst_tailexit_slow, .-__profinst_tailexit_slow
 
@@ -908,23 +910,28 @@ __profinst_icall:
 
 /*
  * The thunks of the targets' records (targets.c): thunk i, 16 bytes, is
- * what a call through a pointer to target i calls instead; it names the
- * record in %r11, so that nothing a signal handler does between the
- * helper's answer and the call can change where the call goes.
+ * what a call through a pointer to target i calls instead (the second
+ * table: what a tail jump through a pointer jumps to); it names the record
+ * in %r11, so that nothing a signal handler does between the helper's
+ * answer and the call can change where the call goes.
  */
+.macro THUNKS name, tramp
 	.p2align 4
-	.globl rt_target_thunks
-	.hidden rt_target_thunks
-rt_target_thunks:
+	.globl \name
+	.hidden \name
+\name:
 	.set .Lthunk_i, 0
 	.rept RT_TARGETS
 	endbr64
 	lea rt_targets+.Lthunk_i*64(%rip), %r11
-	jmp __profinst_icall_tramp
+	jmp \tramp
 	.p2align 4
 	.set .Lthunk_i, .Lthunk_i+1
 	.endr
-	.size rt_target_thunks, .-rt_target_thunks
+	.size \name, .-\name
+.endm
+	THUNKS rt_target_thunks, __profinst_icall_tramp
+	THUNKS rt_target_tail_thunks, __profinst_itail_tramp
 
 /*
  * A call through a pointer out of instrumented code, reached through its
@@ -934,10 +941,13 @@ rt_target_thunks:
  * no more stack arguments than that in practice, as for a tail call made a
  * call, layout.c), so that the target finds its arguments where it would;
  * then the enter helper, the call, and the external-call exit helper, which
- * closes the frame as it closes a direct external's.
+ * closes the frame as it closes a direct external's.  Reached by a tail
+ * jump (tail = 1), the function that jumped returns after it: its exit
+ * helper closes its frame.
  */
-	.type __profinst_icall_tramp, @function
-__profinst_icall_tramp:
+.macro ICALL_TRAMP name, tail
+	.type \name, @function
+\name:
 	.cfi_startproc
 	lea -72(%rsp), %rsp
 	.cfi_adjust_cfa_offset 72
@@ -952,9 +962,15 @@ __profinst_icall_tramp:
 	call __profinst_ext_exit
 	lea 72(%rsp), %rsp
 	.cfi_adjust_cfa_offset -72
+.if \tail
+	call __profinst_exit
+.endif
 	ret
 	.cfi_endproc
-	.size __profinst_icall_tramp, .-__profinst_icall_tramp
+	.size \name, .-\name
+.endm
+	ICALL_TRAMP __profinst_icall_tramp, 0
+	ICALL_TRAMP __profinst_itail_tramp, 1
 
 /* %r11 = the record; the helper's %rsp at entry is the target's at its
  * entry, and 80 bytes above it is the program's return address. */

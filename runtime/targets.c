@@ -38,6 +38,7 @@ struct pi_funcrec rt_targets[RT_TARGETS]
 	__attribute__((section("profinst_funcs"), aligned(8), used, visibility("hidden")));
 /* the thunk of record i: rt_target_thunks + 16 * i (stubs.S) */
 extern const char rt_target_thunks[] __attribute__((visibility("hidden")));
+extern const char rt_target_tail_thunks[] __attribute__((visibility("hidden")));
 /* calls not timed for want of a record (PI_LOSS_TARGETS) */
 static uint64_t lost;
 
@@ -77,6 +78,16 @@ uint64_t pi_rt_icall(uint64_t target)
 		return target;
 	}
 	return (uint64_t)rt_target_thunks + 16 * (uint64_t)(r - rt_targets);
+}
+
+uint64_t rt_target_tail_thunk(uint64_t target)
+{
+	struct pi_funcrec *r = target_rec(target);
+	if (!r) {
+		__atomic_fetch_add(&lost, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return (uint64_t)rt_target_tail_thunks + 16 * (uint64_t)(r - rt_targets);
 }
 
 static int charge = -1; /* the model charges time outside instrumented code */
