@@ -144,11 +144,16 @@ static size_t slen(const char *s)
 	return n;
 }
 
-static int seq(const char *a, const char *b)
+static int scmp(const char *a, const char *b)
 {
 	while (*a && *a == *b)
 		a++, b++;
-	return *a == *b;
+	return (uint8_t)*a - (uint8_t)*b;
+}
+
+static int seq(const char *a, const char *b)
+{
+	return !scmp(a, b);
 }
 
 /* What is known of a target: where it is mapped, and its name. */
@@ -490,8 +495,19 @@ void rt_targets_write(struct pw *w, uint32_t index)
 		h->object = ADDSTR("<called through pointers>");
 		h->cpu = ADDSTR(first ? (const char *)first + first->str_off + first->cpu : "");
 		uint32_t nf = 0;
+		/* functions in the order of their names: the same map in every
+		 * run that calls the same ones (profview merge wants that),
+		 * wherever the loader put them */
+		uint32_t ord[RT_TARGETS];
 		for (uint32_t i = 0; i < n; i++) {
 			name_target(&ti[i], addr[i]);
+			uint32_t j = i;
+			for (; j > 0 && scmp(ti[ord[j - 1]].name, ti[i].name) > 0; j--)
+				ord[j] = ord[j - 1];
+			ord[j] = i;
+		}
+		for (uint32_t o = 0; o < n; o++) {
+			uint32_t i = ord[o];
 			struct pi_funcrec *r = &rt_targets[slot[i]];
 			const struct pi_funcrec *x = external_named(ti[i].name);
 			if (x) {
@@ -504,7 +520,7 @@ void rt_targets_write(struct pw *w, uint32_t index)
 				j++;
 			if (j == nf) {
 				fs[j].name = ADDSTR(ti[i].name);
-				fs[j].section = ADDSTR(ti[i].end ? ti[i].path : "");
+				fs[j].section = ADDSTR(ti[i].file ? ti[i].path : "");
 				fs[j].flags = PI_FUNC_EXTERNAL;
 				nf++;
 			}
