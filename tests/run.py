@@ -1025,9 +1025,11 @@ def collect(ctx, args):
     import ostiming
     import wrapper
     import safety
+    import indirect
     tests += safety.tests(ctx, Fail, sh, must, profile_json)
     tests += wrapper.tests(ctx, Fail, sh, must, profile_json)
     tests += ostiming.tests(ctx, Fail, sh, must, profile_json)
+    tests += indirect.tests(ctx, Fail, sh, must, profile_json)
     tests += ostiming.longrun_tests(ctx, Fail, sh, must)
     tests += exports.tests(ctx, Fail, sh, must, profile_json)
     tests += exports.graph_tests(ctx, Fail, sh, must, profile_json)
