@@ -49,8 +49,9 @@ const char *pv_name(const struct profile *p, uint32_t g)
 			d = NULL;
 		}
 	}
-	if (p->funcs[g].external) {
-		/* code outside the program's instrumented objects */
+	if (p->funcs[g].external && n[0] != '<') {
+		/* code outside the program's instrumented objects (a name in
+		 * angle brackets says what it is already: <unknown>) */
 		size_t len = strlen(d ? d : n) + sizeof("<external:>");
 		char *e = malloc(len);
 		if (e)
@@ -551,6 +552,10 @@ void pv_print_losses(FILE *o, const struct profile *p, const char *prefix)
 		fprintf(o, "%sNot recorded: %llu call%s given no frame for want of memory; their time is in their "
 			   "callers'\n",
 			prefix, (unsigned long long)l[PI_LOSS_DROPPED], l[PI_LOSS_DROPPED] == 1 ? "" : "s");
+	if (l[PI_LOSS_TARGETS])
+		fprintf(o, "%sNot recorded: %llu call%s through a pointer out of instrumented code, to more "
+			   "places than the runtime keeps records for; their time is in their callers'\n",
+			prefix, (unsigned long long)l[PI_LOSS_TARGETS], l[PI_LOSS_TARGETS] == 1 ? "" : "s");
 	if (l[PI_LOSS_RUNNING])
 		fprintf(o, "%sNot closed: %llu thread%s still inside the runtime when the profile was written: "
 			   "their open calls are not charged\n",

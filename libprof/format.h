@@ -283,8 +283,8 @@ enum {
 				 each block's mispredictions, then its loads'
 				 waits beyond its fixed cost (1/units of a cycle) */
 	PI_REC_LOSS = 6,    /* struct pi_prof_loss[]: what was not recorded */
-	PI_REC_TARGETS = 7, /* calls through a pointer out of instrumented code:
-				 see the runtime's writer (reserved) */
+	PI_REC_TARGETS = 7, /* struct pi_prof_target[]: where calls through a
+				 pointer out of instrumented code went */
 	PI_REC_PROCESS = 8, /* struct pi_prof_process[]: the process image(s)
 				 the figures are of; a merged profile lists
 				 every input's */
@@ -310,6 +310,10 @@ enum {
 	/* the thread was inside the runtime when the profile was written and
 	 * did not come out within a second: its open frames are not closed */
 	PI_LOSS_RUNNING = 3,
+	/* calls through a pointer out of instrumented code neither counted
+	 * nor timed: they went to more distinct places than the runtime has
+	 * records for (runtime/targets.c); their time is their caller's */
+	PI_LOSS_TARGETS = 4,
 	PI_LOSS_KINDS
 };
 
@@ -329,6 +333,20 @@ struct pi_prof_process {
 	char lineage[64];    /* e.g. "1234", "1234.x1", "1234.f2": what the
 				default profile name adds after "profinst.out." */
 	char exe[256];
+};
+
+/* A place a call through a pointer went to, out of instrumented code: its
+ * calls are those of the node's function (obj, func) under their caller,
+ * an external (PI_FUNC_EXTERNAL): the executable's name for it (its GOT
+ * or PLT), the symbol of the file mapped there, file+0xoffset, or
+ * "<unknown>" in no file's mapping (code made at run time). */
+struct pi_prof_target {
+	uint64_t addr;       /* as called */
+	uint64_t map_start;  /* the mapping it was in when the profile was
+				written (0, 0: none) */
+	uint64_t map_end;
+	uint64_t map_offset; /* the file offset of map_start */
+	uint32_t obj, func;
 };
 
 struct pi_prof_funcrec {

@@ -86,8 +86,9 @@ static const struct rela *rela_at(const struct emit *e, uint64_t off)
 
 /* Copy instruction k (possibly modified in tmp[0..len)), moving its
  * relocations and fixing a RIP-relative displacement that has none.
- * skip: bytes of prefix dropped from the front of the original. */
-static void emit_copy(struct emit *e, uint32_t k, const uint8_t *tmp, size_t len, size_t skip,
+ * skip: bytes of prefix dropped from the front of the original (negative:
+ * bytes added). */
+static void emit_copy(struct emit *e, uint32_t k, const uint8_t *tmp, size_t len, int64_t skip,
 		      bool got_plain)
 {
 	const struct insn *in = &e->t->insns[k];
@@ -253,7 +254,14 @@ static size_t legacy_prefixes(const uint8_t *p, size_t len, size_t *keep_out, ui
 	return i;
 }
 
-/* Tail call through jmp *reg or jmp *mem: push the target, then as above. */
+static bool legacy_prefix(uint8_t b)
+{
+	return b == 0xf2 || b == 0x3e || b == 0x2e || b == 0x66 || b == 0x67 || b == 0xf3 || b == 0x26 ||
+	       b == 0x36 || b == 0x64 || b == 0x65;
+}
+
+/* Tail call through jmp *reg or jmp *mem: push the target, then as above,
+ * and jump where the helper leaves in its place (stub_abi.h). */
 static void emit_tail_indirect(struct emit *e, uint32_t k, const struct func *f)
 {
 	const struct insn *in = &e->t->insns[k];
@@ -278,7 +286,17 @@ static void emit_tail_indirect(struct emit *e, uint32_t k, const struct func *f)
 	emit_lea_r11_funcrec(e, f);
 	emit_call_rt(e, e->c->sym_tailexit);
 	PUT(e, POP_R11);
-	PUT(e, LEA_RSP_P8);
+	/* pop %r11; [notrack] jmp *%r11: where the helper says, the target
+	 * or (out of instrumented code) the thunk that times it */
+	PUT(e, POP_R11);
+	e->t->pos[k] = (uint32_t)cur(e);
+	for (size_t i = 0; i < in->len && legacy_prefix(orig[i]); i++)
+		if (orig[i] == 0x3e) {
+			buf_u8(&e->t->out, 0x3e);
+			break;
+		}
+	static const uint8_t jmp_r11[] = {0x41, 0xff, 0xe3};
+	PUT(e, jmp_r11);
 }
 
 /*
@@ -445,6 +463,91 @@ static void emit_load_stub(struct emit *e, uint32_t k)
 	PUT(e, LEA_RSP_P128);
 }
 
+/* Is k an indirect call of an instrumented function whose target the
+ * runtime looks at (stub_abi.h, "Indirect call")?  Not one wrapped as an
+ * external already, nor the call of a TLS sequence, which the linker
+ * rewrites by its bytes. */
+static bool wraps_icall(const struct emit *e, uint32_t k)
+{
+	const struct text *t = e->t;
+	const struct insn *in = &t->insns[k];
+	if (in->kind != INSN_CALL_IND || (t->mark[k] & (MARK_EXT | MARK_NOCOST)) || t->fn[k] < 0 ||
+	    !e->c->funcs[t->fn[k]].instrument)
+		return false;
+	const struct rela *r = rela_at(e, in->off);
+	return !r || r->type != R_X86_64_TLSDESC_CALL;
+}
+
+static bool icall_notrack(const struct emit *e, uint32_t k)
+{
+	const struct insn *in = &e->t->insns[k];
+	const uint8_t *p = e->s->data + in->off;
+	for (size_t i = 0; i < in->len && legacy_prefix(p[i]); i++)
+		if (p[i] == 0x3e)
+			return true;
+	return false;
+}
+
+/*
+ * call *TARGET becomes (stub_abi.h):
+ *   mov TARGET,%r11; cmpl $SIG,4(%r11); je 1f; cmpl $SIG,(%r11); je 1f;
+ *   call __profinst_icall; 1: [notrack] call *%r11
+ * so that a call of instrumented code costs two loads and compares more,
+ * and one of anything else goes through the runtime, which times it as an
+ * external under its caller.  One call instruction: the call site has one
+ * return address, as before.
+ */
+static void emit_icall(struct emit *e, uint32_t k)
+{
+	const struct insn *in = &e->t->insns[k];
+	const uint8_t *orig = e->s->data + in->off;
+	struct buf *o = &e->t->out;
+	size_t i = 0, nk = 0;
+	uint8_t tmp[32];
+	/* a segment override and an address size say where the operand is:
+	 * they stay on the mov; notrack goes on the call */
+	while (i < in->len && legacy_prefix(orig[i])) {
+		if (orig[i] == 0x64 || orig[i] == 0x65 || orig[i] == 0x67)
+			tmp[nk++] = orig[i];
+		i++;
+	}
+	uint8_t rex = (orig[i] & 0xf0) == 0x40 ? orig[i++] : 0;
+	if (in->ind_reg) {
+		uint8_t r = in->ind_reg - 1;
+		if (r != 11) { /* mov %reg,%r11 */
+			buf_u8(o, (uint8_t)(0x49 | (r >= 8 ? 0x04 : 0)));
+			buf_u8(o, 0x89);
+			buf_u8(o, (uint8_t)(0xc3 | (r & 7) << 3));
+		}
+	} else {
+		/* FF /2 m64 becomes REX.WR 8B /3 m64: mov m64,%r11 (REX.X and
+		 * REX.B as they were) */
+		size_t n = nk;
+		tmp[n++] = (uint8_t)(0x4c | (rex & 0x03));
+		tmp[n++] = 0x8b;
+		size_t modrm = n;
+		memcpy(tmp + n, orig + i + 1, in->len - i - 1);
+		n += in->len - i - 1;
+		tmp[modrm] = (uint8_t)((tmp[modrm] & ~0x38) | (3 << 3));
+		emit_copy(e, k, tmp, n, (int64_t)(i + 1) - (int64_t)modrm, true);
+	}
+	static const uint8_t cmp4[] = {0x41, 0x81, 0x7b, 0x04}, cmp0[] = {0x41, 0x81, 0x3b};
+	PUT(e, cmp4);
+	buf_u32(o, STUB_ENTRY_SIG);
+	buf_u8(o, 0x74); /* je over the rest: cmp0 (7), je (2), call (5) */
+	buf_u8(o, 14);
+	PUT(e, cmp0);
+	buf_u32(o, STUB_ENTRY_SIG);
+	buf_u8(o, 0x74);
+	buf_u8(o, 5);
+	emit_call_rt(e, e->c->sym_icall);
+	e->t->pos[k] = (uint32_t)cur(e);
+	if (icall_notrack(e, k))
+		buf_u8(o, 0x3e);
+	static const uint8_t call_r11[] = {0x41, 0xff, 0xd3};
+	PUT(e, call_r11);
+}
+
 /* The instruction itself, branches widened to rel32. */
 static void emit_body(struct emit *e, uint32_t k, const struct func *f)
 {
@@ -495,12 +598,15 @@ static void emit_body(struct emit *e, uint32_t k, const struct func *f)
 	}
 }
 
-/* Bytes the instruction k takes in the new layout (calls only). */
+/* Bytes the instruction k takes in the new layout (calls only; from
+ * pos[k], where the call itself is). */
 static uint64_t call_len(const struct emit *e, uint32_t k)
 {
 	const struct insn *in = &e->t->insns[k];
 	if (in->kind == INSN_CALL && !rela_at(e, in->off + in->rel_off))
 		return 5;
+	if (wraps_icall(e, k))
+		return icall_notrack(e, k) ? 4 : 3; /* [notrack] call *%r11 */
 	return in->len;
 }
 
@@ -552,8 +658,10 @@ static void emit_insn(struct emit *e, uint32_t k)
 		}
 		else if (in->kind == INSN_JMP && (t->mark[k] & MARK_TAIL))
 			emit_tail_direct(e, k, f);
-		else if (in->kind == INSN_JMP_IND && (t->mark[k] & MARK_TAIL))
-			emit_tail_indirect(e, k, f);
+		else if (in->kind == INSN_JMP_IND && (t->mark[k] & MARK_TAIL)) {
+			emit_tail_indirect(e, k, f); /* the jump too */
+			done = true;
+		}
 		if (in->rep)
 			emit_rep_pre(e);
 		if (in->kind == INSN_JCC && e->c->opts->branch_sim)
@@ -572,7 +680,10 @@ static void emit_insn(struct emit *e, uint32_t k)
 	}
 	if (!done) {
 		t->pos[k] = (uint32_t)cur(e);
-		emit_body(e, k, f);
+		if (f && wraps_icall(e, k))
+			emit_icall(e, k);
+		else
+			emit_body(e, k, f);
 	}
 	if (ext && in->kind == INSN_SYSCALL) {
 		PUT(e, LEA_RSP_M128);

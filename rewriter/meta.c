@@ -33,6 +33,7 @@ void meta_prepare(struct code *c)
 	c->sym_ext_exit_fixed = undef(o, STUB_EXT_EXIT_FIXED_SYMBOL, STT_NOTYPE);
 	c->sym_sys_enter = undef(o, STUB_SYS_ENTER_SYMBOL, STT_NOTYPE);
 	c->sym_sys_exit = undef(o, STUB_SYS_EXIT_SYMBOL, STT_NOTYPE);
+	c->sym_icall = undef(o, STUB_ICALL_SYMBOL, STT_NOTYPE);
 	/* each block's executions and, under a simulation, its
 	 * mispredictions and memory waits (format.h, pi_counters) */
 	size_t per_block = c->opts->branch_sim || c->opts->cache_sim ? 3 : 1;

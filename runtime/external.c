@@ -123,7 +123,7 @@ static void merge_externals(void)
 {
 	uint64_t n = 0;
 	for (const struct pi_funcrec *r = rt_funcs_begin(); r < rt_funcs_end(); r++)
-		n += rt_is_external(r);
+		n += rt_is_external(r) && !rt_is_target(r);
 	if (!n)
 		return;
 	uint64_t cap = 16;
@@ -133,7 +133,7 @@ static void merge_externals(void)
 	if (!tab)
 		return;
 	for (const struct pi_funcrec *r = rt_funcs_begin(); r < rt_funcs_end(); r++) {
-		if (!rt_is_external(r))
+		if (!rt_is_external(r) || rt_is_target(r))
 			continue;
 		const char *name = ext_name(r);
 		uint64_t i = hash_str(name) & (cap - 1);

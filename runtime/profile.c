@@ -293,9 +293,14 @@ static int write_file(int sig, uint32_t pid, struct rt_thread *head, int checkpo
 		pw_put(&w, d->map, d->map->size);
 		pw_pad(&w, 8 + d->map->size);
 	}
-	uint64_t nf = (uint64_t)(rt_funcs_end() - rt_funcs_begin());
+	/* the targets of calls through pointers: named before the nodes that
+	 * name them are written */
+	rt_targets_write(&w, (uint32_t)(rt_objs_end() - rt_objs_begin()));
+	uint64_t nf = (uint64_t)(rt_funcs_end() - rt_funcs_begin()) - RT_TARGETS;
 	pw_rec(&w, PI_REC_FUNCREC, nf * sizeof(struct pi_prof_funcrec));
 	for (const struct pi_funcrec *f = rt_funcs_begin(); f < rt_funcs_end(); f++) {
+		if (rt_is_target(f))
+			continue;
 		struct pi_prof_funcrec pf;
 		memset(&pf, 0, sizeof(pf));
 		pf.obj = f->obj->index;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "format.h"
+#include "rt_layout.h"
 
 /* Calling-context tree node.  A node with alias != NULL is a recursive call
  * edge: activations through it are charged to the ancestor alias names. */
@@ -356,6 +357,24 @@ static inline int rt_is_external(const struct pi_funcrec *fn)
 {
 	return fn->npieces == 0;
 }
+
+/* ----- Calls through pointers out of instrumented code (targets.c) */
+
+/* a record per distinct target, in profinst_funcs */
+extern struct pi_funcrec rt_targets[] __attribute__((visibility("hidden")));
+static inline int rt_is_target(const struct pi_funcrec *fn)
+{
+	return fn >= rt_targets && fn < rt_targets + RT_TARGETS;
+}
+/* The thunk a tail jump to target (not instrumented) goes through
+ * instead, or 0 (the table is full: counted as lost). */
+uint64_t rt_target_tail_thunk(uint64_t target);
+struct pw;
+/* Name the targets, give their records the (object, function) their
+ * nodes are written as, and write the object that holds the names called
+ * only through pointers (numbered index, if any), the TARGETS record and
+ * what the table could not hold (LOSS). */
+void rt_targets_write(struct pw *w, uint32_t index);
 
 /* Close the top frame of th at virtual time now (shadow.c); returns the
  * cycles the frame's external call added to the thread's clock. */

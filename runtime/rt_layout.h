@@ -25,6 +25,11 @@
 #define FREC_EXTFIXED 52 /* size[1..3]: a PI_EXT_FIXED external's cost */
 #define FREC_EXTPERBYTE 56
 #define FREC_EXTARG 60
+#define FREC_TARGET 24  /* addr[1]: a target record's target (targets.c) */
+
+/* records for the targets of calls through pointers (targets.c) */
+#define RT_TARGETS_BITS 8
+#define RT_TARGETS 256
 
 /* struct rt_thread */
 #define TH_STACK 0

@@ -352,21 +352,30 @@ void pi_rt_exit(uint64_t sp)
 	rt_leave(t);
 }
 
-void pi_rt_tailexit(const struct pi_funcrec *fn, uint64_t sp, uint64_t target)
+/* Returns where the jump goes: target, or (a jump through a pointer out
+ * of instrumented code: the stub pops what it jumps to, stub_abi.h) the
+ * thunk that times the target as an external (targets.c).  stub: the
+ * stub's code after its call of the helper. */
+uint64_t pi_rt_tailexit(const struct pi_funcrec *fn, uint64_t sp, uint64_t target, const uint8_t *stub)
 {
 	struct pi_tls *t = &__profinst_tls;
 	struct rt_thread *th = t->th;
 	(void)fn;
 	if (!th || !rt_enter(t))
-		return;
+		return target;
 	uint64_t now = t->clock;
 	unwind_to(th, sp, now);
 	if (th->depth && th->stack[th->depth - 1].sp == sp) {
+		uint64_t thunk;
 		if (rt_is_entry(target)) {
 			/* it stays, as the caller of the function it jumps to */
 			struct rt_frame *f = &th->stack[th->depth - 1];
 			f->tail = 1;
 			f->tail_target = target;
+		} else if (!__builtin_memcmp(stub, "\x41\x5b\x41\x5b", 4) && (thunk = rt_target_tail_thunk(target))) {
+			/* it stays, as the caller of the external, and returns
+			 * with it (the thunk's trampoline calls its exit) */
+			target = thunk;
 		} else {
 			/* jumps out of instrumented code: nothing will exit for it */
 			close_top(th, now);
@@ -375,6 +384,7 @@ void pi_rt_tailexit(const struct pi_funcrec *fn, uint64_t sp, uint64_t target)
 		}
 	}
 	rt_leave(t);
+	return target;
 }
 
 void pi_rt_resync(uint64_t sp)

@@ -18,6 +18,10 @@
  *              call __profinst_tailexit; pop %r11; lea 8(%rsp),%rsp; jmp ...
  *              -> %r11 = funcrec of the function leaving, 16(%rsp) = where
  *                 the jump goes, 24(%rsp) = the function's return address.
+ *              Through a pointer (jmp *reg, jmp *mem), it ends
+ *              pop %r11; pop %r11; jmp *%r11 instead: where the jump goes
+ *              out of instrumented code, the helper puts there the thunk
+ *              that times the target as an external (runtime/targets.c).
  * Rep stub     mov %rcx,%fs:repsave; REP OP;
  *              lea -128(%rsp),%rsp; push %r11; mov $kind,%r11d;
  *              call __profinst_rep; pop %r11; lea 128(%rsp),%rsp
@@ -68,6 +72,20 @@
  *              return registers (%rax, %rdx; vector and x87 are never
  *              touched).
  *
+ * Indirect call   mov TARGET,%r11; cmpl $SIG,4(%r11); je 1f;
+ *              cmpl $SIG,(%r11); je 1f; call __profinst_icall;
+ *              1: call *%r11
+ *              in place of call *TARGET (a register or memory operand) in
+ *              an instrumented function: a target that begins as an
+ *              instrumented entry (STUB_ENTRY_SIG, after an endbr64 or
+ *              not) is called at once, and its entry stub counts the
+ *              call.  Otherwise the helper -> %r11 = the target, (%rsp) =
+ *              the address of call *%r11; it returns in %r11 what to call:
+ *              the target itself (instrumented after all, or not
+ *              recorded), or a runtime thunk that calls the target as an
+ *              external, timed (runtime/targets.c).  The status flags are
+ *              dead at a call by the ABI.
+ *
  * Syscall      lea -128(%rsp),%rsp; call __profinst_sys_enter;
  *              lea 128(%rsp),%rsp; syscall; lea -128(%rsp),%rsp;
  *              call __profinst_sys_exit; lea 128(%rsp),%rsp
@@ -104,6 +122,12 @@
 #define STUB_EXT_EXIT_FIXED_SYMBOL "__profinst_ext_exit_fixed" /* for PI_EXT_FIXED externals */
 #define STUB_SYS_ENTER_SYMBOL "__profinst_sys_enter"
 #define STUB_SYS_EXIT_SYMBOL "__profinst_sys_exit"
+#define STUB_ICALL_SYMBOL "__profinst_icall"
+/* What every instrumented entry begins with, after an endbr64 if it has
+ * one: push %r11; lea ...(%rip),%r11 (41 53 4c 8d), as a little-endian
+ * 32-bit word: the indirect-call stub compares the target's first bytes
+ * with it. */
+#define STUB_ENTRY_SIG 0x8d4c5341u
 
 #define STUB_TLS_CLOCK 0
 #define STUB_TLS_REPSAVE 8

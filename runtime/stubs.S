@@ -572,7 +572,9 @@ __profinst_tailexit_slow:
 	mov %r11, %rdi            /* funcrec of the function leaving */
 	lea 112(%rbx), %rsi       /* its %rsp: where its return address is (88 + 24) */
 	mov 104(%rbx), %rdx       /* where the jump goes (88 + 16) */
+	mov 88(%rbx), %rcx        /* the stub's code after the call */
 	call pi_rt_tailexit
+	mov %rax, 104(%rbx)       /* where it goes now (targets.c) */
 	RESTORE
 	.size __profinst_tailexit_slow, .-__profinst_tailexit_slow
 
@@ -887,6 +889,100 @@ __profinst_ext_exit_slow:
 	call pi_rt_ext_exit
 	RESTORE_LIGHT
 	.size __profinst_ext_exit_slow, .-__profinst_ext_exit_slow
+
+/*
+ * An indirect call whose target does not begin as an instrumented entry
+ * (stub_abi.h, "Indirect call"): %r11 = the target, (%rsp) = the address
+ * of the call *%r11 that follows.  Returns in %r11 what that call calls
+ * (pi_rt_icall): the target, or the thunk of its record.  Every other
+ * register is kept; the flags are dead at a call.
+ */
+	.globl __profinst_icall
+	.hidden __profinst_icall
+	.type __profinst_icall, @function
+__profinst_icall:
+	SAVE_LIGHT
+	mov %r11, %rdi            /* the target */
+	call pi_rt_icall
+	mov %rax, (%rsp)          /* the saved %r11: what to call */
+	RESTORE_LIGHT
+	.size __profinst_icall, .-__profinst_icall
+
+/*
+ * The thunks of the targets' records (targets.c): thunk i, 16 bytes, is
+ * what a call through a pointer to target i calls instead (the second
+ * table: what a tail jump through a pointer jumps to); it names the record
+ * in %r11, so that nothing a signal handler does between the helper's
+ * answer and the call can change where the call goes.
+ */
+.macro THUNKS name, tramp
+	.p2align 4
+	.globl \name
+	.hidden \name
+\name:
+	.set .Lthunk_i, 0
+	.rept RT_TARGETS
+	endbr64
+	lea rt_targets+.Lthunk_i*64(%rip), %r11
+	jmp \tramp
+	.p2align 4
+	.set .Lthunk_i, .Lthunk_i+1
+	.endr
+	.size \name, .-\name
+.endm
+	THUNKS rt_target_thunks, __profinst_icall_tramp
+	THUNKS rt_target_tail_thunks, __profinst_itail_tramp
+
+/*
+ * A call through a pointer out of instrumented code, reached through its
+ * target's thunk: %r11 = the target's record, (%rsp) = the return address
+ * of the program's call.  Timed as a direct external call is: the eight
+ * stack words above the return address are copied below it (a call passes
+ * no more stack arguments than that in practice, as for a tail call made a
+ * call, layout.c), so that the target finds its arguments where it would;
+ * then the enter helper, the call, and the external-call exit helper, which
+ * closes the frame as it closes a direct external's.  Reached by a tail
+ * jump (tail = 1), the function that jumped returns after it: its exit
+ * helper closes its frame.
+ */
+.macro ICALL_TRAMP name, tail
+	.type \name, @function
+\name:
+	.cfi_startproc
+	lea -72(%rsp), %rsp
+	.cfi_adjust_cfa_offset 72
+	CFI_PUSH %r11
+	.irp i, 0, 1, 2, 3, 4, 5, 6, 7
+	mov 88+8*\i(%rsp), %r11
+	mov %r11, 8+8*\i(%rsp)
+	.endr
+	CFI_POP %r11
+	call __profinst_icall_enter
+	call *FREC_TARGET(%r11)
+	call __profinst_ext_exit
+	lea 72(%rsp), %rsp
+	.cfi_adjust_cfa_offset -72
+.if \tail
+	call __profinst_exit
+.endif
+	ret
+	.cfi_endproc
+	.size \name, .-\name
+.endm
+	ICALL_TRAMP __profinst_icall_tramp, 0
+	ICALL_TRAMP __profinst_itail_tramp, 1
+
+/* %r11 = the record; the helper's %rsp at entry is the target's at its
+ * entry, and 80 bytes above it is the program's return address. */
+	.type __profinst_icall_enter, @function
+__profinst_icall_enter:
+	SAVE_LIGHT
+	mov %r11, %rdi            /* the target's record */
+	lea 72(%rsp), %rsi        /* the target's %rsp at its entry */
+	mov 80(%rsi), %rdx        /* the return address of the program's call */
+	call pi_rt_icall_enter
+	RESTORE_LIGHT
+	.size __profinst_icall_enter, .-__profinst_icall_enter
 
 /* Around a syscall instruction: the flags may be live across it. */
 	.globl __profinst_sys_enter

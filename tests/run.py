@@ -1026,9 +1026,11 @@ def collect(ctx, args):
     import wrapper
     import safety
     import manpages
+    import indirect
     tests += safety.tests(ctx, Fail, sh, must, profile_json)
     tests += wrapper.tests(ctx, Fail, sh, must, profile_json)
     tests += ostiming.tests(ctx, Fail, sh, must, profile_json)
+    tests += indirect.tests(ctx, Fail, sh, must, profile_json)
     tests += ostiming.longrun_tests(ctx, Fail, sh, must)
     tests += exports.tests(ctx, Fail, sh, must, profile_json)
     tests += exports.graph_tests(ctx, Fail, sh, must, profile_json)
