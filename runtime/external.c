@@ -58,19 +58,30 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void calibrate_overhead(void)
+uint64_t pi_rt_probe_callback(void);
+/* the stubs' own share of each callback's */
+uint64_t rt_cb_overhead_ticks __attribute__((visibility("hidden")));
+
+/* The median of 255 runs of probe: what a call usually pays, not its
+ * luckiest case. */
+static uint64_t median_ticks(uint64_t (*probe)(void))
 {
 	uint64_t t[255];
 	for (int i = 0; i < 255; i++)
-		t[i] = pi_rt_probe_window();
-	/* the median: what a call usually pays, not its luckiest case */
+		t[i] = probe();
 	for (int i = 1; i < 255; i++)
 		for (int j = i; j > 0 && cmp_u64(&t[j - 1], &t[j]) > 0; j--) {
 			uint64_t x = t[j];
 			t[j] = t[j - 1];
 			t[j - 1] = x;
 		}
-	rt_ext_overhead_ticks = t[127];
+	return t[127];
+}
+
+static void calibrate_overhead(void)
+{
+	rt_ext_overhead_ticks = median_ticks(pi_rt_probe_window);
+	rt_cb_overhead_ticks = median_ticks(pi_rt_probe_callback);
 }
 
 static void calibrate(void)
@@ -205,6 +216,8 @@ static uint64_t fixed_cost(const struct pi_funcrec *rec, uint64_t arg0, uint64_t
 	if (null_cost && !arg0)
 		return null_cost;
 	uint64_t n = which == 1 ? arg0 : which == 2 ? arg1 : which == 3 ? arg2 : 0;
+	if (which == 4 && __builtin_mul_overflow(arg0, arg1, &n))
+		n = 0; /* calloc's nmemb * size: it fails at once */
 	return rec->size[1] + ((n * rec->size[2]) >> 8);
 }
 
