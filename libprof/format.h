@@ -211,7 +211,8 @@ struct pi_funcrec {
 #define PI_EXT_FIXED 0x80   /* the model costs it (a short C library function):
 				 size[1] + size[2] * n / 256 units, n the
 				 argument size[3]'s low byte names (0 none, 1-3
-				 the first to third), instead of timing it; but
+				 the first to third, 4 the product of the first
+				 two), instead of timing it; but
 				 size[3] >> 8 units when that is not 0 and the
 				 first argument is NULL (realloc(NULL, n): a
 				 malloc) */
