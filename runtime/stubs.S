@@ -798,7 +798,7 @@ __profinst_ext_enter:
 
 	.type __profinst_ext_enter_slow, @function
 __profinst_ext_enter_slow:
-	SAVE_LIGHT
+	SAVE_LIGHT                /* (%rax, then %rcx, just under the callee's %rsp: read_fd) */
 	mov %rsi, %r8             /* the call's second argument */
 	mov %rdx, %r9             /* and third */
 	mov %rdi, %rcx            /* the call's first argument */
@@ -933,7 +933,8 @@ __profinst_ext_exit_slow:
 	.type __profinst_sys_enter, @function
 __profinst_sys_enter:
 	SAVE
-	mov %rdi, %rsi            /* its first argument */
+	mov %rsi, %rdx            /* its second argument */
+	mov %rdi, %rsi            /* its first */
 	mov %rax, %rdi            /* its number */
 	call pi_rt_sys_enter
 	RESTORE
