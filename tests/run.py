@@ -1023,11 +1023,13 @@ def collect(ctx, args):
     import exports
     import real
     import ostiming
+    import exttime
     import wrapper
     import safety
     tests += safety.tests(ctx, Fail, sh, must, profile_json)
     tests += wrapper.tests(ctx, Fail, sh, must, profile_json)
     tests += ostiming.tests(ctx, Fail, sh, must, profile_json)
+    tests += exttime.tests(ctx, Fail, sh, must, profile_json)
     tests += ostiming.longrun_tests(ctx, Fail, sh, must)
     tests += exports.tests(ctx, Fail, sh, must, profile_json)
     tests += exports.graph_tests(ctx, Fail, sh, must, profile_json)
