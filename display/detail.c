@@ -71,8 +71,7 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 		printf("  memory waits      %llu cycles of self (%.2f%%)\n", (unsigned long long)v->mem_wait_cycles,
 		       pv_pct(v->mem_wait_cycles, v->self));
 	if (v->faults)
-		printf("  page faults       %llu, charged in %s\n", (unsigned long long)v->faults,
-		       p->funcs[g].external ? "its callers' OS time" : "self");
+		printf("  page faults       %llu, charged in self\n", (unsigned long long)v->faults);
 	printf("\n  %-40s %12s %8s\n", "callers", "calls", "share");
 	for (uint32_t k = 0; k < v->ncallers; k++) {
 		const struct arc *a = &v->callers[k];

@@ -67,9 +67,13 @@ static void print_json(const struct profile *p, const struct func_table *t, cons
 	 * --cpu=instructions): "unit" says which */
 	fprintf(o, "{\n  \"total_cycles\": %llu,\n  \"unit\": \"%s\",\n", (unsigned long long)t->total_self,
 		pv_unit(p));
-	fprintf(o, "  \"os_cycles\": %llu,\n  \"os_left_cycles\": %llu,\n  \"os_charged\": %s,\n",
+	/* os: measured, not modelled, and charged; os_left (wait_cycles):
+	 * measured and left out, time spent blocked */
+	fprintf(o, "  \"os_cycles\": %llu,\n  \"os_left_cycles\": %llu,\n  \"wait_cycles\": %llu,\n"
+		   "  \"os_charged\": %s,\n  \"tsc_per_kcycle\": %llu,\n",
 		(unsigned long long)t->total_os, (unsigned long long)t->total_os_left,
-		prof_charges_os(p) ? "true" : "false");
+		(unsigned long long)t->total_os_left, prof_charges_os(p) ? "true" : "false",
+		(unsigned long long)p->hdr->tsc_per_kcycle);
 	fprintf(o, "  \"pid\": %u,\n  \"exe\": ", p->hdr->pid);
 	pv_json_str(o, p->hdr->exe);
 	/* the process images: a merge's every input's */
@@ -101,13 +105,15 @@ static void print_json(const struct profile *p, const struct func_table *t, cons
 		pv_json_str(o, p->funcs[v->g].object);
 		fprintf(o, ", \"calls\": %llu, \"self_cycles\": %llu, \"incl_cycles\": %llu, "
 			   "\"min_self_cycles\": %llu, \"max_self_cycles\": %llu, \"block_cycles\": %llu, "
-			   "\"os_cycles\": %llu, \"os_left_cycles\": %llu, \"page_faults\": %llu, "
+			   "\"os_cycles\": %llu, \"os_left_cycles\": %llu, \"wait_cycles\": %llu, \"measured\": %s, "
+			   "\"page_faults\": %llu, "
 			   "\"mispredicts\": %llu, \"mispredict_cycles\": %llu, \"mem_wait_cycles\": %llu, "
 			   "\"external\": %s, \"callers\": [",
 			(unsigned long long)v->calls, (unsigned long long)v->self, (unsigned long long)v->incl,
 			(unsigned long long)v->min_self, (unsigned long long)v->max_self,
 			(unsigned long long)v->block_cycles, (unsigned long long)v->os,
-			(unsigned long long)v->os_left, (unsigned long long)v->faults,
+			(unsigned long long)v->os_left, (unsigned long long)v->os_left,
+			v->os || v->os_left ? "true" : "false", (unsigned long long)v->faults,
 			(unsigned long long)v->mispredicts, (unsigned long long)v->mispredict_cycles,
 			(unsigned long long)v->mem_wait_cycles, p->funcs[v->g].external ? "true" : "false");
 		for (uint32_t c = 0; c < v->ncallers; c++) {
@@ -169,18 +175,20 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 		printf("The program ended on signal %u (%s)\n", p->hdr->signal, strsignal((int)p->hdr->signal));
 	pv_print_losses(stdout, p, "");
 	printf("Total: %llu %s\n", (unsigned long long)t->total_self, pv_unit(p));
-	/* Under a cycle model, time outside instrumented code is in the
-	 * cycles (the OS column: the part of Self spent in external code and
-	 * system calls); waits are measured and left out.  Under the
-	 * instructions model nothing measured is charged, so nothing that
-	 * varies from run to run is printed. */
-	bool os = prof_charges_os(p);
+	/* Under a cycle model, the time of external code the model does not
+	 * cost and of system calls is measured (the OS column: the part of
+	 * Self measured, not modelled; all of an external's); waits are
+	 * measured and left out (the Wait column).  Under the instructions
+	 * model nothing measured is charged, so nothing that varies from run
+	 * to run is printed. */
+	bool os = prof_charges_os(p), wait = os && t->total_os_left;
 	if (os) {
-		printf("Of which in external code and system calls: %llu cycles (%.1f%%)\n",
+		printf("Of which in external code and system calls: %llu cycles (%.1f%%), measured, not modelled\n",
 		       (unsigned long long)t->total_os, pct(t->total_os, t->total_self));
 		if (t->total_os_left)
-			printf("Left out: %llu cycles waiting on the outside world (sleeps, polls, terminal reads, "
-			       "child processes; profinst --charge-waits charges them)\n",
+			printf("Left out: %llu cycles waited, blocked (locks, conditions, barriers, pipe, socket "
+			       "and terminal reads, sleeps, polls, child processes and threads; the Wait column; "
+			       "profinst --charge-waits charges them)\n",
 			       (unsigned long long)t->total_os_left);
 	}
 	if (t->total_faults)
@@ -195,11 +203,15 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 	printf("%12s %14s %6s %14s %6s %10s %10s ", "Calls", "Self", "Self%", "Incl", "Incl%", "MinSelf", "MaxSelf");
 	if (os)
 		printf("%12s ", "OS");
+	if (wait)
+		printf("%12s ", "Wait");
 	printf(" %s\n", "Function [object]");
 	/* the nominal root: the whole program, every thread */
 	printf("%12s %14s %6s %14llu %5.1f%% %10s %10s ", "", "", "", (unsigned long long)t->total_self, 100.0, "", "");
 	if (os)
 		printf("%12llu ", (unsigned long long)t->total_os);
+	if (wait)
+		printf("%12llu ", (unsigned long long)t->total_os_left);
 	printf(" %s\n", "<Total>");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct func_view *v = &t->f[rows[i]];
@@ -208,6 +220,8 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 		       pct(v->incl, t->total_self), (unsigned long long)v->min_self, (unsigned long long)v->max_self);
 		if (os)
 			printf("%12llu ", (unsigned long long)v->os);
+		if (wait)
+			printf("%12llu ", (unsigned long long)v->os_left);
 		if (p->funcs[v->g].external)
 			printf(" %s\n", pv_name(p, v->g));
 		else

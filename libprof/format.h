@@ -224,7 +224,9 @@ struct pi_funcrec {
 
 #define PI_EXT_CHARGE 0x1   /* add its time to the thread's clock (a cycle model) */
 #define PI_EXT_WAIT 0x2     /* waits on the outside world: not charged by default */
-#define PI_EXT_TTYREAD 0x4  /* a read: a wait when its descriptor is a terminal */
+#define PI_EXT_TTYREAD 0x4  /* a read: a wait when its descriptor is a pipe,
+				 a socket or a terminal, and blocks; size[3]
+				 says where the descriptor is (PI_READ_*) */
 #define PI_EXT_CHARGE_WAITS 0x8 /* --charge-waits: charge waits too */
 #define PI_EXT_SWITCH 0x20  /* swapcontext: the stack switches to another context */
 #define PI_EXT_SETCTX 0x40  /* setcontext: the context calling it ends */
@@ -233,10 +235,14 @@ struct pi_funcrec {
 #define PI_EXT_FIXED 0x80   /* the model costs it (a short C library function):
 				 size[1] + size[2] * n / 256 units, n the
 				 argument size[3]'s low byte names (0 none, 1-3
-				 the first to third), instead of timing it; but
+				 the first to third, 4 the product of the first
+				 two), instead of timing it; but
 				 size[3] >> 8 units when that is not 0 and the
 				 first argument is NULL (realloc(NULL, n): a
 				 malloc) */
+/* where a PI_EXT_TTYREAD external's descriptor is: an argument (the
+ * first), a FILE * in the first to fourth argument, or stdin's */
+enum pi_read_at { PI_READ_FD = 1, PI_READ_FILE1, PI_READ_FILE2, PI_READ_FILE3, PI_READ_FILE4, PI_READ_STDIN };
 #define PI_EXT_HEAP_SHIFT 8
 #define PI_EXT_HEAP_MASK 0x700 /* with PI_EXT_FIXED: a heap function whose
 				 cost the runtime's model of the allocator gives

@@ -53,28 +53,52 @@ void nameset_free(struct nameset *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Calls that wait on the outside world (a terminal, a peer, a timer, a child
- * process): their time is not the program's work, so it is left out unless
- * --charge-waits. */
+/* Calls that block: on the outside world (a terminal, a peer, a timer, a
+ * child process) or on other threads (a lock, a condition, a barrier, a
+ * semaphore, a join).  Their time is measured and left out unless
+ * --charge-waits: it is not the program's work, and it would not be the
+ * same from run to run.  A lock is a wait whether or not it blocks: taken
+ * without contention it costs a few cycles, left out as well. */
 static bool waits(const char *n)
 {
 	static const char *names[] = {
-		"sleep", "usleep", "nanosleep", "clock_nanosleep", "poll", "ppoll", "select",
+		"sleep", "usleep", "nanosleep", "clock_nanosleep", "thrd_sleep", "poll", "ppoll", "select",
 		"pselect", "epoll_wait", "epoll_pwait", "epoll_pwait2", "pause", "sigsuspend",
 		"sigwait", "sigwaitinfo", "sigtimedwait", "wait", "waitpid", "wait3", "wait4",
-		"waitid", "pthread_join", "pthread_cond_wait", "pthread_cond_timedwait",
-		"pthread_cond_clockwait", "sem_wait", "sem_timedwait", "sem_clockwait", "accept",
-		"accept4", "msgrcv", "system", "getchar", NULL};
+		"waitid", "pthread_join", "pthread_timedjoin_np", "pthread_clockjoin_np", "thrd_join",
+		"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_clockwait", "cnd_wait",
+		"cnd_timedwait", "pthread_mutex_lock", "pthread_mutex_timedlock", "pthread_mutex_clocklock",
+		"mtx_lock", "mtx_timedlock", "pthread_rwlock_rdlock", "pthread_rwlock_wrlock",
+		"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_clockrdlock",
+		"pthread_rwlock_clockwrlock", "pthread_barrier_wait", "sem_wait", "sem_timedwait",
+		"sem_clockwait", "flock", "accept", "accept4", "connect", "msgrcv", "semop", "semtimedop",
+		"system", NULL};
 	for (const char **p = names; *p; p++)
 		if (!strcmp(n, *p))
 			return true;
 	return false;
 }
 
-/* Reads wait when what they read is a terminal; the runtime looks. */
-static bool reads(const char *n)
+/* Reads wait when what they read is a pipe, a socket or a terminal that
+ * blocks (the runtime looks at the descriptor: PI_EXT_TTYREAD); where the
+ * descriptor is (PI_READ_*), or 0 for a call that is not a read. */
+static uint32_t reads(const char *n)
 {
-	return !strcmp(n, "read") || !strcmp(n, "readv") || !strcmp(n, "__read_chk");
+	static const struct {
+		const char *name;
+		uint32_t at;
+	} r[] = {{"read", PI_READ_FD}, {"readv", PI_READ_FD}, {"__read_chk", PI_READ_FD},
+		 {"recv", PI_READ_FD}, {"recvfrom", PI_READ_FD}, {"recvmsg", PI_READ_FD},
+		 {"recvmmsg", PI_READ_FD}, {"fgetc", PI_READ_FILE1}, {"getc", PI_READ_FILE1},
+		 {"_IO_getc", PI_READ_FILE1}, {"fgets", PI_READ_FILE3}, {"__fgets_chk", PI_READ_FILE4},
+		 {"fread", PI_READ_FILE4}, {"__fread_chk", PI_READ_FILE4}, {"getline", PI_READ_FILE3},
+		 {"getdelim", PI_READ_FILE4}, {"__getdelim", PI_READ_FILE4}, {"fscanf", PI_READ_FILE1},
+		 {"__isoc99_fscanf", PI_READ_FILE1}, {"getchar", PI_READ_STDIN}, {"scanf", PI_READ_STDIN},
+		 {"__isoc99_scanf", PI_READ_STDIN}};
+	for (size_t i = 0; i < sizeof(r) / sizeof(*r); i++)
+		if (!strcmp(n, r[i].name))
+			return r[i].at;
+	return 0;
 }
 
 /* Calls that must stay as they are: the linker rewrites TLS sequences by
@@ -97,16 +121,19 @@ static uint32_t ext_index(struct code *c, const char *name)
 	memset(x, 0, sizeof(*x));
 	x->name = xstrdup(name);
 	bool w = waits(name);
+	uint32_t rd = reads(name);
 	x->flags = (c->model->charges_os ? PI_EXT_CHARGE : 0) | (w ? PI_EXT_WAIT : 0) |
-		   (reads(name) ? PI_EXT_TTYREAD : 0) |
+		   (rd ? PI_EXT_TTYREAD : 0) |
 		   (c->opts->charge_waits ? PI_EXT_CHARGE_WAITS : 0) |
 		   (c->opts->defined ? 0 : PI_EXT_CHECK) |
 		   (!strcmp(name, "swapcontext") ? PI_EXT_SWITCH : 0) |
 		   (!strcmp(name, "setcontext") ? PI_EXT_SETCTX : 0);
 	/* a short C library function the model costs, where it does: no clock
 	 * (nor its cost) on each call, and the same cost every run */
-	if (c->model->charges_os && !w && model_ext_cost(c->model, name, &x->cost))
+	if (c->model->charges_os && !w && !rd && model_ext_cost(c->model, name, &x->cost))
 		x->flags |= PI_EXT_FIXED | x->cost.heap << PI_EXT_HEAP_SHIFT;
+	else if (rd)
+		x->cost.arg = rd; /* (size[3]: where its descriptor is) */
 	x->map_index = (uint32_t)(c->nfuncs + c->nexts - 1);
 	return (uint32_t)(c->nexts - 1);
 }

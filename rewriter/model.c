@@ -36,16 +36,48 @@ static const uint8_t icelake_class[UARCH_MAX_PORTS] = {1, 1, 2, 2, 3, 1, 1, 4, 4
  * latency, store-to-load forwarding (none where the core renames memory
  * operands: Golden Cove, Zen 3; measured on this machine's blocks for
  * Golden Cove), which renamer idioms the core has. */
+/* The C library's costs on the models not measured here (no Skylake, Ice
+ * Lake or Zen 3 machine at hand): derived from the nearest measured model
+ * of the same vendor and core family, scaled where the models differ.
+ * Skylake from goldencove_libc: fixed costs by the widths' ratio (4 to
+ * 6: 1.5), a copy's or a fill's cost per KiB doubled (one 32-byte store a
+ * cycle against two), a compare's or a search's by 1.5 (two loads a cycle
+ * against three).  Ice Lake (server) from goldencove_libc: fixed costs by
+ * 6/5, copies and fills as Golden Cove (two stores a cycle), compares and
+ * searches by 1.5 (two loads). */
+static const struct ext_fixed skylake_libc[] = {
+	{"__memcpy_chk", 11, 32, 3, 0}, {"__memmove_chk", 11, 32, 3, 0}, {"__mempcpy_chk", 11, 32, 3, 0},
+	{"__memset_chk", 11, 32, 3, 0}, {"__stpcpy_chk", 11, 0, 0, 0}, {"__strcat_chk", 18, 0, 0, 0},
+	{"__strcpy_chk", 11, 0, 0, 0}, {"__strncpy_chk", 9, 36, 3, 0}, {"bcmp", 11, 12, 3, 0},
+	{"calloc", 33, 96, 4, 0}, {"free", 17, 0, 0, 0}, {"malloc", 23, 0, 0, 0}, {"memchr", 8, 24, 3, 0},
+	{"memcmp", 11, 12, 3, 0}, {"memcpy", 11, 32, 3, 0}, {"memmove", 11, 32, 3, 0},
+	{"mempcpy", 11, 32, 3, 0}, {"memset", 11, 32, 3, 0}, {"realloc", 75, 0, 0, 23},
+	{"stpcpy", 11, 0, 0, 0}, {"strcat", 18, 0, 0, 0}, {"strchr", 9, 0, 0, 0}, {"strcmp", 12, 0, 0, 0},
+	{"strcpy", 11, 0, 0, 0}, {"strdup", 33, 0, 0, 0}, {"strlen", 9, 0, 0, 0}, {"strncmp", 8, 0, 0, 0},
+	{"strncpy", 9, 36, 3, 0}, {"strnlen", 9, 0, 0, 0}, {"strrchr", 9, 0, 0, 0},
+};
+static const struct ext_fixed icelake_libc[] = {
+	{"__memcpy_chk", 8, 16, 3, 0}, {"__memmove_chk", 8, 16, 3, 0}, {"__mempcpy_chk", 8, 16, 3, 0},
+	{"__memset_chk", 8, 16, 3, 0}, {"__stpcpy_chk", 8, 0, 0, 0}, {"__strcat_chk", 14, 0, 0, 0},
+	{"__strcpy_chk", 8, 0, 0, 0}, {"__strncpy_chk", 7, 18, 3, 0}, {"bcmp", 8, 12, 3, 0},
+	{"calloc", 26, 48, 4, 0}, {"free", 13, 0, 0, 0}, {"malloc", 18, 0, 0, 0}, {"memchr", 6, 24, 3, 0},
+	{"memcmp", 8, 12, 3, 0}, {"memcpy", 8, 16, 3, 0}, {"memmove", 8, 16, 3, 0},
+	{"mempcpy", 8, 16, 3, 0}, {"memset", 8, 16, 3, 0}, {"realloc", 60, 0, 0, 18},
+	{"stpcpy", 8, 0, 0, 0}, {"strcat", 14, 0, 0, 0}, {"strchr", 7, 0, 0, 0}, {"strcmp", 10, 0, 0, 0},
+	{"strcpy", 8, 0, 0, 0}, {"strdup", 26, 0, 0, 0}, {"strlen", 7, 0, 0, 0}, {"strncmp", 6, 0, 0, 0},
+	{"strncpy", 7, 18, 3, 0}, {"strnlen", 7, 0, 0, 0}, {"strrchr", 7, 0, 0, 0},
+};
+
 static const struct uarch skylake_u = {
 	.forms = skylake_forms, .nforms = N(skylake_forms), .nports = 10, .port_class = skylake_class, .width = 4,
 	.load_lat = 5, .fwd_lat = 5, .fwd_lat_slow = 5, .fwd_fail = 15, .alu = {0, 1, 5, 6}, .nalu = 4,
-	.move_elim = true,
+	.move_elim = true, .libc = skylake_libc, .nlibc = N(skylake_libc),
 };
 static const struct uarch icelake_u = {
 	.forms = icelake_server_forms, .nforms = N(icelake_server_forms), .nports = 12,
 	.port_class = icelake_class, .width = 5,
 	.load_lat = 5, .fwd_lat = 5, .fwd_lat_slow = 5, .fwd_fail = 15, .alu = {0, 1, 5, 6}, .nalu = 4,
-	.move_elim = false,
+	.move_elim = false, .libc = icelake_libc, .nlibc = N(icelake_libc),
 };
 /* Golden Cove: the Ice Lake tables (LLVM 14 has no model of its own for
  * Sapphire Rapids: it falls back to Skylake's) with Golden Cove's width and
@@ -87,13 +119,22 @@ static const struct form_cost goldencove_measured[] = {
  * buffers that differed at the first byte (the probe has been mended
  * since, on Zen 5: equal bytes cost memcmp 29 cycles a KiB there), so
  * their cost per KiB here is low.  realloc(NULL, n) is a malloc, and
- * costs one. */
+ * costs one.  Those not measured there (calloc, strdup, the string copies,
+ * searches and strncmp, memchr; bench/probes/libc.c measures them on
+ * Zen 5) are zen5_libc's, scaled by the ratio of a sibling's costs on the
+ * two cores (malloc's for calloc and strdup, strcmp's for strncmp,
+ * strlen's for the rest), and their cost per KiB by memcpy's (a copy) or
+ * memset's (a store or load stream). */
 static const struct ext_fixed goldencove_libc[] = {
-	{"__memcpy_chk", 7, 16, 3, 0}, {"__memmove_chk", 7, 16, 3, 0}, {"__memset_chk", 7, 16, 3, 0},
-	{"bcmp", 7, 8, 3, 0},          {"free", 11, 0, 0, 0},          {"malloc", 15, 0, 0, 0},
-	{"memcmp", 7, 8, 3, 0},        {"memcpy", 7, 16, 3, 0},        {"memmove", 7, 16, 3, 0},
-	{"mempcpy", 7, 16, 3, 0},      {"memset", 7, 16, 3, 0},        {"realloc", 50, 0, 0, 15},
-	{"strcmp", 8, 0, 0, 0},        {"strlen", 6, 0, 0, 0},
+	{"__memcpy_chk", 7, 16, 3, 0}, {"__memmove_chk", 7, 16, 3, 0}, {"__mempcpy_chk", 7, 16, 3, 0},
+	{"__memset_chk", 7, 16, 3, 0}, {"__stpcpy_chk", 7, 0, 0, 0}, {"__strcat_chk", 12, 0, 0, 0},
+	{"__strcpy_chk", 7, 0, 0, 0}, {"__strncpy_chk", 6, 18, 3, 0}, {"bcmp", 7, 8, 3, 0},
+	{"calloc", 22, 48, 4, 0}, {"free", 11, 0, 0, 0}, {"malloc", 15, 0, 0, 0}, {"memchr", 5, 16, 3, 0},
+	{"memcmp", 7, 8, 3, 0}, {"memcpy", 7, 16, 3, 0}, {"memmove", 7, 16, 3, 0},
+	{"mempcpy", 7, 16, 3, 0}, {"memset", 7, 16, 3, 0}, {"realloc", 50, 0, 0, 15},
+	{"stpcpy", 7, 0, 0, 0}, {"strcat", 12, 0, 0, 0}, {"strchr", 6, 0, 0, 0}, {"strcmp", 8, 0, 0, 0},
+	{"strcpy", 7, 0, 0, 0}, {"strdup", 22, 0, 0, 0}, {"strlen", 6, 0, 0, 0}, {"strncmp", 5, 0, 0, 0},
+	{"strncpy", 6, 18, 3, 0}, {"strnlen", 6, 0, 0, 0}, {"strrchr", 6, 0, 0, 0},
 };
 
 static const struct uarch goldencove_u = {
@@ -106,11 +147,6 @@ static const struct uarch goldencove_u = {
 	.libc = goldencove_libc, .nlibc = N(goldencove_libc),
 	.call_floor = 200, .ret_floor = 175, /* a call and return: 3.3-3.9 cycles (bench/probes/callret.c) */
 };
-static const struct uarch zen3_u = {
-	.forms = znver3_forms, .nforms = N(znver3_forms), .nports = 16, .width = 6,
-	.load_lat = 4, .fwd_lat = 0, .fwd_fail = 15, .alu = {0, 1, 2, 3}, .nalu = 4, .move_elim = true,
-	.alu_cap = true,
-};
 
 /* Short C library functions on Zen 5, measured as goldencove_libc's were
  * (bench/probes/libc.c, on an EPYC of family 1Ah): a malloc and free 44
@@ -122,13 +158,22 @@ static const struct uarch zen3_u = {
  * is not what its branches decide).
  * realloc(NULL, n) is a malloc: with a free, as malloc's.  (malloc, free
  * and realloc: where runtime/heap.c cannot follow the allocator, which
- * zen5_heap costs by path.)  free(NULL): 4. */
+ * zen5_heap costs by path.)  free(NULL): 4.  calloc and free 32 cycles
+ * as the same block (calloc 36 as malloc's mixed heap sees it), with 48 a
+ * KiB of nmemb * size (arg 4: the product of the first two); strdup as
+ * calloc without the clearing; strcpy 6, strncpy 5 and 25 a KiB of its
+ * length (it pads), strchr 5, strncmp 4 on short strings, memchr 4 and 16
+ * a KiB of its length.  strcat, not measured: strlen and strcpy. */
 static const struct ext_fixed zen5_libc[] = {
-	{"__memcpy_chk", 5, 22, 3, 0}, {"__memmove_chk", 5, 22, 3, 0}, {"__memset_chk", 4, 16, 3, 0},
-	{"bcmp", 6, 29, 3, 0},         {"free", 19, 0, 0, 4},          {"malloc", 25, 0, 0, 0},
-	{"memcmp", 6, 29, 3, 0},       {"memcpy", 5, 22, 3, 0},        {"memmove", 5, 22, 3, 0},
-	{"mempcpy", 5, 22, 3, 0},      {"memset", 4, 16, 3, 0},        {"realloc", 50, 0, 0, 25},
-	{"strcmp", 6, 0, 0, 0},        {"strlen", 5, 0, 0, 0},
+	{"__memcpy_chk", 5, 22, 3, 0}, {"__memmove_chk", 5, 22, 3, 0}, {"__mempcpy_chk", 5, 22, 3, 0},
+	{"__memset_chk", 4, 16, 3, 0}, {"__stpcpy_chk", 6, 0, 0, 0}, {"__strcat_chk", 10, 0, 0, 0},
+	{"__strcpy_chk", 6, 0, 0, 0}, {"__strncpy_chk", 5, 25, 3, 0}, {"bcmp", 6, 29, 3, 0},
+	{"calloc", 36, 48, 4, 0}, {"free", 19, 0, 0, 4}, {"malloc", 25, 0, 0, 0}, {"memchr", 4, 16, 3, 0},
+	{"memcmp", 6, 29, 3, 0}, {"memcpy", 5, 22, 3, 0}, {"memmove", 5, 22, 3, 0},
+	{"mempcpy", 5, 22, 3, 0}, {"memset", 4, 16, 3, 0}, {"realloc", 50, 0, 0, 25},
+	{"stpcpy", 6, 0, 0, 0}, {"strcat", 10, 0, 0, 0}, {"strchr", 5, 0, 0, 0}, {"strcmp", 6, 0, 0, 0},
+	{"strcpy", 6, 0, 0, 0}, {"strdup", 36, 0, 0, 0}, {"strlen", 5, 0, 0, 0}, {"strncmp", 4, 0, 0, 0},
+	{"strncpy", 5, 25, 3, 0}, {"strnlen", 5, 0, 0, 0}, {"strrchr", 5, 0, 0, 0},
 };
 
 /* glibc's allocator on Zen 5 (bench/probes/heap.c, glibc 2.36, on an EPYC
@@ -148,6 +193,36 @@ static const uint32_t zen5_heap[PI_HC_COUNT] = {
 	[PI_HC_MALLOC_BIN] = 3030, 16000, 2610,
 	[PI_HC_MALLOC_TOP] = 2990, 3100, 2610,
 	[PI_HC_FREE_NULL] = 400, [PI_HC_REALLOC_SAME] = 1500, [PI_HC_COPY_KIB] = 2200,
+};
+
+/* Zen 3's, not measured here: zen5_libc's and zen5_heap's (the same
+ * family, the same six micro-ops a cycle for one thread), with a copy's
+ * cost per KiB by the stores' rate (a 32-byte store a cycle where Zen 5
+ * copies 45 bytes a cycle: 22 to 31), a fill's doubled (64 bytes a cycle
+ * to 32), a compare's or a search's by 4/3 (three load pipes to four);
+ * the allocator's paths as Zen 5's, its copies at Zen 3's rate. */
+static const struct ext_fixed zen3_libc[] = {
+	{"__memcpy_chk", 5, 31, 3, 0}, {"__memmove_chk", 5, 31, 3, 0}, {"__mempcpy_chk", 5, 31, 3, 0},
+	{"__memset_chk", 4, 32, 3, 0}, {"__stpcpy_chk", 6, 0, 0, 0}, {"__strcat_chk", 10, 0, 0, 0},
+	{"__strcpy_chk", 6, 0, 0, 0}, {"__strncpy_chk", 5, 35, 3, 0}, {"bcmp", 6, 39, 3, 0},
+	{"calloc", 36, 96, 4, 0}, {"free", 19, 0, 0, 4}, {"malloc", 25, 0, 0, 0}, {"memchr", 4, 21, 3, 0},
+	{"memcmp", 6, 39, 3, 0}, {"memcpy", 5, 31, 3, 0}, {"memmove", 5, 31, 3, 0},
+	{"mempcpy", 5, 31, 3, 0}, {"memset", 4, 32, 3, 0}, {"realloc", 50, 0, 0, 25},
+	{"stpcpy", 6, 0, 0, 0}, {"strcat", 10, 0, 0, 0}, {"strchr", 5, 0, 0, 0}, {"strcmp", 6, 0, 0, 0},
+	{"strcpy", 6, 0, 0, 0}, {"strdup", 36, 0, 0, 0}, {"strlen", 5, 0, 0, 0}, {"strncmp", 4, 0, 0, 0},
+	{"strncpy", 5, 35, 3, 0}, {"strnlen", 5, 0, 0, 0}, {"strrchr", 5, 0, 0, 0},
+};
+static const uint32_t zen3_heap[PI_HC_COUNT] = {
+	[PI_HC_MALLOC_CACHED] = 1120, [PI_HC_FREE_CACHED] = 880,
+	[PI_HC_FREE_BIN] = 1610, 2940, 2800,
+	[PI_HC_MALLOC_BIN] = 3030, 16000, 2610,
+	[PI_HC_MALLOC_TOP] = 2990, 3100, 2610,
+	[PI_HC_FREE_NULL] = 400, [PI_HC_REALLOC_SAME] = 1500, [PI_HC_COPY_KIB] = 3100,
+};
+static const struct uarch zen3_u = {
+	.forms = znver3_forms, .nforms = N(znver3_forms), .nports = 16, .width = 6,
+	.load_lat = 4, .fwd_lat = 0, .fwd_fail = 15, .alu = {0, 1, 2, 3}, .nalu = 4, .move_elim = true,
+	.alu_cap = true, .libc = zen3_libc, .nlibc = N(zen3_libc), .heap = zen3_heap,
 };
 
 /* Forms measured on Zen 5 (bench/probes.py and bench/blocks.py on an EPYC
@@ -528,7 +603,8 @@ void model_describe(const struct cpu_model *m, FILE *out)
 		const struct ext_fixed *e = &u->libc[i];
 		fprintf(out, "libc.%s %u a call", e->name, e->cycles);
 		if (e->per_kib)
-			fprintf(out, ", and %u a KiB of argument %u", e->per_kib, e->arg);
+			fprintf(out, e->arg == 4 ? ", and %u a KiB of arguments 1 and 2's product"
+						 : ", and %u a KiB of argument %u", e->per_kib, e->arg);
 		if (e->null_cycles)
 			fprintf(out, "; %u with a NULL pointer", e->null_cycles);
 		fputc('\n', out);

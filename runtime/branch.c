@@ -168,13 +168,20 @@ void pi_rt_branch(uint64_t word, int64_t counter)
 	if (pred != taken) {
 		uint64_t cost = (word >> STUB_BRANCH_COST_SHIFT) & STUB_BRANCH_COST_MAX;
 		t->clock += cost;
-		++*rt_counter(counter);
-		/* the external's own branch mispredicted: its time, as a
-		 * call's is (shadow.c); not from inside the runtime's own
-		 * work on the stack, which a signal interrupted */
+		/* the external's own branch mispredicted: its time, as the
+		 * call's is (shadow.c), in its node's self and its caller's
+		 * self+descendants; not from inside the runtime's own work
+		 * on the stack, which a signal interrupted */
 		struct rt_thread *th = t->th;
-		if ((word & STUB_BRANCH_EXT_RESULT) && !t->busy && th && th->depth)
-			th->stack[th->depth - 1].node->os += cost;
+		struct rt_node *x = (struct rt_node *)t->ext_last;
+		if ((word & STUB_BRANCH_EXT_RESULT) && !t->busy && th && th->depth && x &&
+		    x->parent == th->stack[th->depth - 1].node) {
+			th->stack[th->depth - 1].child += cost;
+			x->self += cost;
+			x->incl += cost;
+		} else {
+			++*rt_counter(counter);
+		}
 		/* a longer history might have known: allocate above the provider */
 		int start = provider + 1;
 		if (start < BP_TABLES) {

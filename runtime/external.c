@@ -58,19 +58,30 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void calibrate_overhead(void)
+uint64_t pi_rt_probe_callback(void);
+/* the stubs' own share of each callback's */
+uint64_t rt_cb_overhead_ticks __attribute__((visibility("hidden")));
+
+/* The median of 255 runs of probe: what a call usually pays, not its
+ * luckiest case. */
+static uint64_t median_ticks(uint64_t (*probe)(void))
 {
 	uint64_t t[255];
 	for (int i = 0; i < 255; i++)
-		t[i] = pi_rt_probe_window();
-	/* the median: what a call usually pays, not its luckiest case */
+		t[i] = probe();
 	for (int i = 1; i < 255; i++)
 		for (int j = i; j > 0 && cmp_u64(&t[j - 1], &t[j]) > 0; j--) {
 			uint64_t x = t[j];
 			t[j] = t[j - 1];
 			t[j - 1] = x;
 		}
-	rt_ext_overhead_ticks = t[127];
+	return t[127];
+}
+
+static void calibrate_overhead(void)
+{
+	rt_ext_overhead_ticks = median_ticks(pi_rt_probe_window);
+	rt_cb_overhead_ticks = median_ticks(pi_rt_probe_callback);
 }
 
 static void calibrate(void)
@@ -173,6 +184,41 @@ static int is_tty(uint64_t fd)
 					      (long)termios, 0, 0, 0) == 0;
 }
 
+/* Does a read of fd block until something comes: a pipe, a socket or a
+ * terminal, unless non-blocking?  (A regular file or a device such as
+ * /dev/zero answers at once: its read is work, and charged.) */
+static int read_blocks(uint64_t fd)
+{
+	uint64_t st[18]; /* the kernel's struct stat: 144 bytes, st_mode at 24 */
+	if (fd >= (1u << 31) || rt_syscall6(SYS_fstat, (long)fd, (long)st, 0, 0, 0, 0))
+		return 0;
+	uint32_t type = (uint32_t)(st[3] & 0170000);
+	if (type != 0010000 /* FIFO */ && type != 0140000 /* socket */ && (type != 0020000 || !is_tty(fd)))
+		return 0;
+	long fl = rt_syscall6(SYS_fcntl, (long)fd, 3 /* F_GETFL */, 0, 0, 0, 0);
+	return fl >= 0 && !(fl & 04000 /* O_NONBLOCK */);
+}
+
+/* A PI_EXT_TTYREAD external's descriptor (rec->size[3]: PI_READ_*), or -1.
+ * sp: the callee's %rsp, under which __profinst_ext_enter_slow saved %rax,
+ * then %rcx (a fourth argument). */
+static uint64_t read_fd(const struct pi_funcrec *rec, uint64_t sp, uint64_t arg0, uint64_t arg1,
+			uint64_t arg2)
+{
+	uint64_t file;
+	switch (rec->size[3]) {
+	case PI_READ_FD: return arg0;
+	case PI_READ_STDIN: return 0;
+	case PI_READ_FILE1: file = arg0; break;
+	case PI_READ_FILE2: file = arg1; break;
+	case PI_READ_FILE3: file = arg2; break;
+	case PI_READ_FILE4: file = ((const uint64_t *)sp)[-2]; break;
+	default: return (uint64_t)-1;
+	}
+	/* glibc's FILE: _fileno at 112 (an ABI the C library keeps) */
+	return file ? (uint64_t)(int64_t) * (const int *)(file + 112) : (uint64_t)-1;
+}
+
 /* The call instruction at pc: its length and, when it can be known, its
  * target (call rel32, or call *GOT(%rip) as -fno-plt makes it). */
 static uint64_t call_target(uint64_t pc, uint64_t *len)
@@ -205,6 +251,8 @@ static uint64_t fixed_cost(const struct pi_funcrec *rec, uint64_t arg0, uint64_t
 	if (null_cost && !arg0)
 		return null_cost;
 	uint64_t n = which == 1 ? arg0 : which == 2 ? arg1 : which == 3 ? arg2 : 0;
+	if (which == 4 && __builtin_mul_overflow(arg0, arg1, &n))
+		n = 0; /* calloc's nmemb * size: it fails at once */
 	return rec->size[1] + ((n * rec->size[2]) >> 8);
 }
 
@@ -250,7 +298,8 @@ void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uin
 				now += rt_close_top(th, now);
 		}
 	} else if (f) {
-		int wait = (flags & PI_EXT_WAIT) || ((flags & PI_EXT_TTYREAD) && is_tty(arg0));
+		int wait = (flags & PI_EXT_WAIT) ||
+			   ((flags & PI_EXT_TTYREAD) && read_blocks(read_fd(rec, sp, arg0, arg1, arg2)));
 		int charge = (flags & PI_EXT_CHARGE) && (!wait || (flags & PI_EXT_CHARGE_WAITS));
 		f->ext = RT_EXT_ON | (charge ? RT_EXT_CHARGE : 0);
 		f->ext_ticks = 0;
@@ -293,9 +342,17 @@ void pi_rt_ext_exit(uint64_t sp)
 	rt_leave(t);
 }
 
-static int sys_waits(uint64_t nr)
+static int sys_waits(uint64_t nr, uint64_t arg0, uint64_t arg1)
 {
 	switch (nr) {
+	case SYS_read: case SYS_readv: case SYS_recvfrom: case SYS_recvmsg: case SYS_recvmmsg:
+		return read_blocks(arg0);
+	case SYS_futex: /* FUTEX_WAIT, _LOCK_PI, _WAIT_BITSET, _WAIT_REQUEUE_PI, _LOCK_PI2 */
+		switch (arg1 & 0x7f) {
+		case 0: case 6: case 9: case 11: case 13: return 1;
+		default: return 0;
+		}
+	case SYS_flock: case SYS_connect: case SYS_semop: case SYS_semtimedop:
 	case SYS_nanosleep: case SYS_clock_nanosleep: case SYS_poll: case SYS_ppoll:
 	case SYS_select: case SYS_pselect6: case SYS_epoll_wait: case SYS_epoll_pwait:
 	case SYS_pause: case SYS_wait4: case SYS_waitid: case SYS_rt_sigsuspend:
@@ -306,13 +363,12 @@ static int sys_waits(uint64_t nr)
 	}
 }
 
-void pi_rt_sys_enter(uint64_t nr, uint64_t arg0)
+void pi_rt_sys_enter(uint64_t nr, uint64_t arg0, uint64_t arg1)
 {
 	struct pi_tls *t = &__profinst_tls;
 	if (t->busy || t->dead)
 		return;
-	int wait = sys_waits(nr) ||
-		   ((nr == SYS_read || nr == SYS_readv || nr == SYS_pread64) && is_tty(arg0));
+	int wait = sys_waits(nr, arg0, arg1);
 	t->sys_charge = sys_charge && (!wait || sys_charge_waits);
 	if (!rt_enter(t))
 		return;

@@ -25,8 +25,9 @@ struct rt_node {
 	uint64_t calls, rec_calls, self, incl, min_self, max_self;
 	uint32_t faults;  /* page faults taken here (faults.c), saturating */
 	uint32_t index;   /* when written */
-	uint64_t os;      /* of self: external code and system calls, charged */
-	uint64_t os_left; /* measured there but not charged */
+	uint64_t os;      /* of self: measured, not modelled (an external's
+			     own time, system calls), charged */
+	uint64_t os_left; /* measured there but not charged (waits) */
 };
 
 struct rt_frame {
@@ -120,7 +121,14 @@ struct pi_tls {
 				(the head of its ring), or rt_pf_none (faults.c) */
 	uint64_t pf_seen;    /* where *pf_head was when last charged */
 	struct perf_event_mmap_page *pf_page; /* the ring, or NULL */
-	uint64_t unused[3];  /* keep dc_wait and the clock's parts where the
+	uint64_t cb_tsc;     /* rdtsc where a callback from external code
+				entered (the entry helper's fast path paused
+				the external's clock there; rt_push takes it),
+				or 0 */
+	const struct rt_node *ext_last; /* the node of the external call that
+				closed last (a mispredicted jump on its result
+				is its time: branch.c) */
+	uint64_t unused[1];  /* keep dc_wait and the clock's parts where the
 				stubs the rewriter emits find them (stub_abi.h) */
 	uint64_t *dc_wait;   /* the counter of memory waits (format.h,
 				pi_counters) of the block whose load dc_ready
@@ -338,6 +346,10 @@ uint64_t rt_ticks_to_cycles(uint64_t ticks);
 extern uint64_t rt_units;
 /* what the external-call stubs themselves add to a call's measured ticks */
 extern uint64_t rt_ext_overhead_ticks;
+/* and what a callback's stubs add to it, each time external code calls
+ * instrumented code (from the exit helper's resumption of the external's
+ * clock to the entry helper's pause of it) */
+extern uint64_t rt_cb_overhead_ticks;
 /* the clock's units to whole cycles, for the profile */
 static inline uint64_t rt_to_cycles(uint64_t u)
 {

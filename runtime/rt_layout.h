@@ -15,6 +15,9 @@
 #define TLS_DCREADY 72
 #define TLS_PFHEAD 88
 #define TLS_PFSEEN 96
+#define TLS_CBTSC 112
+#define TLS_EXTLAST 120
+#define TLS_SPARE 128 /* unused[0]: pi_rt_probe_callback's stores */
 #define TLS_DCWAIT 136
 #define TLS_CLOCKPART 144
 #define TLS_SKIPPED 168

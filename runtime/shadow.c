@@ -19,6 +19,9 @@ LAYOUT(struct pi_tls, fe_pred, TLS_FEPRED);
 LAYOUT(struct pi_tls, dc_ready, TLS_DCREADY);
 LAYOUT(struct pi_tls, pf_head, TLS_PFHEAD);
 LAYOUT(struct pi_tls, pf_seen, TLS_PFSEEN);
+LAYOUT(struct pi_tls, cb_tsc, TLS_CBTSC);
+LAYOUT(struct pi_tls, ext_last, TLS_EXTLAST);
+LAYOUT(struct pi_tls, unused, TLS_SPARE);
 LAYOUT(struct pi_tls, dc_wait, TLS_DCWAIT);
 LAYOUT(struct pi_tls, clock_part, TLS_CLOCKPART);
 LAYOUT(struct pi_tls, skipped, TLS_SKIPPED);
@@ -162,30 +165,35 @@ hit:
 }
 
 /*
- * An external call's time is charged to its caller (seed 003): the caller's
- * self and self+descendants include it, and its node's os says how much.
- * The external's own node keeps the calls and, as self+descendants, only
- * the callbacks it made.
+ * An external call's time is its own node's self: measured (its real time,
+ * callbacks and the stubs' own cost left out; the node's os says how much)
+ * or the model's (PI_EXT_FIXED), added to the thread's clock so that its
+ * callers' self+descendants include it while their self is their own code.
+ * A wait's time is measured and left out unless charged (os_left).
+ * Returns what it added to the clock.
  */
 static uint64_t close_external(struct rt_thread *th, struct rt_frame *f)
 {
 	if (f->ext & RT_EXT_SWITCH)
 		return 0;
 	uint64_t cyc;
-	if (f->ext & RT_EXT_FIXED) {
+	bool measured = !(f->ext & RT_EXT_FIXED);
+	if (!measured) {
 		cyc = f->ext >> 8; /* the model's cost, in the clock's units */
 	} else {
-		uint64_t ticks = f->ext_ticks + (rt_rdtsc() - f->ext_start);
-		ticks = ticks > rt_ext_overhead_ticks ? ticks - rt_ext_overhead_ticks : 0;
-		cyc = rt_ticks_to_cycles(ticks);
+		/* (ext_ticks can be "negative": each callback's stubs' cost is
+		 * taken from it as the callback enters) */
+		int64_t ticks = (int64_t)(f->ext_ticks + (rt_rdtsc() - f->ext_start) - rt_ext_overhead_ticks);
+		cyc = rt_ticks_to_cycles(ticks > 0 ? (uint64_t)ticks : 0);
 	}
-	struct rt_node *caller = th->depth > 1 ? th->stack[th->depth - 2].node : &th->root;
+	rt_tls_of(th)->ext_last = f->node;
 	if (f->ext & RT_EXT_CHARGE) {
 		rt_tls_of(th)->clock += cyc;
-		caller->os += cyc;
+		if (measured)
+			f->node->os += cyc;
 		return cyc;
 	}
-	caller->os_left += cyc;
+	f->node->os_left += cyc;
 	return 0;
 }
 
@@ -193,6 +201,7 @@ uint64_t rt_close_top(struct rt_thread *th, uint64_t now)
 {
 	struct rt_frame *f = &th->stack[th->depth - 1];
 	uint64_t charged = f->ext ? close_external(th, f) : 0;
+	now += charged;
 	uint64_t dur = now - f->entry_clock;
 	uint64_t self = dur - f->child;
 	struct rt_node *n = f->node;
@@ -247,8 +256,14 @@ struct rt_frame *rt_push(struct rt_thread *th, const struct pi_funcrec *fn, uint
 		th->dropped++;
 		return NULL;
 	}
-	if (up && up->ext)
-		up->ext_ticks += rt_rdtsc() - up->ext_start; /* a callback: pause */
+	if (up && up->ext) {
+		/* a callback: the external's clock pauses where the entry
+		 * helper saw it enter (or now), less the stubs' own cost */
+		struct pi_tls *t = &__profinst_tls; /* (th is this thread's) */
+		uint64_t at = t->cb_tsc && t->cb_tsc - up->ext_start < (1ull << 62) ? t->cb_tsc : rt_rdtsc();
+		up->ext_ticks += at - up->ext_start - rt_cb_overhead_ticks;
+		t->cb_tsc = 0;
+	}
 	/* The frame is complete before depth counts it: whatever reads the
 	 * stack up to depth (the profile's writer, a signal handler's
 	 * unwinding) never sees a half-built one. */
@@ -279,6 +294,8 @@ void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra)
 		t->skipped++;
 		return;
 	}
+	uint64_t cb_tsc = t->cb_tsc; /* (rt_push takes it) */
+	t->cb_tsc = 0;
 	struct rt_thread *th = t->th ? t->th : rt_thread_init(t);
 	if (!th)
 		goto out;
@@ -286,7 +303,12 @@ void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra)
 		th->dropped++;
 		goto out;
 	}
-	t->clock += rt_faults_take(t); /* the caller's, before the call */
+	/* the caller's, before the call; an external's measured time holds
+	 * its own */
+	if (th->depth && (th->stack[th->depth - 1].ext & (RT_EXT_ON | RT_EXT_FIXED)) == RT_EXT_ON)
+		rt_faults_skip(t);
+	else
+		t->clock += rt_faults_take(t);
 	uint64_t now = t->clock;
 	unwind_to(th, sp, now);
 	while (th->depth && th->stack[th->depth - 1].sp == sp) {
@@ -313,10 +335,13 @@ void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra)
 	/* the call's bubble: the caller's time, unless the callee calls
 	 * (pi_rt_exit); a tail call jumped, and its jump has none
 	 * (bench/probes/callret.c: call, jmp, ret take what call, ret do) */
+	/* (external code's calls have none either: its time holds them) */
 	uint64_t before = t->clock;
-	if (!th->depth || th->stack[th->depth - 1].sp != sp)
+	if (!th->depth || (th->stack[th->depth - 1].sp != sp && !th->stack[th->depth - 1].ext))
 		rt_fe_event(t, rt_fe_call);
+	t->cb_tsc = cb_tsc;
 	struct rt_frame *f = rt_push(th, fn, sp, ra, t->clock);
+	t->cb_tsc = 0;
 	if (f)
 		f->fe_call = t->clock - before;
 out:
@@ -337,7 +362,9 @@ void pi_rt_exit(uint64_t sp)
 		 * its return's (frontend.c); a leaf's are its caller's. */
 		struct rt_frame *f = &th->stack[th->depth - 1];
 		bool leaf = f->child == 0;
-		if (!leaf) {
+		/* a return to external code has none: its time holds it */
+		bool to_ext = th->depth > 1 && th->stack[th->depth - 2].ext;
+		if (!leaf && !to_ext) {
 			f->entry_clock -= f->fe_call;
 			rt_fe_event(t, rt_fe_ret);
 			now = t->clock;
@@ -346,9 +373,13 @@ void pi_rt_exit(uint64_t sp)
 		/* the functions that tail-called it return with it */
 		while (th->depth && th->stack[th->depth - 1].sp == sp && th->stack[th->depth - 1].tail)
 			close_top(th, now);
-		if (leaf)
+		if (leaf && !to_ext)
 			rt_fe_event(t, rt_fe_ret);
 	}
+	/* a callback returns: the external's clock runs again, as late as
+	 * can be */
+	if (th->depth && th->stack[th->depth - 1].ext)
+		th->stack[th->depth - 1].ext_start = rt_rdtsc();
 	rt_leave(t);
 }
 

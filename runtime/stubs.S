@@ -296,6 +296,8 @@ __profinst_enter:
 	TAKE_BUSY .Lenter_slow
 	FOLD_CLOCK %rcx, %rdx, %rsi
 	NEW_FRAME %rcx, %rax, .Lenter_slow
+	cmpq $0, FR_EXT-FRAME_SIZE(%rax)
+	jne .Lenter_cb                    /* called from external code */
 	FAULTS_CHECK %rdx, .Lenter_slow
 	lea 64(%rsp), %rdx                /* the function's %rsp */
 	cmp %rdx, FR_SP-FRAME_SIZE(%rax)
@@ -345,8 +347,19 @@ __profinst_enter:
 	CFI_POP %rcx
 	CFI_POP %rax
 	ret
-.Lenter_slow:
+.Lenter_cb:
+	/* A callback: the external's clock pauses here, as early as can be;
+	 * the C path takes the time from cb_tsc (rt_push), less what the
+	 * stubs cost between the resumption after the callback before and
+	 * this point (rt_cb_overhead_ticks, measured by
+	 * pi_rt_probe_callback). */
 	.cfi_adjust_cfa_offset 48
+	lfence                            /* the external's work done, */
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, TLS(TLS_CBTSC)
+.Lenter_slow:
 	movl $0, TLS(TLS_BUSY)
 	CFI_POP %r8
 	CFI_POP %rdi
@@ -430,7 +443,11 @@ __profinst_exit:
 	 * return's is charged already. */
 	cmpq $0, FR_CHILD(%rax)
 	je .Lexit_close
-	mov FR_FECALL(%rax), %rdx
+	cmpq $2, TH_DEPTH(%rcx)
+	jb 7f
+	cmpq $0, FR_EXT-FRAME_SIZE(%rax)
+	jne .Lexit_close                  /* to external code: its time holds them */
+7:	mov FR_FECALL(%rax), %rdx
 	sub %rdx, FR_ENTRY(%rax)
 	FE_EVENT rt_fe_ret, %rdx, %rsi, %r11
 	movl $2, TLS(TLS_BUSY)
@@ -457,17 +474,30 @@ __profinst_exit:
 	jne 4f
 	sub $FRAME_SIZE, %rax             /* its tail caller returns with it */
 	jmp .Lexit_close
-6:	mov %rax, %rsi                    /* the external's clock runs again */
-	rdtsc
-	shl $32, %rdx
-	or %rdx, %rax
-	mov %rax, FR_EXT_START-FRAME_SIZE(%rsi)
 4:	cmpl $1, TLS(TLS_BUSY)
 	jne 9f                            /* charged before the frame closed */
 	FE_EVENT rt_fe_ret, %rax, %rdx, %rsi /* a leaf's: the caller's time */
 9:
 	movl $0, TLS(TLS_BUSY)
 .Lexit_out:
+	CFI_POP %rdi
+	CFI_POP %r11
+	CFI_POP %rsi
+	CFI_POP %rdx
+	CFI_POP %rcx
+	CFI_POP %rax
+	ret
+	/* a callback returns to external code: no return bubble (the
+	 * external's time holds it), and the external's clock runs again,
+	 * as late as can be (pi_rt_probe_callback measures what follows) */
+6:	.cfi_adjust_cfa_offset 48
+	mov %rax, %rsi
+	lfence                            /* the runtime's work done, */
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, FR_EXT_START-FRAME_SIZE(%rsi)
+	movl $0, TLS(TLS_BUSY)
 	CFI_POP %rdi
 	CFI_POP %r11
 	CFI_POP %rsi
@@ -707,7 +737,8 @@ __profinst_ext_enter:
 	jz 2f
 	/* cost = size[1] + size[2] * n / 256 (units), n the argument
 	 * size[3]'s low byte names: 0 none, 1 %rdi, 2 %rsi, 3 %rdx (saved
-	 * above); or size[3] >> 8 if that is not 0 and %rdi is NULL */
+	 * above), 4 %rdi * %rsi; or size[3] >> 8 if that is not 0 and %rdi
+	 * is NULL */
 	xor %edi, %edi
 	movzbl FREC_EXTARG(%r11), %esi
 	cmp $1, %esi
@@ -719,6 +750,12 @@ __profinst_ext_enter:
 4:	cmp $3, %esi
 	jne 4f
 	mov 40(%rsp), %rdi
+4:	cmp $4, %esi                      /* 4: %rdi * %rsi (calloc's) */
+	jne 4f
+	mov 24(%rsp), %rdi
+	imul 32(%rsp), %rdi
+	jno 4f
+	xor %edi, %edi                    /* it fails at once */
 4:	mov FREC_EXTPERBYTE(%r11), %esi
 	imul %rsi, %rdi
 	shr $8, %rdi
@@ -763,7 +800,7 @@ __profinst_ext_enter:
 
 	.type __profinst_ext_enter_slow, @function
 __profinst_ext_enter_slow:
-	SAVE_LIGHT
+	SAVE_LIGHT                /* (%rax, then %rcx, just under the callee's %rsp: read_fd) */
 	mov %rsi, %r8             /* the call's second argument */
 	mov %rdx, %r9             /* and third */
 	mov %rdi, %rcx            /* the call's first argument */
@@ -828,24 +865,26 @@ __profinst_ext_enter_slow:
 	sub FR_EXT_START(%rsi), %rax
 	add FR_EXT_TICKS(%rsi), %rax      /* ticks, callbacks left out */
 	sub rt_ext_overhead_ticks(%rip), %rax /* less the stubs' own */
-	jae 0f
+	jns 0f                            /* (callbacks' stubs were taken off too) */
 	xor %eax, %eax
 0:
 	mulq rt_cycles_per_tick_q32(%rip)
 	shrd $32, %rdx, %rax              /* cycles: rt_ticks_to_cycles() */
 .endif
-	mov FR_NODE-FRAME_SIZE(%rsi), %r8 /* the caller's node */
+	/* its time is its own node's self (shadow.c, close_external), a
+	 * measured one's in its os too; a wait's left out, in os_left */
+	mov FR_NODE(%rsi), %r11           /* the external's node */
+	mov %r11, TLS(TLS_EXTLAST)
 	test $2, %edi                     /* RT_EXT_CHARGE */
 	jz 1f
 	add %rax, TLS(TLS_CLOCK)
-	add %rax, ND_OS(%r8)
+.if \fixed == 0
+	add %rax, ND_OS(%r11)
+.endif
 	jmp 2f
-1:	add %rax, ND_OS_LEFT(%r8)
-	xor %eax, %eax                    /* nothing charged */
+1:	add %rax, ND_OS_LEFT(%r11)
 2:	mov TLS(TLS_CLOCK), %rdx
-	sub %rax, %rdx
-	sub FR_ENTRY(%rsi), %rdx          /* duration, without the charged time */
-	mov FR_NODE(%rsi), %r11           /* the external's node */
+	sub FR_ENTRY(%rsi), %rdx          /* duration, its own time in it */
 	mov %rdx, %rdi
 	sub FR_CHILD(%rsi), %rdi          /* self */
 	CHARGE_NODE %r11, %rdx, %rdi, %rcx, %rax
@@ -990,7 +1029,8 @@ __profinst_icall_enter:
 	.type __profinst_sys_enter, @function
 __profinst_sys_enter:
 	SAVE
-	mov %rdi, %rsi            /* its first argument */
+	mov %rsi, %rdx            /* its second argument */
+	mov %rdi, %rsi            /* its first */
 	mov %rax, %rdi            /* its number */
 	call pi_rt_sys_enter
 	RESTORE
@@ -1059,6 +1099,91 @@ probe_empty:
 probe_target:
 	.quad probe_empty
 	.text
+
+/*
+ * What a callback's stubs add to the external's measured time, each time
+ * external code calls instrumented code: from the exit helper's resumption
+ * of the external's clock (its rdtsc, then its six pops and ret, and the
+ * callback's ret into the external) through the external's indirect call
+ * of the callback, the callback's entry stub and the entry helper's
+ * pushes, checks and clock fold, to its pause (lfence, rdtsc).  The
+ * helpers' loads and stores are of this thread's block, as theirs are.
+ * Returns the ticks; the runtime measures it at start-up and subtracts it
+ * for every callback.
+ */
+	.globl pi_rt_probe_callback
+	.hidden pi_rt_probe_callback
+	.type pi_rt_probe_callback, @function
+pi_rt_probe_callback:
+	.cfi_startproc
+	CFI_PUSH %rbx
+	call 1f                           /* the external calls the callback */
+	/* the external again, after the callback returned */
+	lea 3f(%rip), %rax
+	call *%rax                        /* and calls it again */
+	ud2
+1:	.cfi_adjust_cfa_offset 8          /* the callback */
+	call 2f                           /* its exit stub */
+	ret                               /* its ret */
+2:	.cfi_adjust_cfa_offset 8          /* the exit helper */
+	CFI_PUSH %rax
+	CFI_PUSH %rcx
+	CFI_PUSH %rdx
+	CFI_PUSH %rsi
+	CFI_PUSH %r11
+	CFI_PUSH %rdi
+	lfence
+	rdtsc                             /* the external's clock runs again */
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, %rbx
+	mov %rax, TLS(TLS_SPARE)          /* (the frame's ext_start) */
+	movl $0, TLS(TLS_SPARE + 4)       /* (busy) */
+	CFI_POP %rdi
+	CFI_POP %r11
+	CFI_POP %rsi
+	CFI_POP %rdx
+	CFI_POP %rcx
+	CFI_POP %rax
+	ret
+3:	.cfi_adjust_cfa_offset -8         /* the callback, entered again */
+	CFI_PUSH %r11                     /* its entry stub */
+	lea probe_target(%rip), %r11
+	call 4f
+	ud2
+4:	.cfi_adjust_cfa_offset 8
+	CFI_PUSH %rax                     /* the entry helper */
+	CFI_PUSH %rcx
+	CFI_PUSH %rdx
+	CFI_PUSH %rsi
+	CFI_PUSH %rdi
+	CFI_PUSH %r8
+	cmpq $0, TLS(TLS_BUSY)            /* (its loads are the real ones, */
+	jne 5f
+5:	movl $1, TLS(TLS_SPARE + 4)       /* its stores go to a spare word) */
+	cmpl $0, TLS(TLS_BUSY + 4)
+	jne 5f
+5:	FOLD_CLOCK %rcx, %rdx, %rsi
+	mov TLS(TLS_TH), %rcx
+	test %rcx, %rcx
+	jz 5f
+5:	lea -FRAME_SIZE(%rsp), %rax       /* (a frame: a line written just now) */
+	mov TLS(TLS_SPARE), %rdx
+	cmp -8(%rsp), %rdx
+	jae 5f
+5:	cmpq $0, FR_EXT(%rax)
+	jne 5f
+5:	lfence                            /* the external's clock pauses */
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	sub %rbx, %rax
+	lea 72(%rsp), %rsp                /* six pushes, the stubs' return addresses, %r11 */
+	.cfi_adjust_cfa_offset -72
+	CFI_POP %rbx
+	ret
+	.cfi_endproc
+	.size pi_rt_probe_callback, .-pi_rt_probe_callback
 
 /* Before _exit, _Exit, quick_exit and exec: write the profile now. */
 	.globl __profinst_flush

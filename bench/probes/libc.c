@@ -131,6 +131,58 @@ NOINLINE static void t_strcmp(void)
 		sink = (size_t)strcmp(dst, src);
 	src[n_arg] = 'a', dst[n_arg] = 'a';
 }
+NOINLINE static void t_calloc_free(void)
+{
+	for (int i = 0; i < REPS; i++) {
+		void *p = calloc(1, n_arg);
+		sink = (size_t)p;
+		free(p);
+	}
+}
+NOINLINE static void t_strdup_free(void)
+{
+	src[n_arg] = 0;
+	for (int i = 0; i < REPS; i++) {
+		void *p = strdup(src);
+		sink = (size_t)p;
+		free(p);
+	}
+	src[n_arg] = 'a';
+}
+NOINLINE static void t_strncmp(void)
+{
+	for (int i = 0; i < REPS; i++)
+		sink = (size_t)strncmp(dst, src, n_arg);
+}
+NOINLINE static void t_strcpy(void)
+{
+	src[n_arg] = 0;
+	for (int i = 0; i < REPS; i++) {
+		strcpy(dst + (i & 63), src);
+		sink = i;
+	}
+	src[n_arg] = 'a';
+	memset(dst, 'a', sizeof dst);
+}
+NOINLINE static void t_strncpy(void)
+{
+	for (int i = 0; i < REPS; i++) {
+		strncpy(dst + (i & 63), src, n_arg);
+		sink = i;
+	}
+}
+NOINLINE static void t_strchr(void)
+{
+	src[n_arg] = 'b';
+	for (int i = 0; i < REPS; i++)
+		sink = (size_t)strchr(src + (i & 7), 'b');
+	src[n_arg] = 'a';
+}
+NOINLINE static void t_memchr(void)
+{
+	for (int i = 0; i < REPS; i++)
+		sink = (size_t)memchr(src, 'b', n_arg);
+}
 
 static double fastest(void (*f)(void))
 {
@@ -156,7 +208,9 @@ int main(void)
 	} t[] = {{"malloc+free", t_malloc_free}, {"malloc+free, mixed", t_malloc_free_mixed},
 		 {"realloc(NULL)+free", t_realloc_null_free}, {"realloc", t_realloc}, {"memcpy", t_memcpy},
 		 {"memset", t_memset},           {"memcmp", t_memcmp},   {"memcmp rand", t_memcmp_rand},
-		 {"strlen", t_strlen},           {"strcmp", t_strcmp}};
+		 {"strlen", t_strlen},           {"strcmp", t_strcmp},   {"calloc+free", t_calloc_free},
+		 {"strdup+free", t_strdup_free}, {"strncmp", t_strncmp}, {"strcpy", t_strcpy},
+		 {"strncpy", t_strncpy},         {"strchr", t_strchr},   {"memchr", t_memchr}};
 	static const size_t sizes[] = {8, 32, 128, 512, 2048};
 	printf("%-19s", "n:");
 	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)

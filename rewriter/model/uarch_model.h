@@ -9,7 +9,8 @@
 #include "uarch.h"
 
 /* A short C library function's cost, in cycles: fixed, plus per KiB of the
- * length argument arg (1-3: the first to third; 0 none). */
+ * length argument arg (1-3: the first to third; 4: the product of the
+ * first two, as calloc's; 0 none). */
 struct ext_fixed {
 	const char *name;
 	uint32_t cycles, per_kib, arg;

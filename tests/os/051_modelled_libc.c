@@ -1,0 +1,68 @@
+/* Calls only C library functions every timing model costs itself
+ * (rewriter/model.c, the *_libc tables): its profile is the same in every
+ * run (tests/lib/exttime.py, os/modelled_libc).  Nothing is printed: the
+ * exit status says whether the work came out right. */
+#include <stdlib.h>
+#include <string.h>
+
+static char buf[4096], other[4096];
+static volatile size_t len = 100, big = 3000;
+
+/* (through volatile pointers: the compiler would fold calls on constants) */
+static const char *volatile base = "profile", *volatile odd = "-odd", *volatile even = "-even",
+			    *volatile x = "x", *volatile pre = "prof";
+
+__attribute__((noinline)) static unsigned strings(int n)
+{
+	unsigned s = 0;
+	char word[64];
+	for (int i = 0; i < n; i++) {
+		strcpy(word, base);
+		strcat(word, i & 1 ? odd : even);
+		s += (unsigned)strlen(word) + (strcmp(word, base) > 0) + (strncmp(word, pre, 4) == 0);
+		s += strchr(word, '-') != NULL;
+		s += strrchr(word, 'e') != NULL;
+		char *d = strdup(word);
+		s += (unsigned)strnlen(d, 8);
+		free(d);
+		strncpy(word, x, 16);
+		s += word[0] == 'x';
+	}
+	return s;
+}
+
+__attribute__((noinline)) static unsigned memory(int n)
+{
+	unsigned s = 0;
+	for (int i = 0; i < n; i++) {
+		memset(buf, i & 0x7f, big);
+		memcpy(other, buf, big);
+		memmove(other + 1, other, len);
+		s += memcmp(buf, other + 2, len) == 0;
+		s += memchr(buf, 0x80, big) == NULL;
+	}
+	return s;
+}
+
+__attribute__((noinline)) static unsigned heap(int n)
+{
+	unsigned s = 0;
+	for (int i = 0; i < n; i++) {
+		char *p = malloc(len + (size_t)(i & 15) * 8);
+		int *q = calloc(len, sizeof(int));
+		p = realloc(p, big);
+		p[0] = 1;
+		s += (unsigned)p[0] + (unsigned)q[len - 1];
+		free(q);
+		free(p);
+	}
+	return s;
+}
+
+int main(void)
+{
+	unsigned s = strings(1000) + memory(1000) + heap(1000);
+	/* a word of 11 or 12 letters, the tests true, 8 of its letters
+	 * (24 or 25); a copy, a move and a search (2); 1 from the heap */
+	return s == 500 * 24 + 500 * 25 + 2000 + 1000 ? 0 : 1;
+}
