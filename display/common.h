@@ -54,6 +54,21 @@ const char *pv_site_label(const struct profile *p, uint64_t ra, char *buf, size_
 uint32_t pv_lookup(const struct profile *p, const struct func_table *t, const char *name, uint32_t *out,
 		   uint32_t max);
 double pv_pct(uint64_t v, uint64_t total);
+/* A time figure (1/units of a cycle, views.h) as whole cycles: the one
+ * rounding of a printed figure. */
+static inline unsigned long long pv_cyc(const struct profile *p, uint64_t u)
+{
+	return (unsigned long long)prof_cycles(p->units, u);
+}
+/* The same, unrounded (for the figures printed with decimals). */
+static inline double pv_cyc_f(const struct profile *p, uint64_t u)
+{
+	return (double)u / (double)(p->units ? p->units : 1);
+}
+/* A time figure as an exact JSON number of cycles ("1234", "1234.515625"):
+ * machine-readable output keeps every digit, so that its figures add up
+ * exactly.  (A unit that no power of ten divides gets 9 decimals.) */
+void pv_json_cycles(FILE *o, uint32_t units, uint64_t u);
 
 int cmd_report(int argc, char **argv);
 int cmd_tree(int argc, char **argv);

@@ -44,26 +44,30 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 	printf("  calls             %llu", (unsigned long long)v->calls);
 	if (v->rec_calls)
 		printf(" (%llu recursive)", (unsigned long long)v->rec_calls);
-	printf("\n  self              %llu cycles (%.2f%% of %llu)\n", (unsigned long long)v->self,
-	       pv_pct(v->self, t->total_self), (unsigned long long)t->total_self);
-	printf("  self+descendants  %llu cycles (%.2f%%)\n", (unsigned long long)v->incl,
-	       pv_pct(v->incl, t->total_self));
-	printf("  self per call     min %llu, max %llu, mean %.1f cycles\n", (unsigned long long)v->min_self,
-	       (unsigned long long)v->max_self, v->calls ? (double)v->self / (double)v->calls : 0.0);
+	printf("\n  self              %llu cycles (%.2f%% of %llu)\n", pv_cyc(p, v->self),
+	       pv_pct(v->self, t->total_self), pv_cyc(p, t->total_self));
+	printf("  self+descendants  %llu cycles (%.2f%%)\n", pv_cyc(p, v->incl), pv_pct(v->incl, t->total_self));
+	/* the three of one precision, so that the mean shows between min and
+	 * max: whole cycles when the profile is in whole cycles */
+	double mean = v->calls ? pv_cyc_f(p, v->self) / (double)v->calls : 0.0;
+	if (p->units > 1)
+		printf("  self per call     min %.1f, max %.1f, mean %.1f cycles\n", pv_cyc_f(p, v->min_self),
+		       pv_cyc_f(p, v->max_self), mean);
+	else
+		printf("  self per call     min %llu, max %llu, mean %.1f cycles\n", (unsigned long long)v->min_self,
+		       (unsigned long long)v->max_self, mean);
 	/* seed 003: OS calls are charged to their caller, and counted apart */
 	if (prof_charges_os(p)) {
-		printf("  OS                %llu cycles of self in external code and system calls\n",
-		       (unsigned long long)v->os);
+		printf("  OS                %llu cycles of self in external code and system calls\n", pv_cyc(p, v->os));
 		if (v->os_left)
-			printf("  left out          %llu cycles waiting (not charged)\n",
-			       (unsigned long long)v->os_left);
+			printf("  left out          %llu cycles waiting (not charged)\n", pv_cyc(p, v->os_left));
 	}
 	if (prof_branch_sim(p) && !gf->external)
 		printf("  mispredicted      %llu jumps, %llu cycles of self (%.2f%%)\n",
-		       (unsigned long long)v->mispredicts, (unsigned long long)v->mispredict_cycles,
+		       (unsigned long long)v->mispredicts, pv_cyc(p, v->mispredict_cycles),
 		       pv_pct(v->mispredict_cycles, v->self));
 	if (prof_cache_sim(p) && !gf->external)
-		printf("  memory waits      %llu cycles of self (%.2f%%)\n", (unsigned long long)v->mem_wait_cycles,
+		printf("  memory waits      %llu cycles of self (%.2f%%)\n", pv_cyc(p, v->mem_wait_cycles),
 		       pv_pct(v->mem_wait_cycles, v->self));
 	if (v->faults)
 		printf("  page faults       %llu, charged in %s\n", (unsigned long long)v->faults,
@@ -73,7 +77,7 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 		const struct arc *a = &v->callers[k];
 		char name[512];
 		snprintf(name, sizeof(name), "%s%s", a->other == UINT32_MAX ? "<root>" : pv_name(p, a->other),
-			 a->rec_incl || (!a->incl && a->calls && a->other == g) ? " (recursive)" : "");
+			 a->rec_calls ? " (recursive)" : "");
 		printf("  %-40s %12llu %7.1f%%\n", name, (unsigned long long)a->calls, pv_pct(a->incl, v->incl));
 	}
 	printf("\n  %-40s %12s %8s\n", "callees", "calls", "share");
@@ -87,6 +91,10 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 	size_t ns = 0, cap = 0;
 	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
 		const struct prof_thread *th = &p->threads[ti];
+		uint64_t *cum = malloc(th->hdr->nnodes * sizeof(uint64_t));
+		if (!cum)
+			break;
+		prof_subtree(th, cum);
 		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
 			const struct pi_prof_node *nd = &th->nodes[n];
 			if (prof_gfunc(p, nd->obj, nd->func) != g)
@@ -102,7 +110,7 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 				s[ns++] = (struct site_count){nd->ret_addr, 0, 0};
 			}
 			s[i].calls += nd->calls - nd->rec_calls;
-			s[i].incl += nd->incl;
+			s[i].incl += cum[n];
 		}
 		for (uint32_t r = 0; r < th->hdr->nrec; r++) {
 			const struct pi_prof_recedge *re = &th->recs[r];
@@ -121,6 +129,7 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 			}
 			s[i].calls += re->calls;
 		}
+		free(cum);
 	}
 	if (ns)
 		qsort(s, ns, sizeof(*s), by_calls);

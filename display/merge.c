@@ -88,6 +88,13 @@ int cmd_merge(int argc, char **argv)
 			loaded++;
 			goto out;
 		}
+		if (i && ps[i].units != ps[0].units) {
+			/* figures in different units (one written by an older runtime) */
+			pv_error("%s: its figures are in 1/%u of a cycle, %s's in 1/%u: not merged", in[i], ps[i].units,
+				 in[0], ps[0].units);
+			loaded++;
+			goto out;
+		}
 		if (i && bias_of(&ps[0], &ps[i], &bias[i])) {
 			pv_error("%s: its functions did not move together (not the same executable?)", in[i]);
 			loaded++;

@@ -2,7 +2,8 @@
 /*
  * pprof's profile.proto, gzip-compressed, written by hand: a sample per
  * calling-context node (its stack, leaf first, weighted by the node's self
- * cycles and calls), a location and a function per profiled function.
+ * cycles, whole ones handed out with prof_round so that they add up to the
+ * report's total, and calls), a location and a function per profiled function.
  * string_table[0] is "", ids start at 1.
  */
 #include <stdlib.h>
@@ -103,17 +104,20 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 	pb_uint(&m, 2, str_id(&st, "count"));
 	pb_msg(&out, 1, &m);
 	/* samples */
+	struct prof_round r;
+	prof_round_init(&r, p->units);
 	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
 		const struct prof_thread *th = &p->threads[ti];
 		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
 			const struct pi_prof_node *nd = &th->nodes[n];
-			if (!nd->self && !nd->calls)
+			uint64_t cycles = prof_round(&r, nd->self);
+			if (!cycles && !nd->calls)
 				continue;
 			for (uint32_t k = n; k; k = th->nodes[k].parent) /* leaf first */
 				pb_varint(&inner, 1 + prof_gfunc(p, th->nodes[k].obj, th->nodes[k].func));
 			pb_bytes(&m, 1, inner.p, inner.len);
 			inner.len = 0;
-			pb_varint(&inner, nd->self);
+			pb_varint(&inner, cycles);
 			pb_varint(&inner, nd->calls);
 			pb_bytes(&m, 2, inner.p, inner.len);
 			inner.len = 0;
