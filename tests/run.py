@@ -1020,6 +1020,7 @@ def collect(ctx, args):
                               lambda f=f, cc=cc, vc=vc, vl=vl: e2e_case(
                                   ctx, os.path.join(HERE, "e2e", f), cc, "-O2", vc, vl)))
     import badinput
+    import consistency
     import exports
     import real
     import ostiming
@@ -1034,6 +1035,7 @@ def collect(ctx, args):
     tests += exports.merge_diff_tests(ctx, Fail, sh, must, profile_json)
     tests += exports.annotate_tests(ctx, Fail, sh, must, profile_json)
     tests += exports.html_tests(ctx, Fail, sh, must, profile_json)
+    tests += consistency.tests(ctx, Fail, sh, must, profile_json)
     tests += badinput.tests(ctx, Fail, sh)
     tests += real.tests(ctx, Fail, sh, must, run_pair, profile_json, compare_counts, object_functions,
                         check_callgraph)
