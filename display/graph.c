@@ -3,8 +3,9 @@
  * profview graph: the call graph as Graphviz DOT (or SVG through dot).
  * Seed 003's display: arc width none, linear or logarithmic in the arc's
  * self+descendants share T (log: W = MIN(9, MAX(1, LOG2(1000*T + .0001)))),
- * a time filter of 0-20% in 1% steps (0.1% steps below 2%) set by default
- * so that about 30 functions show (the lowest step that shows 30 at most),
+ * a time filter of 0-20% in 1% steps (0.1% steps below 2%), by default the
+ * share of the 30th function of the most time, so that 30 show (and those
+ * tied with the 30th),
  * functions under the filter folded into their callers, a function as
  * virtual root (every figure then of the time under it), recursion marked.
  */
@@ -28,11 +29,10 @@ static const char graph_usage[] =
 	"                 (1 + 8T) or log (MIN(9, MAX(1, LOG2(1000T + .0001))),\n"
 	"                 the default)\n"
 	"  --filter=PCT   hide functions under PCT%% of the time (0-20, in steps of\n"
-	"                 1, or 0.1 below 2); by default the lowest step that shows\n"
-	"                 30 functions at most (functions of equal time show or hide\n"
-	"                 together, so it may be fewer; more only if over 30 take\n"
-	"                 20%% each). Hidden callees are folded into their caller,\n"
-	"                 which is drawn as a box with a \"+N\".\n"
+	"                 1, or 0.1 below 2); by default the share of the 30th\n"
+	"                 function of the most time: 30 show, and any tied with the\n"
+	"                 30th (none without time). Hidden callees are folded into\n"
+	"                 their caller, which is drawn as a box with a \"+N\".\n"
 	"  --root=FUNC    FUNCTION as the virtual root: only the time under it,\n"
 	"                 every share of its self+descendants\n"
 	"  --format=svg   run Graphviz's dot to draw it\n";
@@ -53,24 +53,23 @@ static bool at_least(uint64_t v, uint64_t base, double filter)
 	return (unsigned __int128)v * 1000 >= (unsigned __int128)tenths * base;
 }
 
-/* How many functions of order[0..n) show under filter (and root). */
-static uint32_t shown_at(const struct func_table *t, const uint32_t *order, uint32_t n, uint64_t base,
-			 double filter, uint32_t root)
+/* The default filter: the share of the 30th function of the most time (of
+ * those that have any), so that 30 show, and those tied with the 30th.
+ * (The steps are too coarse for it: a program's 30th function is often
+ * under 0.1 %, and 0 shows every function.) */
+static double default_filter(const struct func_table *t, const uint32_t *order, uint32_t n, uint64_t base,
+			     uint64_t *min_incl)
 {
 	uint32_t k = 0;
-	for (uint32_t i = 0; i < n; i++)
-		k += at_least(t->f[order[i]].incl, base, filter) || order[i] == root;
-	return k;
-}
-
-/* The default filter: the lowest step that shows 30 functions at most. */
-static double default_filter(const struct func_table *t, const uint32_t *order, uint32_t n, uint64_t base,
-			     uint32_t root)
-{
-	for (uint32_t tenths = 0; tenths < 200; tenths += tenths < 20 ? 1 : 10)
-		if (shown_at(t, order, n, base, tenths / 10.0, root) <= 30)
-			return tenths / 10.0;
-	return 20;
+	*min_incl = 0;
+	for (uint32_t i = 0; i < n && k < 30; i++)
+		if (t->f[order[i]].incl) {
+			*min_incl = t->f[order[i]].incl;
+			k++;
+		}
+	if (n <= 30)
+		*min_incl = 0; /* every function */
+	return pv_pct(*min_incl, base);
 }
 
 struct gctx {
@@ -115,7 +114,7 @@ static void write_dot(FILE *o, struct gctx *g, const char *width, double filter,
 	const struct func_table *t = g->t;
 	fprintf(o, "digraph profile {\n  graph [label=\"");
 	dot_escape(o, p->hdr->exe);
-	fprintf(o, ": %llu cycles%s%s, filter %.1f%%\", labelloc=t, fontname=\"Helvetica\"];\n",
+	fprintf(o, ": %llu cycles%s%s, filter %.3g%%\", labelloc=t, fontname=\"Helvetica\"];\n",
 		pv_cyc(p, g->base), root != UINT32_MAX ? ", root " : "",
 		root != UINT32_MAX ? pv_name(p, root) : "", filter);
 	fprintf(o, "  node [shape=ellipse, fontname=\"Helvetica\", fontsize=10];\n");
@@ -271,10 +270,14 @@ int graph_write(FILE *o, const struct profile *p, const struct func_table *t, co
 			order[n++] = f;
 	}
 	qsort_r(order, n, sizeof(*order), by_incl_desc, (void *)t);
-	if (filter < 0)
-		filter = default_filter(t, order, n, g.base, root);
+	uint64_t min_incl = 0;
+	bool by_default = filter < 0;
+	if (by_default)
+		filter = default_filter(t, order, n, g.base, &min_incl);
 	for (uint32_t i = 0; i < n; i++)
-		g.shown[order[i]] = at_least(t->f[order[i]].incl, g.base, filter) || order[i] == root;
+		g.shown[order[i]] = (by_default ? t->f[order[i]].incl >= min_incl
+						: at_least(t->f[order[i]].incl, g.base, filter)) ||
+				    order[i] == root;
 	if (!svg) {
 		write_dot(o, &g, width, filter, root);
 		rc = 0;
