@@ -494,7 +494,8 @@ def unit_cache_sim(ctx):
                 raise Fail("cache_sim: %s waited %d cycles for memory in the profile; the simulation charged "
                            "it %d" % (name, fn1[name]["mem_wait_cycles"], beyond[name] - plain[name]))
         det = must([ctx.profview, "detail", pf1, "walk_big"], "profview detail").stdout
-        if "memory waits      %d cycles of self" % fn1["walk_big"]["mem_wait_cycles"] not in det:
+        # (the JSON's figure exact, the text's rounded once)
+        if "memory waits      %d cycles of self" % int(fn1["walk_big"]["mem_wait_cycles"] + 0.5) not in det:
             raise Fail("cache_sim: profview detail walk_big does not say its memory waits:\n%s" % det)
         ann = must([ctx.profview, "annotate", pf1, "walk_big"], "profview annotate").stdout.splitlines()
         at = [i for i, ln in enumerate(ann) if ln.rstrip().endswith("p = p->next;")]
