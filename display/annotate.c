@@ -231,7 +231,7 @@ static void print_source(struct ann *a, double self, bool blocks)
 			for (uint32_t c = 0; l && c < l->ncalls; c++)
 				printf("*         calls %s: %llu time%s, %llu %s with descendants\n",
 				       pv_name(a->p, l->calls[c].callee), (unsigned long long)l->calls[c].calls,
-				       l->calls[c].calls == 1 ? "" : "s", (unsigned long long)l->calls[c].incl,
+				       l->calls[c].calls == 1 ? "" : "s", pv_cyc(a->p, l->calls[c].incl),
 				       pv_unit(a->p));
 			if (l && blocks && l->nblocks > 1)
 				for (uint32_t b = 0; b < l->nblocks; b++)
@@ -251,14 +251,14 @@ static void print_header(const struct profile *p, const struct func_table *t, ui
 {
 	const struct func_view *v = &t->f[g];
 	printf("* %s [%s]: %llu calls, %llu self %s (%.2f%%), %llu with descendants\n", pv_name(p, g),
-	       p->funcs[g].object, (unsigned long long)v->calls, (unsigned long long)v->self, pv_unit(p),
-	       pv_pct(v->self, t->total_self), (unsigned long long)v->incl);
+	       p->funcs[g].object, (unsigned long long)v->calls, pv_cyc(p, v->self), pv_unit(p),
+	       pv_pct(v->self, t->total_self), pv_cyc(p, v->incl));
 	if (prof_branch_sim(p))
 		printf("*   %llu jumps mispredicted, %llu cycles (%.2f%% of self)\n",
-		       (unsigned long long)v->mispredicts, (unsigned long long)v->mispredict_cycles,
+		       (unsigned long long)v->mispredicts, pv_cyc(p, v->mispredict_cycles),
 		       pv_pct(v->mispredict_cycles, v->self));
 	if (prof_cache_sim(p))
-		printf("*   %llu cycles waiting for memory (%.2f%% of self)\n", (unsigned long long)v->mem_wait_cycles,
+		printf("*   %llu cycles waiting for memory (%.2f%% of self)\n", pv_cyc(p, v->mem_wait_cycles),
 		       pv_pct(v->mem_wait_cycles, v->self));
 	for (uint32_t k = 0; k < v->ncallers; k++)
 		printf("*   called %llu times by %s\n", (unsigned long long)v->callers[k].calls,
@@ -273,14 +273,13 @@ static void print_disasm(const struct profile *p, uint32_t g)
 		const struct pi_map_block *bl = &o->blocks[b];
 		uint64_t count = o->counts[b];
 		printf("%c block %s+0x%x: %llu executions, %llu %s", count ? '|' : '#', prof_str(o, bl->section),
-		       bl->offset, (unsigned long long)count, (unsigned long long)(count * bl->cost / o->map->units),
-		       pv_unit(p));
+		       bl->offset, (unsigned long long)count, pv_cyc(p, prof_block_cycles(p, o, b)), pv_unit(p));
 		if (o->mispredicts && o->mispredicts[b])
 			printf(", its jump mispredicted %llu times (%.1f%%): %llu cycles",
 			       (unsigned long long)o->mispredicts[b], pv_pct(o->mispredicts[b], count),
-			       (unsigned long long)(o->mispredicts[b] * o->map->mispredict / o->map->units));
+			       pv_cyc(p, prof_map_units(p, o, o->mispredicts[b] * o->map->mispredict)));
 		if (o->mem_waits && o->mem_waits[b])
-			printf(", waiting for memory %llu cycles", (unsigned long long)(o->mem_waits[b] / o->map->units));
+			printf(", waiting for memory %llu cycles", pv_cyc(p, prof_map_units(p, o, o->mem_waits[b])));
 		putchar('\n');
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;

@@ -48,13 +48,24 @@ static const char *cname(const struct profile *p, uint32_t g, char *buf, size_t 
 	return buf;
 }
 
+/* ", \"self_cycles\": S, \"incl_cycles\": I" (exact) */
+static void json_time(const struct profile *p, uint64_t self, uint64_t incl)
+{
+	printf(", \"self_cycles\": ");
+	pv_json_cycles(stdout, p->units, self);
+	printf(", \"incl_cycles\": ");
+	pv_json_cycles(stdout, p->units, incl);
+}
+
 static void json_arcs(const struct profile *p, const struct arc *v, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		printf("%s{\"name\": ", i ? ", " : "");
 		pv_json_str(stdout, v[i].other == UINT32_MAX ? "<root>" : pv_name(p, v[i].other));
-		printf(", \"calls\": %llu, \"self_cycles\": %llu, \"incl_cycles\": %llu}",
-		       (unsigned long long)v[i].calls, (unsigned long long)v[i].self, (unsigned long long)v[i].incl);
+		printf(", \"calls\": %llu, \"recursive_calls\": %llu", (unsigned long long)v[i].calls,
+		       (unsigned long long)v[i].rec_calls);
+		json_time(p, v[i].self, v[i].incl);
+		putchar('}');
 	}
 }
 
@@ -96,19 +107,21 @@ int cmd_callgraph(int argc, char **argv)
 	}
 	g_ct = &ct;
 	bool json = !strcmp(format, "json");
-	if (json)
-		printf("{\"total_cycles\": %llu, \"functions\": [", (unsigned long long)t.total_self);
-	else
+	if (json) {
+		printf("{\"cycle_units\": %u, \"total_cycles\": ", t.units);
+		pv_json_cycles(stdout, t.units, t.total_self);
+		printf(", \"functions\": [");
+	} else {
 		printf("%-7s %6s %14s %14s %21s  %s\n", "index", "%time", "self", "children", "called", "name");
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		const struct func_view *v = &t.f[order[i]];
 		if (json) {
 			printf("%s\n  {\"name\": ", i ? "," : "");
 			pv_json_str(stdout, pv_name(&p, v->g));
-			printf(", \"cycle\": %u, \"calls\": %llu, \"self_cycles\": %llu, \"incl_cycles\": %llu, "
-			       "\"parents\": [",
-			       ct.cycle_of[v->g], (unsigned long long)v->calls, (unsigned long long)v->self,
-			       (unsigned long long)v->incl);
+			printf(", \"cycle\": %u, \"calls\": %llu", ct.cycle_of[v->g], (unsigned long long)v->calls);
+			json_time(&p, v->self, v->incl);
+			printf(", \"parents\": [");
 			json_arcs(&p, v->callers, v->ncallers);
 			printf("], \"children\": [");
 			json_arcs(&p, v->callees, v->ncallees);
@@ -126,8 +139,8 @@ int cmd_callgraph(int argc, char **argv)
 			else
 				snprintf(name, sizeof(name), "%s [%u]", cname(&p, a->other, cn, sizeof(cn)),
 					 index[a->other]);
-			printf("%-7s %6s %14llu %14llu %21s      %s\n", "", "", (unsigned long long)a->self,
-			       (unsigned long long)(a->incl - a->self), called, name);
+			printf("%-7s %6s %14llu %14llu %21s      %s\n", "", "", pv_cyc(&p, a->self),
+			       pv_cyc(&p, a->incl - a->self), called, name);
 		}
 		char idx[32], called[64];
 		snprintf(idx, sizeof(idx), "[%u]", i + 1);
@@ -138,15 +151,15 @@ int cmd_callgraph(int argc, char **argv)
 			snprintf(called, sizeof(called), "%llu", (unsigned long long)v->calls);
 		char cn[512];
 		printf("%-7s %6.1f %14llu %14llu %21s  %s [%u]\n", idx, pv_pct(v->incl, t.total_self),
-		       (unsigned long long)v->self, (unsigned long long)(v->incl - v->self), called,
+		       pv_cyc(&p, v->self), pv_cyc(&p, v->incl - v->self), called,
 		       cname(&p, v->g, cn, sizeof(cn)), i + 1);
 		for (uint32_t k = 0; k < v->ncallees; k++) {
 			const struct arc *a = &v->callees[k];
 			char c2[64];
 			snprintf(c2, sizeof(c2), "%llu/%llu", (unsigned long long)a->calls,
 				 (unsigned long long)t.f[a->other].calls);
-			printf("%-7s %6s %14llu %14llu %21s      %s [%u]\n", "", "", (unsigned long long)a->self,
-			       (unsigned long long)(a->incl - a->self), c2, cname(&p, a->other, cn, sizeof(cn)),
+			printf("%-7s %6s %14llu %14llu %21s      %s [%u]\n", "", "", pv_cyc(&p, a->self),
+			       pv_cyc(&p, a->incl - a->self), c2, cname(&p, a->other, cn, sizeof(cn)),
 			       index[a->other]);
 		}
 		puts("-----------------------------------------------");
@@ -162,10 +175,10 @@ int cmd_callgraph(int argc, char **argv)
 				printf("%s", m ? ", " : "");
 				pv_json_str(stdout, pv_name(&p, cy->members[m]));
 			}
-			printf("], \"calls\": %llu, \"internal_calls\": %llu, \"self_cycles\": %llu, "
-			       "\"incl_cycles\": %llu, \"parents\": [",
-			       (unsigned long long)cy->calls, (unsigned long long)cy->internal,
-			       (unsigned long long)cy->self, (unsigned long long)cy->incl);
+			printf("], \"calls\": %llu, \"internal_calls\": %llu", (unsigned long long)cy->calls,
+			       (unsigned long long)cy->internal);
+			json_time(&p, cy->self, cy->incl);
+			printf(", \"parents\": [");
 			json_arcs(&p, cy->parents, cy->nparents);
 			printf("], \"children\": [");
 			json_arcs(&p, cy->children, cy->nchildren);
@@ -177,24 +190,24 @@ int cmd_callgraph(int argc, char **argv)
 			const struct arc *a = &cy->parents[m];
 			snprintf(called, sizeof(called), "%llu/%llu", (unsigned long long)a->calls,
 				 (unsigned long long)cy->calls);
-			printf("%-7s %6s %14llu %14llu %21s      %s\n", "", "", (unsigned long long)a->self,
-			       (unsigned long long)(a->incl - a->self), called, cname(&p, a->other, cn, sizeof(cn)));
+			printf("%-7s %6s %14llu %14llu %21s      %s\n", "", "", pv_cyc(&p, a->self),
+			       pv_cyc(&p, a->incl - a->self), called, cname(&p, a->other, cn, sizeof(cn)));
 		}
 		snprintf(called, sizeof(called), "%llu+%llu", (unsigned long long)cy->calls,
 			 (unsigned long long)cy->internal);
 		snprintf(name, sizeof(name), "<cycle %u as a whole>", k + 1);
 		printf("%-7s %6.1f %14llu %14llu %21s  %s\n", "", pv_pct(cy->incl, t.total_self),
-		       (unsigned long long)cy->self, (unsigned long long)(cy->incl - cy->self), called, name);
+		       pv_cyc(&p, cy->self), pv_cyc(&p, cy->incl - cy->self), called, name);
 		for (uint32_t m = 0; m < cy->nmembers; m++)
 			printf("%-7s %6s %14llu %14s %21llu      %s [%u]\n", "", "",
-			       (unsigned long long)t.f[cy->members[m]].self, "", (unsigned long long)t.f[cy->members[m]].calls,
+			       pv_cyc(&p, t.f[cy->members[m]].self), "", (unsigned long long)t.f[cy->members[m]].calls,
 			       cname(&p, cy->members[m], cn, sizeof(cn)), index[cy->members[m]]);
 		for (uint32_t m = 0; m < cy->nchildren; m++) {
 			const struct arc *a = &cy->children[m];
 			snprintf(called, sizeof(called), "%llu/%llu", (unsigned long long)a->calls,
 				 (unsigned long long)t.f[a->other].calls);
-			printf("%-7s %6s %14llu %14llu %21s      %s [%u]\n", "", "", (unsigned long long)a->self,
-			       (unsigned long long)(a->incl - a->self), called, cname(&p, a->other, cn, sizeof(cn)),
+			printf("%-7s %6s %14llu %14llu %21s      %s [%u]\n", "", "", pv_cyc(&p, a->self),
+			       pv_cyc(&p, a->incl - a->self), called, cname(&p, a->other, cn, sizeof(cn)),
 			       index[a->other]);
 		}
 		puts("-----------------------------------------------");

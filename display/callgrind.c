@@ -17,6 +17,10 @@
  * are scaled down to its self.  A call is on its call site's line, a
  * tail call (which has none) on its caller's first line.  Code without
  * line information is at line 0 of "???", as valgrind writes it.
+ *
+ * The lines' cycles are exact in the profile's unit until they are
+ * written: whole cycles are handed out over the file's lines in turn
+ * (prof_round), so that they add up to the total the report prints.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -51,11 +55,18 @@ static struct cg_call *collect_calls(const struct profile *p, size_t *out)
 		const struct prof_thread *th = &p->threads[ti];
 		uint32_t nn = th->hdr->nnodes;
 		size_t more = (size_t)nn + th->hdr->nrec;
+		uint64_t *cum = malloc(nn * sizeof(uint64_t));
+		if (!cum) {
+			free(v);
+			return NULL;
+		}
+		prof_subtree(th, cum);
 		if (n + more > cap) {
 			cap = 2 * (n + more);
 			void *nv = realloc(v, cap * sizeof(*v));
 			if (!nv) {
 				free(v);
+				free(cum);
 				return NULL;
 			}
 			v = nv;
@@ -68,7 +79,7 @@ static struct cg_call *collect_calls(const struct profile *p, size_t *out)
 				continue; /* called from the root: no caller's line */
 			const struct pi_prof_node *pa = &th->nodes[nd->parent];
 			v[n++] = (struct cg_call){prof_gfunc(p, pa->obj, pa->func), prof_gfunc(p, nd->obj, nd->func),
-						  nd->ret_addr, nd->calls - nd->rec_calls, nd->incl};
+						  nd->ret_addr, nd->calls - nd->rec_calls, cum[k]};
 		}
 		for (uint32_t k = 0; k < th->hdr->nrec; k++) {
 			const struct pi_prof_recedge *re = &th->recs[k];
@@ -76,6 +87,7 @@ static struct cg_call *collect_calls(const struct profile *p, size_t *out)
 			v[n++] = (struct cg_call){prof_gfunc(p, re->caller_obj, re->caller_func),
 						  prof_gfunc(p, nd->obj, nd->func), re->ret_addr, re->calls, 0};
 		}
+		free(cum);
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), by_call);
@@ -117,7 +129,9 @@ int callgrind_write(FILE *o, const struct profile *p, const struct func_table *t
 	fprintf(o, "cmd: %s\npid: %u\n", p->hdr->exe, p->hdr->pid);
 	/* valgrind's own name for instructions executed: Ir */
 	fprintf(o, "positions: line\nevents: %s\n", pv_counts_instructions(p) ? "Ir" : "Cycles");
-	fprintf(o, "summary: %llu\n\n", (unsigned long long)t->total_self);
+	fprintf(o, "summary: %llu\n\n", pv_cyc(p, t->total_self));
+	struct prof_round r;
+	prof_round_init(&r, p->units);
 	size_t c = 0;
 	int bad = 0;
 	for (uint32_t g = 0; g < t->n && !bad; g++) {
@@ -143,7 +157,7 @@ int callgrind_write(FILE *o, const struct profile *p, const struct func_table *t
 			fprintf(o, "%u 0\n", line); /* a function that costs nothing has a line too */
 		for (size_t i = 0; i < ls.n; i++) {
 			switch_file(o, &cur, ls.v[i].file);
-			fprintf(o, "%u %llu\n", ls.v[i].line, (unsigned long long)ls.v[i].cycles);
+			fprintf(o, "%u %llu\n", ls.v[i].line, (unsigned long long)prof_round(&r, ls.v[i].cycles));
 		}
 		for (; c < ncalls && calls[c].caller == g; c++) {
 			const struct cg_call *k = &calls[c];
@@ -165,11 +179,11 @@ int callgrind_write(FILE *o, const struct profile *p, const struct func_table *t
 			switch_file(o, &cur, site_file);
 			fprintf(o, "cob=%s\ncfi=%s\ncfn=%s\ncalls=%llu %u\n%u %llu\n", p->funcs[k->callee].object,
 				target, pv_name(p, k->callee), (unsigned long long)k->calls, target_line, site_line,
-				(unsigned long long)k->incl);
+				pv_cyc(p, k->incl));
 		}
 		fputc('\n', o);
 	}
-	fprintf(o, "totals: %llu\n", (unsigned long long)t->total_self);
+	fprintf(o, "totals: %llu\n", pv_cyc(p, t->total_self));
 	free(ls.v);
 	free(outside.v);
 	free(ext);

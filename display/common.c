@@ -416,6 +416,28 @@ double pv_pct(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0.0;
 }
 
+void pv_json_cycles(FILE *o, uint32_t units, uint64_t u)
+{
+	if (units <= 1) {
+		fprintf(o, "%llu", (unsigned long long)u);
+		return;
+	}
+	uint64_t whole = u / units, rem = u % units, scale = 1;
+	int digits = 0;
+	/* the fraction rem/units exactly in decimals, if 10^digits is a
+	 * multiple of units (units = 2^a 5^b) */
+	while (digits < 9 && (scale * rem) % units) {
+		scale *= 10;
+		digits++;
+	}
+	if (!rem) {
+		fprintf(o, "%llu", (unsigned long long)whole);
+		return;
+	}
+	uint64_t frac = scale * rem / units;
+	fprintf(o, "%llu.%0*llu", (unsigned long long)whole, digits, (unsigned long long)frac);
+}
+
 
 int pv_open(struct profile *p, struct func_table *t, const char *path)
 {

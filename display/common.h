@@ -86,6 +86,21 @@ uint32_t pv_find_functions(const struct profile *p, const struct func_table *t, 
 const char *pv_unit(const struct profile *p);
 bool pv_counts_instructions(const struct profile *p);
 double pv_pct(uint64_t v, uint64_t total);
+/* A time figure (1/units of a cycle, views.h) as whole cycles: the one
+ * rounding of a printed figure. */
+static inline unsigned long long pv_cyc(const struct profile *p, uint64_t u)
+{
+	return (unsigned long long)prof_cycles(p->units, u);
+}
+/* The same, unrounded (for the figures printed with decimals). */
+static inline double pv_cyc_f(const struct profile *p, uint64_t u)
+{
+	return (double)u / (double)(p->units ? p->units : 1);
+}
+/* A time figure as an exact JSON number of cycles ("1234", "1234.515625"):
+ * machine-readable output keeps every digit, so that its figures add up
+ * exactly.  (A unit that no power of ten divides gets 9 decimals.) */
+void pv_json_cycles(FILE *o, uint32_t units, uint64_t u);
 
 /* What an instruction's relocated field or direct branch names, from the
  * map's relocations and functions: "leaf", "leaf+0x4", "puts",

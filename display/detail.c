@@ -49,26 +49,30 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 	if (v->rec_calls)
 		printf(" (%llu recursive)", (unsigned long long)v->rec_calls);
 	const char *unit = pv_unit(p);
-	printf("\n  self              %llu %s (%.2f%% of %llu)\n", (unsigned long long)v->self, unit,
-	       pv_pct(v->self, t->total_self), (unsigned long long)t->total_self);
-	printf("  self+descendants  %llu %s (%.2f%%)\n", (unsigned long long)v->incl, unit,
-	       pv_pct(v->incl, t->total_self));
-	printf("  self per call     min %llu, max %llu, mean %.1f %s\n", (unsigned long long)v->min_self,
-	       (unsigned long long)v->max_self, v->calls ? (double)v->self / (double)v->calls : 0.0, unit);
+	printf("\n  self              %llu %s (%.2f%% of %llu)\n", pv_cyc(p, v->self), unit,
+	       pv_pct(v->self, t->total_self), pv_cyc(p, t->total_self));
+	printf("  self+descendants  %llu %s (%.2f%%)\n", pv_cyc(p, v->incl), unit, pv_pct(v->incl, t->total_self));
+	/* the three of one precision, so that the mean shows between min and
+	 * max: whole cycles when the profile is in whole cycles */
+	double mean = v->calls ? pv_cyc_f(p, v->self) / (double)v->calls : 0.0;
+	if (p->units > 1)
+		printf("  self per call     min %.1f, max %.1f, mean %.1f %s\n", pv_cyc_f(p, v->min_self),
+		       pv_cyc_f(p, v->max_self), mean, unit);
+	else
+		printf("  self per call     min %llu, max %llu, mean %.1f %s\n", (unsigned long long)v->min_self,
+		       (unsigned long long)v->max_self, mean, unit);
 	/* seed 003: OS calls are charged to their caller, and counted apart */
 	if (prof_charges_os(p)) {
-		printf("  OS                %llu cycles of self in external code and system calls\n",
-		       (unsigned long long)v->os);
+		printf("  OS                %llu cycles of self in external code and system calls\n", pv_cyc(p, v->os));
 		if (v->os_left)
-			printf("  left out          %llu cycles waiting (not charged)\n",
-			       (unsigned long long)v->os_left);
+			printf("  left out          %llu cycles waiting (not charged)\n", pv_cyc(p, v->os_left));
 	}
 	if (prof_branch_sim(p) && !gf->external)
 		printf("  mispredicted      %llu jumps, %llu cycles of self (%.2f%%)\n",
-		       (unsigned long long)v->mispredicts, (unsigned long long)v->mispredict_cycles,
+		       (unsigned long long)v->mispredicts, pv_cyc(p, v->mispredict_cycles),
 		       pv_pct(v->mispredict_cycles, v->self));
 	if (prof_cache_sim(p) && !gf->external)
-		printf("  memory waits      %llu cycles of self (%.2f%%)\n", (unsigned long long)v->mem_wait_cycles,
+		printf("  memory waits      %llu cycles of self (%.2f%%)\n", pv_cyc(p, v->mem_wait_cycles),
 		       pv_pct(v->mem_wait_cycles, v->self));
 	if (v->faults)
 		printf("  page faults       %llu, charged in self\n", (unsigned long long)v->faults);
@@ -77,7 +81,7 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 		const struct arc *a = &v->callers[k];
 		char name[512];
 		snprintf(name, sizeof(name), "%s%s", a->other == UINT32_MAX ? "<root>" : pv_name(p, a->other),
-			 a->rec_incl || (!a->incl && a->calls && a->other == g) ? " (recursive)" : "");
+			 a->rec_calls ? " (recursive)" : "");
 		printf("  %-40s %12llu %7.1f%%\n", name, (unsigned long long)a->calls, pv_pct(a->incl, v->incl));
 	}
 	printf("\n  %-40s %12s %8s\n", "callees", "calls", "share");
@@ -91,6 +95,10 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 	size_t ns = 0, cap = 0;
 	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
 		const struct prof_thread *th = &p->threads[ti];
+		uint64_t *cum = malloc(th->hdr->nnodes * sizeof(uint64_t));
+		if (!cum)
+			break;
+		prof_subtree(th, cum);
 		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
 			const struct pi_prof_node *nd = &th->nodes[n];
 			if (prof_gfunc(p, nd->obj, nd->func) != g)
@@ -108,7 +116,7 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 				s[ns++] = (struct site_count){nd->ret_addr, 0, 0, caller, pa->ret_addr};
 			}
 			s[i].calls += nd->calls - nd->rec_calls;
-			s[i].incl += nd->incl;
+			s[i].incl += cum[n];
 		}
 		for (uint32_t r = 0; r < th->hdr->nrec; r++) {
 			const struct pi_prof_recedge *re = &th->recs[r];
@@ -129,6 +137,7 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 			}
 			s[i].calls += re->calls;
 		}
+		free(cum);
 	}
 	if (ns)
 		qsort(s, ns, sizeof(*s), by_calls);

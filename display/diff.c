@@ -130,6 +130,15 @@ int cmd_diff(int argc, char **argv)
 		pv_close(&p[0], &t[0]);
 		return 1;
 	}
+	/* both in one unit, exactly: 1/L of a cycle, L the units' lcm */
+	uint64_t L = t[0].units, a = t[0].units, b = t[1].units;
+	while (b) {
+		uint64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	L = L / a * t[1].units;
+	uint64_t k[2] = {L / t[0].units, L / t[1].units}, total[2] = {t[0].total_self * k[0], t[1].total_self * k[1]};
 	struct row *rows = NULL;
 	size_t n = 0, cap = 0;
 	struct names ns[2];
@@ -169,8 +178,8 @@ int cmd_diff(int argc, char **argv)
 			}
 			if (!rows[i].objs[s])
 				rows[i].objs[s] = p[s].funcs[g].external ? "external" : obj;
-			rows[i].self[s] += v->self;
-			rows[i].incl[s] += v->incl;
+			rows[i].self[s] += v->self * k[s];
+			rows[i].incl[s] += v->incl * k[s];
 			rows[i].calls[s] += v->calls;
 		}
 	}
@@ -178,13 +187,15 @@ int cmd_diff(int argc, char **argv)
 		qsort(rows, n, sizeof(*rows), by_delta);
 	bool json = !strcmp(format, "json");
 	if (json) {
-		printf("{\"total_cycles\": [%llu, %llu], \"unit\": [\"%s\", \"%s\"], \"functions\": [",
-		       (unsigned long long)t[0].total_self, (unsigned long long)t[1].total_self, pv_unit(&p[0]),
-		       pv_unit(&p[1]));
+		printf("{\"total_cycles\": [");
+		pv_json_cycles(stdout, (uint32_t)L, total[0]);
+		printf(", ");
+		pv_json_cycles(stdout, (uint32_t)L, total[1]);
+		printf("], \"unit\": [\"%s\", \"%s\"], \"functions\": [", pv_unit(&p[0]), pv_unit(&p[1]));
 	} else {
-		printf("Total: %llu -> %llu %s (%+.2f%%)\n\n", (unsigned long long)t[0].total_self,
-		       (unsigned long long)t[1].total_self, pv_unit(&p[1]),
-		       t[0].total_self ? 100.0 * ((double)t[1].total_self - (double)t[0].total_self) / (double)t[0].total_self : 0.0);
+		printf("Total: %llu -> %llu %s (%+.2f%%)\n\n", (unsigned long long)prof_cycles((uint32_t)L, total[0]),
+		       (unsigned long long)prof_cycles((uint32_t)L, total[1]), pv_unit(&p[1]),
+		       total[0] ? 100.0 * ((double)total[1] - (double)total[0]) / (double)total[0] : 0.0);
 		printf("%14s %14s %14s %8s %12s %12s  %s\n", "Self before", "Self after", "Change", "Change%", "Calls before",
 		       "Calls after", "Function [object]");
 	}
@@ -202,11 +213,18 @@ int cmd_diff(int argc, char **argv)
 			printf(", ");
 			pv_json_str(stdout, r->objs[1] ? r->objs[1] : "");
 			printf("]");
-			printf(", \"self_cycles\": [%llu, %llu], \"incl_cycles\": [%llu, %llu], \"calls\": [%llu, %llu], "
-			       "\"self_change\": %lld}",
-			       (unsigned long long)r->self[0], (unsigned long long)r->self[1],
-			       (unsigned long long)r->incl[0], (unsigned long long)r->incl[1],
-			       (unsigned long long)r->calls[0], (unsigned long long)r->calls[1], (long long)d);
+			printf(", \"self_cycles\": [");
+			pv_json_cycles(stdout, (uint32_t)L, r->self[0]);
+			printf(", ");
+			pv_json_cycles(stdout, (uint32_t)L, r->self[1]);
+			printf("], \"incl_cycles\": [");
+			pv_json_cycles(stdout, (uint32_t)L, r->incl[0]);
+			printf(", ");
+			pv_json_cycles(stdout, (uint32_t)L, r->incl[1]);
+			printf("], \"calls\": [%llu, %llu], \"self_change\": %s", (unsigned long long)r->calls[0],
+			       (unsigned long long)r->calls[1], d < 0 ? "-" : "");
+			pv_json_cycles(stdout, (uint32_t)L, (uint64_t)llabs(d));
+			putchar('}');
 		} else {
 			char pc[16];
 			if (r->self[0])
@@ -220,9 +238,12 @@ int cmd_diff(int argc, char **argv)
 				snprintf(obj, sizeof(obj), "%s -> %s", r->objs[0], r->objs[1]);
 			else
 				snprintf(obj, sizeof(obj), "%s", r->objs[1] ? r->objs[1] : r->objs[0]);
-			printf("%14llu %14llu %+14lld %8s %12llu %12llu  %s [%s]\n", (unsigned long long)r->self[0],
-			       (unsigned long long)r->self[1], (long long)d, pc, (unsigned long long)r->calls[0],
-			       (unsigned long long)r->calls[1], r->name, obj);
+			/* each rounded once; the change too */
+			long long dc = (long long)prof_cycles((uint32_t)L, (uint64_t)llabs(d));
+			printf("%14llu %14llu %+14lld %8s %12llu %12llu  %s [%s]\n",
+			       (unsigned long long)prof_cycles((uint32_t)L, r->self[0]),
+			       (unsigned long long)prof_cycles((uint32_t)L, r->self[1]), d < 0 ? -dc : dc, pc,
+			       (unsigned long long)r->calls[0], (unsigned long long)r->calls[1], r->name, obj);
 		}
 	}
 	if (json)

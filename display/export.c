@@ -2,7 +2,9 @@
 /*
  * profview export: the profile in the formats other tools read.  Every
  * format is derived from the calling-context trees, so totals agree with
- * the report exactly.
+ * the report exactly: the formats of whole numbers hand out whole cycles
+ * with prof_round over the nodes, in order, so that their cycles add up to
+ * the report's total rounded (each node's off by less than one).
  *   callgrind   KCachegrind / callgrind_annotate (cost: model cycles, by
  *               source line; callgrind.c)
  *   folded      one line per calling context, "a;b;c CYCLES" (flame graphs)
@@ -70,12 +72,15 @@ static void folded_name(FILE *o, const char *s)
 
 static void export_folded(FILE *o, const struct profile *p)
 {
+	struct prof_round r;
+	prof_round_init(&r, p->units);
 	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
 		const struct prof_thread *th = &p->threads[ti];
 		uint32_t *path = malloc(th->hdr->nnodes * sizeof(uint32_t));
 		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
 			const struct pi_prof_node *nd = &th->nodes[n];
-			if (!nd->self)
+			uint64_t cycles = prof_round(&r, nd->self);
+			if (!cycles)
 				continue;
 			uint32_t d = 0;
 			for (uint32_t k = n; k; k = th->nodes[k].parent)
@@ -87,7 +92,7 @@ static void export_folded(FILE *o, const struct profile *p)
 				if (d)
 					fputc(';', o);
 			}
-			fprintf(o, " %llu\n", (unsigned long long)nd->self);
+			fprintf(o, " %llu\n", (unsigned long long)cycles);
 		}
 		free(path);
 	}
@@ -117,18 +122,23 @@ static void export_speedscope(FILE *o, const struct profile *p)
 		}
 	}
 	fprintf(o, "]},\n \"profiles\": [");
+	struct prof_round r;
+	prof_round_init(&r, p->units);
 	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
 		const struct prof_thread *th = &p->threads[ti];
-		uint64_t total = 0;
+		/* whole cycles, handed out over every thread's nodes in turn */
+		uint64_t *w = malloc(th->hdr->nnodes * sizeof(uint64_t)), total = 0;
+		if (!w)
+			break;
 		for (uint32_t n = 1; n < th->hdr->nnodes; n++)
-			total += th->nodes[n].self;
+			total += w[n] = prof_round(&r, th->nodes[n].self);
 		fprintf(o, "%s\n  {\"type\": \"sampled\", \"name\": \"thread %u (tid %u)\", \"unit\": \"none\", "
 			   "\"startValue\": 0, \"endValue\": %llu, \"samples\": [",
 			ti ? "," : "", th->hdr->index, th->hdr->tid, (unsigned long long)total);
 		uint32_t *path = malloc(th->hdr->nnodes * sizeof(uint32_t));
 		bool first = true;
 		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
-			if (!th->nodes[n].self)
+			if (!w[n])
 				continue;
 			uint32_t d = 0;
 			for (uint32_t k = n; k; k = th->nodes[k].parent)
@@ -142,44 +152,51 @@ static void export_speedscope(FILE *o, const struct profile *p)
 		fprintf(o, "], \"weights\": [");
 		first = true;
 		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
-			if (!th->nodes[n].self)
+			if (!w[n])
 				continue;
-			fprintf(o, "%s%llu", first ? "" : ",", (unsigned long long)th->nodes[n].self);
+			fprintf(o, "%s%llu", first ? "" : ",", (unsigned long long)w[n]);
 			first = false;
 		}
 		fprintf(o, "]}");
 		free(path);
+		free(w);
 	}
 	fprintf(o, "]}\n");
 	free(frame);
 }
 
-/* Complete events, a child's span inside its parent's, one after another. */
-/* A context lasts its incl; its children follow one another at its end.
- * Under recursion children may add up to more than their parent (their
- * spans overlap in time): they are then clipped to the parent's span, and
- * the exact figures are in args. */
-static void chrome_node(FILE *o, const struct profile *p, const struct tree *t, uint32_t n, uint64_t ts,
-			uint64_t dur, bool *first)
+/* Complete events, a child's span inside its parent's: a context lasts
+ * its subtree's self, its own time first, then its children one after
+ * another.  Laid out exactly (in the profile's unit) and then rounded to
+ * whole cycles at both ends, so that spans nest and the last ends at the
+ * thread's total. */
+struct chrome {
+	const struct profile *p;
+	const struct tree *t;
+	const uint64_t *cum;
+	bool first;
+};
+
+static void chrome_node(FILE *o, struct chrome *c, uint32_t n, uint64_t at)
 {
-	const struct pi_prof_node *nd = &t->th->nodes[n];
-	fprintf(o, "%s\n {\"name\": ", *first ? "" : ",");
-	*first = false;
-	pv_json_str(o, pv_name(p, node_g(p, t->th, n)));
+	const struct profile *p = c->p;
+	const struct pi_prof_node *nd = &c->t->th->nodes[n];
+	uint64_t ts = prof_cycles(p->units, at), end = prof_cycles(p->units, at + c->cum[n]);
+	fprintf(o, "%s\n {\"name\": ", c->first ? "" : ",");
+	c->first = false;
+	pv_json_str(o, pv_name(p, node_g(p, c->t->th, n)));
 	fprintf(o, ", \"cat\": \"function\", \"ph\": \"X\", \"ts\": %llu, \"dur\": %llu, \"pid\": %u, \"tid\": %u, "
-		   "\"args\": {\"calls\": %llu, \"self\": %llu, \"incl\": %llu}}",
-		(unsigned long long)ts, (unsigned long long)dur, p->hdr->pid, t->th->hdr->tid,
-		(unsigned long long)nd->calls, (unsigned long long)nd->self, (unsigned long long)nd->incl);
-	uint64_t kids = 0;
-	for (uint32_t c = t->first[n]; c != UINT32_MAX; c = t->next[c])
-		kids += t->th->nodes[c].incl;
-	uint64_t end = ts + dur, at = kids < dur ? end - kids : ts;
-	for (uint32_t c = t->first[n]; c != UINT32_MAX && at < end; c = t->next[c]) {
-		uint64_t d = t->th->nodes[c].incl;
-		if (d > end - at)
-			d = end - at;
-		chrome_node(o, p, t, c, at, d, first);
-		at += d;
+		   "\"args\": {\"calls\": %llu, \"self\": ",
+		(unsigned long long)ts, (unsigned long long)(end - ts), p->hdr->pid, c->t->th->hdr->tid,
+		(unsigned long long)nd->calls);
+	pv_json_cycles(o, p->units, nd->self);
+	fprintf(o, ", \"incl\": ");
+	pv_json_cycles(o, p->units, c->cum[n]);
+	fprintf(o, "}}");
+	at += nd->self;
+	for (uint32_t k = c->t->first[n]; k != UINT32_MAX; k = c->t->next[k]) {
+		chrome_node(o, c, k, at);
+		at += c->cum[k];
 	}
 }
 
@@ -201,20 +218,26 @@ static int export_chrome(FILE *o, const struct profile *p)
 	fprintf(o, "}}");
 	bool first = false;
 	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
-		struct tree t;
-		if (tree_init(&t, &p->threads[ti])) {
+		struct tree t = {0};
+		uint64_t *cum = malloc(p->threads[ti].hdr->nnodes * sizeof(uint64_t));
+		if (!cum || tree_init(&t, &p->threads[ti])) {
+			free(cum);
 			tree_free(&t);
 			return -1;
 		}
 		fprintf(o, ",\n {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"args\": "
 			   "{\"name\": \"thread %u: call tree (no timestamps)\"}}",
 			p->hdr->pid, t.th->hdr->tid, t.th->hdr->index);
+		prof_subtree(t.th, cum);
+		struct chrome c = {p, &t, cum, first};
 		uint64_t at = 0;
-		for (uint32_t c = t.first[0]; c != UINT32_MAX; c = t.next[c]) {
-			chrome_node(o, p, &t, c, at, t.th->nodes[c].incl, &first);
-			at += t.th->nodes[c].incl;
+		for (uint32_t k = t.first[0]; k != UINT32_MAX; k = t.next[k]) {
+			chrome_node(o, &c, k, at);
+			at += cum[k];
 		}
+		first = c.first;
 		tree_free(&t);
+		free(cum);
 	}
 	fprintf(o, "\n]}\n");
 	return 0;

@@ -3,9 +3,11 @@
  * profview graph: the call graph as Graphviz DOT (or SVG through dot).
  * Seed 003's display: arc width none, linear or logarithmic in the arc's
  * self+descendants share T (log: W = MIN(9, MAX(1, LOG2(1000*T + .0001)))),
- * a time filter of 0-20% in 1% steps (0.1% steps below 2%) set by default
- * so that about 30 functions show, functions under the filter folded into
- * their callers, a function as virtual root, recursion marked.
+ * a time filter of 0-20% in 1% steps (0.1% steps below 2%), by default the
+ * share of the 30th function of the most time, so that 30 show (and those
+ * tied with the 30th),
+ * functions under the filter folded into their callers, a function as
+ * virtual root (every figure then of the time under it), recursion marked.
  */
 #include <errno.h>
 #include <math.h>
@@ -27,11 +29,12 @@ static const char graph_usage[] =
 	"                 (1 + 8T) or log (MIN(9, MAX(1, LOG2(1000T + .0001))),\n"
 	"                 the default)\n"
 	"  --filter=PCT   hide functions under PCT%% of the time (0-20, in steps of\n"
-	"                 1, or 0.1 below 2); by default the step that leaves about\n"
-	"                 30 functions. Hidden callees are folded into their caller,\n"
-	"                 which is drawn as a box with a \"+N\".\n"
-	"  --root=FUNC    FUNCTION as the virtual root: only what it calls, shares\n"
-	"                 of its time\n"
+	"                 1, or 0.1 below 2); by default the share of the 30th\n"
+	"                 function of the most time: 30 show, and any tied with the\n"
+	"                 30th (none without time). Hidden callees are folded into\n"
+	"                 their caller, which is drawn as a box with a \"+N\".\n"
+	"  --root=FUNC    FUNCTION as the virtual root: only the time under it,\n"
+	"                 every share of its self+descendants\n"
 	"  --format=svg   run Graphviz's dot to draw it\n";
 
 /* The filter's steps, in percent. */
@@ -43,11 +46,37 @@ static double step_up(double pct)
 	return s > 20 ? 20 : s;
 }
 
+/* Is v at least filter percent of base?  (exactly: filter in tenths) */
+static bool at_least(uint64_t v, uint64_t base, double filter)
+{
+	uint64_t tenths = (uint64_t)(filter * 10 + 0.5);
+	return (unsigned __int128)v * 1000 >= (unsigned __int128)tenths * base;
+}
+
+/* The default filter: the share of the 30th function of the most time (of
+ * those that have any), so that 30 show, and those tied with the 30th.
+ * (The steps are too coarse for it: a program's 30th function is often
+ * under 0.1 %, and 0 shows every function.) */
+static double default_filter(const struct func_table *t, const uint32_t *order, uint32_t n, uint64_t base,
+			     uint64_t *min_incl)
+{
+	uint32_t k = 0;
+	*min_incl = 0;
+	for (uint32_t i = 0; i < n && k < 30; i++)
+		if (t->f[order[i]].incl) {
+			*min_incl = t->f[order[i]].incl;
+			k++;
+		}
+	if (n <= 30)
+		*min_incl = 0; /* every function */
+	return pv_pct(*min_incl, base);
+}
+
 struct gctx {
 	const struct profile *p;
 	const struct func_table *t;
 	struct cycle_table ct;
-	uint64_t base;       /* 100% */
+	uint64_t base;       /* 100%: the total, or the root's self+descendants */
 	bool *reach;         /* under the root */
 	bool *shown;
 	const uint32_t *url; /* per function: a link to #f/N, or NULL for none */
@@ -85,8 +114,8 @@ static void write_dot(FILE *o, struct gctx *g, const char *width, double filter,
 	const struct func_table *t = g->t;
 	fprintf(o, "digraph profile {\n  graph [label=\"");
 	dot_escape(o, p->hdr->exe);
-	fprintf(o, ": %llu %s%s%s, filter %.1f%%\", labelloc=t, fontname=\"Helvetica\"];\n",
-		(unsigned long long)g->base, pv_unit(p), root != UINT32_MAX ? ", root " : "",
+	fprintf(o, ": %llu %s%s%s, filter %.3g%%\", labelloc=t, fontname=\"Helvetica\"];\n",
+		pv_cyc(p, g->base), pv_unit(p), root != UINT32_MAX ? ", root " : "",
 		root != UINT32_MAX ? pv_name(p, root) : "", filter);
 	fprintf(o, "  node [shape=ellipse, fontname=\"Helvetica\", fontsize=10];\n");
 	fprintf(o, "  edge [fontname=\"Helvetica\", fontsize=9];\n");
@@ -128,9 +157,12 @@ static void write_dot(FILE *o, struct gctx *g, const char *width, double filter,
 				continue;
 			if (!from_root && !g->shown[a->other])
 				continue;
-			double T = g->base ? (double)(a->incl + a->rec_incl) / (double)g->base : 0;
-			bool recursive = a->rec_incl || (!a->incl && a->calls && (a->other == f ||
-				(g->ct.cycle_of[f] && g->ct.cycle_of[f] == g->ct.cycle_of[a->other])));
+			/* the callee's time on those calls, within both ends'
+			 * (a recursive call's is inside the activation it
+			 * recursed into: it adds nothing) */
+			double T = g->base ? (double)a->incl / (double)g->base : 0;
+			bool recursive = a->rec_calls || (!from_root && g->ct.cycle_of[f] &&
+							  g->ct.cycle_of[f] == g->ct.cycle_of[a->other]);
 			if (from_root)
 				fprintf(o, "  root -> f%u", f);
 			else
@@ -140,23 +172,6 @@ static void write_dot(FILE *o, struct gctx *g, const char *width, double filter,
 		}
 	}
 	fprintf(o, "}\n");
-}
-
-/* Functions reachable from root in the call graph. */
-static void mark_reach(struct gctx *g, uint32_t root)
-{
-	uint32_t *stack = malloc(g->t->n * sizeof(uint32_t)), sp = 0;
-	g->reach[root] = true;
-	stack[sp++] = root;
-	while (sp) {
-		const struct func_view *v = &g->t->f[stack[--sp]];
-		for (uint32_t k = 0; k < v->ncallees; k++)
-			if (!g->reach[v->callees[k].other]) {
-				g->reach[v->callees[k].other] = true;
-				stack[sp++] = v->callees[k].other;
-			}
-	}
-	free(stack);
 }
 
 int cmd_graph(int argc, char **argv)
@@ -231,6 +246,17 @@ int graph_write(FILE *o, const struct profile *p, const struct func_table *t, co
 	const char *width = go->width ? go->width : "log";
 	double filter = go->filter;
 	uint32_t root = go->root;
+	struct func_table under;
+	bool rooted = root != UINT32_MAX;
+	if (rooted) {
+		/* every figure of the time under the root */
+		if (func_table_build_under(&under, p, root)) {
+			func_table_free(&under);
+			pv_error("out of memory");
+			return 1;
+		}
+		t = &under;
+	}
 	struct gctx g = {.p = p, .t = t, .base = t->total_self, .url = go->url};
 	int rc = 1;
 	g.reach = calloc(t->n ? t->n : 1, sizeof(bool));
@@ -240,21 +266,20 @@ int graph_write(FILE *o, const struct profile *p, const struct func_table *t, co
 		pv_error("out of memory");
 		goto out;
 	}
-	if (root != UINT32_MAX) {
-		g.base = t->f[root].incl;
-		mark_reach(&g, root);
-	} else {
-		for (uint32_t f = 0; f < t->n; f++)
-			g.reach[f] = t->f[f].calls > 0;
-	}
-	for (uint32_t f = 0; f < t->n; f++)
+	for (uint32_t f = 0; f < t->n; f++) {
+		g.reach[f] = t->f[f].calls > 0 || f == root;
 		if (g.reach[f])
 			order[n++] = f;
+	}
 	qsort_r(order, n, sizeof(*order), by_incl_desc, (void *)t);
-	if (filter < 0) /* the 30th function's share, up to the next step */
-		filter = n > 30 ? step_up(pv_pct(t->f[order[29]].incl, g.base)) : 0;
+	uint64_t min_incl = 0;
+	bool by_default = filter < 0;
+	if (by_default)
+		filter = default_filter(t, order, n, g.base, &min_incl);
 	for (uint32_t i = 0; i < n; i++)
-		g.shown[order[i]] = pv_pct(t->f[order[i]].incl, g.base) >= filter || order[i] == root;
+		g.shown[order[i]] = (by_default ? t->f[order[i]].incl >= min_incl
+						: at_least(t->f[order[i]].incl, g.base, filter)) ||
+				    order[i] == root;
 	if (!svg) {
 		write_dot(o, &g, width, filter, root);
 		rc = 0;
@@ -287,6 +312,8 @@ int graph_write(FILE *o, const struct profile *p, const struct func_table *t, co
 		}
 	}
 out:
+	if (rooted)
+		func_table_free(&under);
 	cycles_free(&g.ct);
 	free(g.reach);
 	free(g.shown);

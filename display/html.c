@@ -193,10 +193,13 @@ static void function_lines(struct html *h, uint32_t g, uint64_t self)
 			lo = l->line < lo ? l->line : lo;
 			hi = l->line > hi ? l->line : hi;
 		}
-		fprintf(h->o, "%s[%zu,%u,%llu,%d,%llu,%llu]", i ? "," : "", (size_t)(f - h->files), l->line,
-			(unsigned long long)l->cycles, known && h->ran_line[i] ? 1 : 0,
-			known ? (unsigned long long)h->mispredicted[i] : 0ull,
-			known ? (unsigned long long)h->waited[i] : 0ull);
+		fprintf(h->o, "%s[%zu,%u,", i ? "," : "", (size_t)(f - h->files), l->line);
+		pv_json_cycles(h->o, h->p->units, l->cycles);
+		fprintf(h->o, ",%d,", known && h->ran_line[i] ? 1 : 0);
+		pv_json_cycles(h->o, h->p->units, known ? h->mispredicted[i] : 0);
+		fputc(',', h->o);
+		pv_json_cycles(h->o, h->p->units, known ? h->waited[i] : 0);
+		fputc(']', h->o);
 	}
 	fputc(']', h->o);
 	/* the whole function, where it is not long */
@@ -221,11 +224,12 @@ static void function_disasm(struct html *h, uint32_t g)
 	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
 		const struct pi_map_block *bl = &o->blocks[b];
 		uint64_t count = o->counts[b];
-		fprintf(h->o, "%s[%ld,%llu,%llu,%llu,%llu,[", b > f->first_block ? "," : "",
-			(long)bl->offset - (long)f->offset, (unsigned long long)count,
-			(unsigned long long)(count * bl->cost / o->map->units),
-			(unsigned long long)(o->mispredicts ? o->mispredicts[b] : 0),
-			(unsigned long long)(o->mem_waits ? o->mem_waits[b] / o->map->units : 0));
+		fprintf(h->o, "%s[%ld,%llu,", b > f->first_block ? "," : "", (long)bl->offset - (long)f->offset,
+			(unsigned long long)count);
+		pv_json_cycles(h->o, p->units, prof_block_cycles(p, o, b));
+		fprintf(h->o, ",%llu,", (unsigned long long)(o->mispredicts ? o->mispredicts[b] : 0));
+		pv_json_cycles(h->o, p->units, o->mem_waits ? prof_map_units(p, o, o->mem_waits[b]) : 0);
+		fprintf(h->o, ",[");
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;
 			char text[128];
@@ -262,26 +266,33 @@ static void write_functions(struct html *h)
 		const char *file = pv_entry_line(p, g, &line);
 		fprintf(h->o, ",\"file\":");
 		pv_json_str_html(h->o, file);
-		fprintf(h->o,
-			",\"line\":%u,\"calls\":%llu,\"self\":%llu,\"incl\":%llu,\"min\":%llu,\"max\":%llu,"
-			"\"os\":%llu,\"faults\":%llu,\"mispredicts\":%llu,\"mispredict_cycles\":%llu,"
-			"\"mem_wait\":%llu,\"external\":%s,\"callers\":[",
-			line, (unsigned long long)v->calls, (unsigned long long)v->self, (unsigned long long)v->incl,
-			(unsigned long long)v->min_self, (unsigned long long)v->max_self, (unsigned long long)v->os,
-			(unsigned long long)v->faults, (unsigned long long)v->mispredicts,
-			(unsigned long long)v->mispredict_cycles, (unsigned long long)v->mem_wait_cycles,
-			p->funcs[g].external ? "true" : "false");
+		/* time figures exact (views.h); the page rounds them */
+		fprintf(h->o, ",\"line\":%u,\"calls\":%llu", line, (unsigned long long)v->calls);
+		const char *names[] = {"self", "incl", "min", "max", "os"};
+		const uint64_t vals[] = {v->self, v->incl, v->min_self, v->max_self, v->os};
+		for (int k = 0; k < 5; k++) {
+			fprintf(h->o, ",\"%s\":", names[k]);
+			pv_json_cycles(h->o, p->units, vals[k]);
+		}
+		fprintf(h->o, ",\"faults\":%llu,\"mispredicts\":%llu,\"mispredict_cycles\":",
+			(unsigned long long)v->faults, (unsigned long long)v->mispredicts);
+		pv_json_cycles(h->o, p->units, v->mispredict_cycles);
+		fprintf(h->o, ",\"mem_wait\":");
+		pv_json_cycles(h->o, p->units, v->mem_wait_cycles);
+		fprintf(h->o, ",\"external\":%s,\"callers\":[", p->funcs[g].external ? "true" : "false");
 		for (uint32_t k = 0; k < v->ncallers; k++) {
 			const struct arc *a = &v->callers[k];
 			long other = a->other == UINT32_MAX ? -1 : (long)h->index[a->other];
-			fprintf(h->o, "%s[%ld,%llu,%llu]", k ? "," : "", other, (unsigned long long)a->calls,
-				(unsigned long long)(a->incl + a->rec_incl));
+			fprintf(h->o, "%s[%ld,%llu,", k ? "," : "", other, (unsigned long long)a->calls);
+			pv_json_cycles(h->o, p->units, a->incl);
+			fputc(']', h->o);
 		}
 		fprintf(h->o, "],\"callees\":[");
 		for (uint32_t k = 0; k < v->ncallees; k++) {
 			const struct arc *a = &v->callees[k];
-			fprintf(h->o, "%s[%ld,%llu,%llu]", k ? "," : "", (long)h->index[a->other],
-				(unsigned long long)a->calls, (unsigned long long)a->incl);
+			fprintf(h->o, "%s[%ld,%llu,", k ? "," : "", (long)h->index[a->other], (unsigned long long)a->calls);
+			pv_json_cycles(h->o, p->units, a->incl);
+			fputc(']', h->o);
 		}
 		fprintf(h->o, "],\"lines\":");
 		function_lines(h, g, v->self);
@@ -304,22 +315,34 @@ static void write_trees(struct html *h)
 		const struct prof_thread *th = &p->threads[ti];
 		fprintf(h->o, "%s\n{\"index\":%u,\"tid\":%u,\"nodes\":[", ti ? "," : "", th->hdr->index,
 			th->hdr->tid);
-		/* [parent, function (-1: the root), calls, self, incl] */
+		uint64_t *cum = malloc(th->hdr->nnodes * sizeof(uint64_t));
+		if (!cum) {
+			h->oom = true;
+			fprintf(h->o, "],\"recursive\":[]}");
+			continue;
+		}
+		prof_subtree(th, cum);
+		/* [parent, function (-1: the root), calls, self, incl (its
+		 * subtree's self)] */
 		for (uint32_t n = 0; n < th->hdr->nnodes; n++) {
 			const struct pi_prof_node *nd = &th->nodes[n];
 			uint32_t g = n ? prof_gfunc(p, nd->obj, nd->func) : UINT32_MAX;
 			long f = g == UINT32_MAX ? -1 : (long)h->index[g];
-			fprintf(h->o, "%s[%ld,%ld,%llu,%llu,%llu]", n ? "," : "", n ? (long)nd->parent : -1L, f,
-				(unsigned long long)nd->calls, (unsigned long long)nd->self,
-				(unsigned long long)nd->incl);
+			fprintf(h->o, "%s[%ld,%ld,%llu,", n ? "," : "", n ? (long)nd->parent : -1L, f,
+				(unsigned long long)nd->calls);
+			pv_json_cycles(h->o, p->units, n ? nd->self : 0);
+			fputc(',', h->o);
+			pv_json_cycles(h->o, p->units, cum[n]);
+			fputc(']', h->o);
 		}
-		/* recursive calls, charged to the ancestor running the callee:
-		 * [caller node, callee's (ancestor) node, calls, cycles] */
+		free(cum);
+		/* recursive calls, whose time is the ancestor's running the
+		 * callee: [caller node, callee's (ancestor) node, calls, 0] */
 		fprintf(h->o, "],\"recursive\":[");
 		for (uint32_t k = 0; k < th->hdr->nrec; k++) {
 			const struct pi_prof_recedge *re = &th->recs[k];
-			fprintf(h->o, "%s[%u,%u,%llu,%llu]", k ? "," : "", re->caller_node, re->node,
-				(unsigned long long)re->calls, (unsigned long long)re->incl);
+			fprintf(h->o, "%s[%u,%u,%llu,0]", k ? "," : "", re->caller_node, re->node,
+				(unsigned long long)re->calls);
 		}
 		fprintf(h->o, "]}");
 	}
@@ -399,9 +422,12 @@ static int write_page(FILE *o, const struct profile *p, const struct func_table 
 	pv_json_str_html(o, p->hdr->exe);
 	fprintf(o, ",\"pid\":%u,\"unit\":\"%s\",\"cpu\":", p->hdr->pid, pv_unit(p));
 	pv_json_str_html(o, cpu);
-	fprintf(o, ",\"total\":%llu,\"os\":%llu,\"os_charged\":%s,\"faults\":%llu,\"branch_sim\":%s,\"cache_sim\":%s,"
-		   "\"signal\":%u",
-		(unsigned long long)t->total_self, (unsigned long long)t->total_os, prof_charges_os(p) ? "true" : "false",
+	fprintf(o, ",\"total\":");
+	pv_json_cycles(o, p->units, t->total_self);
+	fprintf(o, ",\"os\":");
+	pv_json_cycles(o, p->units, t->total_os);
+	fprintf(o, ",\"os_charged\":%s,\"faults\":%llu,\"branch_sim\":%s,\"cache_sim\":%s,\"signal\":%u",
+		prof_charges_os(p) ? "true" : "false",
 		(unsigned long long)t->total_faults, prof_branch_sim(p) ? "true" : "false",
 		prof_cache_sim(p) ? "true" : "false",
 		(p->hdr->flags & PI_PROF_ENDED_BY_SIGNAL) ? p->hdr->signal : 0);

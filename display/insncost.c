@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "views.h"
 
 const char pv_unknown_file[] = "???";
 
@@ -20,14 +21,13 @@ void pv_insn_costs(const struct profile *p, uint32_t g, void (*fn)(void *ctx, co
 {
 	const struct prof_obj *o = &p->objs[p->funcs[g].obj];
 	const struct pi_map_func *f = &o->funcs[p->funcs[g].func];
-	uint64_t units = o->map->units ? o->map->units : 1;
 	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
 		const struct pi_map_block *bl = &o->blocks[b];
 		const uint8_t *code = o->code + bl->code;
 		uint64_t count = o->counts[b];
-		uint64_t fixed = count * bl->cost / units;
+		uint64_t fixed = prof_block_cycles(p, o, b);
 		uint64_t miss = o->mispredicts ? o->mispredicts[b] : 0;
-		uint64_t waited = o->mem_waits ? o->mem_waits[b] / units : 0;
+		uint64_t waited = o->mem_waits ? prof_map_units(p, o, o->mem_waits[b]) : 0;
 		/* the block's instructions, and those that access memory */
 		uint32_t n = 0, nmem = 0;
 		for (uint32_t off = 0; off < bl->size;) {
@@ -54,7 +54,7 @@ void pv_insn_costs(const struct profile *p, uint32_t g, void (*fn)(void *ctx, co
 			};
 			if (c.jcc) {
 				c.mispredicts = miss;
-				c.mispredicted = miss * o->map->mispredict / units;
+				c.mispredicted = prof_map_units(p, o, miss * o->map->mispredict);
 			}
 			if (nmem ? mem : i == 0)
 				c.waited = share(waited, nmem ? imem : 0, nmem ? nmem : 1);

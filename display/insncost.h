@@ -12,8 +12,8 @@
 
 #include "reader.h"
 
-/* One instruction of a function's blocks and the whole cycles that fall
- * on it.  A block's fixed cycles (executions x cost) are spread over its
+/* One instruction of a function's blocks and the cycles that fall on it,
+ * in the profile's unit (1/p->units of a cycle, views.h), exact.  A block's fixed cycles (executions x cost) are spread over its
  * instructions, what its mispredictions cost (--branch-sim) goes to its
  * conditional jump, and its loads' waits for memory (--cache-sim) are
  * spread over its instructions that access memory (the profile keeps them
@@ -40,7 +40,7 @@ extern const char pv_unknown_file[];
 /* Where function g starts: its file and line, or pv_unknown_file and 0. */
 const char *pv_entry_line(const struct profile *p, uint32_t g, uint32_t *line);
 
-/* A function's self cycles on its source lines. */
+/* A function's self cycles on its source lines (in the profile's unit). */
 struct pv_line_cost {
 	const char *file;
 	uint32_t line;

@@ -241,6 +241,12 @@ int cmd_merge(int argc, char **argv)
 			pv_error("out of memory");
 			goto out;
 		}
+		if (i && in[i].p.units != in[0].p.units) {
+			/* figures in different units (one written by an older runtime) */
+			pv_error("%s: its figures are in 1/%u of a cycle, %s's in 1/%u: not merged", in[i].path,
+				 in[i].p.units, in[0].path, in[0].p.units);
+			goto out;
+		}
 		if (place(in, i, &nobjs, &ngroups))
 			goto out;
 		nprocs += in[i].nprocs;

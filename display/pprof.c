@@ -2,9 +2,10 @@
 /*
  * pprof's profile.proto, gzip-compressed, written by hand: samples per
  * calling-context node (its stack, leaf first, weighted by the node's self
- * cycles spread over its function's source lines, and its calls), a
- * location per (function, source line) and a function per (function,
- * source file), so that go tool pprof -list shows the source.
+ * cycles spread over its function's source lines, whole ones handed out
+ * with prof_round so that they add up to the report's total, and its
+ * calls), a location per (function, source line) and a function per
+ * (function, source file), so that go tool pprof -list shows the source.
  * string_table[0] is "", ids start at 1.
  */
 #include <stdlib.h>
@@ -185,11 +186,14 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 	pb_msg(&out, 1, &m);
 	/* samples: a node's self spread over its function's lines as the
 	 * function's is (pv_function_lines), its callers' frames at the
-	 * lines of their calls; its calls on the first */
+	 * lines of their calls; its calls on the first; whole cycles handed
+	 * out by one running rounding, so that they add up to the total */
 	int rc = 0;
 	struct pv_lines outside = {0};
 	uint32_t *stack = NULL;
 	size_t stackcap = 0;
+	struct prof_round r;
+	prof_round_init(&r, p->units);
 	for (uint32_t ti = 0; ti < p->nthreads && !rc; ti++) {
 		const struct prof_thread *th = &p->threads[ti];
 		for (uint32_t n = 1; n < th->hdr->nnodes && !rc; n++) {
@@ -250,14 +254,15 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 					v = nd->self - given; /* no lines: its first */
 					file = pv_entry_line(p, g, &line);
 				}
-				if (!v && !(first && nd->calls))
+				uint64_t whole = prof_round(&r, v);
+				if (!whole && !(first && nd->calls))
 					continue;
 				pb_varint(&inner, loc_id(&L, g, file, line));
 				for (size_t d = 0; d < depth; d++)
 					pb_varint(&inner, stack[d]);
 				pb_bytes(&m, 1, inner.p, inner.len);
 				inner.len = 0;
-				pb_varint(&inner, v);
+				pb_varint(&inner, whole);
 				pb_varint(&inner, first ? nd->calls : 0);
 				pb_bytes(&m, 2, inner.p, inner.len);
 				inner.len = 0;

@@ -60,19 +60,27 @@ static double pct(uint64_t v, uint64_t tot)
 	return tot ? 100.0 * (double)v / (double)tot : 0.0;
 }
 
+/* ", \"name\": exact cycles" */
+static void jc(FILE *o, const struct func_table *t, const char *name, uint64_t u)
+{
+	fprintf(o, ", \"%s\": ", name);
+	pv_json_cycles(o, t->units, u);
+}
+
 static void print_json(const struct profile *p, const struct func_table *t, const uint32_t *rows, uint32_t n)
 {
 	FILE *o = stdout;
-	/* the *_cycles members hold the profile's unit (instructions under
+	/* exact: every *_cycles figure adds up (units: their denominator);
+	 * they hold the profile's unit (instructions under
 	 * --cpu=instructions): "unit" says which */
-	fprintf(o, "{\n  \"total_cycles\": %llu,\n  \"unit\": \"%s\",\n", (unsigned long long)t->total_self,
-		pv_unit(p));
+	fprintf(o, "{\n  \"cycle_units\": %u,\n  \"unit\": \"%s\"", t->units, pv_unit(p));
+	jc(o, t, "total_cycles", t->total_self);
 	/* os: measured, not modelled, and charged; os_left (wait_cycles):
 	 * measured and left out, time spent blocked */
-	fprintf(o, "  \"os_cycles\": %llu,\n  \"os_left_cycles\": %llu,\n  \"wait_cycles\": %llu,\n"
-		   "  \"os_charged\": %s,\n  \"tsc_per_kcycle\": %llu,\n",
-		(unsigned long long)t->total_os, (unsigned long long)t->total_os_left,
-		(unsigned long long)t->total_os_left, prof_charges_os(p) ? "true" : "false",
+	jc(o, t, "os_cycles", t->total_os);
+	jc(o, t, "os_left_cycles", t->total_os_left);
+	jc(o, t, "wait_cycles", t->total_os_left);
+	fprintf(o, ",\n  \"os_charged\": %s,\n  \"tsc_per_kcycle\": %llu,\n", prof_charges_os(p) ? "true" : "false",
 		(unsigned long long)p->hdr->tsc_per_kcycle);
 	fprintf(o, "  \"pid\": %u,\n  \"exe\": ", p->hdr->pid);
 	pv_json_str(o, p->hdr->exe);
@@ -103,26 +111,30 @@ static void print_json(const struct profile *p, const struct func_table *t, cons
 		pv_json_str(o, p->funcs[v->g].name);
 		fprintf(o, ", \"object\": ");
 		pv_json_str(o, p->funcs[v->g].object);
-		fprintf(o, ", \"calls\": %llu, \"self_cycles\": %llu, \"incl_cycles\": %llu, "
-			   "\"min_self_cycles\": %llu, \"max_self_cycles\": %llu, \"block_cycles\": %llu, "
-			   "\"os_cycles\": %llu, \"os_left_cycles\": %llu, \"wait_cycles\": %llu, \"measured\": %s, "
-			   "\"page_faults\": %llu, "
-			   "\"mispredicts\": %llu, \"mispredict_cycles\": %llu, \"mem_wait_cycles\": %llu, "
-			   "\"external\": %s, \"callers\": [",
-			(unsigned long long)v->calls, (unsigned long long)v->self, (unsigned long long)v->incl,
-			(unsigned long long)v->min_self, (unsigned long long)v->max_self,
-			(unsigned long long)v->block_cycles, (unsigned long long)v->os,
-			(unsigned long long)v->os_left, (unsigned long long)v->os_left,
+		fprintf(o, ", \"calls\": %llu", (unsigned long long)v->calls);
+		jc(o, t, "self_cycles", v->self);
+		jc(o, t, "incl_cycles", v->incl);
+		jc(o, t, "min_self_cycles", v->min_self);
+		jc(o, t, "max_self_cycles", v->max_self);
+		jc(o, t, "block_cycles", v->block_cycles);
+		jc(o, t, "os_cycles", v->os);
+		jc(o, t, "os_left_cycles", v->os_left);
+		jc(o, t, "wait_cycles", v->os_left);
+		fprintf(o, ", \"measured\": %s, \"page_faults\": %llu, \"mispredicts\": %llu",
 			v->os || v->os_left ? "true" : "false", (unsigned long long)v->faults,
-			(unsigned long long)v->mispredicts, (unsigned long long)v->mispredict_cycles,
-			(unsigned long long)v->mem_wait_cycles, p->funcs[v->g].external ? "true" : "false");
+			(unsigned long long)v->mispredicts);
+		jc(o, t, "mispredict_cycles", v->mispredict_cycles);
+		jc(o, t, "mem_wait_cycles", v->mem_wait_cycles);
+		fprintf(o, ", \"external\": %s, \"callers\": [", p->funcs[v->g].external ? "true" : "false");
 		for (uint32_t c = 0; c < v->ncallers; c++) {
 			const struct arc *cr = &v->callers[c];
 			fprintf(o, "%s{\"name\": ", c ? ", " : "");
 			pv_json_str(o, cr->other == UINT32_MAX ? "<root>" : pv_name(p, cr->other));
-			/* a recursive caller's calls last what the nested activations did */
-			fprintf(o, ", \"calls\": %llu, \"incl_cycles\": %llu}", (unsigned long long)cr->calls,
-				(unsigned long long)(cr->incl + cr->rec_incl));
+			/* a recursive call's time is in the activation it recursed into */
+			fprintf(o, ", \"calls\": %llu, \"recursive_calls\": %llu", (unsigned long long)cr->calls,
+				(unsigned long long)cr->rec_calls);
+			jc(o, t, "incl_cycles", cr->incl);
+			fputc('}', o);
 		}
 		fprintf(o, "]}");
 	}
@@ -151,10 +163,18 @@ static void print_csv(const struct profile *p, const struct func_table *t, const
 		csv_str(p->funcs[v->g].name);
 		putchar(',');
 		csv_str(p->funcs[v->g].object);
-		printf(",%llu,%llu,%.4f,%llu,%.4f,%llu,%llu,%llu\n", (unsigned long long)v->calls,
-		       (unsigned long long)v->self, pct(v->self, t->total_self), (unsigned long long)v->incl,
-		       pct(v->incl, t->total_self), (unsigned long long)v->min_self, (unsigned long long)v->max_self,
-		       (unsigned long long)v->os);
+		/* exact, as the JSON */
+		printf(",%llu,", (unsigned long long)v->calls);
+		pv_json_cycles(stdout, t->units, v->self);
+		printf(",%.4f,", pct(v->self, t->total_self));
+		pv_json_cycles(stdout, t->units, v->incl);
+		printf(",%.4f,", pct(v->incl, t->total_self));
+		pv_json_cycles(stdout, t->units, v->min_self);
+		putchar(',');
+		pv_json_cycles(stdout, t->units, v->max_self);
+		putchar(',');
+		pv_json_cycles(stdout, t->units, v->os);
+		putchar('\n');
 	}
 }
 
@@ -174,7 +194,7 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 	if (p->hdr->flags & PI_PROF_ENDED_BY_SIGNAL)
 		printf("The program ended on signal %u (%s)\n", p->hdr->signal, strsignal((int)p->hdr->signal));
 	pv_print_losses(stdout, p, "");
-	printf("Total: %llu %s\n", (unsigned long long)t->total_self, pv_unit(p));
+	printf("Total: %llu %s\n", pv_cyc(p, t->total_self), pv_unit(p));
 	/* Under a cycle model, the time of external code the model does not
 	 * cost and of system calls is measured (the OS column: the part of
 	 * Self measured, not modelled; all of an external's); waits are
@@ -184,12 +204,12 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 	bool os = prof_charges_os(p), wait = os && t->total_os_left;
 	if (os) {
 		printf("Of which in external code and system calls: %llu cycles (%.1f%%), measured, not modelled\n",
-		       (unsigned long long)t->total_os, pct(t->total_os, t->total_self));
+		       pv_cyc(p, t->total_os), pct(t->total_os, t->total_self));
 		if (t->total_os_left)
 			printf("Left out: %llu cycles waited, blocked (locks, conditions, barriers, pipe, socket "
 			       "and terminal reads, sleeps, polls, child processes and threads; the Wait column; "
 			       "profinst --charge-waits charges them)\n",
-			       (unsigned long long)t->total_os_left);
+			       pv_cyc(p, t->total_os_left));
 	}
 	if (t->total_faults)
 		printf("Page faults: %llu, charged in the cycles of the functions that took them "
@@ -207,21 +227,21 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 		printf("%12s ", "Wait");
 	printf(" %s\n", "Function [object]");
 	/* the nominal root: the whole program, every thread */
-	printf("%12s %14s %6s %14llu %5.1f%% %10s %10s ", "", "", "", (unsigned long long)t->total_self, 100.0, "", "");
+	printf("%12s %14s %6s %14llu %5.1f%% %10s %10s ", "", "", "", pv_cyc(p, t->total_self), 100.0, "", "");
 	if (os)
-		printf("%12llu ", (unsigned long long)t->total_os);
+		printf("%12llu ", pv_cyc(p, t->total_os));
 	if (wait)
-		printf("%12llu ", (unsigned long long)t->total_os_left);
+		printf("%12llu ", pv_cyc(p, t->total_os_left));
 	printf(" %s\n", "<Total>");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct func_view *v = &t->f[rows[i]];
 		printf("%12llu %14llu %5.1f%% %14llu %5.1f%% %10llu %10llu ", (unsigned long long)v->calls,
-		       (unsigned long long)v->self, pct(v->self, t->total_self), (unsigned long long)v->incl,
-		       pct(v->incl, t->total_self), (unsigned long long)v->min_self, (unsigned long long)v->max_self);
+		       pv_cyc(p, v->self), pct(v->self, t->total_self), pv_cyc(p, v->incl), pct(v->incl, t->total_self),
+		       pv_cyc(p, v->min_self), pv_cyc(p, v->max_self));
 		if (os)
-			printf("%12llu ", (unsigned long long)v->os);
+			printf("%12llu ", pv_cyc(p, v->os));
 		if (wait)
-			printf("%12llu ", (unsigned long long)v->os_left);
+			printf("%12llu ", pv_cyc(p, v->os_left));
 		if (p->funcs[v->g].external)
 			printf(" %s\n", pv_name(p, v->g));
 		else
@@ -232,19 +252,20 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 /* Per thread: its calls, cycles and share, and where its time went most. */
 static void print_threads(const struct profile *p, const struct func_table *t, bool json)
 {
-	if (json)
-		printf("{\"total_cycles\": %llu, \"unit\": \"%s\", \"threads\": [", (unsigned long long)t->total_self,
-		       pv_unit(p));
-	else
+	if (json) {
+		printf("{\"cycle_units\": %u, \"unit\": \"%s\", \"total_cycles\": ", t->units, pv_unit(p));
+		pv_json_cycles(stdout, t->units, t->total_self);
+		printf(", \"threads\": [");
+	} else {
 		printf("%6s %8s %14s %14s %6s  %s\n", "Thread", "Tid", "Calls",
 		       pv_counts_instructions(p) ? "Instructions" : "Cycles", "Share", "Top function");
+	}
 	for (uint32_t i = 0; i < p->nthreads; i++) {
 		const struct prof_thread *th = &p->threads[i];
-		uint64_t cycles = 0, calls = 0, best = 0;
+		uint64_t cycles = t->thread_self[i], calls = 0, best = 0;
 		uint32_t top = UINT32_MAX;
 		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
 			const struct pi_prof_node *nd = &th->nodes[n];
-			cycles += nd->self;
 			calls += nd->calls;
 			if (nd->self > best) {
 				best = nd->self;
@@ -252,14 +273,15 @@ static void print_threads(const struct profile *p, const struct func_table *t, b
 			}
 		}
 		if (json) {
-			printf("%s\n  {\"index\": %u, \"tid\": %u, \"calls\": %llu, \"cycles\": %llu, \"top\": ", i ? "," : "",
-			       th->hdr->index, th->hdr->tid, (unsigned long long)calls, (unsigned long long)cycles);
+			printf("%s\n  {\"index\": %u, \"tid\": %u, \"calls\": %llu, \"cycles\": ", i ? "," : "",
+			       th->hdr->index, th->hdr->tid, (unsigned long long)calls);
+			pv_json_cycles(stdout, t->units, cycles);
+			printf(", \"top\": ");
 			pv_json_str(stdout, top == UINT32_MAX ? "" : pv_name(p, top));
 			putchar('}');
 		} else {
 			printf("%6u %8u %14llu %14llu %5.1f%%  %s\n", th->hdr->index, th->hdr->tid, (unsigned long long)calls,
-			       (unsigned long long)cycles, pct(cycles, t->total_self),
-			       top == UINT32_MAX ? "" : pv_name(p, top));
+			       pv_cyc(p, cycles), pct(cycles, t->total_self), top == UINT32_MAX ? "" : pv_name(p, top));
 		}
 	}
 	if (json)

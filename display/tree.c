@@ -11,8 +11,8 @@ static const char tree_usage[] =
 	"The calling-context tree of each thread: Level (depth), RL (recursion\n"
 	"level: 1 for a call to a function already running on the path, whose\n"
 	"time is inside that activation), Calls, Base (self cycles), Cum\n"
-	"(self+descendants cycles), and the function, indented, with the call\n"
-	"site it was called from.\n"
+	"(self+descendants cycles: Base plus the Cum of the rows under it), and\n"
+	"the function, indented, with the call site it was called from.\n"
 	"\n"
 	"  --prune=PCT   hide subtrees whose Cum is under PCT%% of their parent's\n"
 	"  --thread=N    only thread N (its index in the profile)\n";
@@ -20,6 +20,7 @@ static const char tree_usage[] =
 struct kids {
 	uint32_t *first, *next; /* child lists over node indices */
 	uint32_t *rfirst, *rnext; /* recursive edges, by caller node */
+	uint64_t *cum;          /* each node's subtree's self */
 };
 
 static void print_node(const struct profile *p, const struct prof_thread *th, const struct kids *k,
@@ -29,7 +30,7 @@ static void print_node(const struct profile *p, const struct prof_thread *th, co
 	char site[512];
 	uint32_t g = prof_gfunc(p, nd->obj, nd->func);
 	printf("%5d %3d %12llu %14llu %14llu  %*s%s  [%s]\n", level, 0, (unsigned long long)(nd->calls - nd->rec_calls),
-	       (unsigned long long)nd->self, (unsigned long long)nd->incl, 2 * (level - 1), "", pv_name(p, g),
+	       pv_cyc(p, nd->self), pv_cyc(p, k->cum[n]), 2 * (level - 1), "", pv_name(p, g),
 	       pv_node_label(p, th, n, site, sizeof(site)));
 	for (uint32_t r = k->rfirst[n]; r != UINT32_MAX; r = k->rnext[r]) {
 		const struct pi_prof_recedge *re = &th->recs[r];
@@ -40,7 +41,7 @@ static void print_node(const struct profile *p, const struct prof_thread *th, co
 				     sizeof(site)));
 	}
 	for (uint32_t c = k->first[n]; c != UINT32_MAX; c = k->next[c]) {
-		if (prune > 0 && (double)th->nodes[c].incl * 100.0 < prune * (double)nd->incl)
+		if (prune > 0 && (double)k->cum[c] * 100.0 < prune * (double)k->cum[n])
 			continue;
 		print_node(p, th, k, c, level + 1, prune);
 	}
@@ -83,8 +84,9 @@ int cmd_tree(int argc, char **argv)
 		struct kids k = {
 			malloc(nn * sizeof(uint32_t)), malloc(nn * sizeof(uint32_t)),
 			malloc(nn * sizeof(uint32_t)), malloc((nr ? nr : 1) * sizeof(uint32_t)),
+			malloc(nn * sizeof(uint64_t)),
 		};
-		if (!k.first || !k.next || !k.rfirst || !k.rnext) {
+		if (!k.first || !k.next || !k.rfirst || !k.rnext || !k.cum) {
 			pv_error("out of memory");
 			return 1;
 		}
@@ -101,16 +103,13 @@ int cmd_tree(int argc, char **argv)
 			k.rnext[r] = k.rfirst[cn];
 			k.rfirst[cn] = r;
 		}
-		uint64_t total = 0;
-		for (uint32_t c = k.first[0]; c != UINT32_MAX; c = k.next[c])
-			total += th->nodes[c].incl;
-		printf("Thread %u (tid %u): %llu %s\n", th->hdr->index, th->hdr->tid, (unsigned long long)total,
-		       pv_unit(&p));
+		prof_subtree(th, k.cum);
+		printf("Thread %u (tid %u): %llu %s\n", th->hdr->index, th->hdr->tid, pv_cyc(&p, k.cum[0]), pv_unit(&p));
 		printf("%5s %3s %12s %14s %14s  %s\n", "Level", "RL", "Calls", "Base", "Cum", "Name  [call site]");
 		for (uint32_t c = k.first[0]; c != UINT32_MAX; c = k.next[c])
 			print_node(&p, th, &k, c, 1, prune);
 		putchar('\n');
-		free(k.first), free(k.next), free(k.rfirst), free(k.rnext);
+		free(k.first), free(k.next), free(k.rfirst), free(k.rnext), free(k.cum);
 	}
 	prof_free(&p);
 	return 0;

@@ -45,7 +45,8 @@ struct pi_map_hdr {
 	uint32_t reserved;   /* PI_MAP_* flags */
 	uint32_t units;      /* block costs are in 1/units of a cycle (1: whole
 				cycles or instructions); the runtime writes
-				the profile's figures in whole cycles */
+				the profile's figures in object 0's units
+				(PI_PROF_FEAT_UNITS) */
 	uint32_t mispredict; /* --branch-sim: what a misprediction costs (units;
 				0 in maps written before it was kept) */
 	/* With PI_MAP_RELOCS only (maps written before it end at
@@ -255,6 +256,14 @@ enum pi_read_at { PI_READ_FD = 1, PI_READ_FILE1, PI_READ_FILE2, PI_READ_FILE3, P
 #define PI_PROF_MAGIC "PROFINST"
 #define PI_PROF_VERSION 2
 
+/* The figures of the nodes, recursive edges and thread clocks (self,
+ * incl, min_self, max_self, os, os_left, clock) are in 1/units of a cycle,
+ * units being object 0's map's (the unit the runtime's clock counts in, and
+ * the blocks' costs are given in): exact, so that every view adds them up
+ * and rounds once.  Without it (older runtimes), whole cycles, each figure
+ * rounded on its own. */
+#define PI_PROF_FEAT_UNITS 0x1
+
 #define PI_PROF_ENDED_BY_SIGNAL 0x1
 /* written while the program went on (before an exec or _exit): if it
  * goes on, a later profile of the same pid replaces this one */
@@ -264,7 +273,7 @@ struct pi_prof_hdr {
 	char magic[8];
 	uint32_t version;
 	uint32_t hdr_size;  /* sizeof(struct pi_prof_hdr) when written */
-	uint64_t features;  /* reserved, 0 */
+	uint64_t features;  /* PI_PROF_FEAT_* */
 	uint64_t flags;     /* PI_PROF_* */
 	uint32_t pid;
 	uint32_t signal;    /* the fatal signal, when ENDED_BY_SIGNAL */
@@ -383,8 +392,10 @@ struct pi_prof_node {
 	uint64_t ret_addr;    /* raw return address of the call (instrumented) */
 	uint64_t calls;       /* activations, recursive ones included */
 	uint64_t rec_calls;   /* of which recursive (collapsed into this node) */
-	uint64_t self;        /* cycles */
-	uint64_t incl;        /* cycles, outermost activations only */
+	uint64_t self;        /* cycles (1/units of one: PI_PROF_FEAT_UNITS) */
+	uint64_t incl;        /* cycles, outermost activations only (views
+				 derive self+descendants from the selves:
+				 FORMAT.md) */
 	uint64_t min_self;
 	uint64_t max_self;
 	uint64_t os;          /* of self: cycles in external code and system

@@ -268,6 +268,7 @@ static int parse(struct profile *p, char *err, size_t errsz)
 	}
 	if (!ended)
 		return fail(err, errsz, "truncated profile (no end record)");
+	p->units = (h->features & PI_PROF_FEAT_UNITS) && p->nobjs ? p->objs[0].map->units : 1;
 	/* global functions */
 	for (uint32_t i = 0; i < p->nobjs; i++) {
 		p->objs[i].first_gfunc = p->nfuncs;

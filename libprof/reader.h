@@ -61,6 +61,10 @@ struct profile {
 	uint32_t nthreads;
 	struct prof_gfunc *funcs;
 	uint32_t nfuncs;
+	/* the figures of nodes, recursive edges and thread clocks are in
+	 * 1/units of a cycle (PI_PROF_FEAT_UNITS: object 0's map's; 1 for a
+	 * profile in whole cycles) */
+	uint32_t units;
 	struct piece_ix *pieces; /* lazily built index for prof_find_site */
 	size_t npieces;
 	/* what was not recorded, by PI_LOSS_* kind, over all threads */

@@ -5,14 +5,14 @@
 #include <string.h>
 
 static int add_arc(struct arc **v, uint32_t *n, uint32_t *cap, uint32_t other, uint64_t calls,
-		   uint64_t self, uint64_t incl, uint64_t rec_incl)
+		   uint64_t rec_calls, uint64_t self, uint64_t incl)
 {
 	for (uint32_t i = 0; i < *n; i++)
 		if ((*v)[i].other == other) {
 			(*v)[i].calls += calls;
+			(*v)[i].rec_calls += rec_calls;
 			(*v)[i].self += self;
 			(*v)[i].incl += incl;
-			(*v)[i].rec_incl += rec_incl;
 			return 0;
 		}
 	if (*n == *cap) {
@@ -23,29 +23,63 @@ static int add_arc(struct arc **v, uint32_t *n, uint32_t *cap, uint32_t other, u
 		*v = np;
 		*cap = nc;
 	}
-	(*v)[(*n)++] = (struct arc){other, calls, self, incl, rec_incl};
+	(*v)[(*n)++] = (struct arc){other, calls, rec_calls, self, incl};
 	return 0;
 }
 
 /* caller -> callee; caller may be UINT32_MAX (the root) */
-static int add_edge(struct func_table *t, uint32_t caller, uint32_t callee, uint64_t calls, uint64_t self,
-		    uint64_t incl, uint64_t rec_incl)
+static int add_edge(struct func_table *t, uint32_t caller, uint32_t callee, uint64_t calls, uint64_t rec_calls,
+		    uint64_t self, uint64_t incl)
 {
 	struct func_view *e = &t->f[callee];
-	if (add_arc(&e->callers, &e->ncallers, &e->callercap, caller, calls, self, incl, rec_incl))
+	if (add_arc(&e->callers, &e->ncallers, &e->callercap, caller, calls, rec_calls, self, incl))
 		return -1;
 	if (caller == UINT32_MAX)
 		return 0;
 	struct func_view *r = &t->f[caller];
-	return add_arc(&r->callees, &r->ncallees, &r->calleecap, callee, calls, self, incl, rec_incl);
+	return add_arc(&r->callees, &r->ncallees, &r->calleecap, callee, calls, rec_calls, self, incl);
+}
+
+void prof_subtree(const struct prof_thread *th, uint64_t *cum)
+{
+	uint32_t nn = th->hdr->nnodes;
+	cum[0] = 0;
+	for (uint32_t n = 1; n < nn; n++)
+		cum[n] = th->nodes[n].self;
+	/* parents come first: children are summed into them from the end */
+	for (uint32_t n = nn; n-- > 1;)
+		cum[th->nodes[n].parent] += cum[n];
+}
+
+uint64_t prof_map_units(const struct profile *p, const struct prof_obj *o, uint64_t x)
+{
+	uint32_t mu = o->map->units ? o->map->units : 1;
+	if (mu == p->units)
+		return x;
+	/* a profile in whole cycles (or objects of different models) */
+	return (uint64_t)(((unsigned __int128)x * p->units + mu / 2) / mu);
+}
+
+uint64_t prof_block_cycles(const struct profile *p, const struct prof_obj *o, uint32_t b)
+{
+	return prof_map_units(p, o, o->counts[b] * o->blocks[b].cost);
 }
 
 int func_table_build(struct func_table *t, const struct profile *p)
 {
+	return func_table_build_under(t, p, UINT32_MAX);
+}
+
+int func_table_build_under(struct func_table *t, const struct profile *p, uint32_t root)
+{
 	memset(t, 0, sizeof(*t));
 	t->n = p->nfuncs;
+	t->units = p->units ? p->units : 1;
+	t->root = root;
+	t->nthreads = p->nthreads;
 	t->f = calloc(t->n ? t->n : 1, sizeof(*t->f));
-	if (!t->f)
+	t->thread_self = calloc(p->nthreads ? p->nthreads : 1, sizeof(uint64_t));
+	if (!t->f || !t->thread_self)
 		return -1;
 	for (uint32_t g = 0; g < t->n; g++) {
 		t->f[g].g = g;
@@ -53,16 +87,26 @@ int func_table_build(struct func_table *t, const struct profile *p)
 	}
 	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
 		const struct prof_thread *th = &p->threads[ti];
-		uint32_t *gof = malloc(th->hdr->nnodes * sizeof(uint32_t));
-		if (!gof)
+		uint32_t nn = th->hdr->nnodes;
+		uint32_t *gof = malloc(nn * sizeof(uint32_t));
+		uint64_t *cum = malloc(nn * sizeof(uint64_t));
+		bool *in = malloc(nn * sizeof(bool));
+		if (!gof || !cum || !in) {
+			free(gof), free(cum), free(in);
 			return -1;
+		}
+		prof_subtree(th, cum);
 		gof[0] = UINT32_MAX;
-		if (th->hdr->nnodes)
+		in[0] = root == UINT32_MAX;
+		if (in[0])
 			t->total_faults += th->nodes[0].faults;
-		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
+		for (uint32_t n = 1; n < nn; n++) {
 			const struct pi_prof_node *nd = &th->nodes[n];
 			uint32_t g = prof_gfunc(p, nd->obj, nd->func);
 			gof[n] = g;
+			in[n] = in[nd->parent] || g == root;
+			if (!in[n])
+				continue;
 			struct func_view *v = &t->f[g];
 			v->calls += nd->calls;
 			v->rec_calls += nd->rec_calls;
@@ -73,27 +117,31 @@ int func_table_build(struct func_table *t, const struct profile *p)
 			t->total_faults += nd->faults;
 			t->total_os += nd->os;
 			t->total_os_left += nd->os_left;
-			/* nodes of one function never nest: their incl add up */
-			v->incl += nd->incl;
+			/* nodes of one function never nest: their subtrees add up */
+			v->incl += cum[n];
 			if (nd->calls && nd->min_self < v->min_self)
 				v->min_self = nd->min_self;
 			if (nd->max_self > v->max_self)
 				v->max_self = nd->max_self;
 			t->total_self += nd->self;
-			if (add_edge(t, gof[nd->parent], g, nd->calls - nd->rec_calls, nd->self, nd->incl, 0)) {
-				free(gof);
+			t->thread_self[ti] += nd->self;
+			uint32_t caller = g == root ? UINT32_MAX : gof[nd->parent];
+			if (add_edge(t, caller, g, nd->calls - nd->rec_calls, 0, nd->self, cum[n])) {
+				free(gof), free(cum), free(in);
 				return -1;
 			}
 		}
 		for (uint32_t k = 0; k < th->hdr->nrec; k++) {
 			const struct pi_prof_recedge *re = &th->recs[k];
-			if (add_edge(t, prof_gfunc(p, re->caller_obj, re->caller_func), gof[re->node], re->calls, 0, 0,
-				     re->incl)) {
-				free(gof);
+			if (!in[re->node] || !in[re->caller_node])
+				continue;
+			if (add_edge(t, prof_gfunc(p, re->caller_obj, re->caller_func), gof[re->node], re->calls,
+				     re->calls, 0, 0)) {
+				free(gof), free(cum), free(in);
 				return -1;
 			}
 		}
-		free(gof);
+		free(gof), free(cum), free(in);
 	}
 	for (uint32_t g = 0; g < t->n; g++) {
 		struct func_view *v = &t->f[g];
@@ -102,17 +150,18 @@ int func_table_build(struct func_table *t, const struct profile *p)
 		const struct prof_gfunc *gf = &p->funcs[g];
 		const struct prof_obj *o = &p->objs[gf->obj];
 		const struct pi_map_func *mf = &o->funcs[gf->func];
-		uint64_t waits = 0;
+		uint64_t waits = 0, cycles = 0;
 		for (uint32_t b = mf->first_block; b < mf->first_block + mf->nblocks; b++) {
-			v->block_cycles += o->counts[b] * o->blocks[b].cost / o->map->units;
+			cycles += o->counts[b] * o->blocks[b].cost;
 			v->block_execs += o->counts[b];
 			if (o->mispredicts) {
 				v->mispredicts += o->mispredicts[b];
 				waits += o->mem_waits[b];
 			}
 		}
-		v->mispredict_cycles = v->mispredicts * o->map->mispredict / o->map->units;
-		v->mem_wait_cycles = waits / o->map->units;
+		v->block_cycles = prof_map_units(p, o, cycles);
+		v->mispredict_cycles = prof_map_units(p, o, v->mispredicts * o->map->mispredict);
+		v->mem_wait_cycles = prof_map_units(p, o, waits);
 	}
 	return 0;
 }
@@ -124,6 +173,7 @@ void func_table_free(struct func_table *t)
 		free(t->f[g].callees);
 	}
 	free(t->f);
+	free(t->thread_self);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -186,7 +236,7 @@ static int find_sccs(const struct func_table *t, uint32_t *comp, uint32_t *ncomp
 static int cycle_arc(struct arc **v, uint32_t *n, uint32_t *cap, uint32_t other, uint64_t calls, uint64_t self,
 		     uint64_t incl)
 {
-	return add_arc(v, n, cap, other, calls, self, incl, 0);
+	return add_arc(v, n, cap, other, calls, 0, self, incl);
 }
 
 int cycles_build(struct cycle_table *ct, const struct profile *p, const struct func_table *t)
@@ -235,11 +285,12 @@ int cycles_build(struct cycle_table *ct, const struct profile *p, const struct f
 		const struct prof_thread *th = &p->threads[ti];
 		uint32_t nn = th->hdr->nnodes;
 		uint32_t *gof = malloc(nn * sizeof(uint32_t)), *entry = malloc(nn * sizeof(uint32_t));
-		uint64_t *under = calloc(nn, sizeof(uint64_t));
-		if (!gof || !entry || !under) {
-			free(gof), free(entry), free(under);
+		uint64_t *under = calloc(nn, sizeof(uint64_t)), *cum = malloc(nn * sizeof(uint64_t));
+		if (!gof || !entry || !under || !cum) {
+			free(gof), free(entry), free(under), free(cum);
 			goto fail;
 		}
+		prof_subtree(th, cum);
 		gof[0] = UINT32_MAX;
 		entry[0] = UINT32_MAX;
 		for (uint32_t k = 1; k < nn; k++) {
@@ -258,14 +309,14 @@ int cycles_build(struct cycle_table *ct, const struct profile *p, const struct f
 			if (pg != UINT32_MAX && ct->cycle_of[pg] && ct->cycle_of[pg] != c) {
 				struct cycle *cy = &ct->c[ct->cycle_of[pg] - 1];
 				if (cycle_arc(&cy->children, &cy->nchildren, &cy->childcap, g,
-					      nd->calls - nd->rec_calls, nd->self, nd->incl))
+					      nd->calls - nd->rec_calls, nd->self, cum[k]))
 					goto fail_thread;
 			}
 			if (c && pg != UINT32_MAX && ct->cycle_of[pg] == c)
 				ct->c[c - 1].internal += nd->calls - nd->rec_calls;
 			continue;
 fail_thread:
-			free(gof), free(entry), free(under);
+			free(gof), free(entry), free(under), free(cum);
 			goto fail;
 		}
 		for (uint32_t k = 1; k < nn; k++) {
@@ -274,10 +325,10 @@ fail_thread:
 			const struct pi_prof_node *nd = &th->nodes[k];
 			struct cycle *cy = &ct->c[ct->cycle_of[gof[k]] - 1];
 			cy->calls += nd->calls - nd->rec_calls;
-			cy->incl += nd->incl;
+			cy->incl += cum[k];
 			if (cycle_arc(&cy->parents, &cy->nparents, &cy->parentcap, gof[nd->parent],
-				      nd->calls - nd->rec_calls, under[k], nd->incl)) {
-				free(gof), free(entry), free(under);
+				      nd->calls - nd->rec_calls, under[k], cum[k])) {
+				free(gof), free(entry), free(under), free(cum);
 				goto fail;
 			}
 		}
@@ -287,7 +338,7 @@ fail_thread:
 			if (c && ct->cycle_of[prof_gfunc(p, re->caller_obj, re->caller_func)] == c)
 				ct->c[c - 1].internal += re->calls;
 		}
-		free(gof), free(entry), free(under);
+		free(gof), free(entry), free(under), free(cum);
 	}
 	free(comp);
 	free(size);

@@ -8,19 +8,36 @@
 
 #include "reader.h"
 
+/*
+ * One arithmetic for every view.  Every time figure is an exact integer in
+ * the profile's unit (1/p->units of a cycle), derived from the nodes' self
+ * times only:
+ *   - a node's self+descendants is its subtree's self (prof_subtree);
+ *   - a function's, the sum of its nodes' subtrees (its nodes never nest:
+ *     a recursive call joins the ancestor already running the function);
+ *   - the total, a thread's total and the root's self+descendants, the sum
+ *     of the nodes' self.
+ * So a total always equals the sum of its rows' self, a caller's arcs add
+ * up to its self+descendants minus its self (mutual recursion included),
+ * and nothing exceeds the total.  Views round once, when they print
+ * (prof_cycles, or prof_round where whole-cycle figures must add up).
+ */
+
 /* An arc of the call graph, seen from one end.  For the caller's arcs,
  * `other` is the callee; for the callee's, the caller (UINT32_MAX: the
- * thread's root).  self and incl are the callee's time on those calls.
- * A recursive call (to a function already running) carries its calls but
- * no time: its time is inside the activation it recursed into, which keeps
- * gprof's invariants (callers' calls, self and incl add up to the
- * function's; callees' incl add up to its incl minus its self). */
+ * thread's root, or outside the function a table is rooted at).  self and
+ * incl are the callee's time on those calls (its nodes under the caller's
+ * nodes).  A recursive call (to a function already running) carries its
+ * calls (rec_calls of them) but no time: its time is inside the activation
+ * it recursed into, which keeps gprof's invariants (callers' calls, self
+ * and incl add up to the function's; callees' incl add up to its incl
+ * minus its self). */
 struct arc {
 	uint32_t other;
 	uint64_t calls;
+	uint64_t rec_calls; /* of calls: recursive */
 	uint64_t self;
 	uint64_t incl;
-	uint64_t rec_incl; /* the recursive calls' own self+descendants time */
 };
 #define caller_rec arc
 
@@ -28,6 +45,7 @@ struct func_view {
 	uint32_t g;          /* global function index */
 	uint64_t calls;
 	uint64_t rec_calls;
+	/* in 1/units of a cycle (func_table.units) */
 	uint64_t self, incl, min_self, max_self;
 	uint64_t os;           /* of self: external code and system calls */
 	uint64_t os_left;      /* measured there, not charged (waits) */
@@ -46,18 +64,65 @@ struct func_view {
 struct func_table {
 	struct func_view *f; /* indexed by global function */
 	uint32_t n;
-	uint64_t total_self; /* sum of self over all functions */
+	uint32_t units;      /* figures are in 1/units of a cycle (p->units) */
+	uint32_t root;       /* built under this function only, or UINT32_MAX */
+	uint64_t total_self; /* sum of self over all functions: the 100% */
 	uint64_t total_os, total_os_left;
 	uint64_t total_faults; /* page faults, the roots' included */
+	uint64_t *thread_self; /* per thread (p->threads order): its nodes' self */
+	uint32_t nthreads;
 };
 
 int func_table_build(struct func_table *t, const struct profile *p);
+/* The same, of the time under function root only (its nodes' subtrees):
+ * every figure, the total included, is a part of root's self+descendants
+ * (the block counts excepted: they are the whole run's). */
+int func_table_build_under(struct func_table *t, const struct profile *p, uint32_t root);
 void func_table_free(struct func_table *t);
+
+/* cum[n] = the self of node n's subtree, for each node of th (cum[0]: the
+ * thread's total, its nodes' self). */
+void prof_subtree(const struct prof_thread *th, uint64_t *cum);
+
+/* A figure of object o's map (block costs, mispredictions' and memory
+ * waits' cycles: 1/o->map->units of a cycle) in the profile's unit. */
+uint64_t prof_map_units(const struct profile *p, const struct prof_obj *o, uint64_t x);
+/* Block b of o: its executions times its fixed cost, in the profile's unit. */
+uint64_t prof_block_cycles(const struct profile *p, const struct prof_obj *o, uint32_t b);
+
+/* A figure in the profile's unit as whole cycles, rounded to nearest
+ * (halves up): the one rounding a view makes. */
+static inline uint64_t prof_cycles(uint32_t units, uint64_t u)
+{
+	return units > 1 ? (u + units / 2) / units : u;
+}
+
+/* Whole cycles that add up: figures given in turn are rounded as their
+ * running sum is, so that the whole cycles handed out always add up to the
+ * rounded sum of the figures (each off by less than one from its own
+ * rounding).  For formats that hold whole numbers only (exports). */
+struct prof_round {
+	uint32_t units;
+	uint64_t sum, given;
+};
+static inline void prof_round_init(struct prof_round *r, uint32_t units)
+{
+	r->units = units;
+	r->sum = r->given = 0;
+}
+static inline uint64_t prof_round(struct prof_round *r, uint64_t u)
+{
+	r->sum += u;
+	uint64_t upto = prof_cycles(r->units, r->sum), d = upto - r->given;
+	r->given = upto;
+	return d;
+}
 
 /* Cycles of the call graph (gprof): functions calling each other
  * recursively, shown as a whole.  Computed exactly from the calling-context
- * trees: the cycle's self+descendants time is that of its entry nodes
- * (nodes of a member whose parent is not a member), which never nest. */
+ * trees: the cycle's self+descendants time is that of its entry nodes'
+ * subtrees (nodes of a member whose parent is not a member), which never
+ * nest. */
 struct cycle {
 	uint32_t *members;
 	uint32_t nmembers;

@@ -61,7 +61,7 @@ static void write_thread(struct rt_thread *th)
 		.tid = th->tid,
 		.nnodes = nnodes,
 		.nrec = nrec,
-		.clock = rt_to_cycles(th->final_clock),
+		.clock = th->final_clock,
 	};
 	uint64_t size = sizeof(pt) + (uint64_t)nnodes * sizeof(struct pi_prof_node) +
 			(uint64_t)nrec * sizeof(struct pi_prof_recedge);
@@ -75,12 +75,12 @@ static void write_thread(struct rt_thread *th)
 			.ret_addr = n->ra,
 			.calls = n->calls,
 			.rec_calls = n->rec_calls,
-			.self = rt_to_cycles(n->self),
-			.incl = rt_to_cycles(n->incl),
-			.min_self = n->calls ? rt_to_cycles(n->min_self) : 0,
-			.max_self = rt_to_cycles(n->max_self),
-			.os = rt_to_cycles(n->os),
-			.os_left = rt_to_cycles(n->os_left),
+			.self = n->self,
+			.incl = n->incl,
+			.min_self = n->calls ? n->min_self : 0,
+			.max_self = n->max_self,
+			.os = n->os,
+			.os_left = n->os_left,
 			.faults = n->faults,
 		};
 		fn_ids(n->fn, &pn.obj, &pn.func);
@@ -93,7 +93,7 @@ static void write_thread(struct rt_thread *th)
 			.node = n->alias->index,
 			.ret_addr = n->ra,
 			.calls = n->calls,
-			.incl = rt_to_cycles(n->incl),
+			.incl = n->incl,
 		};
 		fn_ids(n->parent->fn, &re.caller_obj, &re.caller_func);
 		re.caller_node = n->parent->index;
@@ -276,6 +276,7 @@ static int write_file(int sig, uint32_t pid, struct rt_thread *head, int checkpo
 	h.hdr_size = sizeof(h);
 	h.pid = pid;
 	h.tsc_per_kcycle = rt_tsc_per_kcycle();
+	h.features = PI_PROF_FEAT_UNITS; /* figures in the clock's units, exact */
 	if (sig) {
 		h.flags |= PI_PROF_ENDED_BY_SIGNAL;
 		h.signal = (uint32_t)sig;

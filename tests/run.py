@@ -494,7 +494,8 @@ def unit_cache_sim(ctx):
                 raise Fail("cache_sim: %s waited %d cycles for memory in the profile; the simulation charged "
                            "it %d" % (name, fn1[name]["mem_wait_cycles"], beyond[name] - plain[name]))
         det = must([ctx.profview, "detail", pf1, "walk_big"], "profview detail").stdout
-        if "memory waits      %d cycles of self" % fn1["walk_big"]["mem_wait_cycles"] not in det:
+        # (the JSON's figure exact, the text's rounded once)
+        if "memory waits      %d cycles of self" % int(fn1["walk_big"]["mem_wait_cycles"] + 0.5) not in det:
             raise Fail("cache_sim: profview detail walk_big does not say its memory waits:\n%s" % det)
         ann = must([ctx.profview, "annotate", pf1, "walk_big"], "profview annotate").stdout.splitlines()
         at = [i for i, ln in enumerate(ann) if ln.rstrip().endswith("p = p->next;")]
@@ -1024,6 +1025,7 @@ def collect(ctx, args):
                               lambda f=f, cc=cc, vc=vc, vl=vl: e2e_case(
                                   ctx, os.path.join(HERE, "e2e", f), cc, "-O2", vc, vl)))
     import badinput
+    import consistency
     import exports
     import real
     import ostiming
@@ -1045,6 +1047,7 @@ def collect(ctx, args):
     tests += exports.html_tests(ctx, Fail, sh, must, profile_json)
     import labels
     tests += labels.tests(ctx, Fail, sh, must, profile_json)
+    tests += consistency.tests(ctx, Fail, sh, must, profile_json)
     tests += badinput.tests(ctx, Fail, sh)
     tests += manpages.tests(ctx, Fail, sh, must)
     tests += real.tests(ctx, Fail, sh, must, run_pair, profile_json, compare_counts, object_functions,

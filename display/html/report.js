@@ -26,7 +26,9 @@
   const D = JSON.parse(document.getElementById("profile-data").textContent);
   const UNIT = D.unit || "cycles"; /* "instructions" under --cpu=instructions */
   const F = D.functions;
-  const fmt = (n) => n.toLocaleString("en-US");
+  /* cycles come exact (fractions of a cycle under a cycle model): shown
+   * whole, rounded once here */
+  const fmt = (n) => Math.round(n).toLocaleString("en-US");
   const pct = (n, d) => (d > 0 ? (100 * n / d).toFixed(2) + "%" : "");
   const el = (tag, attrs, ...kids) => {
     const e = document.createElement(tag);
