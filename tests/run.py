@@ -1027,6 +1027,8 @@ def collect(ctx, args):
     import safety
     tests += safety.tests(ctx, Fail, sh, must, profile_json)
     tests += wrapper.tests(ctx, Fail, sh, must, profile_json)
+    import lineage
+    tests += lineage.tests(ctx, Fail, sh, must, profile_json)
     tests += ostiming.tests(ctx, Fail, sh, must, profile_json)
     tests += ostiming.longrun_tests(ctx, Fail, sh, must)
     tests += exports.tests(ctx, Fail, sh, must, profile_json)
