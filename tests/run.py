@@ -1029,6 +1029,8 @@ def collect(ctx, args):
     tests += wrapper.tests(ctx, Fail, sh, must, profile_json)
     import lineage
     tests += lineage.tests(ctx, Fail, sh, must, profile_json)
+    import stripped
+    tests += stripped.tests(ctx, Fail, sh, must, profile_json, compare_counts, object_functions)
     tests += ostiming.tests(ctx, Fail, sh, must, profile_json)
     tests += ostiming.longrun_tests(ctx, Fail, sh, must)
     tests += exports.tests(ctx, Fail, sh, must, profile_json)
