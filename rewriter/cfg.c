@@ -1340,12 +1340,20 @@ struct unnamed_set {
 /* Is off of text t between functions (a gap)?  Its end in *end. */
 static bool gap_at(const struct text *t, uint64_t off, uint64_t *end)
 {
-	for (size_t i = 0; i < t->nvr; i++)
-		if (t->vr[i].gap && off >= t->vr[i].start && off < t->vr[i].end) {
-			*end = t->vr[i].end;
-			return true;
-		}
-	return false;
+	/* the ranges are in order (decode_text): the last starting at or
+	 * before off */
+	size_t lo = 0, hi = t->nvr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->vr[mid].start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || !t->vr[lo - 1].gap || off >= t->vr[lo - 1].end)
+		return false;
+	*end = t->vr[lo - 1].end;
+	return true;
 }
 
 static void unnamed_add(struct unnamed_set *us, int sec, uint64_t off, uint64_t size, unsigned how, int32_t from)
