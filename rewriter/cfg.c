@@ -250,12 +250,12 @@ static void find_functions(struct code *c)
  * instruction, or bytes between its pieces of code that are not padding.
  */
 static int reach_extent(struct code *c, int ts, uint64_t start, uint64_t end, uint64_t *lastp, const char **why,
-			const struct func *owner, bool *back);
+			const struct func *owner, bool *back, bool *fell);
 
 static int infer_extent(struct code *c, struct func *f, const char **why)
 {
 	uint64_t last;
-	if (reach_extent(c, f->pieces[0].ts, f->pieces[0].start, f->pieces[0].end, &last, why, NULL, NULL))
+	if (reach_extent(c, f->pieces[0].ts, f->pieces[0].start, f->pieces[0].end, &last, why, NULL, NULL, NULL))
 		return -1;
 	f->pieces[0].end = last;
 	return 0;
@@ -266,9 +266,10 @@ const struct rela *code_rela_at(const struct code *c, const struct text *t, uint
 
 /* What code entered at start of text ts reaches, up to end: its end in
  * *lastp; 0, or -1 with *why (infer_extent).  owner: *back says whether
- * it jumps into that function. */
+ * it jumps into that function; *fell (if not NULL) whether a path runs
+ * into end. */
 static int reach_extent(struct code *c, int ts, uint64_t start, uint64_t end, uint64_t *lastp, const char **why,
-			const struct func *owner, bool *back)
+			const struct func *owner, bool *back, bool *fell)
 {
 	const struct text *t = &c->texts[ts];
 	const struct section *s = &c->o->secs[t->sec];
@@ -328,6 +329,8 @@ static int reach_extent(struct code *c, int ts, uint64_t start, uint64_t end, ui
 			if (in.kind == INSN_JMP || in.kind == INSN_RET || in.kind == INSN_TRAP)
 				break;
 			off += in.len;
+			if (off >= end && fell)
+				*fell = true;
 		}
 	}
 	/* between its pieces of code, padding only */
@@ -609,21 +612,8 @@ static void find_leaders(struct code *c)
 		struct section *rs = &o->secs[s->rela];
 		for (size_t r = 0; r < rs->nrelas; r++) {
 			uint32_t k = insn_containing(t, rs->relas[r].off);
-			if (k == NO_INSN) {
-				/* in code copied as it was (not decoded): a 4-byte
-				 * PC-relative field naming data is taken to end its
-				 * instruction (a lea of a table): still a base, for
-				 * the table's relative entries */
-				const struct rela *rl = &rs->relas[r];
-				int tsec;
-				uint64_t toff;
-				if (rel_is_pcrel(rl->type) && rel_size(rl->type) == 4 &&
-				    rel_target(c, t->sec, rl, rl->off + 4, &tsec, &toff) && !is_text(c, tsec)) {
-					struct base *b = VEC_PUSH(c->bases, c->nbases, c->basecap);
-					b->sec = tsec, b->off = toff;
-				}
+			if (k == NO_INSN)
 				continue;
-			}
 			t->rel_at[k] = true;
 			int tsec;
 			uint64_t toff;
@@ -1335,6 +1325,7 @@ struct unnamed_set {
 	struct code *c;
 	struct unnamed *u;
 	size_t n, cap;
+	bool *has_fde;      /* per section: an FDE describes code there */
 };
 
 /* Is off of text t between functions (a gap)?  Its end in *end. */
@@ -1386,7 +1377,10 @@ static void unnamed_add(struct unnamed_set *us, int sec, uint64_t off, uint64_t 
 
 static void unnamed_fde(void *arg, int sec, uint64_t off, uint64_t size)
 {
-	unnamed_add(arg, sec, off, size, U_FDE, -1);
+	struct unnamed_set *us = arg;
+	if (sec > 0 && (size_t)sec < us->c->o->nsecs)
+		us->has_fde[sec] = true;
+	unnamed_add(us, sec, off, size, U_FDE, -1);
 }
 
 /* An address code takes (not a branch's, not memory it reads or writes),
@@ -1472,6 +1466,7 @@ static size_t unnamed_code_found(struct code *c, bool warn)
 {
 	struct object *o = c->o;
 	struct unnamed_set us = {.c = c};
+	us.has_fde = xcalloc(o->nsecs + 1, sizeof(bool));
 	unnamed_find(&us);
 	if (us.n)
 		qsort(us.u, us.n, sizeof(*us.u), cmp_unnamed);
@@ -1484,6 +1479,25 @@ static size_t unnamed_code_found(struct code *c, bool warn)
 		const char *sname = o->secs[u->sec].name;
 		if (strong && !(u->how & ~U_ADDR))
 			continue;
+		if (!(u->how & ~U_ADDR)) {
+			/* an address only: code if what it reaches decodes and
+			 * ends (a return, a jump), else data, as hand-written
+			 * assembly keeps between its functions (a table, a
+			 * constant): left as it is, unsaid.  Where FDEs
+			 * describe the section's code, each function has one:
+			 * an address without is of data. */
+			if (us.has_fde[u->sec])
+				continue;
+			const struct text *t = &c->texts[text_index(c, u->sec)];
+			uint64_t end = 0, last;
+			gap_at(t, u->off, &end);
+			if (i + 1 < us.n && us.u[i + 1].sec == u->sec && us.u[i + 1].off < end)
+				end = us.u[i + 1].off;
+			const char *why = "";
+			bool fell = false;
+			if (reach_extent(c, text_index(c, u->sec), u->off, end, &last, &why, NULL, NULL, &fell) || fell)
+				continue;
+		}
 		/* only one function jumps there: its cold part if it jumps
 		 * back into it, else a function it tail-calls */
 		bool cold = false;
@@ -1497,7 +1511,8 @@ static size_t unnamed_code_found(struct code *c, bool warn)
 				end = u->off + u->size;
 			const char *why = "";
 			bool back = false;
-			if (reach_extent(c, text_index(c, u->sec), u->off, end, &last, &why, &c->funcs[u->from], &back)) {
+			if (reach_extent(c, text_index(c, u->sec), u->off, end, &last, &why, &c->funcs[u->from], &back,
+					 NULL)) {
 				if (warn)
 					pi_warn("%s: %s: %s+0x%llx: code without a symbol that %s jumps to, and its "
 						"extent is not clear (%s); left as it was", o->name, sname, sname,
@@ -1537,6 +1552,7 @@ static size_t unnamed_code_found(struct code *c, bool warn)
 		added++;
 	}
 	free(us.u);
+	free(us.has_fde);
 	return added;
 }
 
