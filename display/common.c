@@ -564,8 +564,8 @@ void pv_print_losses(FILE *o, const struct profile *p, const char *prefix)
 {
 	const uint64_t *l = p->lost;
 	if (p->hdr->flags & PI_PROF_CHECKPOINT)
-		fprintf(o, "%sWritten when the program called exec or _exit: if it went on, a later profile of "
-			   "its pid replaces this one\n", prefix);
+		fprintf(o, "%sWritten when the program called exec or _exit: if it went on, its later profile "
+			   "replaces this one (an image exec'd writes its own, PID.x1, ...)\n", prefix);
 	if (l[PI_LOSS_NESTED])
 		fprintf(o, "%sNot recorded: %llu call%s made while the runtime was busy (a signal handler that "
 			   "interrupted it, or while the profile was being written); their time is in their callers'\n",

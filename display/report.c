@@ -101,6 +101,14 @@ static void print_json(const struct profile *p, const struct func_table *t, cons
 	fprintf(o, ",\n  \"cache_sim\": %s", prof_cache_sim(p) ? "true" : "false");
 	fprintf(o, ",\n  \"page_faults\": %llu", (unsigned long long)t->total_faults);
 	pv_json_losses(o, p);
+	const struct pi_prof_process *pr = prof_process(p);
+	if (pr) {
+		fprintf(o, ",\n  \"process\": {\"pid\": %u, \"ppid\": %u, \"start_time\": %llu, \"exec_gen\": %u, "
+			   "\"fork_gen\": %u, \"lineage\": ",
+			pr->pid, pr->ppid, (unsigned long long)pr->start_time, pr->exec_gen, pr->fork_gen);
+		pv_json_str(o, pr->lineage);
+		fprintf(o, "}");
+	}
 	fprintf(o, ",\n  \"threads\": %u,\n  \"ended_by_signal\": %u,\n  \"functions\": [", p->nthreads,
 		(p->hdr->flags & PI_PROF_ENDED_BY_SIGNAL) ? p->hdr->signal : 0);
 	for (uint32_t i = 0; i < n; i++) {
@@ -189,8 +197,19 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 	       p->nthreads == 1 ? "" : "s", p->nobjs ? prof_str(&p->objs[0], p->objs[0].map->cpu) : "?",
 	       bsim || csim ? " with " : "", bsim ? "branch prediction" : "",
 	       bsim && csim ? " and data caches simulated" : csim ? "data caches simulated" : bsim ? " simulated" : "");
+	/* a merge's inputs, one a line */
 	for (uint32_t i = 0; p->nprocs > 1 && i < p->nprocs; i++)
 		printf("  pid %u (%s): %s\n", p->procs[i].pid, p->procs[i].lineage, p->procs[i].exe);
+	/* where the image stands in its process's lineage, when it is not
+	 * simply the process's first */
+	const struct pi_prof_process *pr = p->nprocs == 1 ? prof_process(p) : NULL;
+	if (pr && (pr->exec_gen || pr->fork_gen)) {
+		printf("Process: pid %u, image %u of its process (%s), parent %u", pr->pid, pr->exec_gen + 1,
+		       pr->exec_gen ? "exec'd" : "its first", pr->ppid);
+		if (pr->fork_gen)
+			printf(", forked (generation %u)", pr->fork_gen);
+		printf("\n");
+	}
 	if (p->hdr->flags & PI_PROF_ENDED_BY_SIGNAL)
 		printf("The program ended on signal %u (%s)\n", p->hdr->signal, strsignal((int)p->hdr->signal));
 	pv_print_losses(stdout, p, "");

@@ -266,7 +266,8 @@ enum pi_read_at { PI_READ_FD = 1, PI_READ_FILE1, PI_READ_FILE2, PI_READ_FILE3, P
 
 #define PI_PROF_ENDED_BY_SIGNAL 0x1
 /* written while the program went on (before an exec or _exit): if it
- * goes on, a later profile of the same pid replaces this one */
+ * goes on, the same image's later profile replaces this one (an image an
+ * exec puts in its place writes a profile of its own: pi_prof_process) */
 #define PI_PROF_CHECKPOINT 0x2
 
 struct pi_prof_hdr {
@@ -333,8 +334,8 @@ enum {
 };
 
 /* A process image: which process, and where it stands in its lineage
- * (seed 002's experiment names: _f3 the third child forked, _x1 the first
- * image exec'd).  A profile written by the runtime has one. */
+ * (as a Sun analyzer experiment's _x1 names the first image exec'd).  A
+ * profile written by the runtime has one, as its first record. */
 struct pi_prof_process {
 	uint32_t pid;
 	uint32_t ppid;
@@ -343,11 +344,13 @@ struct pi_prof_process {
 				the process across its exec'd images */
 	uint32_t exec_gen;   /* 0: the first image of the process, n: the n-th
 				exec'd after it */
-	uint32_t fork_gen;   /* fork depth from the first instrumented ancestor */
+	uint32_t fork_gen;   /* fork depth from the first instrumented ancestor
+				(an exec'd image keeps its process's) */
 	uint64_t flags;      /* its profile's PI_PROF_* */
-	char lineage[64];    /* e.g. "1234", "1234.x1", "1234.f2": what the
-				default profile name adds after "profinst.out." */
-	char exe[256];
+	char lineage[64];    /* "1234", "1234.x1": what the default profile
+				name adds after "profinst.out." (a fork's
+				child has a pid of its own); NUL-terminated */
+	char exe[256];       /* NUL-terminated */
 };
 
 /* A place a call through a pointer went to, out of instrumented code: its

@@ -245,15 +245,18 @@ static int parse(struct profile *p, char *err, size_t errsz)
 			}
 			break;
 		case PI_REC_PROCESS: {
+			/* one per process image (several in a merged profile);
+			 * profiles written before it have none */
 			if (r->size % sizeof(struct pi_prof_process) || p->procs)
 				return fail(err, errsz, "bad process record");
 			const struct pi_prof_process *pr = (const void *)pl;
-			uint32_t n = (uint32_t)(r->size / sizeof(*pr));
-			for (uint32_t i = 0; i < n; i++)
-				if (!memchr(pr[i].lineage, 0, sizeof(pr[i].lineage)) || !memchr(pr[i].exe, 0, sizeof(pr[i].exe)))
+			uint64_t n = r->size / sizeof(*pr);
+			for (uint64_t i = 0; i < n; i++)
+				if (!memchr(pr[i].lineage, 0, sizeof(pr[i].lineage)) ||
+				    !memchr(pr[i].exe, 0, sizeof(pr[i].exe)))
 					return fail(err, errsz, "bad process record");
 			p->procs = pr;
-			p->nprocs = n;
+			p->nprocs = (uint32_t)(n < UINT32_MAX ? n : UINT32_MAX);
 			break;
 		}
 		case PI_REC_END:
@@ -481,6 +484,11 @@ static bool any_obj_has(const struct profile *p, uint32_t flag)
 		if (p->objs[i].map->reserved & flag)
 			return true;
 	return false;
+}
+
+const struct pi_prof_process *prof_process(const struct profile *p)
+{
+	return p->nprocs ? &p->procs[0] : NULL;
 }
 
 bool prof_branch_sim(const struct profile *p)

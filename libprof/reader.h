@@ -69,8 +69,10 @@ struct profile {
 	size_t npieces;
 	/* what was not recorded, by PI_LOSS_* kind, over all threads */
 	uint64_t lost[PI_LOSS_KINDS];
-	/* the process images the figures are of (PROCESS records, their
-	 * strings NUL-terminated); none in a profile written before them */
+	/* the process images the figures are of (PI_REC_PROCESS): one in a
+	 * profile the runtime wrote, one per input in a merged profile, none
+	 * in a profile written before the record existed.  lineage and exe
+	 * are NUL-terminated (checked). */
 	const struct pi_prof_process *procs;
 	uint32_t nprocs;
 	const uint8_t **counts_recs; /* COUNTS and SIMCOUNTS records, in order */
@@ -101,6 +103,11 @@ bool prof_find_site(const struct profile *p, uint64_t ret_addr, uint32_t *gfunc,
  * that section at or before offset, or NULL if none or it has no line.
  * O(log nlines). */
 const struct pi_map_line *prof_line(const struct prof_obj *o, uint32_t section, uint32_t offset);
+
+/* The process image a profile the runtime wrote is of (its pid, parent,
+ * start time, exec and fork generations, lineage name: format.h), or NULL
+ * if it has no process record (written before there was one). */
+const struct pi_prof_process *prof_process(const struct profile *p);
 
 /* Does the profile's model charge the time measured in external code and
  * system calls (a cycle model), or only record it (instructions)? */

@@ -133,6 +133,8 @@ static bool better_primary(const struct object *o, int a, int b)
 	return strchr(o->syms[b].name, '.') && !strchr(o->syms[a].name, '.');
 }
 
+#define UNNAMED_PREFIX "<static>@"
+
 /* A global symbol in code with no type and no size: an entry point of
  * hand-written assembly without .type and .size (a local one is a label
  * inside some function). */
@@ -140,6 +142,12 @@ static bool untyped_entry(const struct symbol *s)
 {
 	return ELF64_ST_TYPE(s->info) == STT_NOTYPE && ELF64_ST_BIND(s->info) != STB_LOCAL && !s->size &&
 	       s->name[0] && s->shndx != SHN_UNDEF && s->shndx < SHN_LORESERVE;
+}
+
+/* A symbol profinst gave to code that had none (unnamed_code_found). */
+static bool unnamed_code(const struct symbol *s)
+{
+	return ELF64_ST_BIND(s->info) == STB_LOCAL && !strncmp(s->name, UNNAMED_PREFIX, strlen(UNNAMED_PREFIX));
 }
 
 static void find_functions(struct code *c)
@@ -188,7 +196,7 @@ static void find_functions(struct code *c)
 		f->pieces[0].start = fs[i].value;
 		f->pieces[0].end = end;
 		f->instrument = true;
-		f->inferred = untyped_entry(&o->syms[prim]);
+		f->inferred = untyped_entry(&o->syms[prim]) || (unnamed_code(&o->syms[prim]) && !size);
 		f->group = o->secs[fs[i].sec].group;
 		for (size_t k = i; k < j; k++)
 			c->func_of_sym[fs[k].sym] = (int32_t)(c->nfuncs - 1);
@@ -241,11 +249,31 @@ static void find_functions(struct code *c)
  * that do not decode on the way, a jump into the middle of an
  * instruction, or bytes between its pieces of code that are not padding.
  */
+static int reach_extent(struct code *c, int ts, uint64_t start, uint64_t end, uint64_t *lastp, const char **why,
+			const struct func *owner, bool *back, bool *fell);
+
 static int infer_extent(struct code *c, struct func *f, const char **why)
 {
-	const struct text *t = &c->texts[f->pieces[0].ts];
+	uint64_t last;
+	if (reach_extent(c, f->pieces[0].ts, f->pieces[0].start, f->pieces[0].end, &last, why, NULL, NULL, NULL))
+		return -1;
+	f->pieces[0].end = last;
+	return 0;
+}
+
+static bool in_func(const struct code *c, const struct func *f, int sec, uint64_t off);
+const struct rela *code_rela_at(const struct code *c, const struct text *t, uint64_t off);
+
+/* What code entered at start of text ts reaches, up to end: its end in
+ * *lastp; 0, or -1 with *why (infer_extent).  owner: *back says whether
+ * it jumps into that function; *fell (if not NULL) whether a path runs
+ * into end. */
+static int reach_extent(struct code *c, int ts, uint64_t start, uint64_t end, uint64_t *lastp, const char **why,
+			const struct func *owner, bool *back, bool *fell)
+{
+	const struct text *t = &c->texts[ts];
 	const struct section *s = &c->o->secs[t->sec];
-	uint64_t start = f->pieces[0].start, end = f->pieces[0].end, n = end - start;
+	uint64_t n = end - start;
 	uint8_t *st = xcalloc(n + 1, 1); /* 1: an instruction starts, 2: inside one */
 	uint64_t *work = NULL;
 	size_t nwork = 0, cap = 0;
@@ -287,12 +315,22 @@ static int infer_extent(struct code *c, struct func *f, const char **why)
 			}
 			/* a direct branch's target, where its field has no
 			 * relocation (one with a relocation leaves the section) */
+			const struct rela *rl = NULL;
 			if ((in.kind == INSN_JMP || in.kind == INSN_JCC || in.kind == INSN_LOOP) &&
-			    !code_rela_at(c, t, off + in.rel_off) && in.target >= start && in.target < end)
+			    !(rl = code_rela_at(c, t, off + in.rel_off)) && in.target >= start && in.target < end)
 				*VEC_PUSH(work, nwork, cap) = in.target;
+			else if (owner && (in.kind == INSN_JMP || in.kind == INSN_JCC)) {
+				int tsec = t->sec;
+				uint64_t toff = in.target;
+				if ((!rl || rel_target(c, t->sec, rl, off + in.len, &tsec, &toff)) &&
+				    in_func(c, owner, tsec, toff))
+					*back = true;
+			}
 			if (in.kind == INSN_JMP || in.kind == INSN_RET || in.kind == INSN_TRAP)
 				break;
 			off += in.len;
+			if (off >= end && fell)
+				*fell = true;
 		}
 	}
 	/* between its pieces of code, padding only */
@@ -310,7 +348,7 @@ static int infer_extent(struct code *c, struct func *f, const char **why)
 		off += in.len;
 	}
 	if (!rc)
-		f->pieces[0].end = last;
+		*lastp = last;
 	free(st);
 	free(work);
 	return rc;
@@ -1260,6 +1298,264 @@ static void find_sites(struct code *c)
 	}
 }
 
+/* ----- code without a symbol
+ *
+ * Code between the functions the symbols name, that something enters: a
+ * static function whose symbol strip -x removed (calls to it are resolved
+ * by the assembler, or go through the section's symbol), or its cold part.
+ * Left in a gap it would run as it was, counted nowhere, and its
+ * relocation-free branches would go astray when the code around it moves.
+ * Each such entry gets a local symbol, "<static>@0x40" (in .text; else
+ * "<static>@.text.name+0x40"), named as Sun's analyzer names such code, and
+ * is then a function like any other (its extent from its FDE, or inferred
+ * as for assembly without .size); code only one function jumps to, and
+ * that jumps back into it, is that function's cold part ("name.cold"), a
+ * piece of it. */
+
+enum { U_FDE = 1, U_CALL = 2, U_JUMP = 4, U_ADDR = 8 };
+
+struct unnamed {
+	int sec;
+	uint64_t off, size; /* size: from its FDE, or 0 */
+	unsigned how;       /* U_*: what names it */
+	int32_t from;       /* the function jumping to it: -1 none, -2 several */
+};
+
+struct unnamed_set {
+	struct code *c;
+	struct unnamed *u;
+	size_t n, cap;
+	bool *has_fde;      /* per section: an FDE describes code there */
+};
+
+/* Is off of text t between functions (a gap)?  Its end in *end. */
+static bool gap_at(const struct text *t, uint64_t off, uint64_t *end)
+{
+	/* the ranges are in order (decode_text): the last starting at or
+	 * before off */
+	size_t lo = 0, hi = t->nvr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->vr[mid].start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || !t->vr[lo - 1].gap || off >= t->vr[lo - 1].end)
+		return false;
+	*end = t->vr[lo - 1].end;
+	return true;
+}
+
+static void unnamed_add(struct unnamed_set *us, int sec, uint64_t off, uint64_t size, unsigned how, int32_t from)
+{
+	struct code *c = us->c;
+	uint64_t end;
+	if (!is_text(c, sec) || !gap_at(&c->texts[text_index(c, sec)], off, &end))
+		return;
+	/* padding is not an entry (a reference to the end of something) */
+	const struct section *s = &c->o->secs[sec];
+	struct insn in;
+	if (!insn_decode(s->data + off, s->size - off, off, &in) || in.kind == INSN_BAD || is_padding(&in))
+		return;
+	if (size > end - off)
+		size = end - off;
+	for (size_t i = 0; i < us->n; i++) {
+		struct unnamed *u = &us->u[i];
+		if (u->sec != sec || u->off != off)
+			continue;
+		u->how |= how;
+		if (size)
+			u->size = size;
+		if (how & U_JUMP)
+			u->from = u->from == -1 || u->from == from ? from : -2;
+		return;
+	}
+	struct unnamed *u = VEC_PUSH(us->u, us->n, us->cap);
+	*u = (struct unnamed){sec, off, size, how, (how & U_JUMP) ? from : -1};
+}
+
+static void unnamed_fde(void *arg, int sec, uint64_t off, uint64_t size)
+{
+	struct unnamed_set *us = arg;
+	if (sec > 0 && (size_t)sec < us->c->o->nsecs)
+		us->has_fde[sec] = true;
+	unnamed_add(us, sec, off, size, U_FDE, -1);
+}
+
+/* An address code takes (not a branch's, not memory it reads or writes),
+ * at instruction k of t. */
+static void unnamed_addr(struct unnamed_set *us, const struct text *t, uint32_t k, int tsec, uint64_t toff)
+{
+	if (!used_as_base(t, &us->c->o->secs[t->sec], k))
+		unnamed_add(us, tsec, toff, 0, U_ADDR, -1);
+}
+
+static void unnamed_find(struct unnamed_set *us)
+{
+	struct code *c = us->c;
+	struct object *o = c->o;
+	ehframe_code_ranges(c, unnamed_fde, us);
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		const struct text *t = &c->texts[ti];
+		const struct section *s = &o->secs[t->sec];
+		for (uint32_t k = 0; k < t->ninsns; k++) {
+			const struct insn *in = &t->insns[k];
+			int tsec;
+			uint64_t toff;
+			if (t->fn[k] < 0)
+				continue;
+			if ((in->kind == INSN_JMP || in->kind == INSN_JCC || in->kind == INSN_LOOP ||
+			     in->kind == INSN_CALL) && branch_target(c, t, k, &tsec, &toff))
+				unnamed_add(us, tsec, toff, 0, in->kind == INSN_CALL ? U_CALL : U_JUMP, t->fn[k]);
+			else if (in->rip_rel && !in->mem_read && !in->mem_write &&
+				 !code_rela_at(c, t, in->off + in->disp_off))
+				unnamed_addr(us, t, k, t->sec,
+					     in->off + in->len + (uint64_t)(int64_t)(int32_t)rd32(s->data + in->off + in->disp_off));
+		}
+		if (!s->rela)
+			continue;
+		const struct section *rs = &o->secs[s->rela];
+		for (size_t i = 0; i < rs->nrelas; i++) {
+			const struct rela *rl = &rs->relas[i];
+			uint32_t k = insn_containing(t, rl->off);
+			if (k == NO_INSN || t->fn[k] < 0 || !rel_on_field(&t->insns[k], rl))
+				continue;
+			const struct insn *in = &t->insns[k];
+			int tsec;
+			uint64_t toff;
+			bool branch = in->rel_size && rl->off == in->off + in->rel_off;
+			bool mem = in->rip_rel && rl->off == in->off + in->disp_off && (in->mem_read || in->mem_write);
+			if (!branch && !mem && rel_target(c, t->sec, rl, in->off + in->len, &tsec, &toff))
+				unnamed_addr(us, t, k, tsec, toff);
+		}
+	}
+	/* addresses in data: function pointers, tables of them */
+	for (size_t si = 1; si < o->nsecs; si++) {
+		const struct section *rs = &o->secs[si];
+		if (rs->type != SHT_RELA || !rs->info || rs->info >= o->nsecs || is_text(c, (int)rs->info))
+			continue;
+		const struct section *tgt = &o->secs[rs->info];
+		if (!(tgt->flags & SHF_ALLOC) || is_debug(tgt->name) || !strcmp(tgt->name, ".eh_frame"))
+			continue;
+		/* absolute addresses only: a relative one is a table's
+		 * entry, relative to a base this round may not know */
+		for (size_t i = 0; i < rs->nrelas; i++) {
+			int tsec;
+			uint64_t toff;
+			if (!rel_is_pcrel(rs->relas[i].type) && rel_target(c, (int)rs->info, &rs->relas[i], 0, &tsec, &toff))
+				unnamed_add(us, tsec, toff, 0, U_ADDR, -1);
+		}
+	}
+}
+
+static int cmp_unnamed(const void *a, const void *b)
+{
+	const struct unnamed *x = a, *y = b;
+	if (x->sec != y->sec)
+		return x->sec - y->sec;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Give a symbol to each entry of code that has none; how many were given.
+ * An address only (a pointer in data, a lea) is taken for an entry only
+ * when nothing better is found, in a later round: the functions found
+ * first claim the jump tables' targets inside them.  warn: give none, and
+ * say what stays as it was. */
+static size_t unnamed_code_found(struct code *c, bool warn)
+{
+	struct object *o = c->o;
+	struct unnamed_set us = {.c = c};
+	us.has_fde = xcalloc(o->nsecs + 1, sizeof(bool));
+	unnamed_find(&us);
+	if (us.n)
+		qsort(us.u, us.n, sizeof(*us.u), cmp_unnamed);
+	bool strong = false;
+	for (size_t i = 0; i < us.n; i++)
+		strong |= (us.u[i].how & ~U_ADDR) != 0;
+	size_t added = 0;
+	for (size_t i = 0; i < us.n; i++) {
+		struct unnamed *u = &us.u[i];
+		const char *sname = o->secs[u->sec].name;
+		if (strong && !(u->how & ~U_ADDR))
+			continue;
+		if (!(u->how & ~U_ADDR)) {
+			/* an address only: code if what it reaches decodes and
+			 * ends (a return, a jump), else data, as hand-written
+			 * assembly keeps between its functions (a table, a
+			 * constant): left as it is, unsaid.  Where FDEs
+			 * describe the section's code, each function has one:
+			 * an address without is of data. */
+			if (us.has_fde[u->sec])
+				continue;
+			const struct text *t = &c->texts[text_index(c, u->sec)];
+			uint64_t end = 0, last;
+			gap_at(t, u->off, &end);
+			if (i + 1 < us.n && us.u[i + 1].sec == u->sec && us.u[i + 1].off < end)
+				end = us.u[i + 1].off;
+			const char *why = "";
+			bool fell = false;
+			if (reach_extent(c, text_index(c, u->sec), u->off, end, &last, &why, NULL, NULL, &fell) || fell)
+				continue;
+		}
+		/* only one function jumps there: its cold part if it jumps
+		 * back into it, else a function it tail-calls */
+		bool cold = false;
+		if ((u->how & ~U_FDE) == U_JUMP && u->from >= 0) {
+			const struct text *t = &c->texts[text_index(c, u->sec)];
+			uint64_t end = 0, last;
+			gap_at(t, u->off, &end);
+			if (i + 1 < us.n && us.u[i + 1].sec == u->sec && us.u[i + 1].off < end)
+				end = us.u[i + 1].off;
+			if (u->size)
+				end = u->off + u->size;
+			const char *why = "";
+			bool back = false;
+			if (reach_extent(c, text_index(c, u->sec), u->off, end, &last, &why, &c->funcs[u->from], &back,
+					 NULL)) {
+				if (warn)
+					pi_warn("%s: %s: %s+0x%llx: code without a symbol that %s jumps to, and its "
+						"extent is not clear (%s); left as it was", o->name, sname, sname,
+						(unsigned long long)u->off, c->funcs[u->from].name, why);
+				continue;
+			}
+			cold = back;
+			if (cold && !u->size)
+				u->size = last - u->off;
+		}
+		if (warn)
+			continue;
+		char *name;
+		if (cold) {
+			/* a cold part of its function: joins it (find_functions) */
+			const char *base = c->funcs[u->from].name;
+			name = xasprintf("%s.cold", base);
+			for (unsigned k = 1; k < 100000; k++) {
+				bool taken = false;
+				for (size_t j = 1; j < o->nsyms && !taken; j++)
+					taken = !strcmp(o->syms[j].name, name);
+				if (!taken)
+					break;
+				free(name);
+				name = xasprintf("%s.cold.%u", base, k);
+			}
+		} else if (!strcmp(sname, ".text")) {
+			name = xasprintf(UNNAMED_PREFIX "0x%llx", (unsigned long long)u->off);
+		} else {
+			name = xasprintf(UNNAMED_PREFIX "%s+0x%llx", sname, (unsigned long long)u->off);
+		}
+		/* what the FDE says; without one, up to the next function or
+		 * entry, then what the entry reaches (infer_extent) */
+		obj_add_symbol(o, name, u->off, u->size, ELF64_ST_INFO(STB_LOCAL, STT_FUNC), STV_DEFAULT,
+			       (uint32_t)u->sec);
+		free(name);
+		added++;
+	}
+	free(us.u);
+	free(us.has_fde);
+	return added;
+}
+
 /* Decode and find functions and the marks on their instructions; the
  * functions verbatim[sym] names are copied as they are. */
 static void analyse_code(struct code *c, struct object *o, const struct rewrite_opts *opts,
@@ -1288,9 +1584,15 @@ static void analyse_code(struct code *c, struct object *o, const struct rewrite_
 		struct func *f = &c->funcs[fi];
 		const char *why = "";
 		if (f->inferred && f->npieces == 1 && !verbatim[f->sym] && infer_extent(c, f, &why)) {
+			/* a compiled static's switch: up to the next entry;
+			 * bytes there no path reaches, not even from its jump
+			 * table, are data (find_data_in_functions) */
+			if (unnamed_code(&o->syms[f->sym]) && !strcmp(why, "an indirect jump"))
+				continue;
 			f->instrument = false;
-			pi_warn("%s: %s: %s: no .type/.size, and its extent is not clear (%s); left uninstrumented",
-				o->name, o->secs[c->texts[f->pieces[0].ts].sec].name, f->name, why);
+			pi_warn("%s: %s: %s: %s, and its extent is not clear (%s); left uninstrumented",
+				o->name, o->secs[c->texts[f->pieces[0].ts].sec].name, f->name,
+				unnamed_code(&o->syms[f->sym]) ? "code without a symbol" : "no .type/.size", why);
 			f->warned = true;
 		}
 	}
@@ -1335,8 +1637,16 @@ int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *op
 			verbatim[f->sym] = true;
 			found++;
 		}
-		if (!found)
+		size_t nsyms = o->nsyms;
+		found += unnamed_code_found(c, false);
+		if (!found) {
+			unnamed_code_found(c, true);
 			break;
+		}
+		if (o->nsyms > nsyms) {
+			verbatim = xrealloc(verbatim, o->nsyms + 1);
+			memset(verbatim + nsyms + 1, 0, o->nsyms - nsyms);
+		}
 		code_free(c);
 	}
 	free(verbatim);

@@ -452,3 +452,43 @@ void ehframe_mark_landing_pads(struct code *c)
 		free(x.cies);
 	}
 }
+
+void ehframe_code_ranges(struct code *c, void (*fn)(void *arg, int sec, uint64_t off, uint64_t size),
+			 void *arg)
+{
+	struct object *o = c->o;
+	for (size_t si = 1; si < o->nsecs; si++) {
+		struct section *eh = &o->secs[si];
+		if (strcmp(eh->name, ".eh_frame") || eh->type == SHT_NOBITS || !eh->rela)
+			continue;
+		struct ehctx x = {.c = c, .eh = eh, .rs = &o->secs[eh->rela]};
+		const uint8_t *d = eh->data;
+		for (uint64_t off = 0; off + 8 <= eh->size;) {
+			uint32_t len = rd32(d + off);
+			if (len == 0 || len == 0xffffffff || off + 4 + len > eh->size)
+				break;
+			uint64_t eoff = off + 4 + len;
+			uint32_t id = rd32(d + off + 4);
+			if (id == 0) {
+				struct cie *ci = VEC_PUSH(x.cies, x.ncies, x.ciecap);
+				if (!parse_cie(&x, off, d + off + 8, d + eoff, ci))
+					x.ncies--;
+				off = eoff;
+				continue;
+			}
+			struct cie *ci = NULL;
+			for (size_t i = 0; i < x.ncies; i++)
+				if (x.cies[i].off == off + 4 - id)
+					ci = &x.cies[i];
+			const struct rela *pr = reloc_at(&x, off + 8);
+			if (ci && enc_size(ci->fde_enc) == 4 && pr && eoff >= off + 16) {
+				/* pc_begin is pcrel to the field itself: S + A names the code */
+				const struct symbol *ps = &o->syms[pr->sym];
+				if (ps->shndx && ps->shndx < o->nsecs && rel_is_address(pr->type))
+					fn(arg, (int)ps->shndx, ps->value + (uint64_t)pr->addend, rd32(d + off + 12));
+			}
+			off = eoff;
+		}
+		free(x.cies);
+	}
+}

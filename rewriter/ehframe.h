@@ -18,4 +18,9 @@ int ehframe_rewrite(struct code *c);
  * Before blocks are built. */
 void ehframe_mark_landing_pads(struct code *c);
 
+/* The code every FDE of c->o describes: its section, offset and size,
+ * each through fn.  Needs only the object (before decoding). */
+void ehframe_code_ranges(struct code *c, void (*fn)(void *arg, int sec, uint64_t off, uint64_t size),
+			 void *arg);
+
 #endif

@@ -20,6 +20,7 @@ static void after_fork_child(void)
 {
 	struct pi_tls *t = &__profinst_tls;
 	profiled_pid = (uint32_t)rt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	rt_lineage_init(1);
 	rt_reset_for_child(t);
 }
 
@@ -40,6 +41,7 @@ void pi_rt_flush(void)
 void rt_process_init(void)
 {
 	profiled_pid = (uint32_t)rt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	rt_lineage_init(0);
 	rt_signals_init();
 	pthread_atfork(NULL, NULL, after_fork_child);
 }

@@ -6,6 +6,8 @@
  * file and renamed, so a reader never sees half a profile (safefile.h:
  * nothing an attacker planted at the name is followed or replaced), while
  * every other thread is stopped, so that nothing changes while it is read.
+ * Every process image writes its own: a fork's child under its own pid,
+ * an exec'd image under its pid and ".xN" (choose_path).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -13,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -118,13 +122,68 @@ static void write_thread(struct rt_thread *th)
 	}
 }
 
-/* pattern with %p as pid and %% as %, into out[n] (truncated to fit). */
-static void expand_path(char *out, size_t n, const char *pattern, uint32_t pid)
+/* This image's place in its process's lineage (format.h struct
+ * pi_prof_process): written first in every profile, and read back from
+ * the profiles already at the names it could take. */
+static struct pi_prof_process self_proc;
+static int gen_chosen; /* exec_gen is known: every profile of this image
+			  goes to one name (a failed exec's checkpoint is
+			  replaced by the image's last profile) */
+
+/* /proc/self/stat's 22nd field, the process's start in clock ticks after
+ * boot: the same in every image an exec puts in the process, and a
+ * process of the same pid before or after has another.  0 if unreadable. */
+static uint64_t read_start_time(void)
+{
+	char buf[1024];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	/* the command name (field 2) may hold anything: fields 3 on follow
+	 * its last ')' */
+	char *p = NULL;
+	for (char *q = buf; *q; q++)
+		if (*q == ')')
+			p = q;
+	if (!p)
+		return 0;
+	for (int field = 2; field < 22; field++) {
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return 0;
+	}
+	uint64_t v = 0;
+	for (p++; *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	return v;
+}
+
+void rt_lineage_init(int forked)
+{
+	self_proc.pid = (uint32_t)rt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	self_proc.start_time = read_start_time();
+	self_proc.exec_gen = 0;
+	if (forked)
+		self_proc.fork_gen++;
+	gen_chosen = 0;
+}
+
+/* pattern with %p as the image's lineage (its pid, then ".xN" for the
+ * N-th image exec'd after the first) and %% as %, into out[n] (truncated
+ * to fit).  A pattern without %p takes ".xN" at its end. */
+static void expand_path(char *out, size_t n, const char *pattern, uint32_t pid, uint32_t gen)
 {
 	size_t o = 0;
+	int had_pid = 0;
 	for (const char *p = pattern; *p && o + 1 < n; p++) {
 		if (p[0] == '%' && p[1] == 'p') {
-			o += (size_t)snprintf(out + o, n - o, "%u", pid);
+			o += (size_t)snprintf(out + o, n - o, gen ? "%u.x%u" : "%u", pid, gen);
+			had_pid = 1;
 			p++;
 		} else if (p[0] == '%' && p[1] == '%') {
 			out[o++] = '%';
@@ -135,7 +194,65 @@ static void expand_path(char *out, size_t n, const char *pattern, uint32_t pid)
 		if (o >= n)
 			o = n - 1;
 	}
+	if (gen && !had_pid && o + 1 < n) {
+		o += (size_t)snprintf(out + o, n - o, ".x%u", gen);
+		if (o >= n)
+			o = n - 1;
+	}
 	out[o] = 0;
+}
+
+/* What lies at path: 0 nothing, or what this image may take (a file of
+ * another process, a FIFO or a device written in place, something
+ * pi_out_open will refuse); 1 a profile of an earlier image of this very
+ * process (same pid, same start), its record in *pr. */
+static int earlier_image_at(const char *path, struct pi_prof_process *pr)
+{
+	struct stat st;
+	if (lstat(path, &st))
+		return 0;
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	struct pi_prof_hdr h;
+	struct pi_prof_rec r;
+	int found = 0;
+	if (pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && !memcmp(h.magic, PI_PROF_MAGIC, 8) &&
+	    h.hdr_size >= sizeof(h) && h.hdr_size < (1u << 20) &&
+	    pread(fd, &r, sizeof(r), h.hdr_size) == (ssize_t)sizeof(r) && r.tag == PI_REC_PROCESS &&
+	    r.size >= sizeof(*pr) &&
+	    pread(fd, pr, sizeof(*pr), h.hdr_size + sizeof(r)) == (ssize_t)sizeof(*pr))
+		found = pr->pid == self_proc.pid && pr->start_time == self_proc.start_time && self_proc.start_time;
+	close(fd);
+	return found;
+}
+
+/* The name this image writes to: the first of the pattern's lineage names
+ * (pid, pid.x1, pid.x2, ...) that no earlier image of this process holds.
+ * Chosen once: the image's later profiles replace its own. */
+static void choose_path(char *path, size_t n, const char *pattern)
+{
+	uint32_t pid = self_proc.pid;
+	if (!gen_chosen) {
+		uint32_t gen = 0;
+		struct pi_prof_process pr;
+		for (; gen < 10000; gen++) {
+			expand_path(path, n, pattern, pid, gen);
+			if (!earlier_image_at(path, &pr))
+				break;
+			self_proc.fork_gen = pr.fork_gen; /* an exec keeps the process's place */
+		}
+		self_proc.exec_gen = gen;
+		gen_chosen = 1;
+	}
+	expand_path(path, n, pattern, pid, self_proc.exec_gen);
+	snprintf(self_proc.lineage, sizeof(self_proc.lineage), self_proc.exec_gen ? "%u.x%u" : "%u", pid,
+		 self_proc.exec_gen);
+	self_proc.ppid = (uint32_t)rt_syscall6(SYS_getppid, 0, 0, 0, 0, 0, 0);
+	ssize_t k = readlink("/proc/self/exe", self_proc.exe, sizeof(self_proc.exe) - 1);
+	self_proc.exe[k > 0 ? k : 0] = 0;
 }
 
 static void say(const char *fmt, const char *a, const char *b)
@@ -241,23 +358,43 @@ static void secure_end(uint32_t uid, uint32_t gid)
  * profile is not written again), or not written (it said why, once). */
 enum { WROTE_FILE = 0, WROTE_NOTHING = 1, WROTE_IN_PLACE = 2 };
 
-/* Write the profile of the threads from head on, as process pid. */
-static int write_file(int sig, uint32_t pid, struct rt_thread *head, int checkpoint)
+/* Where this image's profile goes, and with what rights. */
+struct target {
+	char path[PI_OUT_PATH_MAX];
+	int secure;
+	uint32_t fsuid, fsgid;
+};
+
+/* Choose the output and take the rights to write it: 0, or -1 if nothing
+ * may be written (said once).  Run in the process itself, not in a
+ * checkpoint's copy, which would forget the name chosen. */
+static int target_begin(struct target *tg)
+{
+	tg->secure = getauxval(AT_SECURE) != 0;
+	const char *pat = tg->secure ? NULL : getenv("PROFINST_OUTPUT");
+	if (tg->secure && secure_begin(&tg->fsuid, &tg->fsgid)) {
+		if (!quiet)
+			say("profinst: no profile written: a program with privileges of its own "
+			    "(setuid, setgid or capabilities)%s%s\n", "", "");
+		quiet = 1;
+		return -1;
+	}
+	choose_path(tg->path, sizeof(tg->path), pat && *pat ? pat : "profinst.out.%p");
+	return 0;
+}
+
+static void target_end(const struct target *tg)
+{
+	if (tg->secure)
+		secure_end(tg->fsuid, tg->fsgid);
+}
+
+/* Write the profile of the threads from head on to tg. */
+static int write_file(const struct target *tg, int sig, struct rt_thread *head, int checkpoint)
 {
 	int rc = WROTE_NOTHING;
-	int secure = getauxval(AT_SECURE) != 0;
-	const char *pat = secure ? NULL : getenv("PROFINST_OUTPUT");
-	char path[PI_OUT_PATH_MAX];
-	expand_path(path, sizeof(path), pat && *pat ? pat : "profinst.out.%p", pid);
-	uint32_t fsuid = 0, fsgid = 0;
-	if (secure) {
-		if (secure_begin(&fsuid, &fsgid)) {
-			if (!quiet)
-				say("profinst: no profile written: a program with privileges of its own "
-				    "(setuid, setgid or capabilities)%s%s\n", "", "");
-			return WROTE_NOTHING;
-		}
-	}
+	int secure = tg->secure;
+	const char *path = tg->path;
 	/* one line on standard error, whatever happens */
 	const char *fail = secure ? "profinst: a setuid or setgid program: PROFINST_OUTPUT ignored, and no "
 				    "profile written with the real user's rights to %s: %s\n"
@@ -266,7 +403,7 @@ static int write_file(int sig, uint32_t pid, struct rt_thread *head, int checkpo
 	if (pi_out_open(&out, path, 0644, &why)) {
 		if (!quiet)
 			say(fail, path, why);
-		goto done;
+		return rc;
 	}
 	pw_init(&w, out.fd);
 	struct pi_prof_hdr h;
@@ -274,7 +411,7 @@ static int write_file(int sig, uint32_t pid, struct rt_thread *head, int checkpo
 	memcpy(h.magic, PI_PROF_MAGIC, 8);
 	h.version = PI_PROF_VERSION;
 	h.hdr_size = sizeof(h);
-	h.pid = pid;
+	h.pid = self_proc.pid;
 	h.tsc_per_kcycle = rt_tsc_per_kcycle();
 	h.features = PI_PROF_FEAT_UNITS; /* figures in the clock's units, exact */
 	if (sig) {
@@ -283,10 +420,14 @@ static int write_file(int sig, uint32_t pid, struct rt_thread *head, int checkpo
 	}
 	if (checkpoint)
 		h.flags |= PI_PROF_CHECKPOINT;
-	ssize_t n = readlink("/proc/self/exe", h.exe, sizeof(h.exe) - 1);
-	if (n < 0)
-		h.exe[0] = 0;
+	memcpy(h.exe, self_proc.exe, sizeof(h.exe));
 	pw_put(&w, &h, sizeof(h));
+	/* first, where a later image of the process looks for it */
+	struct pi_prof_process pr = self_proc;
+	pr.flags = h.flags;
+	pw_rec(&w, PI_REC_PROCESS, sizeof(pr));
+	pw_put(&w, &pr, sizeof(pr));
+	pw_pad(&w, sizeof(pr));
 	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
 		uint32_t hdr[2] = {d->index, 0};
 		pw_rec(&w, PI_REC_OBJECT, 8 + d->map->size);
@@ -322,15 +463,12 @@ static int write_file(int sig, uint32_t pid, struct rt_thread *head, int checkpo
 	if (pi_out_commit(&out, !bad, &why)) {
 		if (!quiet)
 			say(fail, path, why);
-		goto done;
+		return rc;
 	}
 	rc = direct ? WROTE_IN_PLACE : WROTE_FILE;
 	if (secure && !quiet)
 		say("profinst: a setuid or setgid program: PROFINST_OUTPUT ignored, profile written with "
 		    "the real user's rights to %s%s\n", path, "");
-done:
-	if (secure)
-		secure_end(fsuid, fsgid);
 	return rc;
 }
 
@@ -419,7 +557,11 @@ void rt_write_profile(int sig)
 	if (begin_writing(t, &wr))
 		return;
 	close_threads(wr.head, t);
-	write_file(sig, (uint32_t)getpid(), wr.head, 0);
+	struct target tg;
+	if (!target_begin(&tg)) {
+		write_file(&tg, sig, wr.head, 0);
+		target_end(&tg);
+	}
 	end_writing(t, &wr, 1);
 }
 
@@ -427,20 +569,28 @@ void rt_write_profile(int sig)
  * ends this image only if it succeeds, and _exit.  A copy of the process
  * (a clone without shared memory, and without the SIGCHLD a program's
  * handler would see) closes the open frames and writes; this process
- * waits for it and carries on as it was.  The profile written last wins,
- * as the same pid names both. */
+ * waits for it and carries on as it was.  If the exec fails, this image's
+ * last profile goes to the same name and replaces it; the image an exec
+ * puts in its place finds it there and takes the next name of the
+ * lineage (choose_path). */
 void rt_write_checkpoint(void)
 {
 	struct pi_tls *t = &__profinst_tls;
 	struct writing wr;
 	if (!rt_threads || begin_writing(t, &wr))
 		return;
-	uint32_t pid = (uint32_t)getpid();
+	struct target tg;
+	if (target_begin(&tg)) {
+		rt_resume_threads(wr.head);
+		end_writing(t, &wr, 0);
+		return;
+	}
 	long child = rt_syscall6(SYS_clone, 0 /* no flags, no exit signal */, 0, 0, 0, 0, 0);
 	if (child == 0) {
 		close_threads(wr.head, t);
-		rt_syscall6(SYS_exit_group, write_file(0, pid, wr.head, 1), 0, 0, 0, 0, 0);
+		rt_syscall6(SYS_exit_group, write_file(&tg, 0, wr.head, 1), 0, 0, 0, 0, 0);
 	}
+	target_end(&tg);
 	rt_resume_threads(wr.head);
 	if (child > 0) {
 		int status = 0;

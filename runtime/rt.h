@@ -333,6 +333,9 @@ void rt_write_profile(int signal);
 /* A profile of the process as it is, which goes on recording. */
 void rt_write_checkpoint(void);
 void rt_profile_reset(void);          /* a forked child may write again */
+/* This image's place in its lineage (pid, start time; forked: one fork
+ * deeper than its parent's image), read again in a fork's child. */
+void rt_lineage_init(int forked);
 void rt_process_init(void);
 int rt_in_profiled_process(void);
 void rt_reset_for_child(struct pi_tls *t);

@@ -1036,6 +1036,10 @@ def collect(ctx, args):
     import indirect
     tests += safety.tests(ctx, Fail, sh, must, profile_json)
     tests += wrapper.tests(ctx, Fail, sh, must, profile_json)
+    import lineage
+    tests += lineage.tests(ctx, Fail, sh, must, profile_json)
+    import stripped
+    tests += stripped.tests(ctx, Fail, sh, must, profile_json, compare_counts, object_functions)
     tests += ostiming.tests(ctx, Fail, sh, must, profile_json)
     tests += indirect.tests(ctx, Fail, sh, must, profile_json)
     tests += exttime.tests(ctx, Fail, sh, must, profile_json)
