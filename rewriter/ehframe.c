@@ -406,8 +406,18 @@ int ehframe_rewrite(struct code *c)
 	return rc;
 }
 
-/* Landing pads, found before layout: every FDE of code with an LSDA. */
-void ehframe_mark_landing_pads(struct code *c)
+/* An FDE of an object's .eh_frame, as the walkers below see it: its CIE
+ * (parsed, or NULL), where it lies, and the relocation of its pc_begin. */
+struct fde_view {
+	struct ehctx *x;
+	const struct cie *ci;
+	uint64_t off, eoff;    /* its length field, and its end */
+	const struct rela *pr; /* at pc_begin, or NULL */
+};
+
+/* Call fn for each FDE of every .eh_frame section of c's object, in order,
+ * CIEs parsed as they come. */
+static void each_fde(struct code *c, void (*fn)(void *arg, const struct fde_view *v), void *arg)
 {
 	struct object *o = c->o;
 	for (size_t si = 1; si < o->nsecs; si++) {
@@ -429,66 +439,65 @@ void ehframe_mark_landing_pads(struct code *c)
 				off = eoff;
 				continue;
 			}
-			struct cie *ci = NULL;
+			struct fde_view v = {&x, NULL, off, eoff, reloc_at(&x, off + 8)};
 			for (size_t i = 0; i < x.ncies; i++)
 				if (x.cies[i].off == off + 4 - id)
-					ci = &x.cies[i];
-			const struct rela *pr = reloc_at(&x, off + 8);
-			if (ci && ci->aug_z && ci->lsda_enc != DW_EH_PE_omit && enc_size(ci->fde_enc) == 4 && pr) {
-				const struct symbol *ps = &o->syms[pr->sym];
-				int ti = ps->shndx < SHN_LORESERVE ? text_index(c, (int)ps->shndx) : -1;
-				struct cursor cu = {NULL, d + off + 16, d + eoff, false};
-				cur_uleb(&cu);
-				const struct rela *lr = reloc_at(&x, (uint64_t)(cu.p - d));
-				if (ti >= 0 && lr && !cu.bad) {
-					const struct symbol *ls = &o->syms[lr->sym];
-					if (ls->shndx && ls->shndx < o->nsecs)
-						lsda_mark_landing_pads(c, (int)ls->shndx, ls->value + (uint64_t)lr->addend,
-								       ti, ps->value + (uint64_t)pr->addend);
-				}
-			}
+					v.ci = &x.cies[i];
+			fn(arg, &v);
 			off = eoff;
 		}
 		free(x.cies);
 	}
 }
 
+static void mark_landing_pads(void *arg, const struct fde_view *v)
+{
+	struct code *c = arg;
+	struct object *o = c->o;
+	const struct cie *ci = v->ci;
+	const uint8_t *d = v->x->eh->data;
+	if (!ci || !ci->aug_z || ci->lsda_enc == DW_EH_PE_omit || enc_size(ci->fde_enc) != 4 || !v->pr)
+		return;
+	const struct symbol *ps = &o->syms[v->pr->sym];
+	int ti = ps->shndx < SHN_LORESERVE ? text_index(c, (int)ps->shndx) : -1;
+	struct cursor cu = {NULL, d + v->off + 16, d + v->eoff, false};
+	cur_uleb(&cu);
+	const struct rela *lr = reloc_at(v->x, (uint64_t)(cu.p - d));
+	if (ti >= 0 && lr && !cu.bad) {
+		const struct symbol *ls = &o->syms[lr->sym];
+		if (ls->shndx && ls->shndx < o->nsecs)
+			lsda_mark_landing_pads(c, (int)ls->shndx, ls->value + (uint64_t)lr->addend, ti,
+					       ps->value + (uint64_t)v->pr->addend);
+	}
+}
+
+/* Landing pads, found before layout: every FDE of code with an LSDA. */
+void ehframe_mark_landing_pads(struct code *c)
+{
+	each_fde(c, mark_landing_pads, c);
+}
+
+struct ranges {
+	struct object *o;
+	void (*fn)(void *arg, int sec, uint64_t off, uint64_t size);
+	void *arg;
+};
+
+static void code_range(void *arg, const struct fde_view *v)
+{
+	struct ranges *r = arg;
+	const uint8_t *d = v->x->eh->data;
+	if (!v->ci || enc_size(v->ci->fde_enc) != 4 || !v->pr || v->eoff < v->off + 16)
+		return;
+	/* pc_begin is pcrel to the field itself: S + A names the code */
+	const struct symbol *ps = &r->o->syms[v->pr->sym];
+	if (ps->shndx && ps->shndx < r->o->nsecs && rel_is_address(v->pr->type))
+		r->fn(r->arg, (int)ps->shndx, ps->value + (uint64_t)v->pr->addend, rd32(d + v->off + 12));
+}
+
 void ehframe_code_ranges(struct code *c, void (*fn)(void *arg, int sec, uint64_t off, uint64_t size),
 			 void *arg)
 {
-	struct object *o = c->o;
-	for (size_t si = 1; si < o->nsecs; si++) {
-		struct section *eh = &o->secs[si];
-		if (strcmp(eh->name, ".eh_frame") || eh->type == SHT_NOBITS || !eh->rela)
-			continue;
-		struct ehctx x = {.c = c, .eh = eh, .rs = &o->secs[eh->rela]};
-		const uint8_t *d = eh->data;
-		for (uint64_t off = 0; off + 8 <= eh->size;) {
-			uint32_t len = rd32(d + off);
-			if (len == 0 || len == 0xffffffff || off + 4 + len > eh->size)
-				break;
-			uint64_t eoff = off + 4 + len;
-			uint32_t id = rd32(d + off + 4);
-			if (id == 0) {
-				struct cie *ci = VEC_PUSH(x.cies, x.ncies, x.ciecap);
-				if (!parse_cie(&x, off, d + off + 8, d + eoff, ci))
-					x.ncies--;
-				off = eoff;
-				continue;
-			}
-			struct cie *ci = NULL;
-			for (size_t i = 0; i < x.ncies; i++)
-				if (x.cies[i].off == off + 4 - id)
-					ci = &x.cies[i];
-			const struct rela *pr = reloc_at(&x, off + 8);
-			if (ci && enc_size(ci->fde_enc) == 4 && pr && eoff >= off + 16) {
-				/* pc_begin is pcrel to the field itself: S + A names the code */
-				const struct symbol *ps = &o->syms[pr->sym];
-				if (ps->shndx && ps->shndx < o->nsecs && rel_is_address(pr->type))
-					fn(arg, (int)ps->shndx, ps->value + (uint64_t)pr->addend, rd32(d + off + 12));
-			}
-			off = eoff;
-		}
-		free(x.cies);
-	}
+	struct ranges r = {c->o, fn, arg};
+	each_fde(c, code_range, &r);
 }
