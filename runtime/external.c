@@ -273,13 +273,9 @@ void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uin
 		t->skipped++;
 		return;
 	}
-	struct rt_thread *th = t->th ? t->th : rt_thread_init(t);
+	struct rt_thread *th = rt_thread_for_call(t);
 	if (!th)
 		goto out;
-	if (th->depth >= th->cap && rt_grow_stack(th)) {
-		th->dropped++;
-		goto out;
-	}
 	t->clock += rt_faults_take(t); /* the caller's, before the call */
 	uint64_t now = t->clock;
 	now = rt_unwind_to(th, sp, now);

@@ -207,6 +207,19 @@ void rt_thread_finish(struct pi_tls *t);
 /* Double th's shadow stack: 0, or -1 without memory. */
 int rt_grow_stack(struct rt_thread *th);
 
+/* The thread of t (made on its first call), with room on its shadow
+ * stack for one more frame; NULL without memory (a call that finds no
+ * room is counted as dropped).  Called inside the runtime (rt_enter). */
+static inline struct rt_thread *rt_thread_for_call(struct pi_tls *t)
+{
+	struct rt_thread *th = t->th ? t->th : rt_thread_init(t);
+	if (th && th->depth >= th->cap && rt_grow_stack(th)) {
+		th->dropped++;
+		return NULL;
+	}
+	return th;
+}
+
 /* Stop every thread but self's from recording, and wait until none is
  * inside the runtime: returns the list they were taken from (threads that
  * start later record on, in front of it).  A thread that stayed inside

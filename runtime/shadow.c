@@ -296,13 +296,9 @@ void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra)
 	}
 	uint64_t cb_tsc = t->cb_tsc; /* (rt_push takes it) */
 	t->cb_tsc = 0;
-	struct rt_thread *th = t->th ? t->th : rt_thread_init(t);
+	struct rt_thread *th = rt_thread_for_call(t);
 	if (!th)
 		goto out;
-	if (th->depth >= th->cap && rt_grow_stack(th)) {
-		th->dropped++;
-		goto out;
-	}
 	/* the caller's, before the call; an external's measured time holds
 	 * its own */
 	if (th->depth && (th->stack[th->depth - 1].ext & (RT_EXT_ON | RT_EXT_FIXED)) == RT_EXT_ON)

@@ -104,13 +104,9 @@ void pi_rt_icall_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t ra)
 		return;
 	}
 	rt_clock_fold(t);
-	struct rt_thread *th = t->th ? t->th : rt_thread_init(t);
+	struct rt_thread *th = rt_thread_for_call(t);
 	if (!th)
 		goto out;
-	if (th->depth >= th->cap && rt_grow_stack(th)) {
-		th->dropped++;
-		goto out;
-	}
 	if (charge < 0) {
 		int c = 0;
 		for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
