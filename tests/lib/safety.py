@@ -193,12 +193,13 @@ def tests(ctx, Fail, sh, must, profile_json):
         """profview's writers take the same care: a link at the output is
         refused, its target untouched."""
         native, exe = build(tmp, "exec_fail")
-        prof = os.path.join(tmp, "p.prof")
+        prof, prof2 = os.path.join(tmp, "p.prof"), os.path.join(tmp, "p2.prof")
         sh([exe], env=dict(os.environ, PROFINST_OUTPUT=prof), cwd=tmp)
+        sh([exe], env=dict(os.environ, PROFINST_OUTPUT=prof2), cwd=tmp)  # (merge refuses one profile twice)
         victim = os.path.join(tmp, "victim")
         with open(victim, "w") as f:
             f.write("precious\n")
-        for args in (["export", "--format=callgrind", prof], ["merge", prof, prof], ["graph", prof]):
+        for args in (["export", "--format=callgrind", prof], ["merge", prof, prof2], ["graph", prof]):
             link = os.path.join(tmp, "out." + args[0])
             os.symlink(victim, link)
             p = sh([ctx.profview] + args + ["-o", link])
