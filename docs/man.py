@@ -19,8 +19,10 @@ ENVIRONMENT = {
         ("PROFINST_OUTPUT",
          "read by the instrumented program, not by profinst: where it writes its profile; "
          "%p stands for the process id, %% for %. Without it the profile is "
-         "profinst.out.PID in the current directory. Ignored by setuid and setgid programs, "
-         "which write the default name as the user who ran them."),
+         "profinst.out.PID in the current directory (profinst.out.PID.xN for the N-th program a "
+         "process exec'd), and a build's compiler probes (autoconf's conftest, CMake's cmTC_*) "
+         "write none. Ignored by setuid and setgid programs, which write the default name as "
+         "the user who ran them."),
     ],
     "profview": [],
 }

@@ -368,10 +368,32 @@ struct target {
 /* Choose the output and take the rights to write it: 0, or -1 if nothing
  * may be written (said once).  Run in the process itself, not in a
  * checkpoint's copy, which would forget the name chosen. */
+/* Is this program a build tool's probe of the compiler: autoconf's
+ * conftest, CMake's try_compile (cmTC_...)?  configure and cmake run
+ * dozens of them in the build tree, each a program profinst cc
+ * instrumented, whose profiles nobody asked for. */
+static int build_probe(void)
+{
+	char exe[PI_OUT_PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return 0;
+	exe[n] = 0;
+	const char *base = strrchr(exe, '/');
+	base = base ? base + 1 : exe;
+	return !strcmp(base, "conftest") || !strcmp(base, "conftest.exe") || !strncmp(base, "cmTC_", 5);
+}
+
 static int target_begin(struct target *tg)
 {
 	tg->secure = getauxval(AT_SECURE) != 0;
 	const char *pat = tg->secure ? NULL : getenv("PROFINST_OUTPUT");
+	if (!(pat && *pat) && build_probe()) {
+		/* written only where PROFINST_OUTPUT asks: no files left in a
+		 * build tree by its configuration */
+		quiet = 1;
+		return -1;
+	}
 	if (tg->secure && secure_begin(&tg->fsuid, &tg->fsgid)) {
 		if (!quiet)
 			say("profinst: no profile written: a program with privileges of its own "

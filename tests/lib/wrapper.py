@@ -16,6 +16,25 @@ libx.a: lib.o
 %.o: %.c
 \t$(CC) $(CFLAGS) -c $< -o $@
 """
+# an autotools project: configure runs instrumented probes of the compiler
+CONFIGURE_AC = """AC_INIT([probe], [1.0])
+AC_PROG_CC
+AC_CHECK_FUNCS([memmem strlcpy])
+AC_CHECK_SIZEOF([long])
+AC_RUN_IFELSE([AC_LANG_PROGRAM([[#include <stdio.h>]], [[puts("probe"); return 0;]])], [],
+  [AC_MSG_ERROR([cannot run a test program])])
+AC_CONFIG_FILES([Makefile])
+AC_OUTPUT
+"""
+MAKEFILE_IN = """CC = @CC@
+CFLAGS = @CFLAGS@
+app: main.o libx.a
+\t$(CC) $(CFLAGS) main.o -L. -lx -o app
+libx.a: lib.o
+\tar rcs $@ $^
+%.o: %.c
+\t$(CC) $(CFLAGS) -c $< -o $@
+"""
 CMAKE = """cmake_minimum_required(VERSION 3.21)
 project(demo C)
 add_library(x STATIC lib.c)
@@ -65,6 +84,30 @@ def tests(ctx, Fail, sh, must, profile_json):
         run_and_check(tmp, os.path.join(tmp, "app"),
                       {"main": (1, "main.o"), "twice": (7, "libx.a(lib.o)"), "thrice": (7, "libx.a(lib.o)"),
                        "<external:printf>": (1, "main.o")})
+
+    def configure(tmp):
+        """./configure with CC="profinst cc": its probes run instrumented
+        and leave no profile in the tree; the program it builds writes its
+        own."""
+        project(tmp)
+        os.remove(os.path.join(tmp, "Makefile"))
+        for name, text in (("configure.ac", CONFIGURE_AC), ("Makefile.in", MAKEFILE_IN)):
+            with open(os.path.join(tmp, name), "w") as f:
+                f.write(text)
+        must(["autoconf"], "autoconf", cwd=tmp)
+        must(["./configure", "CC=%s --cpu=instructions cc" % ctx.profinst, "CFLAGS=-O1"], "configure", cwd=tmp)
+        # its probes ran, and were instrumented
+        log = open(os.path.join(tmp, "config.log")).read()
+        if "./conftest" not in log:
+            raise Fail("configure ran no test program:\n" + log[-1500:])
+        left = [f for f in os.listdir(tmp) if f.startswith("profinst.out")]
+        if left:
+            raise Fail("configure left profiles in the build tree: %r" % left)
+        must(["make", "-C", tmp], "make")
+        p = must([os.path.join(tmp, "app")], "run app", cwd=tmp)
+        made = [f for f in os.listdir(tmp) if f.startswith("profinst.out")]
+        if p.stdout != "105\n" or len(made) != 1:
+            raise Fail("the configured program printed %r and left %r" % (p.stdout, made))
 
     def cmake(tmp):
         project(tmp)
@@ -136,5 +179,5 @@ def tests(ctx, Fail, sh, must, profile_json):
                 shutil.rmtree(tmp, ignore_errors=True)
         return run
 
-    return [("wrapper/make", in_tmp(make)), ("wrapper/cmake_linker_launcher", in_tmp(cmake)),
+    return [("wrapper/make", in_tmp(make)), ("wrapper/configure", in_tmp(configure)), ("wrapper/cmake_linker_launcher", in_tmp(cmake)),
             ("wrapper/one_step", in_tmp(one_step)), ("wrapper/cxx", in_tmp(cxx)), ("wrapper/as_is", in_tmp(as_is))]
