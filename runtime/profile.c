@@ -165,8 +165,11 @@ static uint64_t read_start_time(void)
 
 void rt_lineage_init(int forked)
 {
+	/* (in a fork's child, inside fork: errno is the program's) */
+	int saved = errno;
 	self_proc.pid = (uint32_t)rt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	self_proc.start_time = read_start_time();
+	errno = saved;
 	self_proc.exec_gen = 0;
 	if (forked)
 		self_proc.fork_gen++;
