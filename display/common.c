@@ -35,11 +35,12 @@ int pv_load(struct profile *p, const char *path)
 
 const char *pv_name(const struct profile *p, uint32_t g)
 {
-	static char *ring[8];
-	static int next;
 	if (g == UINT32_MAX)
 		return "<root>";
-	const char *n = p->funcs[g].name;
+	struct prof_gfunc *f = &p->funcs[g];
+	if (f->shown)
+		return f->shown;
+	const char *n = f->name;
 	char *d = NULL;
 	if (!strncmp(n, "_Z", 2)) {
 		int st = 0;
@@ -49,7 +50,7 @@ const char *pv_name(const struct profile *p, uint32_t g)
 			d = NULL;
 		}
 	}
-	if (p->funcs[g].external && n[0] != '<') {
+	if (f->external && n[0] != '<') {
 		/* code outside the program's instrumented objects (a name in
 		 * angle brackets says what it is already: <unknown>) */
 		size_t len = strlen(d ? d : n) + sizeof("<external:>");
@@ -59,12 +60,9 @@ const char *pv_name(const struct profile *p, uint32_t g)
 		free(d);
 		d = e;
 	}
-	if (!d)
-		return n;
-	free(ring[next]);
-	ring[next] = d;
-	next = (next + 1) % 8;
-	return d;
+	/* kept with the profile: a name lives as long as it does */
+	f->shown = d;
+	return d ? d : n;
 }
 
 static void json_str(FILE *out, const char *s, bool html)

@@ -27,7 +27,6 @@ int pv_out_close(FILE *o, struct pi_out *handle, const char *out, bool ok);
  * after a message. */
 int pv_write(const char *path, const char *out,
 	     int (*write)(FILE *o, const struct profile *p, const struct func_table *t, int how), int how);
-/* Demangled display name of global function g (static buffer rotation). */
 /* Lines saying what the profile does not hold (calls not recorded, threads
  * not closed, a checkpoint), each starting with prefix; nothing if it
  * holds everything. */
@@ -35,6 +34,9 @@ void pv_print_losses(FILE *o, const struct profile *p, const char *prefix);
 /* The same as JSON members ("lost": {...}, "checkpoint": ...), each
  * preceded by ",\n  ". */
 void pv_json_losses(FILE *o, const struct profile *p);
+/* Global function g's name as views show it: demangled, <external:NAME>
+ * for code outside the instrumented objects, "<root>" for UINT32_MAX.  It
+ * lives as long as the profile (kept in its function's entry). */
 const char *pv_name(const struct profile *p, uint32_t g);
 void pv_json_str(FILE *out, const char *s);
 /* The same, that cannot end the HTML <script> element holding it (<, >

@@ -164,12 +164,10 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 {
 	struct pb out = {0}, m = {0}, inner = {0};
 	struct strs st = {0};
-	char **names = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(char *));
 	struct locs L = {.first = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(uint32_t))};
 	/* each function's self on its lines, by global function, made once */
 	struct pv_lines *lines = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*lines));
-	if (!names || !L.first || !lines) {
-		free(names);
+	if (!L.first || !lines) {
 		free(L.first);
 		free(lines);
 		return -1;
@@ -290,12 +288,10 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 		if (x->fid <= made)
 			continue; /* (ids are made in order of locations) */
 		made = x->fid;
-		if (!names[x->g])
-			names[x->g] = strdup(pv_name(p, x->g));
 		uint32_t start;
 		const char *entry = pv_entry_line(p, x->g, &start);
 		pb_uint(&m, 1, x->fid);
-		pb_uint(&m, 2, str_id(&st, names[x->g] ? names[x->g] : p->funcs[x->g].name));
+		pb_uint(&m, 2, str_id(&st, pv_name(p, x->g)));
 		pb_uint(&m, 3, str_id(&st, p->funcs[x->g].name));
 		/* code without line information: its object names where it is */
 		pb_uint(&m, 4, str_id(&st, strcmp(x->file, pv_unknown_file) ? x->file : p->funcs[x->g].object));
@@ -336,11 +332,8 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 			deflateEnd(&z);
 		}
 	}
-	for (uint32_t g = 0; g < p->nfuncs; g++) {
-		free(names[g]);
+	for (uint32_t g = 0; g < p->nfuncs; g++)
 		free(lines[g].v);
-	}
-	free(names);
 	free(lines);
 	free(L.v);
 	free(L.next);

@@ -404,6 +404,8 @@ void prof_free(struct profile *p)
 	}
 	free(p->objs);
 	free(p->threads);
+	for (uint32_t g = 0; p->funcs && g < p->nfuncs; g++)
+		free(p->funcs[g].shown);
 	free(p->funcs);
 	free(p->pieces);
 	free(p->counts_recs);

@@ -47,6 +47,9 @@ struct prof_gfunc {
 	const char *object;   /* the object it is in; for an external, the object calling it */
 	const struct pi_prof_funcrec *rec; /* where it landed, if linked */
 	bool external;        /* not instrumented code: <external:name> */
+	char *shown;          /* the name as a viewer shows it (demangled,
+				 <external:name>), made by it on first use, or
+				 NULL; freed with the profile */
 };
 
 struct profile {

@@ -39,7 +39,6 @@ struct arc {
 	uint64_t self;
 	uint64_t incl;
 };
-#define caller_rec arc
 
 struct func_view {
 	uint32_t g;          /* global function index */
