@@ -38,7 +38,12 @@ ENV = {"crypto": {"OPENSSL_ia32cap": "0:0"}}
 # Functions whose path depends on where things are in memory, which under
 # valgrind (its own malloc) differs from any native run: OpenSSL's AES
 # (aes-x86_64) picks its stack frame by the key schedule's address.
-LAYOUT_DEPENDENT = {"crypto": {"AES_cbc_encrypt", "AES_encrypt", "AES_decrypt"}}
+LAYOUT_DEPENDENT = {"crypto": {"AES_cbc_encrypt", "AES_encrypt", "AES_decrypt"},
+                    # Lua's cache of C strings is indexed by the string's
+                    # address (lstring.c, luaS_new): which literals share a
+                    # slot, and so how often luaS_newlstr runs, is the
+                    # binary's layout, another in the instrumented program
+                    "lua5.4": {"luaS_new", "luaS_newlstr"}}
 # Warnings profinst is expected to give (a VIA PadLock instruction Zydis
 # does not know, in a function never run here; RC4_options returns the
 # address of a string kept inside its own code).
