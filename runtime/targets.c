@@ -27,11 +27,8 @@
 #include <sys/syscall.h>
 
 #include "rt.h"
-#include "rt_layout.h"
 #include "writer.h"
 
-_Static_assert(RT_TARGETS == (1 << RT_TARGETS_BITS), "RT_TARGETS is a power of two");
-_Static_assert(FREC_TARGET == offsetof(struct pi_funcrec, addr[1]), "a target record's target (stubs.S)");
 
 /* One record per distinct target, the target in addr[1] (0: free). */
 struct pi_funcrec rt_targets[RT_TARGETS]
