@@ -389,6 +389,7 @@ void pi_rt_sys_exit(void)
 		} else {
 			n->os_left += cyc;
 		}
+		rt_fe_free(t);
 	}
 	rt_leave(t);
 }

@@ -297,6 +297,7 @@ void rt_frontend_init(void);
 /* A call's or a return's bubble: the clock waits for it, beyond what it
  * overlaps with. */
 void rt_fe_event(struct pi_tls *t, uint64_t bubble);
+void rt_fe_free(struct pi_tls *t);
 
 /* ----- Page faults (faults.c) */
 

@@ -128,15 +128,20 @@ static uint64_t close_external(struct rt_thread *th, struct rt_frame *f)
 		int64_t ticks = (int64_t)(f->ext_ticks + (rt_rdtsc() - f->ext_start) - rt_ext_overhead_ticks);
 		cyc = rt_ticks_to_cycles(ticks > 0 ? (uint64_t)ticks : 0);
 	}
-	rt_tls_of(th)->ext_last = f->node;
+	struct pi_tls *t = rt_tls_of(th);
+	t->ext_last = f->node;
+	uint64_t charged = 0;
 	if (f->ext & RT_EXT_CHARGE) {
-		rt_tls_of(th)->clock += cyc;
+		t->clock += cyc;
 		if (measured)
 			f->node->os += cyc;
-		return cyc;
+		charged = cyc;
+	} else {
+		f->node->os_left += cyc;
 	}
-	f->node->os_left += cyc;
-	return 0;
+	if (measured)
+		rt_fe_free(t);
+	return charged;
 }
 
 uint64_t rt_close_top(struct rt_thread *th, uint64_t now)

@@ -886,6 +886,11 @@ ENTRY \name
 	jmp 2f
 1:	add %rax, ND_OS_LEFT(%r11)
 2:	mov TLS(TLS_CLOCK), %rdx
+.if \fixed == 0
+	mov %rdx, %rax                    /* measured: the front end starts */
+	sub rt_fe_window(%rip), %rax      /* afresh (frontend.c, rt_fe_free) */
+	mov %rax, TLS(TLS_FEPRED)
+.endif
 	sub FR_ENTRY(%rsi), %rdx          /* duration, its own time in it */
 	mov %rdx, %rdi
 	sub FR_CHILD(%rsi), %rdi          /* self */
