@@ -41,6 +41,8 @@ void asm_offsets(void)
 	OFFSET(TLS_DCWAIT, struct pi_tls, dc_wait);
 	OFFSET(TLS_CLOCKPART, struct pi_tls, clock_part);
 	OFFSET(TLS_SKIPPED, struct pi_tls, skipped);
+	DEFINE(RT_DEAD, RT_DEAD);
+	DEFINE(RT_C_PATHS, RT_C_PATHS);
 
 	/* struct pi_funcrec (libprof/format.h) */
 	OFFSET(FREC_ADDR, struct pi_funcrec, addr);

@@ -258,7 +258,7 @@ void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uin
 		     uint64_t arg2)
 {
 	struct pi_tls *t = &__profinst_tls;
-	if (t->busy || t->dead) {
+	if (t->busy || (t->dead & RT_HALTED)) {
 		t->skipped++;
 		return;
 	}
@@ -360,7 +360,7 @@ static int sys_waits(uint64_t nr, uint64_t arg0, uint64_t arg1)
 void pi_rt_sys_enter(uint64_t nr, uint64_t arg0, uint64_t arg1)
 {
 	struct pi_tls *t = &__profinst_tls;
-	if (t->busy || t->dead)
+	if (t->busy || (t->dead & RT_HALTED))
 		return;
 	int wait = sys_waits(nr, arg0, arg1);
 	t->sys_charge = sys_charge && (!wait || sys_charge_waits);
@@ -374,7 +374,7 @@ void pi_rt_sys_enter(uint64_t nr, uint64_t arg0, uint64_t arg1)
 void pi_rt_sys_exit(void)
 {
 	struct pi_tls *t = &__profinst_tls;
-	if (!t->sys_start || t->busy || t->dead)
+	if (!t->sys_start || t->busy || (t->dead & RT_HALTED))
 		return;
 	uint64_t cyc = rt_ticks_to_cycles(rt_rdtsc() - t->sys_start);
 	t->sys_start = 0;

@@ -152,6 +152,11 @@ extern __thread struct pi_tls __profinst_tls;
  * another thread writes the profile (rt_stop_threads). */
 #define RT_DEAD 1u
 #define RT_STOPPED 2u
+/* Not a state but a switch (PROFINST_C_PATHS=1): the helpers' assembly fast
+ * paths all defer to their C paths, which ignore it; the two must give the
+ * same profile (tests/lib/cpaths.py). */
+#define RT_C_PATHS 4u
+#define RT_HALTED (RT_DEAD | RT_STOPPED)
 
 /* Enter the runtime on t's own thread: false if it is inside already (a
  * signal handler that interrupted it), dead or stopped.  busy is set before
@@ -159,11 +164,11 @@ extern __thread struct pi_tls __profinst_tls;
  * reads busy, and this never both go on (the assembly's TAKE_BUSY). */
 static inline bool rt_enter(struct pi_tls *t)
 {
-	if (t->busy || t->dead)
+	if (t->busy || (t->dead & RT_HALTED))
 		return false;
 	__atomic_store_n(&t->busy, 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&t->dead, __ATOMIC_RELAXED)) {
+	if (__atomic_load_n(&t->dead, __ATOMIC_RELAXED) & RT_HALTED) {
 		__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
 		return false;
 	}

@@ -169,6 +169,24 @@
 	jne \slow
 .endm
 
+/* Where the first test of busy and dead (one 64-bit word) found them set:
+ * the call is not recorded (busy: a signal handler interrupted the
+ * runtime; dead: the thread records nothing more), unless busy is clear
+ * and dead holds nothing but RT_C_PATHS, the switch that sends every
+ * helper to its C path (PROFINST_C_PATHS=1, rt.h): then the clock is
+ * folded, as the fast path folds it before it gives up, and a jump to
+ * slow.  Off the fast path, which only ever sees the word 0.  Changes a, b,
+ * c and the flags. */
+.macro C_PATHS slow, a, b, c
+	cmpl $0, TLS(TLS_BUSY)
+	jne .Lc_paths\@
+	cmpl $RT_C_PATHS, TLS(TLS_DEAD)
+	jne .Lc_paths\@
+	FOLD_CLOCK \a, \b, \c
+	jmp \slow
+.Lc_paths\@:
+.endm
+
 /* th = this thread, frame = the slot the next frame takes; a jump to
  * miss if the thread has none yet, no frame (the C path decides) or no room. */
 .macro NEW_FRAME th, frame, miss
@@ -400,6 +418,7 @@ ENTRY __profinst_enter
 	jmp __profinst_enter_slow
 .Lenter_skip:                             /* a call not recorded (PI_LOSS_NESTED) */
 	.cfi_adjust_cfa_offset 48
+	C_PATHS .Lenter_slow, %rcx, %rdx, %rsi
 	incq TLS(TLS_SKIPPED)
 	jmp .Lenter_out
 	.cfi_endproc
@@ -439,7 +458,7 @@ ENTRY __profinst_exit
 	CFI_PUSH %r11
 	CFI_PUSH %rdi
 	cmpq $0, TLS(TLS_BUSY)
-	jne .Lexit_out
+	jne .Lexit_busy
 	TAKE_BUSY .Lexit_slow
 	FOLD_CLOCK %rcx, %rdx, %rsi
 	/* the loads the core ran ahead of (dcache.c) are done before the
@@ -538,6 +557,10 @@ ENTRY __profinst_exit
 	CFI_POP %rcx
 	CFI_POP %rax
 	jmp __profinst_exit_slow
+.Lexit_busy:
+	.cfi_adjust_cfa_offset 48
+	C_PATHS .Lexit_slow, %rcx, %rdx, %rsi
+	jmp .Lexit_out
 	.cfi_endproc
 END __profinst_exit
 
@@ -563,7 +586,7 @@ ENTRY __profinst_tailexit
 	CFI_PUSH %rdx
 	CFI_PUSH %rsi
 	cmpq $0, TLS(TLS_BUSY)
-	jne .Ltail_out
+	jne .Ltail_busy
 	TAKE_BUSY .Ltail_slow
 	FOLD_CLOCK %rcx, %rdx, %rsi
 	TOP_FRAME %rcx, %rax, .Ltail_slow
@@ -612,6 +635,10 @@ ENTRY __profinst_tailexit
 	CFI_POP %rax
 	CFI_POPF
 	jmp __profinst_tailexit_slow
+.Ltail_busy:
+	.cfi_adjust_cfa_offset 40
+	C_PATHS .Ltail_slow, %rcx, %rdx, %rsi
+	jmp .Ltail_out
 	.cfi_endproc
 END __profinst_tailexit
 
@@ -799,6 +826,7 @@ ENTRY __profinst_ext_enter
 	jmp __profinst_ext_enter_slow
 .Lxe_skip:                                /* a call not recorded (PI_LOSS_NESTED) */
 	.cfi_adjust_cfa_offset 64
+	C_PATHS .Lxe_slow, %rcx, %rdx, %rsi
 	incq TLS(TLS_SKIPPED)
 	jmp .Lxe_out
 	.cfi_endproc
@@ -838,7 +866,7 @@ ENTRY \name
 	CFI_PUSH %r8
 	CFI_PUSH %r11
 	cmpq $0, TLS(TLS_BUSY)
-	jne .L\name\()_out
+	jne .L\name\()_busy
 	TAKE_BUSY .L\name\()_slow_busy
 	FOLD_CLOCK %rcx, %rsi, %rdi       /* (%rax holds the time) */
 	TOP_FRAME %rcx, %rsi, .L\name\()_slow_busy
@@ -921,6 +949,10 @@ ENTRY \name
 	CFI_POP %rdx
 	CFI_POP %rax
 	jmp __profinst_ext_exit_slow
+.L\name\()_busy:
+	.cfi_adjust_cfa_offset 56
+	C_PATHS .L\name\()_slow_busy, %rcx, %rsi, %rdi
+	jmp .L\name\()_out
 	.cfi_endproc
 END \name
 .endm

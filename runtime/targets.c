@@ -65,7 +65,7 @@ uint64_t pi_rt_icall(uint64_t target)
 	struct pi_tls *t = &__profinst_tls;
 	if (rt_is_entry(target))
 		return target; /* its own stubs count it */
-	if (t->busy || t->dead) {
+	if (t->busy || (t->dead & RT_HALTED)) {
 		t->skipped++;
 		return target;
 	}
