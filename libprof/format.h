@@ -304,7 +304,30 @@ enum {
 	PI_REC_PROCESS = 8, /* struct pi_prof_process[]: the process image(s)
 				 the figures are of; a merged profile lists
 				 every input's */
+	PI_REC_IMAGE = 9,   /* struct pi_prof_image: the executable the
+				 OBJREF records' maps are in (before them) */
+	PI_REC_OBJREF = 10, /* struct pi_prof_objref: an object whose map is
+				 in the executable, not in the profile */
 	PI_REC_END = 0xffff,
+};
+
+/* The executable that wrote the profile (the header's exe), by its GNU
+ * build id: a reader takes the maps the OBJREF records name from its
+ * profinst_map section, and refuses an executable with another id (one
+ * built again since). */
+struct pi_prof_image {
+	uint32_t build_id_size; /* bytes of build_id used, 1 to 64 */
+	uint32_t reserved;
+	uint8_t build_id[64];
+};
+
+/* In place of an OBJECT record: the object's map is the size bytes at
+ * offset in the executable's profinst_map section. */
+struct pi_prof_objref {
+	uint32_t index;   /* as an OBJECT record's */
+	uint32_t reserved;
+	uint64_t offset;
+	uint64_t size;
 };
 
 /* A figure that is not exact says so: what a thread did not record. */

@@ -79,6 +79,10 @@ struct profile {
 	const struct pi_prof_process *procs;
 	uint32_t nprocs;
 	const uint8_t **counts_recs; /* COUNTS and SIMCOUNTS records, in order */
+	/* the executable's profinst_map section, where OBJREF records' maps
+	 * are (read at the first), or NULL */
+	uint8_t *image_maps;
+	uint64_t image_size;
 	size_t ncounts, countcap;
 };
 

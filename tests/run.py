@@ -1053,6 +1053,8 @@ def collect(ctx, args):
     tests += labels.tests(ctx, Fail, sh, must, profile_json)
     import cpaths
     tests += cpaths.tests(ctx, Fail, sh, must, directives)
+    import maps
+    tests += maps.tests(ctx, Fail, sh, must, profile_json)
     tests += consistency.tests(ctx, Fail, sh, must, profile_json)
     tests += badinput.tests(ctx, Fail, sh)
     tests += manpages.tests(ctx, Fail, sh, must)
