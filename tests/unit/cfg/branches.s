@@ -1,0 +1,42 @@
+# Leaders of plain control flow: a function's entry, branch targets, what
+# follows a branch, a call or a return; and which flags a block needs.
+	.text
+	.globl	count_down
+	.type	count_down, @function
+count_down:
+	xorl	%eax, %eax		# expect: leader
+.Lloop:
+	addl	%edi, %eax		# expect: leader
+	subl	$1, %edi
+	jne	.Lloop
+	ret				# expect: leader
+	.size	count_down, .-count_down
+
+# a compare in one block and its jump in the next: ZF is live across
+	.globl	split_compare
+	.type	split_compare, @function
+split_compare:
+	cmpl	%esi, %edi		# expect: leader
+	jmp	.Ltest
+.Lfar:
+	movl	$1, %eax		# expect: leader
+	ret
+.Ltest:
+	je	.Lfar			# expect: leader flags-live ZF
+	xorl	%eax, %eax		# expect: leader
+	ret
+	.size	split_compare, .-split_compare
+
+# a call ends a block, and the callee clobbers the flags: the compare
+# before it keeps nothing live after it
+	.globl	calls_between
+	.type	calls_between, @function
+calls_between:
+	pushq	%rbx			# expect: leader
+	cmpl	$3, %edi
+	call	count_down
+	setb	%bl			# expect: leader flags-live CF
+	movzbl	%bl, %eax
+	popq	%rbx
+	ret
+	.size	calls_between, .-calls_between

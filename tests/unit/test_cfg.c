@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The analysis of code (rewriter/cfg.c) on hand-written cases: each file
+ * given is assembled, analysed as profinst would (code_analyse), and its
+ * `# expect:` comments checked against what the analysis found for the
+ * instruction on that line.  The words of an annotation:
+ *
+ *   leader             the instruction starts a block
+ *   tail               it is a jump that leaves its function (a tail call)
+ *   flags-live F...    the status flags F (CF PF AF ZF SF OF) are live
+ *                      where its block starts: a block stub there must
+ *                      keep them
+ *   copied             it starts a function left as it was (no blocks)
+ *
+ * Checked both ways, in every instrumented function: an instruction
+ * without `leader` does not start a block, a jump without `tail` does
+ * not leave its function, and a leader without `flags-live` has no flag
+ * live.  Lines are the assembler's (.debug_line of `as -g`).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "unit_obj.h"
+
+static const struct {
+	const char *name;
+	uint16_t bit;
+} flag_names[] = {{"CF", 0x1}, {"PF", 0x4}, {"AF", 0x10}, {"ZF", 0x40}, {"SF", 0x80}, {"OF", 0x800}};
+
+#define E_LEADER 1u
+#define E_TAIL 2u
+#define E_COPIED 4u
+
+struct expect {
+	unsigned what;   /* E_* */
+	uint16_t live;   /* flags-live */
+	bool seen;       /* an instruction is on its line */
+};
+
+/* The annotations of src by line: lines[n] for n < *nlines. */
+static struct expect *read_expects(const char *src, size_t *nlines, unsigned *count)
+{
+	FILE *f = fopen(src, "r");
+	if (!f) {
+		perror(src);
+		return NULL;
+	}
+	struct expect *e = NULL;
+	size_t n = 0, cap = 0;
+	char line[512];
+	*count = 0;
+	while (fgets(line, sizeof line, f)) {
+		grow(&e, &cap, ++n, sizeof *e);
+		struct expect *x = &e[n - 1];
+		memset(x, 0, sizeof *x);
+		char *a = strstr(line, "# expect:");
+		if (!a)
+			continue;
+		(*count)++;
+		bool in_flags = false;
+		for (char *w = strtok(a + 9, " \t\n"); w; w = strtok(NULL, " \t\n")) {
+			size_t i;
+			for (i = 0; in_flags && i < sizeof flag_names / sizeof *flag_names; i++)
+				if (!strcmp(w, flag_names[i].name))
+					break;
+			if (in_flags && i < sizeof flag_names / sizeof *flag_names) {
+				x->live |= flag_names[i].bit;
+			} else if (!strcmp(w, "leader")) {
+				x->what |= E_LEADER;
+			} else if (!strcmp(w, "tail")) {
+				x->what |= E_TAIL;
+			} else if (!strcmp(w, "copied")) {
+				x->what |= E_COPIED;
+			} else if (!strcmp(w, "flags-live")) {
+				in_flags = true;
+			} else {
+				fprintf(stderr, "%s:%zu: unknown word in an annotation: %s\n", src, n, w);
+				free(e);
+				fclose(f);
+				return NULL;
+			}
+		}
+	}
+	fclose(f);
+	*nlines = n;
+	return e;
+}
+
+/* The source line of the instruction at off of section sec, or 0. */
+static uint32_t line_of(const struct line_table *lt, int sec, uint64_t off)
+{
+	uint32_t line = 0;
+	for (size_t i = 0; i < lt->n; i++)
+		if (lt->rows[i].sec == sec && lt->rows[i].off == off && lt->rows[i].line)
+			line = lt->rows[i].line;
+	return line;
+}
+
+static void flags_str(uint16_t live, char *out, size_t n)
+{
+	out[0] = 0;
+	for (size_t i = 0; i < sizeof flag_names / sizeof *flag_names; i++)
+		if (live & flag_names[i].bit)
+			snprintf(out + strlen(out), n - strlen(out), " %s", flag_names[i].name);
+	if (!out[0])
+		snprintf(out, n, " none");
+}
+
+/* Every instruction of c's functions against the annotations: the
+ * number of mismatches, each said on stderr. */
+static int check_code(const char *src, const struct code *c, struct expect *e, size_t nlines)
+{
+	int bad = 0;
+	/* a function copied as it was is not decoded: its entry's line says */
+	for (size_t fi = 0; fi < c->nfuncs; fi++) {
+		const struct func *f = &c->funcs[fi];
+		uint32_t line = line_of(&c->lines, c->texts[f->pieces[0].ts].sec, f->pieces[0].start);
+		if (!line || line > nlines)
+			continue; /* said below, instruction by instruction */
+		struct expect *x = &e[line - 1];
+		if (f->instrument == !!(x->what & E_COPIED)) {
+			fprintf(stderr, "%s:%u: %s %s copied as it was\n", src, line, f->name,
+				f->instrument ? "is not" : "is");
+			bad++;
+		}
+		if (!f->instrument)
+			x->seen = true;
+	}
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		const struct text *t = &c->texts[ti];
+		for (uint32_t k = 0; k < t->ninsns; k++) {
+			if (t->fn[k] < 0 || !c->funcs[t->fn[k]].instrument)
+				continue;
+			const struct func *f = &c->funcs[t->fn[k]];
+			uint32_t line = line_of(&c->lines, t->sec, t->insns[k].off);
+			if (!line || line > nlines) {
+				fprintf(stderr, "%s: %s+%#llx: no line\n", src, f->name,
+					(unsigned long long)t->insns[k].off);
+				bad++;
+				continue;
+			}
+			struct expect *x = &e[line - 1];
+			x->seen = true;
+			bool leader = (t->mark[k] & MARK_LEADER) != 0, tail = (t->mark[k] & MARK_TAIL) != 0;
+			if (leader != !!(x->what & E_LEADER)) {
+				fprintf(stderr, "%s:%u: %s a leader\n", src, line, leader ? "is" : "is not");
+				bad++;
+			}
+			if (tail != !!(x->what & E_TAIL)) {
+				fprintf(stderr, "%s:%u: %s a tail call\n", src, line, tail ? "is" : "is not");
+				bad++;
+			}
+			if (!leader) {
+				if (x->live) {
+					fprintf(stderr, "%s:%u: flags-live on an instruction that starts no block\n", src,
+						line);
+					bad++;
+				}
+				continue;
+			}
+			uint16_t live = c->blocks[t->block[k]].live_in & FLAGS_STATUS;
+			if (live != x->live) {
+				char got[64], want[64];
+				flags_str(live, got, sizeof got);
+				flags_str(x->live, want, sizeof want);
+				fprintf(stderr, "%s:%u: flags live:%s, expected:%s\n", src, line, got, want);
+				bad++;
+			}
+		}
+	}
+	for (size_t i = 0; i < nlines; i++) {
+		if ((e[i].what || e[i].live) && !e[i].seen) {
+			fprintf(stderr, "%s:%zu: an annotation on no instruction of a function\n", src, i + 1);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static int check_file(const char *src)
+{
+	size_t nlines;
+	unsigned count;
+	struct expect *e = read_expects(src, &nlines, &count);
+	if (!e)
+		return 1;
+	if (!count) {
+		fprintf(stderr, "%s: no annotations\n", src);
+		free(e);
+		return 1;
+	}
+	struct object o;
+	struct code c;
+	int bad = 1;
+	if (!unit_object(src, &o)) {
+		struct rewrite_opts ro = {.model = model_find("instructions")};
+		if (!code_analyse(&c, &o, &ro))
+			bad = check_code(src, &c, e, nlines);
+		code_free(&c);
+	}
+	obj_free(&o);
+	free(e);
+	if (!bad)
+		printf("%s: %u annotations hold\n", src, count);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: test_cfg CASE.s...\n");
+		return 2;
+	}
+	pi_quiet = true; /* functions copied as they were are expected here */
+	int bad = 0;
+	for (int i = 1; i < argc; i++)
+		bad += check_file(argv[i]);
+	return bad != 0;
+}
