@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """profinst's test runner.
 
-  tests/run.py [--build DIR] [-k PATTERN] [-j N] [--quick]
+  tests/run.py [--build DIR] [--full | -k PATTERN] [-j N]
 
-Runs, in tiers:
+With no --full and no -k, a quick selection (QUICK below, about a
+minute): the unit, feature and golden tiers, bad inputs, and a dozen e2e
+cases at -O2.  --full runs everything; -k PATTERN the tests of the full
+set whose names it matches.  The tiers:
   unit      unit test programs built by meson (tests/unit), as `meson test`
             runs them
   feature   programs of tests/feature built, instrumented and run: what
@@ -1030,12 +1033,12 @@ def collect(ctx, args):
     e2e = sorted(f for f in os.listdir(os.path.join(HERE, "e2e")) if f.endswith((".c", ".cc")))
     for f in e2e:
         for cc in COMPILERS:
-            for opt in (["-O2"] if args.quick else OPTS):
+            for opt in OPTS:
                 tests.append(("e2e/%s[%s %s]" % (f.rsplit(".", 1)[0], cc, opt),
                               lambda f=f, cc=cc, opt=opt: e2e_case(ctx, os.path.join(HERE, "e2e", f), cc, opt)))
     for f in e2e:
         for cc in COMPILERS:
-            for vname, vc, vl in ([] if args.quick else VARIANTS):
+            for vname, vc, vl in VARIANTS:
                 tests.append(("e2e/%s[%s -O2 %s]" % (f.rsplit(".", 1)[0], cc, vname),
                               lambda f=f, cc=cc, vc=vc, vl=vl: e2e_case(
                                   ctx, os.path.join(HERE, "e2e", f), cc, "-O2", vc, vl)))
@@ -1074,12 +1077,23 @@ def collect(ctx, args):
     return tests
 
 
+# What `tests/run.py` runs without --full or -k, in about a minute: the
+# unit and feature tiers, the golden files, bad inputs, and at -O2 the
+# e2e cases that cover each kind of code the rewriter treats apart (tail
+# calls, jump tables, pointers, setjmp, TLS, live flags, exceptions,
+# threads, fork, data in code, code without a symbol).
+QUICK_E2E = ["001_recursion", "003_tail_calls", "004_switch", "005_function_pointers", "008_setjmp", "010_tls",
+             "015_flags_across_blocks", "017_cxx_exceptions", "022_threads", "027_fork", "045_data_in_code",
+             "057_static_functions"]
+QUICK = re.compile(r"^(unit|feature|golden|cmode|badinput)/|^e2e/(%s)\[(gcc|clang) -O2\]$" % "|".join(QUICK_E2E))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("-k", dest="pattern", default=None)
     ap.add_argument("-j", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--quick", action="store_true", help="-O2 only")
+    ap.add_argument("--full", action="store_true", help="every test (the default is a quick selection)")
     ap.add_argument("--keep", action="store_true", help="keep temporary directories")
     ap.add_argument("--rebase", action="store_true", help="rewrite the golden files")
     ap.add_argument("--fuzz-build", default=None, help="the clang build with the fuzz targets [build-fuzz]")
@@ -1091,6 +1105,8 @@ def main():
     tests = collect(ctx, args)
     if args.pattern:
         tests = [t for t in tests if re.search(args.pattern, t[0])]
+    elif not args.full:
+        tests = [t for t in tests if QUICK.search(t[0])]
     passed = failed = 0
 
     def one(t):
