@@ -5,7 +5,8 @@
  * --branch-sim and --cache-sim, its new code disassembled with the x86
  * layer, each relocation named by its symbol, and each stub compared,
  * instruction by instruction, with what runtime/stub_abi.h says it is.
- * Every stub must be found as many times as the object has sites for it.
+ * Every stub must be found as many times as the object has sites for it
+ * (under zen5, which costs strlen and free itself).
  * `test_stubs --list FILE` prints the disassembly.
  */
 #include <regex.h>
@@ -66,7 +67,7 @@ static void list_text(const struct code *c, const struct text *t, struct listing
 struct stub {
 	const char *name;
 	unsigned want; /* sites in unit/stubs/sites.s */
-	const char *insn[12];
+	const char *insn[24];
 };
 
 #define XSTR(x) #x
@@ -82,15 +83,16 @@ struct stub {
 _Static_assert((uint32_t)-0x72B3ACBF == STUB_ENTRY_SIG, "the signature the pattern names");
 
 /* the kinds, by where check_words finds their words */
-enum { S_ENTRY, S_BLOCK, S_EXIT, S_TAIL, S_TAIL_PTR, S_JZ, S_JNZ, S_LOAD1, S_LOAD2, S_EXT, S_ICALL, S_REP, S_SYSCALL, S_FLUSH, S_RESYNC, S_COUNT };
+enum { S_ENTRY, S_BLOCK, S_EXIT, S_TAIL, S_TAIL_PTR, S_JZ, S_JNZ, S_LOAD1, S_LOAD2, S_EXT, S_ICALL, S_REP, S_SYSCALL, S_FLUSH, S_RESYNC,
+       S_ENTRY_FLAGS, S_BLOCK_FLAGS, S_EXT_FIXED, S_EXT_TAIL, S_COUNT };
 
 static const struct stub stubs[S_COUNT] = {
-	/* leaf and other */
-	[S_ENTRY] = {"entry", 2, {"^push %r11$", FUNCREC, CALL(STUB_ENTER_SYMBOL), "^pop %r11$"}},
+	/* leaf, other, outside */
+	[S_ENTRY] = {"entry", 3, {"^push %r11$", FUNCREC, CALL(STUB_ENTER_SYMBOL), "^pop %r11$"}},
 	/* every block: its cost to the clock (or a part of it), one to its count */
-	[S_BLOCK] = {"block", 9, {"^addq \\$0x[0-9A-F]+, %fs:0x0+ <" STUB_TLS_SYMBOL "(\\+[0-9]+)?>$", "^addq \\$0x01, %fs:0x0+ " TPOFF}},
-	/* the ret of leaf */
-	[S_EXIT] = {"exit", 1, {CALL(STUB_EXIT_SYMBOL), "^ret$"}},
+	[S_BLOCK] = {"block", 14, {"^addq \\$0x[0-9A-F]+, %fs:0x0+ <" STUB_TLS_SYMBOL "(\\+[0-9]+)?>$", "^addq \\$0x01, %fs:0x0+ " TPOFF}},
+	/* the rets of leaf, keeps_flags, and outside's tail call made a call */
+	[S_EXIT] = {"exit", 3, {CALL(STUB_EXIT_SYMBOL), "^ret$"}},
 	/* leaf's jmp other: the target pushed ([push target]: %r11 kept, the
 	 * target stored above it), then as stub_abi.h says */
 	[S_TAIL] = {"tail", 1,
@@ -132,6 +134,29 @@ static const struct stub stubs[S_COUNT] = {
 	[S_FLUSH] = {"flush", 1, {RED_DOWN, CALL(STUB_FLUSH_SYMBOL), RED_UP, CALL("_exit")}},
 	/* after _setjmp returns */
 	[S_RESYNC] = {"resync", 1, {CALL("_setjmp"), RED_DOWN, CALL(STUB_RESYNC_SYMBOL), RED_UP}},
+	/* keeps_flags reads a flag it did not set */
+	[S_ENTRY_FLAGS] = {"entry keeping flags", 1, {"^push %r11$", FUNCREC, CALL(STUB_ENTER_FLAGS_SYMBOL), "^pop %r11$"}},
+	/* its three blocks, each with a flag live where it starts: the
+	 * block stub between lahf; seto %al and add $0x7f,%al; sahf, below
+	 * the red zone */
+	[S_BLOCK_FLAGS] = {"block keeping flags", 3,
+	 {RED_DOWN, "^push %rax$", "^lahf$", "^seto %al$", "^addq \\$0x[0-9A-F]+, %fs:0x0+ <" STUB_TLS_SYMBOL,
+	  "^addq \\$0x01, %fs:0x0+ " TPOFF, "^add \\$0x7F, %al$", "^sahf$", "^pop %rax$", RED_UP}},
+	/* call strlen: a cost the model fixes, charged at the exit */
+	[S_EXT_FIXED] = {"external call the model costs", 1,
+	 {FUNCREC, CALL(STUB_EXT_ENTER_SYMBOL), CALL("strlen"), CALL(STUB_EXT_EXIT_FIXED_SYMBOL)}},
+	/* jmp free: a call, the eight words above the return address copied
+	 * below it (the stack arguments free would see), then the exit stub
+	 * and a return */
+	[S_EXT_TAIL] = {"external tail call", 1,
+	 {"^lea -0x48\\(%rsp\\), %rsp$", "^mov 0x50\\(%rsp\\), %r11$", "^mov %r11, \\(%rsp\\)$",
+	  "^mov 0x58\\(%rsp\\), %r11$", "^mov %r11, 0x08\\(%rsp\\)$", "^mov 0x60\\(%rsp\\), %r11$",
+	  "^mov %r11, 0x10\\(%rsp\\)$", "^mov 0x68\\(%rsp\\), %r11$", "^mov %r11, 0x18\\(%rsp\\)$",
+	  "^mov 0x70\\(%rsp\\), %r11$", "^mov %r11, 0x20\\(%rsp\\)$", "^mov 0x78\\(%rsp\\), %r11$",
+	  "^mov %r11, 0x28\\(%rsp\\)$", "^mov 0x80\\(%rsp\\), %r11$", "^mov %r11, 0x30\\(%rsp\\)$",
+	  "^mov 0x88\\(%rsp\\), %r11$", "^mov %r11, 0x38\\(%rsp\\)$", FUNCREC, CALL(STUB_EXT_ENTER_SYMBOL),
+	  CALL("free"), CALL(STUB_EXT_EXIT_FIXED_SYMBOL), "^lea 0x48\\(%rsp\\), %rsp$", CALL(STUB_EXIT_SYMBOL),
+	  "^ret$"}},
 };
 
 static bool match(const char *re, const char *line)
@@ -151,7 +176,7 @@ static bool match(const char *re, const char *line)
 static unsigned find_stub(const struct stub *s, const struct listing *l, size_t at[16])
 {
 	size_t n = 0;
-	while (n < 12 && s->insn[n])
+	while (n < sizeof s->insn / sizeof *s->insn && s->insn[n])
 		n++;
 	unsigned found = 0;
 	for (size_t i = 0; i + n <= l->n; i++) {
@@ -252,7 +277,8 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < l.n; i++)
 			puts(l.line[i]);
 	size_t at[sizeof stubs / sizeof *stubs][16];
-	for (size_t i = 0; !list && !failures && i < sizeof stubs / sizeof *stubs; i++) {
+	bool analysed = !failures;
+	for (size_t i = 0; !list && analysed && i < sizeof stubs / sizeof *stubs; i++) {
 		unsigned got = find_stub(&stubs[i], &l, at[i]);
 		if (got != stubs[i].want) {
 			fprintf(stderr, "%s: the %s stub as stub_abi.h gives it: %u found, %u sites\n", src,
