@@ -7,6 +7,9 @@
  *
  *   leader             the instruction starts a block
  *   tail               it is a jump that leaves its function (a tail call)
+ *   resync             control reaches it without a call or a return
+ *                      (setjmp's second return, a landing pad): the
+ *                      shadow stack catches up there
  *   flags-live F...    the status flags F (CF PF AF ZF SF OF) are live
  *                      where its block starts: a block stub there must
  *                      keep them
@@ -14,8 +17,8 @@
  *
  * Checked both ways, in every instrumented function: an instruction
  * without `leader` does not start a block, a jump without `tail` does
- * not leave its function, and a leader without `flags-live` has no flag
- * live.  Lines are the assembler's (.debug_line of `as -g`).
+ * not leave its function, one without `resync` is no resync point, and a
+ * leader without `flags-live` has no flag live.  Lines are the assembler's (.debug_line of `as -g`).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +35,7 @@ static const struct {
 #define E_LEADER 1u
 #define E_TAIL 2u
 #define E_COPIED 4u
+#define E_RESYNC 8u
 
 struct expect {
 	unsigned what;   /* E_* */
@@ -71,6 +75,8 @@ static struct expect *read_expects(const char *src, size_t *nlines, unsigned *co
 				x->what |= E_LEADER;
 			} else if (!strcmp(w, "tail")) {
 				x->what |= E_TAIL;
+			} else if (!strcmp(w, "resync")) {
+				x->what |= E_RESYNC;
 			} else if (!strcmp(w, "copied")) {
 				x->what |= E_COPIED;
 			} else if (!strcmp(w, "flags-live")) {
@@ -150,6 +156,11 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 			}
 			if (tail != !!(x->what & E_TAIL)) {
 				fprintf(stderr, "%s:%u: %s a tail call\n", src, line, tail ? "is" : "is not");
+				bad++;
+			}
+			bool resync = (t->mark[k] & MARK_RESYNC) != 0;
+			if (resync != !!(x->what & E_RESYNC)) {
+				fprintf(stderr, "%s:%u: %s a resync point\n", src, line, resync ? "is" : "is not");
 				bad++;
 			}
 			if (!leader) {

@@ -27,8 +27,9 @@ split_compare:
 	ret
 	.size	split_compare, .-split_compare
 
-# a call ends a block, and the callee clobbers the flags: the compare
-# before it keeps nothing live after it
+# a call ends a block, and the callee leaves the flags as it likes: the
+# setb after it reads the callee's CF (live where its block starts), the
+# compare before it is dead
 	.globl	calls_between
 	.type	calls_between, @function
 calls_between:
@@ -40,3 +41,14 @@ calls_between:
 	popq	%rbx
 	ret
 	.size	calls_between, .-calls_between
+
+# setjmp returns twice: where it returns is reached again by longjmp,
+# with frames on the shadow stack that are gone
+	.globl	saves_context
+	.type	saves_context, @function
+saves_context:
+	subq	$8, %rsp		# expect: leader
+	call	_setjmp
+	addq	$8, %rsp		# expect: leader resync
+	ret
+	.size	saves_context, .-saves_context
