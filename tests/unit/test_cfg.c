@@ -13,18 +13,28 @@
  *   flags-live F...    the status flags F (CF PF AF ZF SF OF) are live
  *                      where its block starts: a block stub there must
  *                      keep them
+ *   loop               its block lies on a small loop (loops.h): costed
+ *                      as repeated
+ *   follows P          under --cache-sim, a load stub before it waits for
+ *                      the loads of class P (chase.h)
+ *   sets Q             ... and the loads of class Q wait for it; a class
+ *                      is any name, the same name the same class, two
+ *                      names two classes
  *   copied             it starts a function left as it was (no blocks)
  *
  * Checked both ways, in every instrumented function: an instruction
  * without `leader` does not start a block, a jump without `tail` does
- * not leave its function, one without `resync` is no resync point, and a
- * leader without `flags-live` has no flag live.  Lines are the assembler's (.debug_line of `as -g`).
+ * not leave its function, one without `resync` is no resync point, one
+ * without `follows` or `sets` has no load stub, and a leader without
+ * `flags-live` has no flag live, without `loop` is on no small loop.  Lines are the assembler's (.debug_line of `as -g`).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cfg.h"
+#include "loops.h"
+#include "stub_abi.h"
 #include "unit_obj.h"
 
 static const struct {
@@ -36,15 +46,56 @@ static const struct {
 #define E_TAIL 2u
 #define E_COPIED 4u
 #define E_RESYNC 8u
+#define E_LOOP 16u
+
+#define MAX_CLASSES 16
 
 struct expect {
 	unsigned what;   /* E_* */
 	uint16_t live;   /* flags-live */
+	int follows, sets; /* classes by name (an index into the names), or -1 */
 	bool seen;       /* an instruction is on its line */
 };
 
+/* Load classes by the names annotations give them, and the classes
+ * chase.c numbered them with. */
+struct classes {
+	char *name[MAX_CLASSES];
+	uint32_t id[MAX_CLASSES]; /* 0: not seen yet */
+	int n;
+};
+
+static int class_named(struct classes *cl, const char *name)
+{
+	for (int i = 0; i < cl->n; i++)
+		if (!strcmp(cl->name[i], name))
+			return i;
+	if (cl->n == MAX_CLASSES)
+		return -1;
+	cl->name[cl->n] = xstrdup(name);
+	cl->id[cl->n] = 0;
+	return cl->n++;
+}
+
+/* Whether chase.c's class id is the one the name i stands for: the first
+ * time, it becomes so, if no other name has it. */
+static bool class_is(struct classes *cl, int i, uint32_t id)
+{
+	if (i < 0)
+		return id == 0;
+	if (!id)
+		return false;
+	if (!cl->id[i]) {
+		for (int j = 0; j < cl->n; j++)
+			if (cl->id[j] == id)
+				return false;
+		cl->id[i] = id;
+	}
+	return cl->id[i] == id;
+}
+
 /* The annotations of src by line: lines[n] for n < *nlines. */
-static struct expect *read_expects(const char *src, size_t *nlines, unsigned *count)
+static struct expect *read_expects(const char *src, struct classes *cl, size_t *nlines, unsigned *count)
 {
 	FILE *f = fopen(src, "r");
 	if (!f) {
@@ -59,6 +110,7 @@ static struct expect *read_expects(const char *src, size_t *nlines, unsigned *co
 		grow(&e, &cap, ++n, sizeof *e);
 		struct expect *x = &e[n - 1];
 		memset(x, 0, sizeof *x);
+		x->follows = x->sets = -1;
 		char *a = strstr(line, "# expect:");
 		if (!a)
 			continue;
@@ -75,6 +127,18 @@ static struct expect *read_expects(const char *src, size_t *nlines, unsigned *co
 				x->what |= E_LEADER;
 			} else if (!strcmp(w, "tail")) {
 				x->what |= E_TAIL;
+			} else if (!strcmp(w, "follows") || !strcmp(w, "sets")) {
+				char *name = strtok(NULL, " \t\n");
+				int i = name ? class_named(cl, name) : -1;
+				if (i < 0) {
+					fprintf(stderr, "%s:%zu: %s what?\n", src, n, w);
+					free(e);
+					fclose(f);
+					return NULL;
+				}
+				*(w[0] == 'f' ? &x->follows : &x->sets) = i;
+			} else if (!strcmp(w, "loop")) {
+				x->what |= E_LOOP;
 			} else if (!strcmp(w, "resync")) {
 				x->what |= E_RESYNC;
 			} else if (!strcmp(w, "copied")) {
@@ -116,9 +180,12 @@ static void flags_str(uint16_t live, char *out, size_t n)
 
 /* Every instruction of c's functions against the annotations: the
  * number of mismatches, each said on stderr. */
-static int check_code(const char *src, const struct code *c, struct expect *e, size_t nlines)
+static int check_code(const char *src, const struct code *c, struct expect *e, size_t nlines,
+		      struct classes *cl)
 {
 	int bad = 0;
+	bool *looped = xcalloc(c->nblocks + 1, sizeof(bool));
+	loops_mark_small(c, looped);
 	/* a function copied as it was is not decoded: its entry's line says */
 	for (size_t fi = 0; fi < c->nfuncs; fi++) {
 		const struct func *f = &c->funcs[fi];
@@ -163,13 +230,26 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 				fprintf(stderr, "%s:%u: %s a resync point\n", src, line, resync ? "is" : "is not");
 				bad++;
 			}
+			uint32_t word = t->chase ? t->chase[k] : 0;
+			if (!class_is(cl, x->follows, word >> STUB_LOAD_WAIT_SHIFT & STUB_LOAD_SLOT_MASK) ||
+			    !class_is(cl, x->sets, word & STUB_LOAD_SLOT_MASK)) {
+				fprintf(stderr, "%s:%u: load stub word %#x: waits for class %u, sets class %u, "
+					"not as annotated\n", src, line, word, word >> STUB_LOAD_WAIT_SHIFT & STUB_LOAD_SLOT_MASK,
+					word & STUB_LOAD_SLOT_MASK);
+				bad++;
+			}
 			if (!leader) {
-				if (x->live) {
-					fprintf(stderr, "%s:%u: flags-live on an instruction that starts no block\n", src,
-						line);
+				if (x->live || (x->what & E_LOOP)) {
+					fprintf(stderr, "%s:%u: flags-live or loop on an instruction that starts no block\n",
+						src, line);
 					bad++;
 				}
 				continue;
+			}
+			if (looped[t->block[k]] != !!(x->what & E_LOOP)) {
+				fprintf(stderr, "%s:%u: %s a small loop\n", src, line,
+					looped[t->block[k]] ? "on" : "not on");
+				bad++;
 			}
 			uint16_t live = c->blocks[t->block[k]].live_in & FLAGS_STATUS;
 			if (live != x->live) {
@@ -181,8 +261,9 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 			}
 		}
 	}
+	free(looped);
 	for (size_t i = 0; i < nlines; i++) {
-		if ((e[i].what || e[i].live) && !e[i].seen) {
+		if ((e[i].what || e[i].live || e[i].follows >= 0 || e[i].sets >= 0) && !e[i].seen) {
 			fprintf(stderr, "%s:%zu: an annotation on no instruction of a function\n", src, i + 1);
 			bad++;
 		}
@@ -194,7 +275,8 @@ static int check_file(const char *src)
 {
 	size_t nlines;
 	unsigned count;
-	struct expect *e = read_expects(src, &nlines, &count);
+	struct classes cl = {.n = 0};
+	struct expect *e = read_expects(src, &cl, &nlines, &count);
 	if (!e)
 		return 1;
 	if (!count) {
@@ -206,13 +288,16 @@ static int check_file(const char *src)
 	struct code c;
 	int bad = 1;
 	if (!unit_object(src, &o)) {
-		struct rewrite_opts ro = {.model = model_find("instructions")};
+		/* --cache-sim's analysis too (chase.c) */
+		struct rewrite_opts ro = {.model = model_find("instructions"), .cache_sim = true};
 		if (!code_analyse(&c, &o, &ro))
-			bad = check_code(src, &c, e, nlines);
+			bad = check_code(src, &c, e, nlines, &cl);
 		code_free(&c);
 	}
 	obj_free(&o);
 	free(e);
+	for (int i = 0; i < cl.n; i++)
+		free(cl.name[i]);
 	if (!bad)
 		printf("%s: %u annotations hold\n", src, count);
 	return bad;

@@ -6,7 +6,7 @@
 count_down:
 	xorl	%eax, %eax		# expect: leader
 .Lloop:
-	addl	%edi, %eax		# expect: leader
+	addl	%edi, %eax		# expect: leader loop
 	subl	$1, %edi
 	jne	.Lloop
 	ret				# expect: leader

@@ -22,11 +22,12 @@ sibling:
 	ret
 	.size	sibling, .-sibling
 
-# a jump back to its own entry is a new call of itself
+# a jump back to its own entry is a new call of itself; its block runs
+# again at once, so it is costed as a loop's
 	.globl	self_loop
 	.type	self_loop, @function
 self_loop:
-	subl	$1, %edi		# expect: leader
+	subl	$1, %edi		# expect: leader loop
 	jg	self_loop		# expect: tail
 	movl	%edi, %eax		# expect: leader
 	ret
