@@ -63,6 +63,16 @@ def detail_inlined(text):
     return rows
 
 
+def pprof_flat(top):
+    """go tool pprof -top's flat figure of each function."""
+    flat = {}
+    for line in top.splitlines():
+        m = re.match(r"^\s*(\d+)\s+[\d.]+%\s+[\d.]+%\s+\d+\s+[\d.]+%\s+(.*)$", line)
+        if m:
+            flat[m.group(2)] = int(m.group(1))
+    return flat
+
+
 def strip_inlines(data):
     """The profile as a profinst without inline frames wrote it: each
     map's header without ninlines..inrows_off (88 bytes, not 104), the
@@ -183,17 +193,20 @@ def tests(ctx, Fail, sh, must, profile_json):
                                    (leaf, helper, traces[:3000]))
                 top = must(["go", "tool", "pprof", "-top", "-nodecount=100000", "-nodefraction=0", pb],
                            "go tool pprof -top", env=env).stdout
-                flat = {}
-                for line in top.splitlines():
-                    mm = re.match(r"^\s*(\d+)\s+[\d.]+%\s+[\d.]+%\s+\d+\s+[\d.]+%\s+(.*)$", line)
-                    if mm:
-                        flat[mm.group(2)] = int(mm.group(1))
+                flat = pprof_flat(top)
                 self_run = next(f["self_cycles"] for f in pj["functions"] if f["name"] == "run")
                 want = {"mix (inline)": rows[mix], "rot (inline)": rows[rot],
                         "step (inline)": rows[in_step] - rows[mix] - rows[rot], "run": self_run - rows[in_step]}
                 got = {k: flat.get(k) for k in want}
                 if got != want or sum(flat.values()) != pj["total_cycles"]:
                     raise Fail("pprof -top: %r, want %r, total %d:\n%s" % (got, want, pj["total_cycles"], top))
+                # and -noinlines folds them back into the functions' own
+                top = must(["go", "tool", "pprof", "-top", "-noinlines", "-nodecount=100000", "-nodefraction=0", pb],
+                           "go tool pprof -top -noinlines", env=env).stdout
+                flat = pprof_flat(top)
+                want = {f["name"]: f["self_cycles"] for f in pj["functions"] if f["self_cycles"]}
+                if flat != want:
+                    raise Fail("pprof -top -noinlines: %r, the profile's self %r" % (flat, want))
                 lst = must(["go", "tool", "pprof", "-list", "^mix$", pb], "go tool pprof -list", env=env).stdout
                 # (clang's DWARF 4 names the file relative to its unit's
                 # directory, which pprof finds from here)
