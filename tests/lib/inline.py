@@ -7,6 +7,7 @@ step.  The figures are checked against what the profile's block counts
 and binutils' own reading of the DWARF (addr2line -i) give; a profile
 whose maps predate inline frames still reads; malformed DWARF costs the
 inline frames and one warning, nothing else."""
+import bisect
 import os
 import re
 import shutil
@@ -16,6 +17,13 @@ import tempfile
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(HERE, "annotate", "inline.c")
+
+# larger code with many inlined calls: the rewriter's own
+BIG_SOURCES = ["cfg.c", "layout.c", "dwarfinfo.c"]
+BIG_VARIANTS = [("gcc", ["-g"], "addr2line"), ("gcc", ["-gdwarf-4", "-ffunction-sections"], "addr2line"),
+                ("clang", ["-gdwarf-4"], "addr2line"),
+                # binutils 2.40 misses ranges of clang's DWARF 5 (DW_FORM_rnglistx); LLVM's own reader does not
+                ("clang", ["-g"], "llvm-addr2line-14")]
 
 VARIANTS = [("gcc", ["-g"]), ("gcc", ["-gdwarf-4"]), ("clang", ["-g"]), ("clang", ["-gdwarf-4"]),
             ("gcc", ["-g", "-ffunction-sections"]), ("clang", ["-gdwarf-4", "-ffunction-sections"])]
@@ -61,6 +69,44 @@ def detail_inlined(text):
         elif on and not line.strip():
             break
     return rows
+
+
+def map_rows(obj):
+    """The inline rows of the map profinst -c wrote into obj: {section:
+    [(offset, innermost inlined function or None)]}."""
+    blob = obj + ".map"
+    subprocess.run(["objcopy", "--dump-section", "profinst_map=" + blob, obj], check=True)
+    m = open(blob, "rb").read()
+    h = struct.unpack_from("<26I", m, 0)
+    if not h[17] & PI_MAP_INLINES:
+        return None
+    strs = m[h[10]:h[10] + h[11]]
+
+    def string(o):
+        return strs[o:strs.index(b"\0", o)].decode()
+    frames = [struct.unpack_from("<4I", m, h[23] + 16 * i) for i in range(h[22])]
+    rows = {}
+    for i in range(h[24]):
+        sec, off, frame = struct.unpack_from("<3I", m, h[25] + 12 * i)
+        rows.setdefault(string(sec), []).append((off, string(frames[frame - 1][0]) if frame else None))
+    return rows
+
+
+def innermost_functions(tool, obj, section, addrs):
+    """The innermost inlined function tool (addr2line, llvm-addr2line)
+    finds at each address, or None where the code is not inlined."""
+    cmd = [tool, "-a", "-i", "-f", "-e", obj] + (["-j", section] if tool == "addr2line" else [])
+    out = subprocess.run(cmd + ["0x%x" % a for a in addrs], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    found, i = {}, 0
+    while i < len(out):
+        j = i + 1
+        while j < len(out) and not out[j].startswith("0x"):
+            j += 1
+        names = out[i + 1:j:2]  # function, file:line, function, ...
+        found[int(out[i], 16)] = names[0] if len(names) > 1 else None
+        i = j
+    return found
 
 
 def pprof_flat(top):
@@ -260,6 +306,57 @@ def tests(ctx, Fail, sh, must, profile_json):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    def map_agrees(cc, flags, tool):
+        """Every instruction of larger objects: the innermost inlined call
+        the map says it is in is the one binutils' or LLVM's reading of the
+        DWARF finds."""
+        def case():
+            tmp = tempfile.mkdtemp(prefix="pi-inline-")
+            try:
+                root = os.path.dirname(HERE)
+                inc = ["-I" + os.path.join(root, d) for d in ("rewriter", "libprof", "runtime", "x86")]
+                frames = 0
+                for src in BIG_SOURCES:
+                    obj = os.path.join(tmp, src + ".o")
+                    must([cc, "-O2"] + flags + inc + ["-c", os.path.join(root, "rewriter", src), "-o", obj], "compile")
+                    out = os.path.join(tmp, src + ".pi.o")
+                    r = must([ctx.profinst, "-c", obj, "-o", out], "profinst -c")
+                    if r.stderr.strip():
+                        raise Fail("profinst warned:\n" + r.stderr)
+                    rows = map_rows(out)
+                    if rows is None:
+                        raise Fail("%s: no inline tables in the map" % src)
+                    dis = must(["objdump", "-d", "--no-show-raw-insn", obj], "objdump").stdout
+                    insns, sec = {}, None
+                    for line in dis.splitlines():
+                        m = re.match(r"^Disassembly of section (\S+):", line)
+                        if m:
+                            sec = m.group(1)
+                        m = re.match(r"^\s+([0-9a-f]+):\s", line)
+                        if m and sec:
+                            insns.setdefault(sec, []).append(int(m.group(1), 16))
+                    wrong = []
+                    for sec, addrs in insns.items():
+                        theirs = innermost_functions(tool, obj, sec, addrs)
+                        r = rows.get(sec, [])
+                        offs = [o for o, _ in r]
+                        for a in addrs:
+                            k = bisect.bisect_right(offs, a) - 1
+                            mine = r[k][1] if k >= 0 else None
+                            frames += mine is not None
+                            if mine != theirs[a]:
+                                wrong.append("%s+0x%x: %s, %s says %s" % (sec, a, mine, tool, theirs[a]))
+                    if wrong:
+                        raise Fail("%s: %d instructions of %d:\n%s" % (src, len(wrong), sum(map(len, insns.values())),
+                                                                      "\n".join(wrong[:20])))
+                if frames < 1000:
+                    raise Fail("only %d instructions in inlined calls" % frames)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        return case
+
     out = [("inline/views[%s %s]" % (cc, " ".join(flags)), views(cc, flags)) for cc, flags in VARIANTS]
+    out += [("inline/map_agrees[%s %s]" % (cc, " ".join(flags)), map_agrees(cc, flags, tool))
+            for cc, flags, tool in BIG_VARIANTS]
     out += [("inline/old_maps", old_maps), ("inline/malformed", malformed)]
     return out
