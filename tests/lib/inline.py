@@ -26,7 +26,8 @@ BIG_VARIANTS = [("gcc", ["-g"], "addr2line"), ("gcc", ["-gdwarf-4", "-ffunction-
                 ("clang", ["-g"], "llvm-addr2line-14")]
 
 VARIANTS = [("gcc", ["-g"]), ("gcc", ["-gdwarf-4"]), ("clang", ["-g"]), ("clang", ["-gdwarf-4"]),
-            ("gcc", ["-g", "-ffunction-sections"]), ("clang", ["-gdwarf-4", "-ffunction-sections"])]
+            ("gcc", ["-g", "-ffunction-sections"]), ("clang", ["-g", "-ffunction-sections"]),
+            ("clang", ["-gdwarf-4", "-ffunction-sections"])]
 
 PI_MAP_RELOCS, PI_MAP_INLINES = 0x10, 0x20
 REC_OBJECT = 1
