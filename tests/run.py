@@ -1056,10 +1056,10 @@ def collect(ctx, args):
     tests += exports.html_tests(ctx, Fail, sh, must, profile_json)
     import labels
     tests += labels.tests(ctx, Fail, sh, must, profile_json)
-    import inline
-    tests += inline.tests(ctx, Fail, sh, must, profile_json)
     tests += consistency.tests(ctx, Fail, sh, must, profile_json)
     tests += badinput.tests(ctx, Fail, sh)
+    import inline
+    tests += inline.tests(ctx, Fail, sh, must, profile_json)
     tests += manpages.tests(ctx, Fail, sh, must)
     tests += real.tests(ctx, Fail, sh, must, run_pair, profile_json, compare_counts, object_functions,
                         check_callgraph)
