@@ -27,59 +27,117 @@ static bool str_ok(const struct pi_map_hdr *m, uint32_t s)
 	return memchr(str + s, 0, m->str_size - s) != NULL;
 }
 
-/* qsort_r is a GNU extension; the rows being sorted are reached through
- * this instead (one sort at a time: profview is single-threaded). */
-static const struct pi_map_line *sort_rows;
+/* Line rows and inline rows both begin with (section, offset): one index
+ * of rows by (section, offset, index) serves both.  qsort_r is a GNU
+ * extension; the rows being sorted are reached through these instead (one
+ * sort at a time: profview is single-threaded). */
+static const uint8_t *sort_rows;
+static size_t sort_stride;
 
-static int cmp_line_ix(const void *a, const void *b)
+static void row_key(const uint8_t *rows, size_t stride, uint32_t i, uint32_t *section, uint32_t *offset)
+{
+	memcpy(section, rows + i * stride, 4);
+	memcpy(offset, rows + i * stride + 4, 4);
+}
+
+static int cmp_row_ix(const void *a, const void *b)
 {
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	const struct pi_map_line *x = &sort_rows[i], *y = &sort_rows[j];
-	if (x->section != y->section)
-		return x->section < y->section ? -1 : 1;
-	if (x->offset != y->offset)
-		return x->offset < y->offset ? -1 : 1;
+	uint32_t si, oi, sj, oj;
+	row_key(sort_rows, sort_stride, i, &si, &oi);
+	row_key(sort_rows, sort_stride, j, &sj, &oj);
+	if (si != sj)
+		return si < sj ? -1 : 1;
+	if (oi != oj)
+		return oi < oj ? -1 : 1;
 	return (i > j) - (i < j);
 }
 
-static int index_lines(struct prof_obj *o)
+static uint32_t *index_rows(const void *rows, uint32_t n, size_t stride)
 {
-	uint32_t n = o->map->nlines;
-	o->line_ix = malloc((n ? n : 1) * sizeof(uint32_t));
-	if (!o->line_ix)
-		return -1;
+	uint32_t *ix = malloc((n ? n : 1) * sizeof(uint32_t));
+	if (!ix)
+		return NULL;
 	for (uint32_t i = 0; i < n; i++)
-		o->line_ix[i] = i;
-	sort_rows = o->lines;
-	qsort(o->line_ix, n, sizeof(uint32_t), cmp_line_ix);
+		ix[i] = i;
+	sort_rows = rows;
+	sort_stride = stride;
+	qsort(ix, n, sizeof(uint32_t), cmp_row_ix);
 	sort_rows = NULL;
-	return 0;
+	return ix;
 }
 
-const struct pi_map_line *prof_line(const struct prof_obj *o, uint32_t section, uint32_t offset)
+/* The last row at or before (section, offset) of that section, or
+ * UINT32_MAX. */
+static uint32_t find_row(const void *rows, const uint32_t *ix, uint32_t n, size_t stride, uint32_t section,
+			 uint32_t offset)
 {
-	/* the last row at or before (section, offset) */
-	uint32_t lo = 0, hi = o->map->nlines;
+	uint32_t lo = 0, hi = n, s, o;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		const struct pi_map_line *r = &o->lines[o->line_ix[mid]];
-		if (r->section < section || (r->section == section && r->offset <= offset))
+		row_key(rows, stride, ix[mid], &s, &o);
+		if (s < section || (s == section && o <= offset))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
-		return NULL;
-	const struct pi_map_line *r = &o->lines[o->line_ix[lo - 1]];
-	return r->section == section && r->line ? r : NULL;
+		return UINT32_MAX;
+	row_key(rows, stride, ix[lo - 1], &s, &o);
+	return s == section ? ix[lo - 1] : UINT32_MAX;
+}
+
+const struct pi_map_line *prof_line(const struct prof_obj *o, uint32_t section, uint32_t offset)
+{
+	uint32_t i = find_row(o->lines, o->line_ix, o->map->nlines, sizeof(*o->lines), section, offset);
+	return i != UINT32_MAX && o->lines[i].line ? &o->lines[i] : NULL;
+}
+
+const struct pi_map_inline *prof_inline(const struct prof_obj *o, uint32_t section, uint32_t offset)
+{
+	uint32_t i = find_row(o->inrows, o->inrow_ix, o->ninrows, sizeof(*o->inrows), section, offset);
+	return i != UINT32_MAX && o->inrows[i].frame ? &o->inlines[o->inrows[i].frame - 1] : NULL;
+}
+
+const struct pi_map_inline *prof_inline_parent(const struct prof_obj *o, const struct pi_map_inline *f)
+{
+	return f->parent ? &o->inlines[f->parent - 1] : NULL;
 }
 
 _Static_assert(offsetof(struct pi_map_hdr, nrelocs) == PI_MAP_HDR_V3_SIZE, "a map without relocations ends there");
+_Static_assert(offsetof(struct pi_map_hdr, ninlines) == PI_MAP_HDR_RELOCS_SIZE, "a map without inlines ends there");
 
 /* Its relocation table (PI_MAP_RELOCS), or none in a map written before. */
 static uint32_t map_nrelocs(const struct pi_map_hdr *m)
 {
 	return (m->reserved & PI_MAP_RELOCS) ? m->nrelocs : 0;
+}
+
+/* Its inline tables (PI_MAP_INLINES, which comes with PI_MAP_RELOCS), or
+ * none in a map written before. */
+static bool map_inlines(const struct pi_map_hdr *m)
+{
+	return (m->reserved & PI_MAP_INLINES) && (m->reserved & PI_MAP_RELOCS);
+}
+
+/* The inline tables: strings, parents before their children, rows'
+ * frames. */
+static int check_inlines(const struct pi_map_hdr *m, char *err, size_t n)
+{
+	uint64_t sz = m->size;
+	if ((uint64_t)m->inlines_off + (uint64_t)m->ninlines * sizeof(struct pi_map_inline) > sz ||
+	    (uint64_t)m->inrows_off + (uint64_t)m->ninrows * sizeof(struct pi_map_inrow) > sz ||
+	    m->inlines_off % 4 || m->inrows_off % 4)
+		return prof_fail(err, n, "object map tables overrun the map");
+	const struct pi_map_inline *f = (const void *)((const char *)m + m->inlines_off);
+	for (uint32_t i = 0; i < m->ninlines; i++)
+		if (!str_ok(m, f[i].name) || !str_ok(m, f[i].call_file) || f[i].parent > i)
+			return prof_fail(err, n, "bad inlined call in object map");
+	const struct pi_map_inrow *r = (const void *)((const char *)m + m->inrows_off);
+	for (uint32_t i = 0; i < m->ninrows; i++)
+		if (!str_ok(m, r[i].section) || r[i].frame > m->ninlines)
+			return prof_fail(err, n, "bad inline row in object map");
+	return 0;
 }
 
 static int check_map(const struct pi_map_hdr *m, uint64_t avail, char *err, size_t n)
@@ -88,7 +146,9 @@ static int check_map(const struct pi_map_hdr *m, uint64_t avail, char *err, size
 		return prof_fail(err, n, "bad object map");
 	if (m->version != PI_MAP_VERSION)
 		return prof_fail(err, n, "object map version %u not supported", m->version);
-	uint64_t hdr = (m->reserved & PI_MAP_RELOCS) ? sizeof(*m) : PI_MAP_HDR_V3_SIZE;
+	uint64_t hdr = map_inlines(m)			 ? sizeof(*m)
+		       : (m->reserved & PI_MAP_RELOCS) ? PI_MAP_HDR_RELOCS_SIZE
+						       : PI_MAP_HDR_V3_SIZE;
 	if (m->size > avail || m->size < hdr)
 		return prof_fail(err, n, "object map overruns its record");
 	if (m->units == 0 || m->units > 1024)
@@ -134,7 +194,7 @@ static int check_map(const struct pi_map_hdr *m, uint64_t avail, char *err, size
 	for (uint32_t i = 0; i < m->nsites; i++)
 		if (s[i].func >= m->nfuncs || !str_ok(m, s[i].section) || s[i].piece >= PI_MAX_PIECES)
 			return prof_fail(err, n, "bad call site in object map");
-	return 0;
+	return map_inlines(m) ? check_inlines(m, err, n) : 0;
 }
 
 #define GROW(arr, len, cap)                                                          \
@@ -179,7 +239,15 @@ static int add_object(struct profile *p, uint32_t idx, const struct pi_map_hdr *
 	}
 	if (!o->counts)
 		return prof_fail(err, errsz, "out of memory");
-	if (index_lines(o))
+	if (map_inlines(m)) {
+		o->inlines = (const void *)((const char *)m + m->inlines_off);
+		o->ninlines = m->ninlines;
+		o->inrows = (const void *)((const char *)m + m->inrows_off);
+		o->ninrows = m->ninrows;
+	}
+	o->line_ix = index_rows(o->lines, m->nlines, sizeof(*o->lines));
+	o->inrow_ix = index_rows(o->inrows, o->ninrows, sizeof(*o->inrows));
+	if (!o->line_ix || !o->inrow_ix)
 		return prof_fail(err, errsz, "out of memory");
 	return 0;
 }
@@ -438,6 +506,7 @@ void prof_free(struct profile *p)
 		free(p->objs[i].mispredicts);
 		free(p->objs[i].mem_waits);
 		free(p->objs[i].line_ix);
+		free(p->objs[i].inrow_ix);
 	}
 	free(p->objs);
 	free(p->threads);

@@ -971,8 +971,11 @@ def fuzz_case(ctx, target, seconds):
                                ("017_cxx_exceptions.cc", "g++", ["-O2", "-g"]),
                                ("018_cxx_templates.cc", "g++", ["-O1"]),
                                ("045_data_in_code.c", "gcc", ["-O2"]), ("046_asm_without_type.c", "gcc", ["-O2"]),
-                               ("005_function_pointers.c", "gcc", ["-O2", "-flto", "-ffat-lto-objects"])):
-            o = os.path.join(tmp, src + ("-lto" if "-flto" in flags else "") + ".o")
+                               ("005_function_pointers.c", "gcc", ["-O2", "-flto", "-ffat-lto-objects"]),
+                               # inlined calls: .debug_info's readers, DWARF 5 and 4
+                               ("../annotate/inline.c", "gcc", ["-O2", "-g"]),
+                               ("../annotate/inline.c", "clang", ["-O2", "-gdwarf-4"])):
+            o = os.path.join(tmp, os.path.basename(src) + "-" + cc + ("-lto" if "-flto" in flags else "") + ".o")
             must([cc] + flags + ["-c", os.path.join(HERE, "e2e", src), "-o", o], "compile")
             objs.append(o)
         group = os.path.join(tmp, "group.cc")
@@ -993,7 +996,9 @@ def fuzz_case(ctx, target, seconds):
                                      # the simulations' counters
                                      ("s", objs[0], ["--cpu=zen5", "--branch-sim", "--cache-sim"]),
                                      # C++: demangled names, groups, exceptions
-                                     ("x", objs[3], []), ("t", objs[4], [])):
+                                     ("x", objs[3], []), ("t", objs[4], []),
+                                     # inlined calls' tables
+                                     ("n", objs[8], [])):
                 must([ctx.profinst] + flags + [obj, "-o", exe2], "profinst")
                 sh([exe2], env=dict(env, PROFINST_OUTPUT=os.path.join(corpus, name + ".pf")), cwd=tmp)
             # threads
@@ -1075,6 +1080,8 @@ def collect(ctx, args):
     tests += maps.tests(ctx, Fail, sh, must, profile_json)
     tests += consistency.tests(ctx, Fail, sh, must, profile_json)
     tests += badinput.tests(ctx, Fail, sh)
+    import inline
+    tests += inline.tests(ctx, Fail, sh, must, profile_json)
     tests += manpages.tests(ctx, Fail, sh, must)
     tests += real.tests(ctx, Fail, sh, must, run_pair, profile_json, compare_counts, object_functions,
                         check_callgraph)
