@@ -4,17 +4,74 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int add_arc(struct arc **v, uint32_t *n, uint32_t *cap, uint32_t other, uint64_t calls,
-		   uint64_t rec_calls, uint64_t self, uint64_t incl)
+/* Where each arc is in its list, so that adding to an arc is O(1) however
+ * many arcs a function has (a helper called from everywhere has as many
+ * callers as the program has functions).  Keys are (list, other): a list
+ * is a function's callers (2g), its callees (2g + 1), or likewise a
+ * cycle's parents and children; other may be UINT32_MAX (the root). */
+struct arc_map {
+	uint64_t *keys; /* EMPTY_KEY: a free slot */
+	uint32_t *ix;   /* the arc's index in its list */
+	size_t cap, n;  /* cap: a power of two, kept at least twice n */
+};
+
+#define EMPTY_KEY UINT64_MAX
+
+static size_t arc_slot(const struct arc_map *m, uint64_t key)
 {
-	for (uint32_t i = 0; i < *n; i++)
-		if ((*v)[i].other == other) {
-			(*v)[i].calls += calls;
-			(*v)[i].rec_calls += rec_calls;
-			(*v)[i].self += self;
-			(*v)[i].incl += incl;
-			return 0;
+	/* both halves of the key mixed into the low bits the slot takes */
+	uint64_t h = (key ^ key >> 29) * 0x9e3779b97f4a7c15ull;
+	size_t i = (size_t)(h ^ h >> 32) & (m->cap - 1);
+	while (m->keys[i] != EMPTY_KEY && m->keys[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static int arc_map_grow(struct arc_map *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 1024;
+	uint64_t *keys = malloc(cap * sizeof(*keys));
+	uint32_t *ix = malloc(cap * sizeof(*ix));
+	if (!keys || !ix) {
+		free(keys), free(ix);
+		return -1;
+	}
+	memset(keys, 0xff, cap * sizeof(*keys));
+	struct arc_map nm = {keys, ix, cap, m->n};
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->keys[i] != EMPTY_KEY) {
+			size_t s = arc_slot(&nm, m->keys[i]);
+			nm.keys[s] = m->keys[i];
+			nm.ix[s] = m->ix[i];
 		}
+	free(m->keys), free(m->ix);
+	*m = nm;
+	return 0;
+}
+
+static void arc_map_free(struct arc_map *m)
+{
+	free(m->keys), free(m->ix);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Adds to the arc to other of list `list` (v[*n]), appended on first sight:
+ * a list keeps the order its arcs were first met in. */
+static int add_arc(struct arc_map *m, uint32_t list, struct arc **v, uint32_t *n, uint32_t *cap, uint32_t other,
+		   uint64_t calls, uint64_t rec_calls, uint64_t self, uint64_t incl)
+{
+	if (2 * (m->n + 1) > m->cap && arc_map_grow(m))
+		return -1;
+	uint64_t key = (uint64_t)list << 32 | other;
+	size_t s = arc_slot(m, key);
+	if (m->keys[s] == key) {
+		struct arc *a = &(*v)[m->ix[s]];
+		a->calls += calls;
+		a->rec_calls += rec_calls;
+		a->self += self;
+		a->incl += incl;
+		return 0;
+	}
 	if (*n == *cap) {
 		uint32_t nc = *cap ? *cap * 2 : 4;
 		void *np = realloc(*v, nc * sizeof(**v));
@@ -23,21 +80,25 @@ static int add_arc(struct arc **v, uint32_t *n, uint32_t *cap, uint32_t other, u
 		*v = np;
 		*cap = nc;
 	}
+	m->keys[s] = key;
+	m->ix[s] = *n;
+	m->n++;
 	(*v)[(*n)++] = (struct arc){other, calls, rec_calls, self, incl};
 	return 0;
 }
 
 /* caller -> callee; caller may be UINT32_MAX (the root) */
-static int add_edge(struct func_table *t, uint32_t caller, uint32_t callee, uint64_t calls, uint64_t rec_calls,
-		    uint64_t self, uint64_t incl)
+static int add_edge(struct func_table *t, struct arc_map *m, uint32_t caller, uint32_t callee, uint64_t calls,
+		    uint64_t rec_calls, uint64_t self, uint64_t incl)
 {
 	struct func_view *e = &t->f[callee];
-	if (add_arc(&e->callers, &e->ncallers, &e->callercap, caller, calls, rec_calls, self, incl))
+	if (add_arc(m, 2 * callee, &e->callers, &e->ncallers, &e->callercap, caller, calls, rec_calls, self, incl))
 		return -1;
 	if (caller == UINT32_MAX)
 		return 0;
 	struct func_view *r = &t->f[caller];
-	return add_arc(&r->callees, &r->ncallees, &r->calleecap, callee, calls, rec_calls, self, incl);
+	return add_arc(m, 2 * caller + 1, &r->callees, &r->ncallees, &r->calleecap, callee, calls, rec_calls, self,
+		       incl);
 }
 
 void prof_subtree(const struct prof_thread *th, uint64_t *cum)
@@ -70,9 +131,8 @@ int func_table_build(struct func_table *t, const struct profile *p)
 	return func_table_build_under(t, p, UINT32_MAX);
 }
 
-int func_table_build_under(struct func_table *t, const struct profile *p, uint32_t root)
+static int build_table(struct func_table *t, const struct profile *p, uint32_t root, struct arc_map *m)
 {
-	memset(t, 0, sizeof(*t));
 	t->n = p->nfuncs;
 	t->units = p->units ? p->units : 1;
 	t->root = root;
@@ -126,7 +186,7 @@ int func_table_build_under(struct func_table *t, const struct profile *p, uint32
 			t->total_self += nd->self;
 			t->thread_self[ti] += nd->self;
 			uint32_t caller = g == root ? UINT32_MAX : gof[nd->parent];
-			if (add_edge(t, caller, g, nd->calls - nd->rec_calls, 0, nd->self, cum[n])) {
+			if (add_edge(t, m, caller, g, nd->calls - nd->rec_calls, 0, nd->self, cum[n])) {
 				free(gof), free(cum), free(in);
 				return -1;
 			}
@@ -135,7 +195,7 @@ int func_table_build_under(struct func_table *t, const struct profile *p, uint32
 			const struct pi_prof_recedge *re = &th->recs[k];
 			if (!in[re->node] || !in[re->caller_node])
 				continue;
-			if (add_edge(t, prof_gfunc(p, re->caller_obj, re->caller_func), gof[re->node], re->calls,
+			if (add_edge(t, m, prof_gfunc(p, re->caller_obj, re->caller_func), gof[re->node], re->calls,
 				     re->calls, 0, 0)) {
 				free(gof), free(cum), free(in);
 				return -1;
@@ -164,6 +224,15 @@ int func_table_build_under(struct func_table *t, const struct profile *p, uint32
 		v->mem_wait_cycles = prof_map_units(p, o, waits);
 	}
 	return 0;
+}
+
+int func_table_build_under(struct func_table *t, const struct profile *p, uint32_t root)
+{
+	memset(t, 0, sizeof(*t));
+	struct arc_map m = {0};
+	int rc = build_table(t, p, root, &m);
+	arc_map_free(&m);
+	return rc;
 }
 
 void func_table_free(struct func_table *t)
@@ -233,15 +302,19 @@ static int find_sccs(const struct func_table *t, uint32_t *comp, uint32_t *ncomp
 	return 0;
 }
 
-static int cycle_arc(struct arc **v, uint32_t *n, uint32_t *cap, uint32_t other, uint64_t calls, uint64_t self,
-		     uint64_t incl)
+/* An arc of cycle c (its index in ct->c): to a parent, or else a child. */
+static int cycle_arc(struct arc_map *m, struct cycle *cy, uint32_t c, bool parent, uint32_t other, uint64_t calls,
+		     uint64_t self, uint64_t incl)
 {
-	return add_arc(v, n, cap, other, calls, 0, self, incl);
+	if (parent)
+		return add_arc(m, 2 * c, &cy->parents, &cy->nparents, &cy->parentcap, other, calls, 0, self, incl);
+	return add_arc(m, 2 * c + 1, &cy->children, &cy->nchildren, &cy->childcap, other, calls, 0, self, incl);
 }
 
 int cycles_build(struct cycle_table *ct, const struct profile *p, const struct func_table *t)
 {
 	memset(ct, 0, sizeof(*ct));
+	struct arc_map m = {0};
 	uint32_t n = t->n, ncomp;
 	uint32_t *comp = malloc((n ? n : 1) * sizeof(uint32_t)), *size = NULL;
 	ct->cycle_of = calloc(n ? n : 1, sizeof(uint32_t));
@@ -269,12 +342,11 @@ int cycles_build(struct cycle_table *ct, const struct profile *p, const struct f
 		uint32_t c = cyc[comp[g]];
 		ct->cycle_of[g] = c;
 		struct cycle *cy = &ct->c[c - 1];
-		uint32_t *m = realloc(cy->members, (cy->nmembers + 1) * sizeof(uint32_t));
-		if (!m) {
+		/* sized at once: a cycle may hold most of a program */
+		if (!cy->members && !(cy->members = malloc(size[comp[g]] * sizeof(uint32_t)))) {
 			free(cyc);
 			goto fail;
 		}
-		cy->members = m;
 		cy->members[cy->nmembers++] = g;
 		cy->self += t->f[g].self;
 	}
@@ -307,8 +379,8 @@ int cycles_build(struct cycle_table *ct, const struct profile *p, const struct f
 				under[entry[k]] += nd->self;
 			}
 			if (pg != UINT32_MAX && ct->cycle_of[pg] && ct->cycle_of[pg] != c) {
-				struct cycle *cy = &ct->c[ct->cycle_of[pg] - 1];
-				if (cycle_arc(&cy->children, &cy->nchildren, &cy->childcap, g,
+				uint32_t pc = ct->cycle_of[pg] - 1;
+				if (cycle_arc(&m, &ct->c[pc], pc, false, g,
 					      nd->calls - nd->rec_calls, nd->self, cum[k]))
 					goto fail_thread;
 			}
@@ -323,10 +395,11 @@ fail_thread:
 			if (entry[k] != k)
 				continue;
 			const struct pi_prof_node *nd = &th->nodes[k];
-			struct cycle *cy = &ct->c[ct->cycle_of[gof[k]] - 1];
+			uint32_t c = ct->cycle_of[gof[k]] - 1;
+			struct cycle *cy = &ct->c[c];
 			cy->calls += nd->calls - nd->rec_calls;
 			cy->incl += cum[k];
-			if (cycle_arc(&cy->parents, &cy->nparents, &cy->parentcap, gof[nd->parent],
+			if (cycle_arc(&m, cy, c, true, gof[nd->parent],
 				      nd->calls - nd->rec_calls, under[k], cum[k])) {
 				free(gof), free(entry), free(under), free(cum);
 				goto fail;
@@ -342,10 +415,12 @@ fail_thread:
 	}
 	free(comp);
 	free(size);
+	arc_map_free(&m);
 	return 0;
 fail:
 	free(comp);
 	free(size);
+	arc_map_free(&m);
 	cycles_free(ct);
 	return -1;
 }
