@@ -6,6 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/* Functions by symbol name: a hash table of each name's first function,
+ * and each function's next of its name. */
+struct name_ix {
+	uint32_t *slot; /* 1 + a name's first function, 0: free */
+	uint32_t *next; /* [nfuncs]: the next of its name, or UINT32_MAX */
+	size_t mask;
+};
 
 static int fail(char *err, size_t n, const char *fmt, ...)
 {
@@ -367,7 +376,13 @@ int prof_load(struct profile *p, const char *path, char *err, size_t errsz)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return fail(err, errsz, "%s", strerror(errno));
+	/* a regular file in one read into a buffer of its size (one byte
+	 * more, to see its end): a large profile is not copied as the buffer
+	 * grows */
+	struct stat st;
 	size_t cap = 1 << 16, len = 0;
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_size < SIZE_MAX / 2)
+		cap = (size_t)st.st_size + 1;
 	uint8_t *buf = malloc(cap);
 	size_t n;
 	while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
@@ -408,6 +423,11 @@ void prof_free(struct profile *p)
 		free(p->funcs[g].shown);
 	free(p->funcs);
 	free(p->pieces);
+	if (p->names) {
+		free(p->names->slot);
+		free(p->names->next);
+		free(p->names);
+	}
 	free(p->counts_recs);
 	free(p->data);
 	memset(p, 0, sizeof(*p));
@@ -478,6 +498,78 @@ bool prof_find_site(const struct profile *p, uint64_t ra, uint32_t *gfunc, const
 			}
 	}
 	return false;
+}
+
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		h = (h ^ *c) * 0x100000001b3ull;
+	return (size_t)(h ^ h >> 32);
+}
+
+/* name's slot: the one holding its first function, or the free one where
+ * it would go */
+static size_t name_slot(const struct profile *p, const struct name_ix *ix, const char *name)
+{
+	size_t i = name_hash(name) & ix->mask;
+	while (ix->slot[i] && strcmp(p->funcs[ix->slot[i] - 1].name, name))
+		i = (i + 1) & ix->mask;
+	return i;
+}
+
+static const struct name_ix *names(const struct profile *p)
+{
+	struct profile *mp = (struct profile *)p;
+	if (mp->names)
+		return mp->names;
+	struct name_ix *ix = malloc(sizeof(*ix));
+	size_t cap = 16;
+	while (cap < 2 * (size_t)p->nfuncs)
+		cap *= 2;
+	uint32_t *slot = calloc(cap, sizeof(uint32_t)), *next = malloc((p->nfuncs ? p->nfuncs : 1) * sizeof(uint32_t));
+	uint32_t *last = malloc((p->nfuncs ? p->nfuncs : 1) * sizeof(uint32_t)); /* a name's last so far */
+	if (!ix || !slot || !next || !last) {
+		free(ix), free(slot), free(next), free(last);
+		return NULL;
+	}
+	*ix = (struct name_ix){slot, next, cap - 1};
+	for (uint32_t g = 0; g < p->nfuncs; g++) {
+		size_t i = name_slot(p, ix, p->funcs[g].name);
+		next[g] = UINT32_MAX;
+		if (!slot[i])
+			slot[i] = g + 1;
+		else
+			next[last[slot[i] - 1]] = g;
+		last[slot[i] - 1] = g;
+	}
+	free(last);
+	mp->names = ix;
+	return ix;
+}
+
+uint32_t prof_first_named(const struct profile *p, const char *name)
+{
+	const struct name_ix *ix = names(p);
+	if (!ix) {
+		for (uint32_t g = 0; g < p->nfuncs; g++)
+			if (!strcmp(p->funcs[g].name, name))
+				return g;
+		return UINT32_MAX;
+	}
+	size_t i = name_slot(p, ix, name);
+	return ix->slot[i] ? ix->slot[i] - 1 : UINT32_MAX;
+}
+
+uint32_t prof_next_named(const struct profile *p, uint32_t g)
+{
+	const struct name_ix *ix = names(p);
+	if (ix)
+		return ix->next[g];
+	for (uint32_t h = g + 1; h < p->nfuncs; h++)
+		if (!strcmp(p->funcs[h].name, p->funcs[g].name))
+			return h;
+	return UINT32_MAX;
 }
 
 static bool any_obj_has(const struct profile *p, uint32_t flag)

@@ -70,6 +70,7 @@ struct profile {
 	uint32_t units;
 	struct piece_ix *pieces; /* lazily built index for prof_find_site */
 	size_t npieces;
+	struct name_ix *names;   /* lazily built index for prof_first_named */
 	/* what was not recorded, by PI_LOSS_* kind, over all threads */
 	uint64_t lost[PI_LOSS_KINDS];
 	/* the process images the figures are of (PI_REC_PROCESS): one in a
@@ -96,6 +97,13 @@ static inline const char *prof_str(const struct prof_obj *o, uint32_t s)
 
 /* Global function index of (obj, func), or UINT32_MAX. */
 uint32_t prof_gfunc(const struct profile *p, uint32_t obj, uint32_t func);
+
+/* The first function (global index) whose symbol is name, or UINT32_MAX;
+ * prof_next_named(p, g), the next after g of g's name, or UINT32_MAX: the
+ * functions of a name in index order.  O(1) a step (an index built on
+ * first use; a scan of the functions where there is no memory for it). */
+uint32_t prof_first_named(const struct profile *p, const char *name);
+uint32_t prof_next_named(const struct profile *p, uint32_t g);
 
 /* The call site a return address belongs to: its caller function and the
  * site in its map, or false. */
