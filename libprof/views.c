@@ -1,71 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 #include "views.h"
+#include "ixmap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Where each arc is in its list, so that adding to an arc is O(1) however
- * many arcs a function has (a helper called from everywhere has as many
- * callers as the program has functions).  Keys are (list, other): a list
- * is a function's callers (2g), its callees (2g + 1), or likewise a
- * cycle's parents and children; other may be UINT32_MAX (the root). */
-struct arc_map {
-	uint64_t *keys; /* EMPTY_KEY: a free slot */
-	uint32_t *ix;   /* the arc's index in its list */
-	size_t cap, n;  /* cap: a power of two, kept at least twice n */
-};
-
-#define EMPTY_KEY UINT64_MAX
-
-static size_t arc_slot(const struct arc_map *m, uint64_t key)
-{
-	/* both halves of the key mixed into the low bits the slot takes */
-	uint64_t h = (key ^ key >> 29) * 0x9e3779b97f4a7c15ull;
-	size_t i = (size_t)(h ^ h >> 32) & (m->cap - 1);
-	while (m->keys[i] != EMPTY_KEY && m->keys[i] != key)
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-static int arc_map_grow(struct arc_map *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 1024;
-	uint64_t *keys = malloc(cap * sizeof(*keys));
-	uint32_t *ix = malloc(cap * sizeof(*ix));
-	if (!keys || !ix) {
-		free(keys), free(ix);
-		return -1;
-	}
-	memset(keys, 0xff, cap * sizeof(*keys));
-	struct arc_map nm = {keys, ix, cap, m->n};
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->keys[i] != EMPTY_KEY) {
-			size_t s = arc_slot(&nm, m->keys[i]);
-			nm.keys[s] = m->keys[i];
-			nm.ix[s] = m->ix[i];
-		}
-	free(m->keys), free(m->ix);
-	*m = nm;
-	return 0;
-}
-
-static void arc_map_free(struct arc_map *m)
-{
-	free(m->keys), free(m->ix);
-	memset(m, 0, sizeof(*m));
-}
-
-/* Adds to the arc to other of list `list` (v[*n]), appended on first sight:
- * a list keeps the order its arcs were first met in. */
-static int add_arc(struct arc_map *m, uint32_t list, struct arc **v, uint32_t *n, uint32_t *cap, uint32_t other,
+/* Where each arc is in its list (an ix_map), so that adding to an arc is
+ * O(1) however many arcs a function has (a helper called from everywhere
+ * has as many callers as the program has functions).  Keys are (list,
+ * other): a list is a function's callers (2g), its callees (2g + 1), or
+ * likewise a cycle's parents and children; other may be UINT32_MAX (the
+ * root).  An arc is appended on first sight: a list keeps the order its
+ * arcs were first met in. */
+static int add_arc(struct ix_map *m, uint32_t list, struct arc **v, uint32_t *n, uint32_t *cap, uint32_t other,
 		   uint64_t calls, uint64_t rec_calls, uint64_t self, uint64_t incl)
 {
-	if (2 * (m->n + 1) > m->cap && arc_map_grow(m))
-		return -1;
-	uint64_t key = (uint64_t)list << 32 | other;
-	size_t s = arc_slot(m, key);
-	if (m->keys[s] == key) {
-		struct arc *a = &(*v)[m->ix[s]];
+	uint32_t at = ix_map_get(m, list, other);
+	if (at != UINT32_MAX) {
+		struct arc *a = &(*v)[at];
 		a->calls += calls;
 		a->rec_calls += rec_calls;
 		a->self += self;
@@ -80,15 +32,14 @@ static int add_arc(struct arc_map *m, uint32_t list, struct arc **v, uint32_t *n
 		*v = np;
 		*cap = nc;
 	}
-	m->keys[s] = key;
-	m->ix[s] = *n;
-	m->n++;
+	if (ix_map_put(m, list, other, *n))
+		return -1;
 	(*v)[(*n)++] = (struct arc){other, calls, rec_calls, self, incl};
 	return 0;
 }
 
 /* caller -> callee; caller may be UINT32_MAX (the root) */
-static int add_edge(struct func_table *t, struct arc_map *m, uint32_t caller, uint32_t callee, uint64_t calls,
+static int add_edge(struct func_table *t, struct ix_map *m, uint32_t caller, uint32_t callee, uint64_t calls,
 		    uint64_t rec_calls, uint64_t self, uint64_t incl)
 {
 	struct func_view *e = &t->f[callee];
@@ -131,7 +82,7 @@ int func_table_build(struct func_table *t, const struct profile *p)
 	return func_table_build_under(t, p, UINT32_MAX);
 }
 
-static int build_table(struct func_table *t, const struct profile *p, uint32_t root, struct arc_map *m)
+static int build_table(struct func_table *t, const struct profile *p, uint32_t root, struct ix_map *m)
 {
 	t->n = p->nfuncs;
 	t->units = p->units ? p->units : 1;
@@ -229,9 +180,9 @@ static int build_table(struct func_table *t, const struct profile *p, uint32_t r
 int func_table_build_under(struct func_table *t, const struct profile *p, uint32_t root)
 {
 	memset(t, 0, sizeof(*t));
-	struct arc_map m = {0};
+	struct ix_map m = {0};
 	int rc = build_table(t, p, root, &m);
-	arc_map_free(&m);
+	ix_map_free(&m);
 	return rc;
 }
 
@@ -303,7 +254,7 @@ static int find_sccs(const struct func_table *t, uint32_t *comp, uint32_t *ncomp
 }
 
 /* An arc of cycle c (its index in ct->c): to a parent, or else a child. */
-static int cycle_arc(struct arc_map *m, struct cycle *cy, uint32_t c, bool parent, uint32_t other, uint64_t calls,
+static int cycle_arc(struct ix_map *m, struct cycle *cy, uint32_t c, bool parent, uint32_t other, uint64_t calls,
 		     uint64_t self, uint64_t incl)
 {
 	if (parent)
@@ -314,7 +265,7 @@ static int cycle_arc(struct arc_map *m, struct cycle *cy, uint32_t c, bool paren
 int cycles_build(struct cycle_table *ct, const struct profile *p, const struct func_table *t)
 {
 	memset(ct, 0, sizeof(*ct));
-	struct arc_map m = {0};
+	struct ix_map m = {0};
 	uint32_t n = t->n, ncomp;
 	uint32_t *comp = malloc((n ? n : 1) * sizeof(uint32_t)), *size = NULL;
 	ct->cycle_of = calloc(n ? n : 1, sizeof(uint32_t));
@@ -415,12 +366,12 @@ fail_thread:
 	}
 	free(comp);
 	free(size);
-	arc_map_free(&m);
+	ix_map_free(&m);
 	return 0;
 fail:
 	free(comp);
 	free(size);
-	arc_map_free(&m);
+	ix_map_free(&m);
 	cycles_free(ct);
 	return -1;
 }
