@@ -191,22 +191,6 @@ static bool raises_signals(const char *name)
 	return false;
 }
 
-/* The function of object obj at (section name, offset), and the offset
- * in it; UINT32_MAX if none. */
-static uint32_t func_at(const struct profile *p, uint32_t obj, const char *sec, int64_t off, uint32_t *in)
-{
-	const struct prof_obj *o = &p->objs[obj];
-	for (uint32_t f = 0; f < o->map->nfuncs; f++) {
-		const struct pi_map_func *mf = &o->funcs[f];
-		if ((mf->flags & PI_FUNC_EXTERNAL) || off < mf->offset || off >= (int64_t)mf->offset + mf->size ||
-		    strcmp(prof_str(o, mf->section), sec))
-			continue;
-		*in = (uint32_t)(off - mf->offset);
-		return o->first_gfunc + f;
-	}
-	return UINT32_MAX;
-}
-
 /* The function named name, of object obj first, then of any object. */
 static uint32_t func_named(const struct profile *p, uint32_t obj, const char *name)
 {
@@ -273,7 +257,7 @@ uint32_t pv_insn_refs(const struct profile *p, uint32_t obj, uint32_t sec, uint3
 		r->off = 0;
 		uint32_t off = 0;
 		if (rl->type & PI_RELOC_SECTION)
-			r->g = func_at(p, obj, sym, value, &off);
+			r->g = prof_func_at(p, obj, sym, value, &off);
 		else if ((r->g = func_named(p, obj, sym)) != UINT32_MAX)
 			off = (uint32_t)value;
 		if (r->g != UINT32_MAX && !p->funcs[r->g].external) {
@@ -288,7 +272,7 @@ uint32_t pv_insn_refs(const struct profile *p, uint32_t obj, uint32_t sec, uint3
 		struct pv_ref *r = &out[n];
 		uint32_t off;
 		r->branch = true;
-		r->g = func_at(p, obj, secname, (int64_t)in.target, &off);
+		r->g = prof_func_at(p, obj, secname, (int64_t)in.target, &off);
 		r->off = off;
 		if (r->g != UINT32_MAX) {
 			ref_text(p, r, "", off, "");

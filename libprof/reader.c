@@ -416,6 +416,8 @@ void prof_free(struct profile *p)
 		free(p->objs[i].mispredicts);
 		free(p->objs[i].mem_waits);
 		free(p->objs[i].line_ix);
+		free(p->objs[i].at_ix);
+		free(p->objs[i].at_end);
 	}
 	free(p->objs);
 	free(p->threads);
@@ -570,6 +572,86 @@ uint32_t prof_next_named(const struct profile *p, uint32_t g)
 		if (!strcmp(p->funcs[h].name, p->funcs[g].name))
 			return h;
 	return UINT32_MAX;
+}
+
+static const struct prof_obj *sort_obj; /* (as sort_rows) */
+
+static int cmp_func_at(const void *a, const void *b)
+{
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct pi_map_func *x = &sort_obj->funcs[i], *y = &sort_obj->funcs[j];
+	int c = strcmp(prof_str(sort_obj, x->section), prof_str(sort_obj, y->section));
+	if (c)
+		return c;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+static int index_func_at(struct prof_obj *o)
+{
+	uint32_t n = 0, nf = o->map->nfuncs;
+	o->at_ix = malloc((nf ? nf : 1) * sizeof(uint32_t));
+	o->at_end = malloc((nf ? nf : 1) * sizeof(uint64_t));
+	if (!o->at_ix || !o->at_end) {
+		free(o->at_ix), free(o->at_end);
+		o->at_ix = NULL, o->at_end = NULL;
+		return -1;
+	}
+	for (uint32_t f = 0; f < nf; f++)
+		if (!(o->funcs[f].flags & PI_FUNC_EXTERNAL))
+			o->at_ix[n++] = f;
+	sort_obj = o;
+	qsort(o->at_ix, n, sizeof(uint32_t), cmp_func_at);
+	sort_obj = NULL;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct pi_map_func *f = &o->funcs[o->at_ix[k]];
+		uint64_t end = (uint64_t)f->offset + f->size;
+		if (k && o->at_end[k - 1] > end &&
+		    !strcmp(prof_str(o, o->funcs[o->at_ix[k - 1]].section), prof_str(o, f->section)))
+			end = o->at_end[k - 1];
+		o->at_end[k] = end;
+	}
+	o->nat = n;
+	return 0;
+}
+
+uint32_t prof_func_at(const struct profile *p, uint32_t obj, const char *sec, int64_t off, uint32_t *in)
+{
+	struct prof_obj *o = &((struct profile *)p)->objs[obj];
+	uint32_t best = UINT32_MAX;
+	if (!o->at_ix && index_func_at(o)) {
+		for (uint32_t f = 0; f < o->map->nfuncs && best == UINT32_MAX; f++) {
+			const struct pi_map_func *mf = &o->funcs[f];
+			if (!(mf->flags & PI_FUNC_EXTERNAL) && off >= mf->offset && off < (int64_t)mf->offset + mf->size &&
+			    !strcmp(prof_str(o, mf->section), sec))
+				best = f;
+		}
+	} else {
+		/* the last at or before (sec, off); then back through those
+		 * whose section's extents reach past off */
+		uint32_t lo = 0, hi = o->nat;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			const struct pi_map_func *f = &o->funcs[o->at_ix[mid]];
+			int c = strcmp(prof_str(o, f->section), sec);
+			if (c < 0 || (c == 0 && (int64_t)f->offset <= off))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (uint32_t k = lo; k-- > 0 && (int64_t)o->at_end[k] > off;) {
+			const struct pi_map_func *f = &o->funcs[o->at_ix[k]];
+			if (strcmp(prof_str(o, f->section), sec))
+				break;
+			if (off >= f->offset && off < (int64_t)f->offset + f->size && o->at_ix[k] < best)
+				best = o->at_ix[k];
+		}
+	}
+	if (best == UINT32_MAX)
+		return UINT32_MAX;
+	*in = (uint32_t)(off - o->funcs[best].offset);
+	return o->first_gfunc + best;
 }
 
 static bool any_obj_has(const struct profile *p, uint32_t flag)

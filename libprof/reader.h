@@ -32,6 +32,11 @@ struct prof_obj {
 	uint64_t *mispredicts, *mem_waits;
 	uint32_t *line_ix;     /* [nlines]: lines by (section, offset, index), for prof_line */
 	uint32_t first_gfunc;  /* global index of its function 0 */
+	/* for prof_func_at, built on first use: its functions (not externals)
+	 * by (section name, offset), and the furthest end of each and those
+	 * before it in its section */
+	uint32_t *at_ix, nat;
+	uint64_t *at_end;
 };
 
 struct prof_thread {
@@ -104,6 +109,13 @@ uint32_t prof_gfunc(const struct profile *p, uint32_t obj, uint32_t func);
  * first use; a scan of the functions where there is no memory for it). */
 uint32_t prof_first_named(const struct profile *p, const char *name);
 uint32_t prof_next_named(const struct profile *p, uint32_t g);
+
+/* The function of object obj (not an external) whose extent in the
+ * section named sec holds offset off, the first in the map's order where
+ * several do, and the offset in it; UINT32_MAX if none.  O(log n) (an
+ * index built on first use; a scan of the object's functions where there
+ * is no memory for it). */
+uint32_t prof_func_at(const struct profile *p, uint32_t obj, const char *sec, int64_t off, uint32_t *in);
 
 /* The call site a return address belongs to: its caller function and the
  * site in its map, or false. */
