@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 /* Functions by symbol name: a hash table of each name's first function,
@@ -376,13 +377,21 @@ int prof_load(struct profile *p, const char *path, char *err, size_t errsz)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return fail(err, errsz, "%s", strerror(errno));
-	/* a regular file in one read into a buffer of its size (one byte
-	 * more, to see its end): a large profile is not copied as the buffer
-	 * grows */
+	/* a regular file is mapped, not copied: a large profile's pages are
+	 * the page cache's (its writer renames a new file into place, never
+	 * truncates one being read) */
 	struct stat st;
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX) {
+		uint8_t *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+		if (m != MAP_FAILED) {
+			fclose(f);
+			p->data = m;
+			p->size = (size_t)st.st_size;
+			p->mapped = true;
+			return parse(p, err, errsz);
+		}
+	}
 	size_t cap = 1 << 16, len = 0;
-	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_size < SIZE_MAX / 2)
-		cap = (size_t)st.st_size + 1;
 	uint8_t *buf = malloc(cap);
 	size_t n;
 	while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
@@ -431,7 +440,10 @@ void prof_free(struct profile *p)
 		free(p->names);
 	}
 	free(p->counts_recs);
-	free(p->data);
+	if (p->mapped)
+		munmap(p->data, p->size);
+	else
+		free(p->data);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -60,6 +60,7 @@ struct prof_gfunc {
 struct profile {
 	uint8_t *data;
 	size_t size;
+	bool mapped;         /* data is a mapping of the file (else malloc'd) */
 	const struct pi_prof_hdr *hdr;
 	struct prof_obj *objs;
 	uint32_t nobjs;
