@@ -6,12 +6,10 @@
 #include <string.h>
 
 /* Where each arc is in its list (an ix_map), so that adding to an arc is
- * O(1) however many arcs a function has (a helper called from everywhere
- * has as many callers as the program has functions).  Keys are (list,
- * other): a list is a function's callers (2g), its callees (2g + 1), or
- * likewise a cycle's parents and children; other may be UINT32_MAX (the
- * root).  An arc is appended on first sight: a list keeps the order its
- * arcs were first met in. */
+ * O(1) however many arcs a cycle has.  Keys are (list, other): a list is
+ * a cycle's parents (2c) or its children (2c + 1); other may be
+ * UINT32_MAX (the root).  An arc is appended on first sight: a list keeps
+ * the order its arcs were first met in. */
 static int add_arc(struct ix_map *m, uint32_t list, struct arc **v, uint32_t *n, uint32_t *cap, uint32_t other,
 		   uint64_t calls, uint64_t rec_calls, uint64_t self, uint64_t incl)
 {
@@ -38,18 +36,94 @@ static int add_arc(struct ix_map *m, uint32_t list, struct arc **v, uint32_t *n,
 	return 0;
 }
 
-/* caller -> callee; caller may be UINT32_MAX (the root) */
-static int add_edge(struct func_table *t, struct ix_map *m, uint32_t caller, uint32_t callee, uint64_t calls,
-		    uint64_t rec_calls, uint64_t self, uint64_t incl)
+/* A call of the calling-context trees, callee's time on it: the arcs of
+ * both its ends, once calls of the same pair are summed. */
+struct edge {
+	uint32_t caller, callee; /* caller: UINT32_MAX for the root */
+	uint64_t calls, rec_calls, self, incl;
+};
+
+struct edges {
+	struct edge *v;
+	size_t n, cap;
+};
+
+static int push_edge(struct edges *es, uint32_t caller, uint32_t callee, uint64_t calls, uint64_t rec_calls,
+		     uint64_t self, uint64_t incl)
 {
-	struct func_view *e = &t->f[callee];
-	if (add_arc(m, 2 * callee, &e->callers, &e->ncallers, &e->callercap, caller, calls, rec_calls, self, incl))
-		return -1;
-	if (caller == UINT32_MAX)
-		return 0;
-	struct func_view *r = &t->f[caller];
-	return add_arc(m, 2 * caller + 1, &r->callees, &r->ncallees, &r->calleecap, callee, calls, rec_calls, self,
-		       incl);
+	if (es->n == es->cap) {
+		size_t nc = es->cap ? 2 * es->cap : 1024;
+		struct edge *nv = realloc(es->v, nc * sizeof(*nv));
+		if (!nv)
+			return -1;
+		es->v = nv;
+		es->cap = nc;
+	}
+	es->v[es->n++] = (struct edge){caller, callee, calls, rec_calls, self, incl};
+	return 0;
+}
+
+/* Every function's callers (or callees) from the edges: its edges in
+ * their order (a stable counting sort by function), summed by the other
+ * end through a table indexed by function, so that each list keeps the
+ * order its arcs were first met in.  No search, no hashing: O(edges +
+ * functions). */
+static int group_arcs(struct func_table *t, const struct edges *es, bool callers)
+{
+	uint32_t n = t->n;
+	uint32_t *first = calloc((size_t)n + 2, sizeof(uint32_t)), *order = malloc((es->n ? es->n : 1) * sizeof(uint32_t));
+	/* per other end (0: the root, g + 1: function g): its arc's index in
+	 * the list of owner, the function whose list is being made */
+	uint32_t *slot = malloc(((size_t)n + 1) * sizeof(uint32_t)), *owner = malloc(((size_t)n + 1) * sizeof(uint32_t));
+	int rc = -1;
+	if (!first || !order || !slot || !owner)
+		goto out;
+	for (size_t i = 0; i < es->n; i++) {
+		uint32_t k = callers ? es->v[i].callee : es->v[i].caller;
+		if (k != UINT32_MAX)
+			first[k + 2]++;
+	}
+	for (uint32_t g = 0; g < n; g++)
+		first[g + 2] += first[g + 1];
+	for (size_t i = 0; i < es->n; i++) {
+		uint32_t k = callers ? es->v[i].callee : es->v[i].caller;
+		if (k != UINT32_MAX)
+			order[first[k + 1]++] = (uint32_t)i;
+	}
+	/* now first[g] .. first[g + 1]: g's edges */
+	memset(owner, 0xff, ((size_t)n + 1) * sizeof(uint32_t));
+	for (uint32_t g = 0; g < n; g++) {
+		struct func_view *v = &t->f[g];
+		struct arc **list = callers ? &v->callers : &v->callees;
+		uint32_t *len = callers ? &v->ncallers : &v->ncallees, *cap = callers ? &v->callercap : &v->calleecap;
+		for (uint32_t j = first[g]; j < first[g + 1]; j++) {
+			const struct edge *e = &es->v[order[j]];
+			uint32_t other = callers ? e->caller : e->callee, o = other + 1; /* (the root: 0) */
+			if (owner[o] == g) {
+				struct arc *a = &(*list)[slot[o]];
+				a->calls += e->calls;
+				a->rec_calls += e->rec_calls;
+				a->self += e->self;
+				a->incl += e->incl;
+				continue;
+			}
+			if (*len == *cap) {
+				uint32_t nc = *cap ? *cap * 2 : 4;
+				struct arc *na = realloc(*list, nc * sizeof(*na));
+				if (!na)
+					goto out;
+				*list = na;
+				*cap = nc;
+			}
+			owner[o] = g;
+			slot[o] = *len;
+			(*list)[(*len)++] = (struct arc){other, e->calls, e->rec_calls, e->self, e->incl};
+		}
+	}
+	rc = 0;
+out:
+	free(first), free(order), free(slot), free(owner);
+	return rc;
 }
 
 void prof_subtree(const struct prof_thread *th, uint64_t *cum)
@@ -82,7 +156,7 @@ int func_table_build(struct func_table *t, const struct profile *p)
 	return func_table_build_under(t, p, UINT32_MAX);
 }
 
-static int build_table(struct func_table *t, const struct profile *p, uint32_t root, struct ix_map *m)
+static int build_table(struct func_table *t, const struct profile *p, uint32_t root, struct edges *es)
 {
 	t->n = p->nfuncs;
 	t->units = p->units ? p->units : 1;
@@ -137,7 +211,7 @@ static int build_table(struct func_table *t, const struct profile *p, uint32_t r
 			t->total_self += nd->self;
 			t->thread_self[ti] += nd->self;
 			uint32_t caller = g == root ? UINT32_MAX : gof[nd->parent];
-			if (add_edge(t, m, caller, g, nd->calls - nd->rec_calls, 0, nd->self, cum[n])) {
+			if (push_edge(es, caller, g, nd->calls - nd->rec_calls, 0, nd->self, cum[n])) {
 				free(gof), free(cum), free(in);
 				return -1;
 			}
@@ -146,8 +220,8 @@ static int build_table(struct func_table *t, const struct profile *p, uint32_t r
 			const struct pi_prof_recedge *re = &th->recs[k];
 			if (!in[re->node] || !in[re->caller_node])
 				continue;
-			if (add_edge(t, m, prof_gfunc(p, re->caller_obj, re->caller_func), gof[re->node], re->calls,
-				     re->calls, 0, 0)) {
+			if (push_edge(es, prof_gfunc(p, re->caller_obj, re->caller_func), gof[re->node], re->calls,
+				      re->calls, 0, 0)) {
 				free(gof), free(cum), free(in);
 				return -1;
 			}
@@ -180,9 +254,11 @@ static int build_table(struct func_table *t, const struct profile *p, uint32_t r
 int func_table_build_under(struct func_table *t, const struct profile *p, uint32_t root)
 {
 	memset(t, 0, sizeof(*t));
-	struct ix_map m = {0};
-	int rc = build_table(t, p, root, &m);
-	ix_map_free(&m);
+	struct edges es = {0};
+	int rc = build_table(t, p, root, &es);
+	if (!rc)
+		rc = group_arcs(t, &es, true) || group_arcs(t, &es, false) ? -1 : 0;
+	free(es.v);
 	return rc;
 }
 
