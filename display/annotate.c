@@ -14,6 +14,7 @@
 
 #include "common.h"
 #include "decode.h"
+#include "inlines.h"
 #include "insncost.h"
 
 static const char annotate_usage[] =
@@ -27,6 +28,12 @@ static const char annotate_usage[] =
 	"  --disasm   annotated disassembly instead: every block, its executions\n"
 	"             and cycles, every instruction at its original offset\n"
 	"  --blocks   after a + line, the count of each of its blocks\n"
+	"\n"
+	"A line of code the compiler inlined (where the objects were compiled\n"
+	"with -g) says into what, under it: \"* inlined mix (t.c:14) in step\n"
+	"(t.c:21): ran 500 times, 5.88%\" is the line's code of mix inlined at\n"
+	"t.c:14 into step, itself inlined at t.c:21 into FUNCTION, the most times\n"
+	"one of its instructions ran there, and its share of the cycles.\n"
 	"\n"
 	"Under profinst --branch-sim or --cache-sim, a line's cycles include what\n"
 	"its mispredicted jumps and its loads' misses cost, and a * line under a\n"
@@ -46,6 +53,10 @@ struct lineinfo {
 	 * self+descendants time on them (recursive calls: none) */
 	uint32_t ncalls;
 	struct { uint32_t callee; uint64_t calls, incl; } calls[8];
+	/* the inlined calls its code is in (the innermost of each):
+	 * cycles, and the most times one of its instructions ran */
+	uint32_t ninl;
+	struct { const struct pi_map_inline *f; double cycles; uint64_t runs; } inl[8];
 };
 
 struct ann {
@@ -84,6 +95,17 @@ static void add_insn(void *ctx, const struct insn_cost *c)
 	}
 	struct lineinfo *l = line_of(a, prof_str(a->o, c->line->file), c->line->line);
 	l->cycles += cycles;
+	const struct pi_map_inline *f = prof_inline(a->o, a->o->blocks[c->block].section, c->offset);
+	uint32_t i;
+	for (i = 0; f && i < l->ninl && l->inl[i].f != f; i++)
+		;
+	if (f && i < 8) {
+		if (i == l->ninl)
+			l->inl[l->ninl++].f = f;
+		l->inl[i].cycles += cycles;
+		if (c->executions > l->inl[i].runs)
+			l->inl[i].runs = c->executions;
+	}
 	l->mispredicted += (double)c->mispredicted;
 	l->waited += (double)c->waited;
 	if (c->jcc) {
@@ -218,6 +240,13 @@ static void print_source(struct ann *a, double self, bool blocks)
 					snprintf(pct, sizeof(pct), "%6.2f%%", self > 0 ? 100.0 * l->cycles / self : 0.0);
 			}
 			printf("%c %7s %5u  %s\n", mark, pct, ln, text ? text : "");
+			for (uint32_t k = 0; l && k < l->ninl; k++) {
+				char chain[1024];
+				printf("*         inlined %s: ran %llu time%s, %.2f%%\n",
+				       pv_inline_chain(a->o, l->inl[k].f, chain, sizeof(chain)),
+				       (unsigned long long)l->inl[k].runs, l->inl[k].runs == 1 ? "" : "s",
+				       self > 0 ? 100.0 * l->inl[k].cycles / self : 0.0);
+			}
 			if (l && self > 0 && l->mispredicted >= 0.01 * self)
 				printf("*         its jumps mispredicted %llu times in %llu (%.1f%%): %.2f%%\n",
 				       (unsigned long long)l->mispredicts, (unsigned long long)l->jumps,

@@ -140,6 +140,7 @@ int cmd_detail(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_html(int argc, char **argv);

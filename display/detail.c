@@ -6,6 +6,7 @@
 
 #include "common.h"
 #include "ixmap.h"
+#include "inlines.h"
 
 static const char detail_usage[] =
 	"Usage: profview detail PROFILE FUNCTION\n"
@@ -13,7 +14,11 @@ static const char detail_usage[] =
 	"Object, section, calls, self (cycles and share of the total),\n"
 	"self+descendants, min/max self per call; then its callers and callees\n"
 	"with their calls and the share of FUNCTION's self+descendants time each\n"
-	"accounts for, and every call site (caller+0xoffset) it was called from.\n";
+	"accounts for, and every call site (caller+0xoffset) it was called from;\n"
+	"then the calls the compiler inlined into it (where its objects were\n"
+	"compiled with -g), each with the cycles of its code and their share of\n"
+	"FUNCTION's self, innermost first: \"mix (t.c:14) in step (t.c:21)\" is\n"
+	"mix inlined at t.c:14 into step, itself inlined at t.c:21.\n";
 
 /* calls from one place: a return address, and the caller (a function
  * that jumped here shares its own caller's return address) */
@@ -55,6 +60,22 @@ static size_t site_of(struct site_count **s, size_t *ns, size_t *cap, struct ix_
 	}
 	(*s)[*ns] = (struct site_count){ra, 0, 0, caller, caller_ra};
 	return (*ns)++;
+}
+
+/* The calls inlined into g: the cycles of their code (with what is
+ * inlined into them), as a share of its self. */
+static void show_inlined(const struct profile *p, const struct func_view *v, uint32_t g)
+{
+	struct pv_inlines is = {0};
+	if (!pv_inline_costs(p, g, &is) && is.n) {
+		printf("\n  %-40s %12s %8s\n", "inlined", pv_unit(p), "share");
+		for (size_t i = 0; i < is.n; i++) {
+			char chain[1024];
+			printf("  %-40s %12llu %7.1f%%\n", pv_inline_chain(is.o, is.v[i].f, chain, sizeof(chain)),
+			       pv_cyc(p, is.v[i].cycles), pv_pct(is.v[i].cycles, v->self));
+		}
+	}
+	free(is.v);
 }
 
 static void show(const struct profile *p, const struct func_table *t, uint32_t g)
@@ -164,6 +185,7 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 		       (unsigned long long)s[i].calls, pv_pct(s[i].incl, v->incl));
 	}
 	free(s);
+	show_inlined(p, v, g);
 }
 
 int cmd_detail(int argc, char **argv)

@@ -75,7 +75,7 @@ int pv_lines_push(struct pv_lines *ls, const char *file, uint32_t line, uint64_t
 		ls->v = nv;
 		ls->cap = nc;
 	}
-	ls->v[ls->n++] = (struct pv_line_cost){file, line, cycles};
+	ls->v[ls->n++] = (struct pv_line_cost){file, line, cycles, NULL};
 	return 0;
 }
 
@@ -88,13 +88,19 @@ static void add_insn(void *ctx, const struct insn_cost *c)
 	if (pv_lines_push(ls, c->line ? prof_str(ls->o, c->line->file) : pv_unknown_file, c->line ? c->line->line : 0,
 		      cycles))
 		ls->oom = true;
+	else if (ls->inlines)
+		ls->v[ls->n - 1].inl = prof_inline(ls->o, ls->o->blocks[c->block].section, c->offset);
 }
 
 static int by_file_line(const void *x, const void *y)
 {
 	const struct pv_line_cost *a = x, *b = y;
 	int c = strcmp(a->file, b->file);
-	return c ? c : (a->line > b->line) - (a->line < b->line);
+	if (c)
+		return c;
+	if (a->line != b->line)
+		return (a->line > b->line) - (a->line < b->line);
+	return (a->inl > b->inl) - (a->inl < b->inl);
 }
 
 /* Where function g starts: its file and line, or "???" and 0. */

@@ -45,12 +45,16 @@ struct pv_line_cost {
 	const char *file;
 	uint32_t line;
 	uint64_t cycles;
+	/* with pv_lines.inlines: the innermost inlined call the code is in
+	 * (NULL: the function's own), a line's cycles apart for each */
+	const struct pi_map_inline *inl;
 };
 struct pv_lines {
 	const struct prof_obj *o; /* (while they are collected) */
 	struct pv_line_cost *v;
 	size_t n, cap;
 	bool oom;                 /* (a line was lost for want of memory) */
+	bool inlines;             /* set by the caller: keep inl */
 };
 
 /* Append (file, line, cycles) to ls.  0, or -1 out of memory. */

@@ -36,6 +36,16 @@ static const char merge_usage[] =
 	"keeping its own objects. The output lists every input's processes; a\n"
 	"profile given twice is refused.\n";
 
+static const char pack_usage[] =
+	"Usage: profview pack PROFILE -o OUTPUT\n"
+	"\n"
+	"Writes a copy of PROFILE that holds its objects' maps (function names,\n"
+	"blocks, call sites, line tables, code). A program writes its profile\n"
+	"without them, naming its executable (and its build id) instead, where\n"
+	"profview reads them; a packed profile is read without the executable,\n"
+	"on another machine or after a rebuild. (PROFINST_SELF_CONTAINED=1 in\n"
+	"the program's environment writes such profiles directly.)\n";
+
 /* Load bias of q relative to p, from the functions both placed. */
 static int bias_of(const struct profile *p, const struct profile *q, int64_t *bias)
 {
@@ -200,6 +210,32 @@ static int place(struct input *in, int i, uint32_t *nobjs, uint32_t *ngroups)
 	x->shift = (uint64_t)(*ngroups)++ << 48;
 	*nobjs += x->p.nobjs;
 	return 0;
+}
+
+/* One profile merged with nothing else: what it was, its maps in it (the
+ * writer below always writes them). */
+int cmd_pack(int argc, char **argv)
+{
+	int nin = 0, out = 0;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(pack_usage, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out = 1;
+			i++;
+		} else if (argv[i][0] == '-') {
+			pv_error("pack: unknown option %s", argv[i]);
+			return 2;
+		} else {
+			nin++;
+		}
+	}
+	if (nin != 1 || !out) {
+		fputs(pack_usage, stderr);
+		return 2;
+	}
+	return cmd_merge(argc, argv);
 }
 
 int cmd_merge(int argc, char **argv)

@@ -4,8 +4,10 @@
  * calling-context node (its stack, leaf first, weighted by the node's self
  * cycles spread over its function's source lines, whole ones handed out
  * with prof_round so that they add up to the report's total, and its
- * calls), a location per (function, source line) and a function per
- * (function, source file), so that go tool pprof -list shows the source.
+ * calls), a location per (function, source line, inlined call) with a
+ * Line per inline frame, innermost first, and a function per (function,
+ * source file) and per (inlined function, source file), so that go tool
+ * pprof -list shows the source and -traces the inline frames.
  * string_table[0] is "", ids start at 1.
  */
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <zlib.h>
 
 #include "common.h"
+#include "inlines.h"
 #include "insncost.h"
 #include "pprof.h"
 
@@ -107,35 +110,104 @@ static uint64_t str_id(struct strs *t, const char *s)
 	return t->n++;
 }
 
-/* A location: (function, source file, line); its id, and the id of the
- * pprof function (name, file) it is a line of. */
+/* A location: (function, source file, line, the innermost inlined call
+ * the code is in or NULL); its id, and the id of the pprof function its
+ * innermost line is of. */
 struct loc {
 	uint32_t g;
 	const char *file;
 	uint32_t line;
+	const struct pi_map_inline *inl;
 	uint32_t id, fid;
+};
+
+/* A pprof function: a profile's function g in a source file (name NULL),
+ * or a function inlined into the code of object obj, by its (mangled)
+ * name, in a file.  Its id is its index + 1. */
+struct pfunc {
+	uint32_t g, obj;
+	const char *name;
+	const char *file;
 };
 
 struct locs {
 	struct loc *v;
 	uint32_t n, cap;
-	uint32_t nfuncs;  /* pprof functions made */
 	uint32_t *first;  /* per global function: its first location + 1 (0: none), */
 	uint32_t *next;   /* then each location's next of the same function + 1 */
+	struct pfunc *fn;
+	uint32_t nfn, fncap;
+	uint32_t *slots;  /* the functions by (g or obj, name, file): id, 0 empty */
+	uint32_t nslots;  /* a power of two, at least twice nfn */
 	int oom;
 };
 
-/* The id of g's location at file:line, made if new. */
-static uint32_t loc_id(struct locs *l, uint32_t g, const char *file, uint32_t line)
+static uint32_t fn_hash(const struct pfunc *f)
 {
-	uint32_t fid = 0;
+	uint32_t h = 2166136261u ^ (f->name ? f->obj : f->g) ^ (f->name ? 0x80000000u : 0);
+	for (int k = 0; k < 2; k++)
+		for (const char *c = k ? f->file : f->name; c && *c; c++)
+			h = (h ^ (uint8_t)*c) * 16777619u;
+	return h;
+}
+
+static bool fn_same(const struct pfunc *a, const struct pfunc *b)
+{
+	if (!a->name != !b->name || strcmp(a->file, b->file))
+		return false;
+	return a->name ? a->obj == b->obj && !strcmp(a->name, b->name) : a->g == b->g;
+}
+
+/* The id of the pprof function of g (name NULL) or of name inlined into
+ * g's object's code, in file; made if new. */
+static uint32_t func_id(struct locs *l, const struct profile *p, uint32_t g, const char *name, const char *file)
+{
+	struct pfunc key = {g, p->funcs[g].obj, name, file};
+	if (2 * (l->nfn + 1) > l->nslots) {
+		uint32_t ns = l->nslots ? 2 * l->nslots : 1024;
+		uint32_t *nv = calloc(ns, sizeof(uint32_t));
+		if (!nv) {
+			l->oom = 1;
+			return 1;
+		}
+		for (uint32_t i = 0; i < l->nfn; i++) {
+			uint32_t h = fn_hash(&l->fn[i]) & (ns - 1);
+			while (nv[h])
+				h = (h + 1) & (ns - 1);
+			nv[h] = i + 1;
+		}
+		free(l->slots);
+		l->slots = nv;
+		l->nslots = ns;
+	}
+	uint32_t h = fn_hash(&key) & (l->nslots - 1);
+	for (; l->slots[h]; h = (h + 1) & (l->nslots - 1))
+		if (fn_same(&l->fn[l->slots[h] - 1], &key))
+			return l->slots[h];
+	if (l->nfn == l->fncap) {
+		uint32_t nc = l->fncap ? 2 * l->fncap : 256;
+		void *nv = realloc(l->fn, nc * sizeof(*l->fn));
+		if (!nv) {
+			l->oom = 1;
+			return 1;
+		}
+		l->fn = nv;
+		l->fncap = nc;
+	}
+	l->fn[l->nfn] = key;
+	l->slots[h] = ++l->nfn;
+	return l->nfn;
+}
+
+/* The id of g's location at file:line in inlined call inl (or NULL),
+ * made if new. */
+static uint32_t loc_id(struct locs *l, const struct profile *p, uint32_t g, const char *file, uint32_t line,
+		       const struct pi_map_inline *inl)
+{
 	for (uint32_t k = l->first[g]; k; k = l->next[k - 1]) {
 		const struct loc *x = &l->v[k - 1];
-		if (!strcmp(x->file, file)) {
-			if (x->line == line)
-				return x->id;
-			fid = x->fid;
-		}
+		if (x->line == line && x->inl == inl && !strcmp(x->file, file))
+			return x->id;
 	}
 	if (l->n == l->cap) {
 		uint32_t nc = l->cap ? 2 * l->cap : 256;
@@ -150,28 +222,53 @@ static uint32_t loc_id(struct locs *l, uint32_t g, const char *file, uint32_t li
 		}
 		l->cap = nc;
 	}
+	const struct prof_obj *o = &p->objs[p->funcs[g].obj];
+	uint32_t fid = func_id(l, p, g, inl ? prof_str(o, inl->name) : NULL, file);
 	struct loc *x = &l->v[l->n];
-	*x = (struct loc){g, file, line, l->n + 1, fid ? fid : ++l->nfuncs};
+	*x = (struct loc){g, file, line, inl, l->n + 1, fid};
 	l->next[l->n] = l->first[g];
 	l->first[g] = ++l->n;
 	return x->id;
 }
 
 /* The line of the call a return address follows, in function g (its
- * caller), or g's first line (a tail call's, which has none there). */
-static const char *call_line(const struct profile *p, uint32_t g, uint64_t ra, uint32_t *line)
+ * caller), and the inlined call it is in, or g's first line (a tail
+ * call's, which has none there). */
+static const char *call_line(const struct profile *p, uint32_t g, uint64_t ra, uint32_t *line,
+			     const struct pi_map_inline **inl)
 {
 	uint32_t sg;
 	const struct pi_map_site *s;
+	*inl = NULL;
 	if (prof_find_site(p, ra, &sg, &s) && sg == g) {
 		const struct prof_obj *o = &p->objs[p->funcs[g].obj];
 		const struct pi_map_line *l = prof_line(o, s->section, s->offset);
 		if (l) {
 			*line = l->line;
+			*inl = prof_inline(o, s->section, s->offset);
 			return prof_str(o, l->file);
 		}
 	}
 	return pv_entry_line(p, g, line);
+}
+
+/* Location x: its Line entries, innermost first (profile.proto): its own
+ * line, then each inlined call's, in the function it was inlined into. */
+static void put_lines(struct pb *m, struct pb *inner, struct locs *L, const struct profile *p, const struct loc *x)
+{
+	const struct prof_obj *o = &p->objs[p->funcs[x->g].obj];
+	pb_uint(inner, 1, x->fid);
+	pb_uint(inner, 2, x->line);
+	pb_bytes(m, 4, inner->p, inner->len);
+	inner->len = 0;
+	for (const struct pi_map_inline *f = x->inl; f; f = prof_inline_parent(o, f)) {
+		const struct pi_map_inline *up = prof_inline_parent(o, f);
+		const char *file = *prof_str(o, f->call_file) ? prof_str(o, f->call_file) : pv_unknown_file;
+		pb_uint(inner, 1, func_id(L, p, x->g, up ? prof_str(o, up->name) : NULL, file));
+		pb_uint(inner, 2, f->call_line);
+		pb_bytes(m, 4, inner->p, inner->len);
+		inner->len = 0;
+	}
 }
 
 int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
@@ -179,6 +276,7 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 	struct pb out = {0}, m = {0}, inner = {0};
 	struct strs st = {0};
 	struct locs L = {.first = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(uint32_t))};
+	char **shown = NULL; /* the inlined functions' names, demangled */
 	/* each function's self on its lines, by global function, made once */
 	struct pv_lines *lines = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*lines));
 	if (!L.first || !lines) {
@@ -219,6 +317,7 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 				continue;
 			uint32_t g = prof_gfunc(p, nd->obj, nd->func);
 			struct pv_lines *ls = &lines[g];
+			ls->inlines = true;
 			if (!ls->v) {
 				/* its time outside its code on the lines that spent it */
 				if (t->f[g].os && pv_outside_lines(p, g, ec.v + ec.first[g],
@@ -237,7 +336,8 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 			for (uint32_t k = n; th->nodes[k].parent; k = th->nodes[k].parent) {
 				const struct pi_prof_node *pa = &th->nodes[th->nodes[k].parent];
 				uint32_t pg = prof_gfunc(p, pa->obj, pa->func), line;
-				const char *file = call_line(p, pg, th->nodes[k].ret_addr, &line);
+				const struct pi_map_inline *inl;
+				const char *file = call_line(p, pg, th->nodes[k].ret_addr, &line, &inl);
 				if (depth == stackcap) {
 					stackcap = stackcap ? 2 * stackcap : 64;
 					uint32_t *ns = realloc(stack, stackcap * sizeof(uint32_t));
@@ -247,7 +347,7 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 					}
 					stack = ns;
 				}
-				stack[depth++] = loc_id(&L, pg, file, line);
+				stack[depth++] = loc_id(&L, p, pg, file, line, inl);
 			}
 			uint64_t total = 0, given = 0;
 			for (size_t i = 0; i < ls->n; i++)
@@ -258,6 +358,7 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 				uint64_t v;
 				const char *file;
 				uint32_t line;
+				const struct pi_map_inline *inl = NULL;
 				if (i < ls->n) {
 					/* the node's share of the line's cycles */
 					cum += ls->v[i].cycles;
@@ -266,6 +367,7 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 					given = upto;
 					file = ls->v[i].file;
 					line = ls->v[i].line;
+					inl = ls->v[i].inl;
 				} else {
 					if (!first || nd->self != given)
 						break; /* (its calls had a line) */
@@ -275,7 +377,7 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 				uint64_t whole = prof_round(&r, v);
 				if (!whole && !(first && nd->calls))
 					continue;
-				pb_varint(&inner, loc_id(&L, g, file, line));
+				pb_varint(&inner, loc_id(&L, p, g, file, line, inl));
 				for (size_t d = 0; d < depth; d++)
 					pb_varint(&inner, stack[d]);
 				pb_bytes(&m, 1, inner.p, inner.len);
@@ -292,31 +394,33 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 	free(stack);
 	free(outside.v);
 	pv_ext_calls_free(&ec);
-	/* locations: a line of a function each; functions: a (name, source
-	 * file) each, so that go tool pprof -list finds the source */
+	/* locations: a line of a function each, and of the calls inlined
+	 * there; functions: a (name, source file) each, so that go tool
+	 * pprof -list finds the source */
 	for (uint32_t i = 0; i < L.n && !rc; i++) {
-		const struct loc *x = &L.v[i];
-		pb_uint(&m, 1, x->id);
-		pb_uint(&inner, 1, x->fid);
-		pb_uint(&inner, 2, x->line);
-		pb_bytes(&m, 4, inner.p, inner.len);
-		inner.len = 0;
+		pb_uint(&m, 1, L.v[i].id);
+		put_lines(&m, &inner, &L, p, &L.v[i]);
 		pb_msg(&out, 4, &m);
 	}
-	uint32_t made = 0;
-	for (uint32_t i = 0; i < L.n && !rc; i++) {
-		const struct loc *x = &L.v[i];
-		if (x->fid <= made)
-			continue; /* (ids are made in order of locations) */
-		made = x->fid;
-		uint32_t start;
-		const char *entry = pv_entry_line(p, x->g, &start);
-		pb_uint(&m, 1, x->fid);
-		pb_uint(&m, 2, str_id(&st, pv_name(p, x->g)));
-		pb_uint(&m, 3, str_id(&st, p->funcs[x->g].name));
+	if (L.nfn && !(shown = calloc(L.nfn, sizeof(*shown))))
+		rc = -1;
+	for (uint32_t i = 0; i < L.nfn && !rc; i++) {
+		const struct pfunc *f = &L.fn[i];
+		uint32_t start = 0;
+		const char *entry = f->name ? NULL : pv_entry_line(p, f->g, &start);
+		pb_uint(&m, 1, i + 1);
+		if (f->name) {
+			char buf[1024];
+			shown[i] = strdup(pv_demangle(f->name, buf, sizeof(buf)));
+			pb_uint(&m, 2, str_id(&st, shown[i] ? shown[i] : f->name));
+			pb_uint(&m, 3, str_id(&st, f->name));
+		} else {
+			pb_uint(&m, 2, str_id(&st, pv_name(p, f->g)));
+			pb_uint(&m, 3, str_id(&st, p->funcs[f->g].name));
+		}
 		/* code without line information: its object names where it is */
-		pb_uint(&m, 4, str_id(&st, strcmp(x->file, pv_unknown_file) ? x->file : p->funcs[x->g].object));
-		if (!strcmp(entry, x->file))
+		pb_uint(&m, 4, str_id(&st, strcmp(f->file, pv_unknown_file) ? f->file : p->funcs[f->g].object));
+		if (entry && !strcmp(entry, f->file))
 			pb_uint(&m, 5, start);
 		pb_msg(&out, 5, &m);
 	}
@@ -356,6 +460,11 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 	for (uint32_t g = 0; g < p->nfuncs; g++)
 		free(lines[g].v);
 	free(lines);
+	for (uint32_t i = 0; shown && i < L.nfn; i++)
+		free(shown[i]);
+	free(shown);
+	free(L.fn);
+	free(L.slots);
 	free(L.v);
 	free(L.next);
 	free(L.first);

@@ -16,6 +16,7 @@ static const char usage[] =
 	"  export     callgrind, folded stacks, speedscope, Chrome trace or pprof files\n"
 	"  graph      the call graph, as Graphviz DOT or SVG\n"
 	"  merge      several profiles of one program into one\n"
+	"  pack       a profile that holds its maps, readable without its executable\n"
 	"  diff       per-function changes between two profiles\n"
 	"  html       the profile as one interactive HTML page\n"
 	"\n"
@@ -42,6 +43,7 @@ int main(int argc, char **argv)
 		{"export", cmd_export},
 		{"graph", cmd_graph},
 		{"merge", cmd_merge},
+		{"pack", cmd_pack},
 		{"diff", cmd_diff},
 		{"annotate", cmd_annotate},
 		{"html", cmd_html},

@@ -23,6 +23,15 @@ ENVIRONMENT = {
          "process exec'd), and a build's compiler probes (autoconf's conftest, CMake's cmTC_*) "
          "write none. Ignored by setuid and setgid programs, which write the default name as "
          "the user who ran them."),
+        ("PROFINST_SELF_CONTAINED",
+         "read by the instrumented program: 1 writes the objects' maps (names, blocks, lines, "
+         "code) into the profile, which profview then reads without the executable. By default "
+         "the profile names the executable and its build id, and profview reads the maps from "
+         "it (profview pack makes a self-contained copy)."),
+        ("PROFINST_C_PATHS",
+         "read by the instrumented program: 1 makes the runtime take its C paths where it has "
+         "assembly fast paths (entry, exit, tail exit, external calls). The profile is the same, "
+         "the run slower: a check of the fast paths, not a mode to run in."),
     ],
     "profview": [],
 }

@@ -54,6 +54,12 @@ struct pi_map_hdr {
 	 * name what their calls, jumps and data references reach. */
 	uint32_t nrelocs;
 	uint32_t relocs_off; /* -> struct pi_map_reloc[nrelocs], in block order */
+	/* With PI_MAP_INLINES only (and PI_MAP_RELOCS; maps written before
+	 * it end at relocs_off): the calls the compiler inlined. */
+	uint32_t ninlines;
+	uint32_t inlines_off; /* -> struct pi_map_inline[ninlines] */
+	uint32_t ninrows;
+	uint32_t inrows_off;  /* -> struct pi_map_inrow[ninrows], sorted by (section, offset) */
 };
 
 #define PI_MAP_CHARGE_OS 0x1    /* the model charges time outside instrumented code */
@@ -61,9 +67,32 @@ struct pi_map_hdr {
 #define PI_MAP_BRANCH_SIM 0x4   /* --branch-sim: mispredictions are in the cycles */
 #define PI_MAP_CACHE_SIM 0x8    /* --cache-sim: dependent loads' misses are in the cycles */
 #define PI_MAP_RELOCS 0x10      /* the header goes on with nrelocs and relocs_off */
+#define PI_MAP_INLINES 0x20     /* and then with ninlines, inlines_off, ninrows, inrows_off */
 
-/* The header's size in a map without PI_MAP_RELOCS. */
+/* The header's size in a map without PI_MAP_RELOCS, and in one without
+ * PI_MAP_INLINES. */
 #define PI_MAP_HDR_V3_SIZE 80u
+#define PI_MAP_HDR_RELOCS_SIZE 88u
+
+/* An inlined call (DWARF's DW_TAG_inlined_subroutine): a function whose
+ * code the compiler put in its caller's. */
+struct pi_map_inline {
+	uint32_t name;      /* string: the inlined function (mangled, as a symbol) */
+	uint32_t call_file; /* string: the file of the call, "" if not known */
+	uint32_t call_line; /* its line, 0 if not known */
+	uint32_t parent;    /* the inlined call it is in: its index + 1, less
+			       than its own index + 1; 0: directly in the
+			       function whose code holds it */
+};
+
+/* A row of the inline table: from offset on (to the next row of the same
+ * section), the code is of inlined call frame - 1, the innermost, and of
+ * its parents; frame 0: the function's own code. */
+struct pi_map_inrow {
+	uint32_t section; /* string */
+	uint32_t offset;
+	uint32_t frame;
+};
 
 /* A relocation of a block's original bytes, as the object had it: the
  * field at (section, offset) holds symbol + addend, relative to the field
@@ -304,7 +333,30 @@ enum {
 	PI_REC_PROCESS = 8, /* struct pi_prof_process[]: the process image(s)
 				 the figures are of; a merged profile lists
 				 every input's */
+	PI_REC_IMAGE = 9,   /* struct pi_prof_image: the executable the
+				 OBJREF records' maps are in (before them) */
+	PI_REC_OBJREF = 10, /* struct pi_prof_objref: an object whose map is
+				 in the executable, not in the profile */
 	PI_REC_END = 0xffff,
+};
+
+/* The executable that wrote the profile (the header's exe), by its GNU
+ * build id: a reader takes the maps the OBJREF records name from its
+ * profinst_map section, and refuses an executable with another id (one
+ * built again since). */
+struct pi_prof_image {
+	uint32_t build_id_size; /* bytes of build_id used, 1 to 64 */
+	uint32_t reserved;
+	uint8_t build_id[64];
+};
+
+/* In place of an OBJECT record: the object's map is the size bytes at
+ * offset in the executable's profinst_map section. */
+struct pi_prof_objref {
+	uint32_t index;   /* as an OBJECT record's */
+	uint32_t reserved;
+	uint64_t offset;
+	uint64_t size;
 };
 
 /* A figure that is not exact says so: what a thread did not record. */

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "reader.h"
 
+#include "fail.h"
+#include "image.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,7 +20,7 @@ struct name_ix {
 	size_t mask;
 };
 
-static int fail(char *err, size_t n, const char *fmt, ...)
+int prof_fail(char *err, size_t n, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -34,54 +37,85 @@ static bool str_ok(const struct pi_map_hdr *m, uint32_t s)
 	return memchr(str + s, 0, m->str_size - s) != NULL;
 }
 
-/* qsort_r is a GNU extension; the rows being sorted are reached through
- * this instead (one sort at a time: profview is single-threaded). */
-static const struct pi_map_line *sort_rows;
+/* Line rows and inline rows both begin with (section, offset): one index
+ * of rows by (section, offset, index) serves both.  qsort_r is a GNU
+ * extension; the rows being sorted are reached through these instead (one
+ * sort at a time: profview is single-threaded). */
+static const uint8_t *sort_rows;
+static size_t sort_stride;
 
-static int cmp_line_ix(const void *a, const void *b)
+static void row_key(const uint8_t *rows, size_t stride, uint32_t i, uint32_t *section, uint32_t *offset)
+{
+	memcpy(section, rows + i * stride, 4);
+	memcpy(offset, rows + i * stride + 4, 4);
+}
+
+static int cmp_row_ix(const void *a, const void *b)
 {
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	const struct pi_map_line *x = &sort_rows[i], *y = &sort_rows[j];
-	if (x->section != y->section)
-		return x->section < y->section ? -1 : 1;
-	if (x->offset != y->offset)
-		return x->offset < y->offset ? -1 : 1;
+	uint32_t si, oi, sj, oj;
+	row_key(sort_rows, sort_stride, i, &si, &oi);
+	row_key(sort_rows, sort_stride, j, &sj, &oj);
+	if (si != sj)
+		return si < sj ? -1 : 1;
+	if (oi != oj)
+		return oi < oj ? -1 : 1;
 	return (i > j) - (i < j);
 }
 
-static int index_lines(struct prof_obj *o)
+static uint32_t *index_rows(const void *rows, uint32_t n, size_t stride)
 {
-	uint32_t n = o->map->nlines;
-	o->line_ix = malloc((n ? n : 1) * sizeof(uint32_t));
-	if (!o->line_ix)
-		return -1;
+	uint32_t *ix = malloc((n ? n : 1) * sizeof(uint32_t));
+	if (!ix)
+		return NULL;
 	for (uint32_t i = 0; i < n; i++)
-		o->line_ix[i] = i;
-	sort_rows = o->lines;
-	qsort(o->line_ix, n, sizeof(uint32_t), cmp_line_ix);
+		ix[i] = i;
+	sort_rows = rows;
+	sort_stride = stride;
+	qsort(ix, n, sizeof(uint32_t), cmp_row_ix);
 	sort_rows = NULL;
-	return 0;
+	return ix;
 }
 
-const struct pi_map_line *prof_line(const struct prof_obj *o, uint32_t section, uint32_t offset)
+/* The last row at or before (section, offset) of that section, or
+ * UINT32_MAX. */
+static uint32_t find_row(const void *rows, const uint32_t *ix, uint32_t n, size_t stride, uint32_t section,
+			 uint32_t offset)
 {
-	/* the last row at or before (section, offset) */
-	uint32_t lo = 0, hi = o->map->nlines;
+	uint32_t lo = 0, hi = n, s, o;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		const struct pi_map_line *r = &o->lines[o->line_ix[mid]];
-		if (r->section < section || (r->section == section && r->offset <= offset))
+		row_key(rows, stride, ix[mid], &s, &o);
+		if (s < section || (s == section && o <= offset))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
-		return NULL;
-	const struct pi_map_line *r = &o->lines[o->line_ix[lo - 1]];
-	return r->section == section && r->line ? r : NULL;
+		return UINT32_MAX;
+	row_key(rows, stride, ix[lo - 1], &s, &o);
+	return s == section ? ix[lo - 1] : UINT32_MAX;
+}
+
+const struct pi_map_line *prof_line(const struct prof_obj *o, uint32_t section, uint32_t offset)
+{
+	uint32_t i = find_row(o->lines, o->line_ix, o->map->nlines, sizeof(*o->lines), section, offset);
+	return i != UINT32_MAX && o->lines[i].line ? &o->lines[i] : NULL;
+}
+
+const struct pi_map_inline *prof_inline(const struct prof_obj *o, uint32_t section, uint32_t offset)
+{
+	uint32_t i = find_row(o->inrows, o->inrow_ix, o->ninrows, sizeof(*o->inrows), section, offset);
+	return i != UINT32_MAX && o->inrows[i].frame ? &o->inlines[o->inrows[i].frame - 1] : NULL;
+}
+
+const struct pi_map_inline *prof_inline_parent(const struct prof_obj *o, const struct pi_map_inline *f)
+{
+	return f->parent ? &o->inlines[f->parent - 1] : NULL;
 }
 
 _Static_assert(offsetof(struct pi_map_hdr, nrelocs) == PI_MAP_HDR_V3_SIZE, "a map without relocations ends there");
+_Static_assert(offsetof(struct pi_map_hdr, ninlines) == PI_MAP_HDR_RELOCS_SIZE, "a map without inlines ends there");
 
 /* Its relocation table (PI_MAP_RELOCS), or none in a map written before. */
 static uint32_t map_nrelocs(const struct pi_map_hdr *m)
@@ -89,17 +123,46 @@ static uint32_t map_nrelocs(const struct pi_map_hdr *m)
 	return (m->reserved & PI_MAP_RELOCS) ? m->nrelocs : 0;
 }
 
+/* Its inline tables (PI_MAP_INLINES, which comes with PI_MAP_RELOCS), or
+ * none in a map written before. */
+static bool map_inlines(const struct pi_map_hdr *m)
+{
+	return (m->reserved & PI_MAP_INLINES) && (m->reserved & PI_MAP_RELOCS);
+}
+
+/* The inline tables: strings, parents before their children, rows'
+ * frames. */
+static int check_inlines(const struct pi_map_hdr *m, char *err, size_t n)
+{
+	uint64_t sz = m->size;
+	if ((uint64_t)m->inlines_off + (uint64_t)m->ninlines * sizeof(struct pi_map_inline) > sz ||
+	    (uint64_t)m->inrows_off + (uint64_t)m->ninrows * sizeof(struct pi_map_inrow) > sz ||
+	    m->inlines_off % 4 || m->inrows_off % 4)
+		return prof_fail(err, n, "object map tables overrun the map");
+	const struct pi_map_inline *f = (const void *)((const char *)m + m->inlines_off);
+	for (uint32_t i = 0; i < m->ninlines; i++)
+		if (!str_ok(m, f[i].name) || !str_ok(m, f[i].call_file) || f[i].parent > i)
+			return prof_fail(err, n, "bad inlined call in object map");
+	const struct pi_map_inrow *r = (const void *)((const char *)m + m->inrows_off);
+	for (uint32_t i = 0; i < m->ninrows; i++)
+		if (!str_ok(m, r[i].section) || r[i].frame > m->ninlines)
+			return prof_fail(err, n, "bad inline row in object map");
+	return 0;
+}
+
 static int check_map(const struct pi_map_hdr *m, uint64_t avail, char *err, size_t n)
 {
 	if (avail < PI_MAP_HDR_V3_SIZE || m->magic != PI_MAP_MAGIC)
-		return fail(err, n, "bad object map");
+		return prof_fail(err, n, "bad object map");
 	if (m->version != PI_MAP_VERSION)
-		return fail(err, n, "object map version %u not supported", m->version);
-	uint64_t hdr = (m->reserved & PI_MAP_RELOCS) ? sizeof(*m) : PI_MAP_HDR_V3_SIZE;
+		return prof_fail(err, n, "object map version %u not supported", m->version);
+	uint64_t hdr = map_inlines(m)			 ? sizeof(*m)
+		       : (m->reserved & PI_MAP_RELOCS) ? PI_MAP_HDR_RELOCS_SIZE
+						       : PI_MAP_HDR_V3_SIZE;
 	if (m->size > avail || m->size < hdr)
-		return fail(err, n, "object map overruns its record");
+		return prof_fail(err, n, "object map overruns its record");
 	if (m->units == 0 || m->units > 1024)
-		return fail(err, n, "object map: bad cost unit %u", m->units);
+		return prof_fail(err, n, "object map: bad cost unit %u", m->units);
 	uint64_t sz = m->size;
 	if ((uint64_t)m->funcs_off + (uint64_t)m->nfuncs * sizeof(struct pi_map_func) > sz ||
 	    (uint64_t)m->blocks_off + (uint64_t)m->nblocks * sizeof(struct pi_map_block) > sz ||
@@ -110,38 +173,38 @@ static int check_map(const struct pi_map_hdr *m, uint64_t avail, char *err, size
 	    (map_nrelocs(m) && (uint64_t)m->relocs_off + (uint64_t)m->nrelocs * sizeof(struct pi_map_reloc) > sz) ||
 	    m->funcs_off % 4 || m->blocks_off % 4 || m->sites_off % 4 || m->lines_off % 4 ||
 	    (map_nrelocs(m) && m->relocs_off % 4))
-		return fail(err, n, "object map tables overrun the map");
+		return prof_fail(err, n, "object map tables overrun the map");
 	const char *str = (const char *)m + m->str_off;
 	if (str[m->str_size - 1] != 0)
-		return fail(err, n, "object map string table is not terminated");
+		return prof_fail(err, n, "object map string table is not terminated");
 	if (!str_ok(m, m->object) || !str_ok(m, m->cpu))
-		return fail(err, n, "bad string in object map");
+		return prof_fail(err, n, "bad string in object map");
 	const struct pi_map_func *f = (const void *)((const char *)m + m->funcs_off);
 	for (uint32_t i = 0; i < m->nfuncs; i++) {
 		if (!str_ok(m, f[i].name) || !str_ok(m, f[i].section))
-			return fail(err, n, "bad function name in object map");
+			return prof_fail(err, n, "bad function name in object map");
 		if ((uint64_t)f[i].first_block + f[i].nblocks > m->nblocks ||
 		    (uint64_t)f[i].first_site + f[i].nsites > m->nsites)
-			return fail(err, n, "bad function in object map");
+			return prof_fail(err, n, "bad function in object map");
 	}
 	const struct pi_map_block *b = (const void *)((const char *)m + m->blocks_off);
 	for (uint32_t i = 0; i < m->nblocks; i++)
 		if (b[i].func >= m->nfuncs || !str_ok(m, b[i].section) ||
 		    (uint64_t)b[i].code + b[i].size > m->code_size)
-			return fail(err, n, "bad block in object map");
+			return prof_fail(err, n, "bad block in object map");
 	const struct pi_map_line *l = (const void *)((const char *)m + m->lines_off);
 	for (uint32_t i = 0; i < m->nlines; i++)
 		if (!str_ok(m, l[i].section) || !str_ok(m, l[i].file))
-			return fail(err, n, "bad line row in object map");
+			return prof_fail(err, n, "bad line row in object map");
 	const struct pi_map_reloc *rl = (const void *)((const char *)m + m->relocs_off);
 	for (uint32_t i = 0; i < map_nrelocs(m); i++)
 		if (!str_ok(m, rl[i].section) || !str_ok(m, rl[i].symbol))
-			return fail(err, n, "bad relocation in object map");
+			return prof_fail(err, n, "bad relocation in object map");
 	const struct pi_map_site *s = (const void *)((const char *)m + m->sites_off);
 	for (uint32_t i = 0; i < m->nsites; i++)
 		if (s[i].func >= m->nfuncs || !str_ok(m, s[i].section) || s[i].piece >= PI_MAX_PIECES)
-			return fail(err, n, "bad call site in object map");
-	return 0;
+			return prof_fail(err, n, "bad call site in object map");
+	return map_inlines(m) ? check_inlines(m, err, n) : 0;
 }
 
 #define GROW(arr, len, cap)                                                          \
@@ -150,72 +213,114 @@ static int check_map(const struct pi_map_hdr *m, uint64_t avail, char *err, size
 			(cap) = (cap) ? 2 * (cap) : 8;                               \
 			void *np_ = realloc((arr), (cap) * sizeof(*(arr)));          \
 			if (!np_)                                                    \
-				return fail(err, errsz, "out of memory");            \
+				return prof_fail(err, errsz, "out of memory");            \
 			(arr) = np_;                                                 \
 		}                                                                    \
 	} while (0)
+
+/* Object idx's map m, size bytes (validated here): the next object. */
+static int add_object(struct profile *p, uint32_t idx, const struct pi_map_hdr *m, uint64_t size, size_t *objcap,
+		      char *err, size_t errsz)
+{
+	if (idx != p->nobjs)
+		return prof_fail(err, errsz, "object records out of order");
+	if (check_map(m, size, err, errsz))
+		return -1;
+	size_t objcap_ = *objcap;
+	GROW(p->objs, p->nobjs, objcap_);
+	*objcap = objcap_;
+	struct prof_obj *o = &p->objs[p->nobjs++];
+	memset(o, 0, sizeof(*o));
+	o->map = m;
+	o->funcs = (const void *)((const char *)m + m->funcs_off);
+	o->blocks = (const void *)((const char *)m + m->blocks_off);
+	o->sites = (const void *)((const char *)m + m->sites_off);
+	o->lines = (const void *)((const char *)m + m->lines_off);
+	o->code = (const uint8_t *)m + m->code_off;
+	o->nrelocs = map_nrelocs(m);
+	o->relocs = (const void *)((const char *)m + (o->nrelocs ? m->relocs_off : 0));
+	o->str = (const char *)m + m->str_off;
+	o->counts = calloc(m->nblocks ? m->nblocks : 1, sizeof(uint64_t));
+	if (m->reserved & PI_MAP_SIMS) {
+		o->mispredicts = calloc(m->nblocks ? m->nblocks : 1, sizeof(uint64_t));
+		o->mem_waits = calloc(m->nblocks ? m->nblocks : 1, sizeof(uint64_t));
+		if (!o->mispredicts || !o->mem_waits)
+			return prof_fail(err, errsz, "out of memory");
+	}
+	if (!o->counts)
+		return prof_fail(err, errsz, "out of memory");
+	if (map_inlines(m)) {
+		o->inlines = (const void *)((const char *)m + m->inlines_off);
+		o->ninlines = m->ninlines;
+		o->inrows = (const void *)((const char *)m + m->inrows_off);
+		o->ninrows = m->ninrows;
+	}
+	o->line_ix = index_rows(o->lines, m->nlines, sizeof(*o->lines));
+	o->inrow_ix = index_rows(o->inrows, o->ninrows, sizeof(*o->inrows));
+	if (!o->line_ix || !o->inrow_ix)
+		return prof_fail(err, errsz, "out of memory");
+	return 0;
+}
 
 static int parse(struct profile *p, char *err, size_t errsz)
 {
 	const uint8_t *d = p->data;
 	size_t size = p->size;
 	if (size < 16 || memcmp(d, PI_PROF_MAGIC, 8))
-		return fail(err, errsz, "not a profinst profile");
+		return prof_fail(err, errsz, "not a profinst profile");
 	const struct pi_prof_hdr *h = (const void *)d;
 	if (size < sizeof(*h))
-		return fail(err, errsz, "truncated profile header");
+		return prof_fail(err, errsz, "truncated profile header");
 	if (h->version != PI_PROF_VERSION)
-		return fail(err, errsz, "profile version %u not supported (this profview reads %u)",
+		return prof_fail(err, errsz, "profile version %u not supported (this profview reads %u)",
 			    h->version, PI_PROF_VERSION);
 	if (h->hdr_size < sizeof(*h) || h->hdr_size > size || h->hdr_size % 8)
-		return fail(err, errsz, "bad profile header size");
+		return prof_fail(err, errsz, "bad profile header size");
 	p->hdr = h;
 	size_t objcap = 0, thcap = 0;
 	bool ended = false;
+	const struct pi_prof_image *image = NULL;
 	uint64_t off = h->hdr_size;
 	/* counts records are applied after all objects are known */
 	while (off < size) {
 		if (size - off < sizeof(struct pi_prof_rec))
-			return fail(err, errsz, "truncated record at offset %llu", (unsigned long long)off);
+			return prof_fail(err, errsz, "truncated record at offset %llu", (unsigned long long)off);
 		const struct pi_prof_rec *r = (const void *)(d + off);
 		uint64_t body = off + sizeof(*r);
 		if (r->size > size - body)
-			return fail(err, errsz, "truncated record at offset %llu", (unsigned long long)off);
+			return prof_fail(err, errsz, "truncated record at offset %llu", (unsigned long long)off);
 		const uint8_t *pl = d + body;
 		switch (r->tag) {
 		case PI_REC_OBJECT: {
 			if (r->size < 8)
-				return fail(err, errsz, "bad object record");
+				return prof_fail(err, errsz, "bad object record");
 			uint32_t idx;
 			memcpy(&idx, pl, 4);
-			if (idx != p->nobjs)
-				return fail(err, errsz, "object records out of order");
-			const struct pi_map_hdr *m = (const void *)(pl + 8);
-			if (check_map(m, r->size - 8, err, errsz))
+			if (add_object(p, idx, (const void *)(pl + 8), r->size - 8, &objcap, err, errsz))
 				return -1;
-			GROW(p->objs, p->nobjs, objcap);
-			struct prof_obj *o = &p->objs[p->nobjs++];
-			memset(o, 0, sizeof(*o));
-			o->map = m;
-			o->funcs = (const void *)((const char *)m + m->funcs_off);
-			o->blocks = (const void *)((const char *)m + m->blocks_off);
-			o->sites = (const void *)((const char *)m + m->sites_off);
-			o->lines = (const void *)((const char *)m + m->lines_off);
-			o->code = (const uint8_t *)m + m->code_off;
-			o->nrelocs = map_nrelocs(m);
-			o->relocs = (const void *)((const char *)m + (o->nrelocs ? m->relocs_off : 0));
-			o->str = (const char *)m + m->str_off;
-			o->counts = calloc(m->nblocks ? m->nblocks : 1, sizeof(uint64_t));
-			if (m->reserved & PI_MAP_SIMS) {
-				o->mispredicts = calloc(m->nblocks ? m->nblocks : 1, sizeof(uint64_t));
-				o->mem_waits = calloc(m->nblocks ? m->nblocks : 1, sizeof(uint64_t));
-				if (!o->mispredicts || !o->mem_waits)
-					return fail(err, errsz, "out of memory");
+			break;
+		}
+		case PI_REC_IMAGE:
+			if (r->size < sizeof(struct pi_prof_image))
+				return prof_fail(err, errsz, "bad image record");
+			image = (const void *)pl;
+			break;
+		case PI_REC_OBJREF: {
+			struct pi_prof_objref ref;
+			if (r->size < sizeof(ref) || !image)
+				return prof_fail(err, errsz, "bad object reference");
+			memcpy(&ref, pl, sizeof(ref));
+			if (!p->image_maps) {
+				if (!memchr(h->exe, 0, sizeof(h->exe)))
+					return prof_fail(err, errsz, "bad executable path");
+				if (image_read_maps(h->exe, image, &p->image_maps, &p->image_size, err, errsz))
+					return -1;
 			}
-			if (!o->counts)
-				return fail(err, errsz, "out of memory");
-			if (index_lines(o))
-				return fail(err, errsz, "out of memory");
+			if (ref.offset > p->image_size || ref.size > p->image_size - ref.offset || ref.offset % 8)
+				return prof_fail(err, errsz, "an object's map is out of the executable's maps");
+			if (add_object(p, ref.index, (const void *)(p->image_maps + ref.offset), ref.size, &objcap, err,
+				       errsz))
+				return -1;
 			break;
 		}
 		case PI_REC_COUNTS:
@@ -225,7 +330,7 @@ static int parse(struct profile *p, char *err, size_t errsz)
 			break;
 		case PI_REC_FUNCREC:
 			if (r->size % sizeof(struct pi_prof_funcrec))
-				return fail(err, errsz, "bad function record table");
+				return prof_fail(err, errsz, "bad function record table");
 			p->recs = (const void *)pl;
 			p->nrecs = (uint32_t)(r->size / sizeof(struct pi_prof_funcrec));
 			break;
@@ -235,7 +340,7 @@ static int parse(struct profile *p, char *err, size_t errsz)
 			    r->size != sizeof(*t) + (uint64_t)t->nnodes * sizeof(struct pi_prof_node) +
 					       (uint64_t)t->nrec * sizeof(struct pi_prof_recedge) ||
 			    t->nnodes == 0)
-				return fail(err, errsz, "bad thread record");
+				return prof_fail(err, errsz, "bad thread record");
 			GROW(p->threads, p->nthreads, thcap);
 			struct prof_thread *pt = &p->threads[p->nthreads++];
 			pt->hdr = t;
@@ -245,7 +350,7 @@ static int parse(struct profile *p, char *err, size_t errsz)
 		}
 		case PI_REC_LOSS:
 			if (r->size % sizeof(struct pi_prof_loss))
-				return fail(err, errsz, "bad loss record");
+				return prof_fail(err, errsz, "bad loss record");
 			for (uint64_t i = 0; i < r->size / sizeof(struct pi_prof_loss); i++) {
 				struct pi_prof_loss l;
 				memcpy(&l, pl + i * sizeof(l), sizeof(l));
@@ -258,13 +363,13 @@ static int parse(struct profile *p, char *err, size_t errsz)
 			/* one per process image (several in a merged profile);
 			 * profiles written before it have none */
 			if (r->size % sizeof(struct pi_prof_process) || p->procs)
-				return fail(err, errsz, "bad process record");
+				return prof_fail(err, errsz, "bad process record");
 			const struct pi_prof_process *pr = (const void *)pl;
 			uint64_t n = r->size / sizeof(*pr);
 			for (uint64_t i = 0; i < n; i++)
 				if (!memchr(pr[i].lineage, 0, sizeof(pr[i].lineage)) ||
 				    !memchr(pr[i].exe, 0, sizeof(pr[i].exe)))
-					return fail(err, errsz, "bad process record");
+					return prof_fail(err, errsz, "bad process record");
 			p->procs = pr;
 			p->nprocs = (uint32_t)(n < UINT32_MAX ? n : UINT32_MAX);
 			break;
@@ -280,18 +385,18 @@ static int parse(struct profile *p, char *err, size_t errsz)
 		off = body + ((r->size + 7) & ~7ull);
 	}
 	if (!ended)
-		return fail(err, errsz, "truncated profile (no end record)");
+		return prof_fail(err, errsz, "truncated profile (no end record)");
 	p->units = (h->features & PI_PROF_FEAT_UNITS) && p->nobjs ? p->objs[0].map->units : 1;
 	/* global functions */
 	for (uint32_t i = 0; i < p->nobjs; i++) {
 		p->objs[i].first_gfunc = p->nfuncs;
 		if (p->nfuncs + (uint64_t)p->objs[i].map->nfuncs > UINT32_MAX / 2)
-			return fail(err, errsz, "too many functions");
+			return prof_fail(err, errsz, "too many functions");
 		p->nfuncs += p->objs[i].map->nfuncs;
 	}
 	p->funcs = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*p->funcs));
 	if (!p->funcs)
-		return fail(err, errsz, "out of memory");
+		return prof_fail(err, errsz, "out of memory");
 	for (uint32_t i = 0; i < p->nobjs; i++) {
 		const struct prof_obj *o = &p->objs[i];
 		for (uint32_t f = 0; f < o->map->nfuncs; f++) {
@@ -306,7 +411,7 @@ static int parse(struct profile *p, char *err, size_t errsz)
 	for (uint32_t i = 0; i < p->nrecs; i++) {
 		const struct pi_prof_funcrec *r = &p->recs[i];
 		if (r->obj >= p->nobjs || r->func >= p->objs[r->obj].map->nfuncs || r->npieces > PI_MAX_PIECES)
-			return fail(err, errsz, "bad function record");
+			return prof_fail(err, errsz, "bad function record");
 		p->funcs[p->objs[r->obj].first_gfunc + r->func].rec = r;
 	}
 	for (size_t i = 0; i < p->ncounts; i++) {
@@ -316,17 +421,17 @@ static int parse(struct profile *p, char *err, size_t errsz)
 		memcpy(&obj, pl, 4);
 		const uint64_t *c = (const void *)(pl + 8);
 		if (r->size < 8 || obj >= p->nobjs)
-			return fail(err, errsz, "bad block counter record");
+			return prof_fail(err, errsz, "bad block counter record");
 		struct prof_obj *o = &p->objs[obj];
 		uint32_t n = o->map->nblocks;
 		if (r->tag == PI_REC_COUNTS) {
 			if (r->size - 8 != 8ull * n)
-				return fail(err, errsz, "bad block counter record");
+				return prof_fail(err, errsz, "bad block counter record");
 			for (uint32_t b = 0; b < n; b++)
 				o->counts[b] += c[b];
 		} else {
 			if (r->size - 8 != 16ull * n || !o->mispredicts)
-				return fail(err, errsz, "bad simulation counter record");
+				return prof_fail(err, errsz, "bad simulation counter record");
 			for (uint32_t b = 0; b < n; b++) {
 				o->mispredicts[b] += c[b];
 				o->mem_waits[b] += c[n + b];
@@ -338,15 +443,15 @@ static int parse(struct profile *p, char *err, size_t errsz)
 		for (uint32_t n = 0; n < t->hdr->nnodes; n++) {
 			const struct pi_prof_node *nd = &t->nodes[n];
 			if (n == 0 ? nd->parent != UINT32_MAX : nd->parent >= n)
-				return fail(err, errsz, "bad calling-context tree");
+				return prof_fail(err, errsz, "bad calling-context tree");
 			if (n && prof_gfunc(p, nd->obj, nd->func) == UINT32_MAX)
-				return fail(err, errsz, "calling-context node names an unknown function");
+				return prof_fail(err, errsz, "calling-context node names an unknown function");
 		}
 		for (uint32_t k = 0; k < t->hdr->nrec; k++) {
 			const struct pi_prof_recedge *re = &t->recs[k];
 			if (re->node == 0 || re->node >= t->hdr->nnodes || re->caller_node >= t->hdr->nnodes ||
 			    prof_gfunc(p, re->caller_obj, re->caller_func) == UINT32_MAX)
-				return fail(err, errsz, "bad recursive edge");
+				return prof_fail(err, errsz, "bad recursive edge");
 		}
 	}
 	return 0;
@@ -365,7 +470,7 @@ int prof_parse(struct profile *p, const void *data, size_t size, char *err, size
 	/* aligned copy: records are 8-aligned relative to the start */
 	p->data = malloc(size ? size : 1);
 	if (!p->data)
-		return fail(err, errsz, "out of memory");
+		return prof_fail(err, errsz, "out of memory");
 	memcpy(p->data, data, size);
 	p->size = size;
 	return parse(p, err, errsz);
@@ -376,7 +481,7 @@ int prof_load(struct profile *p, const char *path, char *err, size_t errsz)
 	memset(p, 0, sizeof(*p));
 	FILE *f = fopen(path, "rb");
 	if (!f)
-		return fail(err, errsz, "%s", strerror(errno));
+		return prof_fail(err, errsz, "%s", strerror(errno));
 	/* a regular file is mapped, not copied: a large profile's pages are
 	 * the page cache's (its writer renames a new file into place, never
 	 * truncates one being read) */
@@ -408,10 +513,10 @@ int prof_load(struct profile *p, const char *path, char *err, size_t errsz)
 	int rerr = ferror(f);
 	fclose(f);
 	if (!buf)
-		return fail(err, errsz, "out of memory");
+		return prof_fail(err, errsz, "out of memory");
 	if (rerr) {
 		free(buf);
-		return fail(err, errsz, "read error");
+		return prof_fail(err, errsz, "read error");
 	}
 	p->data = buf;
 	p->size = len;
@@ -427,6 +532,7 @@ void prof_free(struct profile *p)
 		free(p->objs[i].line_ix);
 		free(p->objs[i].at_ix);
 		free(p->objs[i].at_end);
+		free(p->objs[i].inrow_ix);
 	}
 	free(p->objs);
 	free(p->threads);
@@ -440,6 +546,7 @@ void prof_free(struct profile *p)
 		free(p->names);
 	}
 	free(p->counts_recs);
+	free(p->image_maps);
 	if (p->mapped)
 		munmap(p->data, p->size);
 	else

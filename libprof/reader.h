@@ -31,6 +31,13 @@ struct prof_obj {
 	 * cost (1/map->units of a cycle), summed over threads */
 	uint64_t *mispredicts, *mem_waits;
 	uint32_t *line_ix;     /* [nlines]: lines by (section, offset, index), for prof_line */
+	/* the inlined calls and the rows saying which code each holds (none
+	 * in a map written before they were kept) */
+	const struct pi_map_inline *inlines;
+	uint32_t ninlines;
+	const struct pi_map_inrow *inrows;
+	uint32_t ninrows;
+	uint32_t *inrow_ix;    /* [ninrows], by (section, offset, index), for prof_inline */
 	uint32_t first_gfunc;  /* global index of its function 0 */
 	/* for prof_func_at, built on first use: its functions (not externals)
 	 * by (section name, offset), and the furthest end of each and those
@@ -86,6 +93,10 @@ struct profile {
 	const struct pi_prof_process *procs;
 	uint32_t nprocs;
 	const uint8_t **counts_recs; /* COUNTS and SIMCOUNTS records, in order */
+	/* the executable's profinst_map section, where OBJREF records' maps
+	 * are (read at the first), or NULL */
+	uint8_t *image_maps;
+	uint64_t image_size;
 	size_t ncounts, countcap;
 };
 
@@ -127,6 +138,13 @@ bool prof_find_site(const struct profile *p, uint64_t ret_addr, uint32_t *gfunc,
  * that section at or before offset, or NULL if none or it has no line.
  * O(log nlines). */
 const struct pi_map_line *prof_line(const struct prof_obj *o, uint32_t section, uint32_t offset);
+
+/* The innermost inlined call whose code (section, offset) of o is, or
+ * NULL where it is the function's own.  O(log ninrows). */
+const struct pi_map_inline *prof_inline(const struct prof_obj *o, uint32_t section, uint32_t offset);
+
+/* The inlined call f is in, or NULL where f is directly in the function. */
+const struct pi_map_inline *prof_inline_parent(const struct prof_obj *o, const struct pi_map_inline *f);
 
 /* The process image a profile the runtime wrote is of (its pid, parent,
  * start time, exec and fork generations, lineage name: format.h), or NULL

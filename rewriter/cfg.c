@@ -1657,6 +1657,8 @@ int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *op
 	liveness(c);
 	find_sites(c);
 	line_table_read(&c->lines, o);
+	if (!inline_table_read(&c->inlines, o, &c->lines))
+		pi_warn("%s: .debug_info: malformed; no inline frames for its code", o->name);
 	c->block_code = xcalloc(c->nblocks + 1, sizeof(uint32_t));
 	for (size_t b = 0; b < c->nblocks; b++) {
 		const struct block *bl = &c->blocks[b];
@@ -1707,6 +1709,7 @@ void code_free(struct code *c)
 		free(c->kept_relas[i].symbol);
 	free(c->kept_relas);
 	line_table_free(&c->lines);
+	inline_table_free(&c->inlines);
 	buf_free(&c->code);
 	memset(c, 0, sizeof(*c));
 }

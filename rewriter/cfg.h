@@ -13,6 +13,7 @@
 
 #include "decode.h"
 #include "external.h"
+#include "dwarfinfo.h"
 #include "dwarfline.h"
 #include "format.h"
 #include "model.h"
@@ -164,6 +165,7 @@ struct code {
 	/* kept from before the rewrite, for the map: line tables, and the
 	 * original bytes of each block */
 	struct line_table lines;
+	struct inline_table inlines; /* the inlined calls in that code */
 	struct buf code;
 	uint32_t *block_code; /* [nblocks]: offset in code */
 	/* the relocations of those bytes, in block order (the map's) */

@@ -124,6 +124,7 @@ static bool read_unit(struct ctx *x, struct cursor *r)
 	}
 	if (r->bad || len > (uint64_t)(r->end - r->p))
 		return false;
+	uint64_t unit_off = (uint64_t)(r->p - r->base) - (dwarf64 ? 12 : 4);
 	const uint8_t *uend = r->p + len;
 	struct cursor u = {r->base, r->p, uend, false};
 	r->p = uend;
@@ -199,6 +200,8 @@ static bool read_unit(struct ctx *x, struct cursor *r)
 		free(dirs), free(files);
 		return true;
 	}
+	struct line_unit *lu = VEC_PUSH(x->t->units, x->t->nunits, x->t->unitcap);
+	lu->off = unit_off, lu->files = files, lu->nfiles = nfiles; /* (files now the unit's) */
 	/* the program */
 	struct cursor pr = {r->base, prog, uend, false};
 	int sec = -1;
@@ -252,7 +255,7 @@ static bool read_unit(struct ctx *x, struct cursor *r)
 				cur_uleb(&pr);
 		}
 	}
-	free(dirs), free(files);
+	free(dirs);
 	return true;
 }
 
@@ -298,5 +301,16 @@ void line_table_free(struct line_table *t)
 		free(t->files[i]);
 	free(t->files);
 	free(t->rows);
+	for (size_t i = 0; i < t->nunits; i++)
+		free(t->units[i].files);
+	free(t->units);
 	memset(t, 0, sizeof(*t));
+}
+
+const char *line_table_file(const struct line_table *t, uint64_t unit, uint64_t i)
+{
+	for (size_t k = 0; k < t->nunits; k++)
+		if (t->units[k].off == unit)
+			return i < t->units[k].nfiles && *t->units[k].files[i] ? t->units[k].files[i] : NULL;
+	return NULL;
 }

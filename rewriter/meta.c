@@ -229,6 +229,33 @@ static void build_map(struct code *c, struct buf *b)
 		buf_put(&body, &mr, sizeof(mr));
 		h.nrelocs++;
 	}
+	/* the inlined calls, and which code each holds (PI_MAP_INLINES) */
+	h.reserved |= PI_MAP_INLINES;
+	h.inlines_off = (uint32_t)(sizeof(h) + body.len);
+	h.ninlines = (uint32_t)c->inlines.nframes;
+	for (size_t i = 0; i < c->inlines.nframes; i++) {
+		const struct inline_frame *f = &c->inlines.frames[i];
+		struct pi_map_inline mi = {
+			.name = strtab_add(&st, f->name),
+			.call_file = strtab_add(&st, f->call_file ? f->call_file : ""),
+			.call_line = f->call_line,
+			.parent = (uint32_t)(f->parent + 1),
+		};
+		buf_put(&body, &mi, sizeof(mi));
+	}
+	h.inrows_off = (uint32_t)(sizeof(h) + body.len);
+	for (size_t i = 0; i < c->inlines.nrows; i++) {
+		const struct inline_row *r = &c->inlines.rows[i];
+		if (text_index(c, r->sec) < 0)
+			continue;
+		struct pi_map_inrow mr = {
+			.section = strtab_add(&st, o->secs[r->sec].name),
+			.offset = (uint32_t)r->off,
+			.frame = (uint32_t)(r->frame + 1),
+		};
+		buf_put(&body, &mr, sizeof(mr));
+		h.ninrows++;
+	}
 	h.code_off = (uint32_t)(sizeof(h) + body.len);
 	h.code_size = (uint32_t)c->code.len;
 	buf_put(&body, c->code.p, c->code.len);

@@ -45,6 +45,9 @@ static const uint8_t icelake_class[UARCH_MAX_PORTS] = {1, 1, 2, 2, 3, 1, 1, 4, 4
  * against three).  Ice Lake (server) from goldencove_libc: fixed costs by
  * 6/5, copies and fills as Golden Cove (two stores a cycle), compares and
  * searches by 1.5 (two loads). */
+/* On every model, the C library's thread-local accessors (<ctype.h>'s
+ * tables, errno) cost what strlen's fixed cost is: a call and a return
+ * (bench/probes/libc.c measures them at strlen's on Zen 5). */
 static const struct ext_fixed skylake_libc[] = {
 	{"__memcpy_chk", 11, 32, 3, 0}, {"__memmove_chk", 11, 32, 3, 0}, {"__mempcpy_chk", 11, 32, 3, 0},
 	{"__memset_chk", 11, 32, 3, 0}, {"__stpcpy_chk", 11, 0, 0, 0}, {"__strcat_chk", 18, 0, 0, 0},
@@ -55,6 +58,8 @@ static const struct ext_fixed skylake_libc[] = {
 	{"stpcpy", 11, 0, 0, 0}, {"strcat", 18, 0, 0, 0}, {"strchr", 9, 0, 0, 0}, {"strcmp", 12, 0, 0, 0},
 	{"strcpy", 11, 0, 0, 0}, {"strdup", 33, 0, 0, 0}, {"strlen", 9, 0, 0, 0}, {"strncmp", 8, 0, 0, 0},
 	{"strncpy", 9, 36, 3, 0}, {"strnlen", 9, 0, 0, 0}, {"strrchr", 9, 0, 0, 0},
+	{"__ctype_b_loc", 9, 0, 0, 0}, {"__ctype_tolower_loc", 9, 0, 0, 0}, {"__ctype_toupper_loc", 9, 0, 0, 0},
+	{"__errno_location", 9, 0, 0, 0},
 };
 static const struct ext_fixed icelake_libc[] = {
 	{"__memcpy_chk", 8, 16, 3, 0}, {"__memmove_chk", 8, 16, 3, 0}, {"__mempcpy_chk", 8, 16, 3, 0},
@@ -66,6 +71,8 @@ static const struct ext_fixed icelake_libc[] = {
 	{"stpcpy", 8, 0, 0, 0}, {"strcat", 14, 0, 0, 0}, {"strchr", 7, 0, 0, 0}, {"strcmp", 10, 0, 0, 0},
 	{"strcpy", 8, 0, 0, 0}, {"strdup", 26, 0, 0, 0}, {"strlen", 7, 0, 0, 0}, {"strncmp", 6, 0, 0, 0},
 	{"strncpy", 7, 18, 3, 0}, {"strnlen", 7, 0, 0, 0}, {"strrchr", 7, 0, 0, 0},
+	{"__ctype_b_loc", 7, 0, 0, 0}, {"__ctype_tolower_loc", 7, 0, 0, 0}, {"__ctype_toupper_loc", 7, 0, 0, 0},
+	{"__errno_location", 7, 0, 0, 0},
 };
 
 static const struct uarch skylake_u = {
@@ -135,6 +142,8 @@ static const struct ext_fixed goldencove_libc[] = {
 	{"stpcpy", 7, 0, 0, 0}, {"strcat", 12, 0, 0, 0}, {"strchr", 6, 0, 0, 0}, {"strcmp", 8, 0, 0, 0},
 	{"strcpy", 7, 0, 0, 0}, {"strdup", 22, 0, 0, 0}, {"strlen", 6, 0, 0, 0}, {"strncmp", 5, 0, 0, 0},
 	{"strncpy", 6, 18, 3, 0}, {"strnlen", 6, 0, 0, 0}, {"strrchr", 6, 0, 0, 0},
+	{"__ctype_b_loc", 6, 0, 0, 0}, {"__ctype_tolower_loc", 6, 0, 0, 0}, {"__ctype_toupper_loc", 6, 0, 0, 0},
+	{"__errno_location", 6, 0, 0, 0},
 };
 
 static const struct uarch goldencove_u = {
@@ -174,6 +183,8 @@ static const struct ext_fixed zen5_libc[] = {
 	{"stpcpy", 6, 0, 0, 0}, {"strcat", 10, 0, 0, 0}, {"strchr", 5, 0, 0, 0}, {"strcmp", 6, 0, 0, 0},
 	{"strcpy", 6, 0, 0, 0}, {"strdup", 36, 0, 0, 0}, {"strlen", 5, 0, 0, 0}, {"strncmp", 4, 0, 0, 0},
 	{"strncpy", 5, 25, 3, 0}, {"strnlen", 5, 0, 0, 0}, {"strrchr", 5, 0, 0, 0},
+	{"__ctype_b_loc", 5, 0, 0, 0}, {"__ctype_tolower_loc", 5, 0, 0, 0}, {"__ctype_toupper_loc", 5, 0, 0, 0},
+	{"__errno_location", 5, 0, 0, 0},
 };
 
 /* glibc's allocator on Zen 5 (bench/probes/heap.c, glibc 2.36, on an EPYC
@@ -211,6 +222,8 @@ static const struct ext_fixed zen3_libc[] = {
 	{"stpcpy", 6, 0, 0, 0}, {"strcat", 10, 0, 0, 0}, {"strchr", 5, 0, 0, 0}, {"strcmp", 6, 0, 0, 0},
 	{"strcpy", 6, 0, 0, 0}, {"strdup", 36, 0, 0, 0}, {"strlen", 5, 0, 0, 0}, {"strncmp", 4, 0, 0, 0},
 	{"strncpy", 5, 35, 3, 0}, {"strnlen", 5, 0, 0, 0}, {"strrchr", 5, 0, 0, 0},
+	{"__ctype_b_loc", 5, 0, 0, 0}, {"__ctype_tolower_loc", 5, 0, 0, 0}, {"__ctype_toupper_loc", 5, 0, 0, 0},
+	{"__errno_location", 5, 0, 0, 0},
 };
 static const uint32_t zen3_heap[PI_HC_COUNT] = {
 	[PI_HC_MALLOC_CACHED] = 1120, [PI_HC_FREE_CACHED] = 880,

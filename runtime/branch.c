@@ -124,7 +124,7 @@ static void ctr_update(int8_t *c, int taken, int lo, int hi)
 void pi_rt_branch(uint64_t word, int64_t counter)
 {
 	struct pi_tls *t = &__profinst_tls;
-	if (t->dead)
+	if (t->dead & RT_HALTED)
 		return;
 	struct rt_branch_state *s = t->branch;
 	if (!s) {

@@ -287,7 +287,7 @@ static int stream_of(const struct rt_dcache *s, uint64_t line, int *again, int *
 void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp, int64_t counter)
 {
 	struct pi_tls *t = &__profinst_tls;
-	if (t->dead || !rt_dc_cap[0])
+	if ((t->dead & RT_HALTED) || !rt_dc_cap[0])
 		return;
 	struct rt_dcache *s = t->dcache;
 	if (!s) {

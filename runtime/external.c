@@ -48,7 +48,6 @@ static uint64_t time_chain(uint64_t iters)
 	return rt_rdtsc() - t0;
 }
 
-uint64_t pi_rt_probe_window(void);
 /* the stubs' own share of an external call's measured ticks */
 uint64_t rt_ext_overhead_ticks __attribute__((visibility("hidden")));
 
@@ -58,7 +57,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-uint64_t pi_rt_probe_callback(void);
 /* the stubs' own share of each callback's */
 uint64_t rt_cb_overhead_ticks __attribute__((visibility("hidden")));
 
@@ -260,7 +258,7 @@ void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uin
 		     uint64_t arg2)
 {
 	struct pi_tls *t = &__profinst_tls;
-	if (t->busy || t->dead) {
+	if (t->busy || (t->dead & RT_HALTED)) {
 		t->skipped++;
 		return;
 	}
@@ -305,7 +303,7 @@ void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uin
 			if (!(flags & PI_EXT_HEAP_MASK) ||
 			    !rt_heap_cost(t, (flags & PI_EXT_HEAP_MASK) >> PI_EXT_HEAP_SHIFT, arg0, arg1, &cost))
 				cost = fixed_cost(rec, arg0, arg1, arg2);
-			f->ext |= RT_EXT_FIXED | cost << 8;
+			f->ext |= RT_EXT_FIXED | cost << RT_EXT_COST_SHIFT;
 		} else {
 			f->ext_start = rt_rdtsc(); /* last: the runtime's own time is not the call's */
 		}
@@ -328,7 +326,7 @@ void pi_rt_ext_exit(uint64_t sp)
 		/* the external's faults: in its measured time already, or
 		 * added to the model's cost of it */
 		if (top->ext & RT_EXT_FIXED)
-			top->ext += rt_faults_take(t) << 8;
+			top->ext += rt_faults_take(t) << RT_EXT_COST_SHIFT;
 		else
 			rt_faults_skip(t);
 		rt_close_top(th, now);
@@ -362,7 +360,7 @@ static int sys_waits(uint64_t nr, uint64_t arg0, uint64_t arg1)
 void pi_rt_sys_enter(uint64_t nr, uint64_t arg0, uint64_t arg1)
 {
 	struct pi_tls *t = &__profinst_tls;
-	if (t->busy || t->dead)
+	if (t->busy || (t->dead & RT_HALTED))
 		return;
 	int wait = sys_waits(nr, arg0, arg1);
 	t->sys_charge = sys_charge && (!wait || sys_charge_waits);
@@ -376,7 +374,7 @@ void pi_rt_sys_enter(uint64_t nr, uint64_t arg0, uint64_t arg1)
 void pi_rt_sys_exit(void)
 {
 	struct pi_tls *t = &__profinst_tls;
-	if (!t->sys_start || t->busy || t->dead)
+	if (!t->sys_start || t->busy || (t->dead & RT_HALTED))
 		return;
 	uint64_t cyc = rt_ticks_to_cycles(rt_rdtsc() - t->sys_start);
 	t->sys_start = 0;
@@ -391,6 +389,7 @@ void pi_rt_sys_exit(void)
 		} else {
 			n->os_left += cyc;
 		}
+		rt_fe_free(t);
 	}
 	rt_leave(t);
 }

@@ -58,7 +58,6 @@
 #include <sys/syscall.h>
 
 #include "rt.h"
-#include "rt_layout.h"
 
 _Static_assert(offsetof(struct perf_event_mmap_page, data_tail) ==
 		       offsetof(struct perf_event_mmap_page, data_head) + 8,

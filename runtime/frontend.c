@@ -40,6 +40,17 @@ void rt_frontend_init(void)
 	}
 }
 
+/* Time the model did not make (an external call's or a system call's,
+ * measured) drains the predictor: it is free again, as it would be after
+ * any call of real length.  Whether a bubble after such a call hides
+ * behind the one before then never depends on how long the call took, so
+ * the modelled cycles stay the same run after run.  stubs.S's external
+ * exit helper does the same (EXT_EXIT). */
+void rt_fe_free(struct pi_tls *t)
+{
+	t->fe_pred = t->clock - rt_fe_window;
+}
+
 void rt_fe_event(struct pi_tls *t, uint64_t bubble)
 {
 	if (!bubble)

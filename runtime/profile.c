@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
@@ -174,6 +175,90 @@ void rt_lineage_init(int forked)
 	if (forked)
 		self_proc.fork_gen++;
 	gen_chosen = 0;
+}
+
+/* The objects' maps stay in the executable (its profinst_map section,
+ * found again by its build id: struct pi_prof_image) unless the executable
+ * has no build id or PROFINST_SELF_CONTAINED=1 asks for them in the
+ * profile: a profile is then its counts and its tree, and a short run of
+ * a large program writes kilobytes, not the megabytes of its maps. */
+extern const char __ehdr_start[] __attribute__((weak, visibility("hidden")));
+extern const char __start_profinst_map[] __attribute__((weak, visibility("hidden")));
+
+/* This image's GNU build id, from its own program headers: its size, or 0. */
+static uint32_t own_build_id(uint8_t *out, uint32_t cap)
+{
+	if (!__ehdr_start)
+		return 0;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)__ehdr_start;
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)(__ehdr_start + eh->e_phoff);
+	/* the image's load bias: where its first PT_LOAD's page landed */
+	uint64_t bias = 0;
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD) {
+			bias = (uint64_t)__ehdr_start - (ph[i].p_vaddr - ph[i].p_offset);
+			break;
+		}
+	for (int i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_NOTE)
+			continue;
+		const char *p = (const char *)(bias + ph[i].p_vaddr), *end = p + ph[i].p_memsz;
+		while (end - p >= (long)sizeof(Elf64_Nhdr)) {
+			const Elf64_Nhdr *n = (const Elf64_Nhdr *)p;
+			const char *name = p + sizeof(*n);
+			const uint8_t *desc = (const uint8_t *)name + ((n->n_namesz + 3) & ~3u);
+			const char *next = (const char *)desc + ((n->n_descsz + 3) & ~3u);
+			if (next > end)
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && !memcmp(name, "GNU", 4) &&
+			    n->n_descsz && n->n_descsz <= cap) {
+				memcpy(out, desc, n->n_descsz);
+				return n->n_descsz;
+			}
+			p = next;
+		}
+	}
+	return 0;
+}
+
+static int maps_in_profile(void)
+{
+	static int in = -1;
+	if (in < 0) {
+		const char *v = getauxval(AT_SECURE) ? NULL : getenv("PROFINST_SELF_CONTAINED");
+		in = (v && v[0] == '1' && !v[1]) || !__start_profinst_map;
+	}
+	return in;
+}
+
+static void write_objects(struct pw *w)
+{
+	struct pi_prof_image im;
+	memset(&im, 0, sizeof(im));
+	int refs = !maps_in_profile() && (im.build_id_size = own_build_id(im.build_id, sizeof(im.build_id)));
+	if (refs) {
+		pw_rec(w, PI_REC_IMAGE, sizeof(im));
+		pw_put(w, &im, sizeof(im));
+		pw_pad(w, sizeof(im));
+	}
+	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
+		if (refs) {
+			struct pi_prof_objref r = {
+				.index = d->index,
+				.offset = (uint64_t)((const char *)d->map - __start_profinst_map),
+				.size = d->map->size,
+			};
+			pw_rec(w, PI_REC_OBJREF, sizeof(r));
+			pw_put(w, &r, sizeof(r));
+			pw_pad(w, sizeof(r));
+			continue;
+		}
+		uint32_t hdr[2] = {d->index, 0};
+		pw_rec(w, PI_REC_OBJECT, 8 + d->map->size);
+		pw_put(w, hdr, sizeof(hdr));
+		pw_put(w, d->map, d->map->size);
+		pw_pad(w, 8 + d->map->size);
+	}
 }
 
 /* pattern with %p as the image's lineage (its pid, then ".xN" for the
@@ -453,13 +538,7 @@ static int write_file(const struct target *tg, int sig, struct rt_thread *head, 
 	pw_rec(&w, PI_REC_PROCESS, sizeof(pr));
 	pw_put(&w, &pr, sizeof(pr));
 	pw_pad(&w, sizeof(pr));
-	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
-		uint32_t hdr[2] = {d->index, 0};
-		pw_rec(&w, PI_REC_OBJECT, 8 + d->map->size);
-		pw_put(&w, hdr, sizeof(hdr));
-		pw_put(&w, d->map, d->map->size);
-		pw_pad(&w, 8 + d->map->size);
-	}
+	write_objects(&w);
 	/* the targets of calls through pointers: named before the nodes that
 	 * name them are written */
 	rt_targets_write(&w, (uint32_t)(rt_objs_end() - rt_objs_begin()));

@@ -13,7 +13,6 @@
 #include <stdint.h>
 
 #include "format.h"
-#include "rt_layout.h"
 
 /* Calling-context tree node.  A node with alias != NULL is a recursive call
  * edge: activations through it are charged to the ancestor alias names. */
@@ -50,8 +49,14 @@ struct rt_frame {
 #define RT_EXT_ON 0x1     /* an external call's frame */
 #define RT_EXT_CHARGE 0x2 /* its time goes into the cycles */
 #define RT_EXT_SWITCH 0x4 /* a context switch: its time is other contexts' */
-#define RT_EXT_FIXED 0x8  /* its cost is the model's, in the bits from 8 up
-			     (PI_EXT_FIXED: no clock runs) */
+#define RT_EXT_FIXED 0x8  /* its cost is the model's, in the bits from
+			     RT_EXT_COST_SHIFT up (PI_EXT_FIXED: no clock runs) */
+#define RT_EXT_COST_SHIFT 8
+
+/* Records for the targets of calls through pointers that leave
+ * instrumented code, each with its thunk (targets.c, stubs.S). */
+#define RT_TARGETS_BITS 8
+#define RT_TARGETS (1 << RT_TARGETS_BITS)
 
 /* The entry fast path's cache of calling-context children: direct-mapped
  * by (parent node, function, return address), see rt_cache_index. */
@@ -147,6 +152,11 @@ extern __thread struct pi_tls __profinst_tls;
  * another thread writes the profile (rt_stop_threads). */
 #define RT_DEAD 1u
 #define RT_STOPPED 2u
+/* Not a state but a switch (PROFINST_C_PATHS=1): the helpers' assembly fast
+ * paths all defer to their C paths, which ignore it; the two must give the
+ * same profile (tests/lib/cpaths.py). */
+#define RT_C_PATHS 4u
+#define RT_HALTED (RT_DEAD | RT_STOPPED)
 
 /* Enter the runtime on t's own thread: false if it is inside already (a
  * signal handler that interrupted it), dead or stopped.  busy is set before
@@ -154,11 +164,11 @@ extern __thread struct pi_tls __profinst_tls;
  * reads busy, and this never both go on (the assembly's TAKE_BUSY). */
 static inline bool rt_enter(struct pi_tls *t)
 {
-	if (t->busy || t->dead)
+	if (t->busy || (t->dead & RT_HALTED))
 		return false;
 	__atomic_store_n(&t->busy, 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&t->dead, __ATOMIC_RELAXED)) {
+	if (__atomic_load_n(&t->dead, __ATOMIC_RELAXED) & RT_HALTED) {
 		__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
 		return false;
 	}
@@ -170,6 +180,32 @@ static inline void rt_leave(struct pi_tls *t)
 {
 	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
 }
+
+/* ----- The C halves of the helpers in stubs.S (stub_abi.h says what
+ * each stub passes), called with every register of the program saved, and
+ * the assembly the C side calls. */
+void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra);
+void pi_rt_exit(uint64_t sp);
+/* returns where the tail jump goes (targets.c: a thunk, for a target out
+ * of instrumented code) */
+uint64_t pi_rt_tailexit(const struct pi_funcrec *fn, uint64_t sp, uint64_t target, const uint8_t *stub);
+void pi_rt_resync(uint64_t sp);
+void pi_rt_rep(uint64_t kind, uint64_t rcx, uint64_t flags);
+void pi_rt_flush(void);
+void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uint64_t arg0, uint64_t arg1,
+		     uint64_t arg2);
+void pi_rt_ext_exit(uint64_t sp);
+void pi_rt_sys_enter(uint64_t nr, uint64_t arg0, uint64_t arg1);
+void pi_rt_sys_exit(void);
+/* returns what the indirect call calls: target, or its record's thunk */
+uint64_t pi_rt_icall(uint64_t target);
+void pi_rt_icall_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t ra);
+void pi_rt_branch(uint64_t word, int64_t counter);
+void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp, int64_t counter);
+/* the stubs' own cost, in ticks: of an external call's window, and of
+ * each callback's (run at start-up, external.c) */
+uint64_t pi_rt_probe_window(void);
+uint64_t pi_rt_probe_callback(void);
 
 /* raw system calls: no libc on the hot path, no errno */
 long rt_syscall6(long nr, long a, long b, long c, long d, long e, long f);
@@ -266,6 +302,7 @@ void rt_frontend_init(void);
 /* A call's or a return's bubble: the clock waits for it, beyond what it
  * overlaps with. */
 void rt_fe_event(struct pi_tls *t, uint64_t bubble);
+void rt_fe_free(struct pi_tls *t);
 
 /* ----- Page faults (faults.c) */
 

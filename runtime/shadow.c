@@ -7,66 +7,8 @@
 #include <stddef.h>
 
 #include "rt.h"
-#include "rt_layout.h"
 #include "stub_abi.h"
 
-#define LAYOUT(type, field, off) _Static_assert(offsetof(type, field) == (off), #type "." #field)
-LAYOUT(struct pi_tls, clock, TLS_CLOCK);
-LAYOUT(struct pi_tls, th, TLS_TH);
-LAYOUT(struct pi_tls, busy, TLS_BUSY);
-LAYOUT(struct pi_tls, dead, TLS_BUSY + 4);
-LAYOUT(struct pi_tls, fe_pred, TLS_FEPRED);
-LAYOUT(struct pi_tls, dc_ready, TLS_DCREADY);
-LAYOUT(struct pi_tls, pf_head, TLS_PFHEAD);
-LAYOUT(struct pi_tls, pf_seen, TLS_PFSEEN);
-LAYOUT(struct pi_tls, cb_tsc, TLS_CBTSC);
-LAYOUT(struct pi_tls, ext_last, TLS_EXTLAST);
-LAYOUT(struct pi_tls, unused, TLS_SPARE);
-LAYOUT(struct pi_tls, dc_wait, TLS_DCWAIT);
-LAYOUT(struct pi_tls, clock_part, TLS_CLOCKPART);
-LAYOUT(struct pi_tls, skipped, TLS_SKIPPED);
-LAYOUT(struct pi_funcrec, addr, FREC_ADDR);
-LAYOUT(struct rt_thread, stack, TH_STACK);
-LAYOUT(struct rt_thread, depth, TH_DEPTH);
-LAYOUT(struct rt_thread, cap, TH_CAP);
-LAYOUT(struct rt_thread, cache, TH_CACHE);
-LAYOUT(struct rt_thread, fn_active, TH_FNACTIVE);
-_Static_assert(sizeof(struct pi_funcrec) == 1 << FUNCREC_SHIFT, "funcrec size");
-_Static_assert(RT_CACHE_BITS == RT_CACHE_BITS_ASM, "cache bits");
-_Static_assert(sizeof(struct rt_frame) == FRAME_SIZE, "frame size");
-LAYOUT(struct rt_frame, node, FR_NODE);
-LAYOUT(struct rt_frame, alias, FR_ALIAS);
-LAYOUT(struct rt_frame, sp, FR_SP);
-LAYOUT(struct rt_frame, entry_clock, FR_ENTRY);
-LAYOUT(struct rt_frame, child, FR_CHILD);
-LAYOUT(struct rt_frame, tail_target, FR_TAIL_TARGET);
-LAYOUT(struct rt_frame, tail, FR_TAIL);
-LAYOUT(struct rt_frame, ext, FR_EXT);
-LAYOUT(struct rt_frame, ext_start, FR_EXT_START);
-LAYOUT(struct rt_frame, ext_ticks, FR_EXT_TICKS);
-LAYOUT(struct rt_frame, fe_call, FR_FECALL);
-LAYOUT(struct rt_node, os, ND_OS);
-LAYOUT(struct rt_node, os_left, ND_OS_LEFT);
-LAYOUT(struct pi_funcrec, size, FREC_EXTFLAGS);
-_Static_assert(FREC_EXTFIXED == FREC_EXTFLAGS + 4 && FREC_EXTPERBYTE == FREC_EXTFLAGS + 8 &&
-		       FREC_EXTARG == FREC_EXTFLAGS + 12,
-	       "a fixed external's cost: size[1..3] (stubs.S)");
-_Static_assert(RT_EXT_ON == 1 && RT_EXT_CHARGE == 2 && RT_EXT_FIXED == 8, "external frame flags (stubs.S)");
-_Static_assert(PI_EXT_FIXED == 0x80, "PI_EXT_FIXED (stubs.S)");
-_Static_assert(PI_EXT_CHARGE == 1 && PI_EXT_WAIT == 2 && PI_EXT_TTYREAD == 4 && PI_EXT_CHARGE_WAITS == 8 &&
-	       PI_EXT_CHECK == 16 && PI_EXT_SWITCH == 32 && PI_EXT_SETCTX == 64,
-	       "external record flags (stubs.S)");
-LAYOUT(struct rt_node, fn, ND_FN);
-LAYOUT(struct rt_node, parent, ND_PARENT);
-LAYOUT(struct rt_node, ra, ND_RA);
-LAYOUT(struct rt_node, last_hit, ND_LAST_HIT);
-LAYOUT(struct rt_node, alias, ND_ALIAS);
-LAYOUT(struct rt_node, calls, ND_CALLS);
-LAYOUT(struct rt_node, rec_calls, ND_RECCALLS);
-LAYOUT(struct rt_node, self, ND_SELF);
-LAYOUT(struct rt_node, incl, ND_INCL);
-LAYOUT(struct rt_node, min_self, ND_MIN);
-LAYOUT(struct rt_node, max_self, ND_MAX);
 
 __thread struct pi_tls __profinst_tls __attribute__((tls_model("initial-exec")));
 
@@ -179,22 +121,27 @@ static uint64_t close_external(struct rt_thread *th, struct rt_frame *f)
 	uint64_t cyc;
 	bool measured = !(f->ext & RT_EXT_FIXED);
 	if (!measured) {
-		cyc = f->ext >> 8; /* the model's cost, in the clock's units */
+		cyc = f->ext >> RT_EXT_COST_SHIFT; /* the model's cost, in the clock's units */
 	} else {
 		/* (ext_ticks can be "negative": each callback's stubs' cost is
 		 * taken from it as the callback enters) */
 		int64_t ticks = (int64_t)(f->ext_ticks + (rt_rdtsc() - f->ext_start) - rt_ext_overhead_ticks);
 		cyc = rt_ticks_to_cycles(ticks > 0 ? (uint64_t)ticks : 0);
 	}
-	rt_tls_of(th)->ext_last = f->node;
+	struct pi_tls *t = rt_tls_of(th);
+	t->ext_last = f->node;
+	uint64_t charged = 0;
 	if (f->ext & RT_EXT_CHARGE) {
-		rt_tls_of(th)->clock += cyc;
+		t->clock += cyc;
 		if (measured)
 			f->node->os += cyc;
-		return cyc;
+		charged = cyc;
+	} else {
+		f->node->os_left += cyc;
 	}
-	f->node->os_left += cyc;
-	return 0;
+	if (measured)
+		rt_fe_free(t);
+	return charged;
 }
 
 uint64_t rt_close_top(struct rt_thread *th, uint64_t now)

@@ -5,13 +5,46 @@
  * the C half, which is compiled with -mgeneral-regs-only so that vector
  * and x87 state are never touched.
  */
-#include "rt_layout.h"
+#include "rt_asm_offsets.h"
 
 #define TLS(off) %fs:__profinst_tls@tpoff+(off)
+
+/* What the saves push: SAVE 11 quadwords (the flags, nine registers, %rbx,
+ * which then holds %rsp), SAVE_LIGHT 9; past them is the helper's return
+ * address. */
+#define SAVED 88
+#define SAVED_LIGHT 72
+/* What a stub leaves above the helper's return address (stub_abi.h): the
+ * entry stub its push of %r11 (the function's %rsp is 16 above the
+ * helper's entry %rsp: ENTRY_STUB), the tail stub that push over the jump's
+ * target (TAIL_TARGET, the function's %rsp at TAIL_STUB), the exit stub
+ * nothing (RET_STUB), and the stubs below the red zone 128 bytes more
+ * (RED_ZONE). */
+#define ENTRY_STUB 16
+#define RET_STUB 8
+#define TAIL_TARGET 16
+#define TAIL_STUB 24
+#define RED_ZONE 128
 
 	.weak __start_profinst_funcs
 	.hidden __start_profinst_funcs
 	.text
+
+/* A helper the rewriter's stubs call (ENTRY) or one only this file
+ * reaches (LOCAL), and its end. */
+.macro ENTRY name
+	.globl \name
+	.hidden \name
+	.type \name, @function
+\name:
+.endm
+.macro LOCAL name
+	.type \name, @function
+\name:
+.endm
+.macro END name
+	.size \name, .-\name
+.endm
 
 /* A push or pop that tells the unwinder about it. */
 .macro CFI_PUSH reg
@@ -132,8 +165,26 @@
  * nothing. */
 .macro TAKE_BUSY slow
 	movl $1, TLS(TLS_BUSY)
-	cmpl $0, TLS(TLS_BUSY + 4)
+	cmpl $0, TLS(TLS_DEAD)
 	jne \slow
+.endm
+
+/* Where the first test of busy and dead (one 64-bit word) found them set:
+ * the call is not recorded (busy: a signal handler interrupted the
+ * runtime; dead: the thread records nothing more), unless busy is clear
+ * and dead holds nothing but RT_C_PATHS, the switch that sends every
+ * helper to its C path (PROFINST_C_PATHS=1, rt.h): then the clock is
+ * folded, as the fast path folds it before it gives up, and a jump to
+ * slow.  Off the fast path, which only ever sees the word 0.  Changes a, b,
+ * c and the flags. */
+.macro C_PATHS slow, a, b, c
+	cmpl $0, TLS(TLS_BUSY)
+	jne .Lc_paths\@
+	cmpl $RT_C_PATHS, TLS(TLS_DEAD)
+	jne .Lc_paths\@
+	FOLD_CLOCK \a, \b, \c
+	jmp \slow
+.Lc_paths\@:
 .endm
 
 /* th = this thread, frame = the slot the next frame takes; a jump to
@@ -196,7 +247,7 @@
 	xor \fn, \out
 	movabs $0x9e3779b97f4a7c15, \tmp
 	imul \tmp, \out
-	shr $(64 - RT_CACHE_BITS_ASM), \out
+	shr $(64 - RT_CACHE_BITS), \out
 	mov TH_CACHE(\th), \tmp
 	test \tmp, \tmp
 	jz \miss
@@ -277,10 +328,7 @@
  * In: %r11 = funcrec; after the six pushes the function's %rsp is
  * %rsp + 64 (stub's return, saved %r11, then the return address).
  */
-	.globl __profinst_enter
-	.hidden __profinst_enter
-	.type __profinst_enter, @function
-__profinst_enter:
+ENTRY __profinst_enter
 	.cfi_startproc
 	CFI_PUSH %rax
 	CFI_PUSH %rcx
@@ -299,7 +347,7 @@ __profinst_enter:
 	cmpq $0, FR_EXT-FRAME_SIZE(%rax)
 	jne .Lenter_cb                    /* called from external code */
 	FAULTS_CHECK %rdx, .Lenter_slow
-	lea 64(%rsp), %rdx                /* the function's %rsp */
+	lea 6*8+ENTRY_STUB(%rsp), %rdx    /* the function's %rsp, past six pushes */
 	cmp %rdx, FR_SP-FRAME_SIZE(%rax)
 	ja 3f                             /* the caller's frame is live above */
 	jne .Lenter_slow                  /* frames below us are dead */
@@ -370,33 +418,30 @@ __profinst_enter:
 	jmp __profinst_enter_slow
 .Lenter_skip:                             /* a call not recorded (PI_LOSS_NESTED) */
 	.cfi_adjust_cfa_offset 48
+	C_PATHS .Lenter_slow, %rcx, %rdx, %rsi
 	incq TLS(TLS_SKIPPED)
 	jmp .Lenter_out
 	.cfi_endproc
-	.size __profinst_enter, .-__profinst_enter
+END __profinst_enter
 
-	.type __profinst_enter_slow, @function
-__profinst_enter_slow:
+LOCAL __profinst_enter_slow
 	SAVE_LIGHT
 	mov %r11, %rdi            /* funcrec */
-	lea 88(%rsp), %rsi        /* the function's %rsp at entry (72 + 16) */
+	lea SAVED_LIGHT+ENTRY_STUB(%rsp), %rsi /* the function's %rsp at entry */
 	mov (%rsi), %rdx          /* its return address */
 	call pi_rt_enter
 	RESTORE_LIGHT
-	.size __profinst_enter_slow, .-__profinst_enter_slow
+END __profinst_enter_slow
 
 /* The same, where the function's first block reads flags it did not set. */
-	.globl __profinst_enter_flags
-	.hidden __profinst_enter_flags
-	.type __profinst_enter_flags, @function
-__profinst_enter_flags:
+ENTRY __profinst_enter_flags
 	SAVE
 	mov %r11, %rdi
-	lea 104(%rbx), %rsi       /* 88 + 16 */
+	lea SAVED+ENTRY_STUB(%rbx), %rsi
 	mov (%rsi), %rdx
 	call pi_rt_enter
 	RESTORE
-	.size __profinst_enter_flags, .-__profinst_enter_flags
+END __profinst_enter_flags
 
 /*
  * Exit, fast path: the top frame is this function's; closes it without a
@@ -404,10 +449,7 @@ __profinst_enter_flags:
  * (which must close too) is left to the C path.  After the five pushes the
  * function's %rsp is %rsp + 48.
  */
-	.globl __profinst_exit
-	.hidden __profinst_exit
-	.type __profinst_exit, @function
-__profinst_exit:
+ENTRY __profinst_exit
 	.cfi_startproc
 	CFI_PUSH %rax
 	CFI_PUSH %rcx
@@ -416,7 +458,7 @@ __profinst_exit:
 	CFI_PUSH %r11
 	CFI_PUSH %rdi
 	cmpq $0, TLS(TLS_BUSY)
-	jne .Lexit_out
+	jne .Lexit_busy
 	TAKE_BUSY .Lexit_slow
 	FOLD_CLOCK %rcx, %rdx, %rsi
 	/* the loads the core ran ahead of (dcache.c) are done before the
@@ -434,7 +476,7 @@ __profinst_exit:
 	mov %rdx, TLS(TLS_CLOCK)
 8:	TOP_FRAME %rcx, %rax, .Lexit_slow
 	FAULTS_CHECK %rdx, .Lexit_slow
-	lea 56(%rsp), %rdx
+	lea 6*8+RET_STUB(%rsp), %rdx      /* the function's %rsp, past six pushes */
 	cmp %rdx, FR_SP(%rax)
 	jne .Lexit_slow
 	/* A function that called others has its call's bubble and its
@@ -515,16 +557,19 @@ __profinst_exit:
 	CFI_POP %rcx
 	CFI_POP %rax
 	jmp __profinst_exit_slow
+.Lexit_busy:
+	.cfi_adjust_cfa_offset 48
+	C_PATHS .Lexit_slow, %rcx, %rdx, %rsi
+	jmp .Lexit_out
 	.cfi_endproc
-	.size __profinst_exit, .-__profinst_exit
+END __profinst_exit
 
-	.type __profinst_exit_slow, @function
-__profinst_exit_slow:
+LOCAL __profinst_exit_slow
 	SAVE_LIGHT
-	lea 80(%rsp), %rdi        /* the function's %rsp at its ret (72 + 8) */
+	lea SAVED_LIGHT+RET_STUB(%rsp), %rdi /* the function's %rsp at its ret */
 	call pi_rt_exit
 	RESTORE_LIGHT
-	.size __profinst_exit_slow, .-__profinst_exit_slow
+END __profinst_exit_slow
 
 /*
  * Tail exit, fast path: the top frame is the function leaving, and the jump
@@ -533,10 +578,7 @@ __profinst_exit_slow:
  * the four pushes, the target is at %rsp + 56 and the function's %rsp is
  * %rsp + 64.
  */
-	.globl __profinst_tailexit
-	.hidden __profinst_tailexit
-	.type __profinst_tailexit, @function
-__profinst_tailexit:
+ENTRY __profinst_tailexit
 	.cfi_startproc
 	CFI_PUSHF
 	CFI_PUSH %rax
@@ -544,18 +586,18 @@ __profinst_tailexit:
 	CFI_PUSH %rdx
 	CFI_PUSH %rsi
 	cmpq $0, TLS(TLS_BUSY)
-	jne .Ltail_out
+	jne .Ltail_busy
 	TAKE_BUSY .Ltail_slow
 	FOLD_CLOCK %rcx, %rdx, %rsi
 	TOP_FRAME %rcx, %rax, .Ltail_slow
-	lea 64(%rsp), %rdx
+	lea 5*8+TAIL_STUB(%rsp), %rdx     /* the function's %rsp, past five pushes */
 	cmp %rdx, FR_SP(%rax)
 	jne .Ltail_slow
 	/* is the target an entry? rt_is_entry(), inline */
 	mov rt_entry_tab(%rip), %rsi
 	test %rsi, %rsi
 	jz .Ltail_slow
-	mov 56(%rsp), %rdx                /* target */
+	mov 5*8+TAIL_TARGET(%rsp), %rdx   /* target */
 	CFI_PUSH %rdi
 	CFI_PUSH %rdx
 	movabs $0x9e3779b97f4a7c15, %rdi
@@ -593,32 +635,32 @@ __profinst_tailexit:
 	CFI_POP %rax
 	CFI_POPF
 	jmp __profinst_tailexit_slow
+.Ltail_busy:
+	.cfi_adjust_cfa_offset 40
+	C_PATHS .Ltail_slow, %rcx, %rdx, %rsi
+	jmp .Ltail_out
 	.cfi_endproc
-	.size __profinst_tailexit, .-__profinst_tailexit
+END __profinst_tailexit
 
-	.type __profinst_tailexit_slow, @function
-__profinst_tailexit_slow:
+LOCAL __profinst_tailexit_slow
 	SAVE                      /* the function jumped to may read the flags */
 	mov %r11, %rdi            /* funcrec of the function leaving */
-	lea 112(%rbx), %rsi       /* its %rsp: where its return address is (88 + 24) */
-	mov 104(%rbx), %rdx       /* where the jump goes (88 + 16) */
-	mov 88(%rbx), %rcx        /* the stub's code after the call */
+	lea SAVED+TAIL_STUB(%rbx), %rsi /* its %rsp: where its return address is */
+	mov SAVED+TAIL_TARGET(%rbx), %rdx /* where the jump goes */
+	mov SAVED(%rbx), %rcx     /* the stub's code after the call */
 	call pi_rt_tailexit
-	mov %rax, 104(%rbx)       /* where it goes now (targets.c) */
+	mov %rax, SAVED+TAIL_TARGET(%rbx) /* where it goes now (targets.c) */
 	RESTORE
-	.size __profinst_tailexit_slow, .-__profinst_tailexit_slow
+END __profinst_tailexit_slow
 
-	.globl __profinst_rep
-	.hidden __profinst_rep
-	.type __profinst_rep, @function
-__profinst_rep:
+ENTRY __profinst_rep
 	SAVE
 	mov %r11, %rdi            /* kind */
 	mov %rcx, %rsi            /* %rcx after the string op */
-	mov 80(%rbx), %rdx        /* the flags it left */
+	mov SAVED-8(%rbx), %rdx   /* the flags it left: SAVE's first push */
 	call pi_rt_rep
 	RESTORE
-	.size __profinst_rep, .-__profinst_rep
+END __profinst_rep
 
 /*
  * The simulations' helpers (--branch-sim, --cache-sim) run C between any
@@ -649,10 +691,7 @@ __profinst_rep:
  * Before a conditional jump, under --branch-sim (stub_abi.h): %r11 holds
  * the word, saved by the stub.
  */
-	.globl __profinst_branch
-	.hidden __profinst_branch
-	.type __profinst_branch, @function
-__profinst_branch:
+ENTRY __profinst_branch
 	.cfi_startproc
 	SIM_ENTER
 	mov %r11, %rdi
@@ -660,17 +699,14 @@ __profinst_branch:
 	call pi_rt_branch
 	SIM_LEAVE
 	.cfi_endproc
-	.size __profinst_branch, .-__profinst_branch
+END __profinst_branch
 
 /*
  * Before a load that waits for a load, or that one waits for, under
  * --cache-sim (stub_abi.h): %r11 holds the address, saved by the stub,
  * and the word is above the return address.
  */
-	.globl __profinst_load
-	.hidden __profinst_load
-	.type __profinst_load, @function
-__profinst_load:
+ENTRY __profinst_load
 	.cfi_startproc
 	SIM_ENTER
 	mov %r11, %rdi
@@ -680,17 +716,14 @@ __profinst_load:
 	call pi_rt_load
 	SIM_LEAVE
 	.cfi_endproc
-	.size __profinst_load, .-__profinst_load
+END __profinst_load
 
 /*
  * Around a call into external code (see stub_abi.h).  The enter helper's
  * %rsp at entry is the callee's %rsp at its entry, and its return address
  * is the call instruction's address.
  */
-	.globl __profinst_ext_enter
-	.hidden __profinst_ext_enter
-	.type __profinst_ext_enter, @function
-__profinst_ext_enter:
+ENTRY __profinst_ext_enter
 	.cfi_startproc
 	CFI_PUSH %rax
 	PUSH_ARGS
@@ -698,12 +731,12 @@ __profinst_ext_enter:
 	jne .Lxe_skip
 	movl FREC_EXTFLAGS(%r11), %r9d
 	FOLD_CLOCK %rcx, %rdx, %rsi       /* for the C path too */
-	test $(0x10 | 0x4 | 0x20 | 0x40 | 0x700), %r9d /* CHECK, TTYREAD, SWITCH, SETCTX, HEAP: the C path */
+	test $(PI_EXT_CHECK | PI_EXT_TTYREAD | PI_EXT_SWITCH | PI_EXT_SETCTX | PI_EXT_HEAP_MASK), %r9d /* the C path's */
 	jnz .Lxe_slow
 	TAKE_BUSY .Lxe_slow_busy
 	NEW_FRAME %rcx, %rax, .Lxe_slow_busy
 	FAULTS_CHECK %rdx, .Lxe_slow_busy
-	lea 64(%rsp), %rdx                /* the callee's %rsp: this helper's at entry */
+	lea 8*8(%rsp), %rdx               /* the callee's %rsp: this helper's at entry, past eight pushes */
 	cmp %rdx, FR_SP-FRAME_SIZE(%rax)
 	jbe .Lxe_slow_busy                /* frames below are dead: the C path closes them */
 	cmpq $0, FR_EXT-FRAME_SIZE(%rax)
@@ -725,15 +758,15 @@ __profinst_ext_enter:
 	movq $0, FR_EXT_TICKS(%rax)
 	movq $0, FR_FECALL(%rax)          /* no bubble: the external's time has the call */
 	/* charged: PI_EXT_CHARGE, and not a wait unless PI_EXT_CHARGE_WAITS */
-	mov $1, %edx                      /* RT_EXT_ON */
-	test $1, %r9d
+	mov $RT_EXT_ON, %edx
+	test $PI_EXT_CHARGE, %r9d
 	jz 2f
-	test $2, %r9d
+	test $PI_EXT_WAIT, %r9d
 	jz 3f
-	test $8, %r9d
+	test $PI_EXT_CHARGE_WAITS, %r9d
 	jz 2f
-3:	or $2, %edx                       /* RT_EXT_CHARGE */
-2:	test $0x80, %r9d                  /* PI_EXT_FIXED: the model's cost, no clock */
+3:	or $RT_EXT_CHARGE, %edx
+2:	test $PI_EXT_FIXED, %r9d          /* the model's cost, no clock */
 	jz 2f
 	/* cost = size[1] + size[2] * n / 256 (units), n the argument
 	 * size[3]'s low byte names: 0 none, 1 %rdi, 2 %rsi, 3 %rdx (saved
@@ -766,13 +799,13 @@ __profinst_ext_enter:
 	jz 5f
 	cmpq $0, 24(%rsp)
 	cmovz %rsi, %rdi
-5:	shl $8, %rdi
-	or $8, %edx                       /* RT_EXT_FIXED, its cost above */
+5:	shl $RT_EXT_COST_SHIFT, %rdi
+	or $RT_EXT_FIXED, %edx            /* its cost above */
 	or %rdi, %rdx
 2:	mov %rdx, FR_EXT(%rax)
 	incq TH_DEPTH(%rcx)
 	movl $0, TLS(TLS_BUSY)
-	test $0x80, %r9d
+	test $PI_EXT_FIXED, %r9d
 	jnz .Lxe_out                      /* no clock to start */
 	mov %rax, %r8
 	lfence                            /* the runtime's work done, */
@@ -793,23 +826,23 @@ __profinst_ext_enter:
 	jmp __profinst_ext_enter_slow
 .Lxe_skip:                                /* a call not recorded (PI_LOSS_NESTED) */
 	.cfi_adjust_cfa_offset 64
+	C_PATHS .Lxe_slow, %rcx, %rdx, %rsi
 	incq TLS(TLS_SKIPPED)
 	jmp .Lxe_out
 	.cfi_endproc
-	.size __profinst_ext_enter, .-__profinst_ext_enter
+END __profinst_ext_enter
 
-	.type __profinst_ext_enter_slow, @function
-__profinst_ext_enter_slow:
+LOCAL __profinst_ext_enter_slow
 	SAVE_LIGHT                /* (%rax, then %rcx, just under the callee's %rsp: read_fd) */
 	mov %rsi, %r8             /* the call's second argument */
 	mov %rdx, %r9             /* and third */
 	mov %rdi, %rcx            /* the call's first argument */
 	mov %r11, %rdi            /* the external's record */
-	lea 72(%rsp), %rsi        /* the callee's %rsp */
+	lea SAVED_LIGHT(%rsp), %rsi /* the callee's %rsp: the helper's at entry */
 	mov (%rsi), %rdx          /* the call instruction */
 	call pi_rt_ext_enter
 	RESTORE_LIGHT
-	.size __profinst_ext_enter_slow, .-__profinst_ext_enter_slow
+END __profinst_ext_enter_slow
 
 /* Exit, fast path: the top frame is the external's, called from an
  * instrumented frame; closes it and charges its time without a call into
@@ -817,10 +850,7 @@ __profinst_ext_enter_slow:
  * external's measured time; EXT_EXIT name, 1: for an external the model
  * costs (PI_EXT_FIXED), the cost the enter helper put in its frame. */
 .macro EXT_EXIT name, fixed
-	.globl \name
-	.hidden \name
-	.type \name, @function
-\name:
+ENTRY \name
 	.cfi_startproc
 	CFI_PUSH %rax
 	CFI_PUSH %rdx
@@ -836,7 +866,7 @@ __profinst_ext_enter_slow:
 	CFI_PUSH %r8
 	CFI_PUSH %r11
 	cmpq $0, TLS(TLS_BUSY)
-	jne .L\name\()_out
+	jne .L\name\()_busy
 	TAKE_BUSY .L\name\()_slow_busy
 	FOLD_CLOCK %rcx, %rsi, %rdi       /* (%rax holds the time) */
 	TOP_FRAME %rcx, %rsi, .L\name\()_slow_busy
@@ -845,7 +875,7 @@ __profinst_ext_enter_slow:
 .endif
 	cmpq $2, TH_DEPTH(%rcx)
 	jb .L\name\()_slow_busy           /* its caller's frame must be there */
-	lea 56(%rsp), %rdx                /* the callee's %rsp: this helper's at entry */
+	lea 7*8(%rsp), %rdx               /* the callee's %rsp: this helper's at entry, past seven pushes */
 	cmp %rdx, FR_SP(%rsi)
 	jne .L\name\()_slow_busy
 	mov FR_EXT(%rsi), %rdi
@@ -855,11 +885,11 @@ __profinst_ext_enter_slow:
 	jne .L\name\()_slow_busy
 	cmpq $0, FR_EXT-FRAME_SIZE(%rsi)
 	jne .L\name\()_slow_busy
-	test $8, %edi                     /* RT_EXT_FIXED */
+	test $RT_EXT_FIXED, %edi
 .if \fixed
 	jz .L\name\()_slow_busy
 	mov %rdi, %rax
-	shr $8, %rax                      /* its cost, in the clock's units */
+	shr $RT_EXT_COST_SHIFT, %rax      /* its cost, in the clock's units */
 .else
 	jnz .L\name\()_slow_busy
 	sub FR_EXT_START(%rsi), %rax
@@ -875,7 +905,7 @@ __profinst_ext_enter_slow:
 	 * measured one's in its os too; a wait's left out, in os_left */
 	mov FR_NODE(%rsi), %r11           /* the external's node */
 	mov %r11, TLS(TLS_EXTLAST)
-	test $2, %edi                     /* RT_EXT_CHARGE */
+	test $RT_EXT_CHARGE, %edi
 	jz 1f
 	add %rax, TLS(TLS_CLOCK)
 .if \fixed == 0
@@ -884,6 +914,11 @@ __profinst_ext_enter_slow:
 	jmp 2f
 1:	add %rax, ND_OS_LEFT(%r11)
 2:	mov TLS(TLS_CLOCK), %rdx
+.if \fixed == 0
+	mov %rdx, %rax                    /* measured: the front end starts */
+	sub rt_fe_window(%rip), %rax      /* afresh (frontend.c, rt_fe_free) */
+	mov %rax, TLS(TLS_FEPRED)
+.endif
 	sub FR_ENTRY(%rsi), %rdx          /* duration, its own time in it */
 	mov %rdx, %rdi
 	sub FR_CHILD(%rsi), %rdi          /* self */
@@ -914,20 +949,23 @@ __profinst_ext_enter_slow:
 	CFI_POP %rdx
 	CFI_POP %rax
 	jmp __profinst_ext_exit_slow
+.L\name\()_busy:
+	.cfi_adjust_cfa_offset 56
+	C_PATHS .L\name\()_slow_busy, %rcx, %rsi, %rdi
+	jmp .L\name\()_out
 	.cfi_endproc
-	.size \name, .-\name
+END \name
 .endm
 
 	EXT_EXIT __profinst_ext_exit, 0
 	EXT_EXIT __profinst_ext_exit_fixed, 1
 
-	.type __profinst_ext_exit_slow, @function
-__profinst_ext_exit_slow:
+LOCAL __profinst_ext_exit_slow
 	SAVE_LIGHT
-	lea 72(%rsp), %rdi        /* the callee's %rsp, as it was at its entry */
+	lea SAVED_LIGHT(%rsp), %rdi /* the callee's %rsp, as it was at its entry */
 	call pi_rt_ext_exit
 	RESTORE_LIGHT
-	.size __profinst_ext_exit_slow, .-__profinst_ext_exit_slow
+END __profinst_ext_exit_slow
 
 /*
  * An indirect call whose target does not begin as an instrumented entry
@@ -936,16 +974,13 @@ __profinst_ext_exit_slow:
  * (pi_rt_icall): the target, or the thunk of its record.  Every other
  * register is kept; the flags are dead at a call.
  */
-	.globl __profinst_icall
-	.hidden __profinst_icall
-	.type __profinst_icall, @function
-__profinst_icall:
+ENTRY __profinst_icall
 	SAVE_LIGHT
 	mov %r11, %rdi            /* the target */
 	call pi_rt_icall
 	mov %rax, (%rsp)          /* the saved %r11: what to call */
 	RESTORE_LIGHT
-	.size __profinst_icall, .-__profinst_icall
+END __profinst_icall
 
 /*
  * The thunks of the targets' records (targets.c): thunk i, 16 bytes, is
@@ -985,8 +1020,7 @@ __profinst_icall:
  * helper closes its frame.
  */
 .macro ICALL_TRAMP name, tail
-	.type \name, @function
-\name:
+LOCAL \name
 	.cfi_startproc
 	lea -72(%rsp), %rsp
 	.cfi_adjust_cfa_offset 72
@@ -1006,44 +1040,37 @@ __profinst_icall:
 .endif
 	ret
 	.cfi_endproc
-	.size \name, .-\name
+END \name
 .endm
 	ICALL_TRAMP __profinst_icall_tramp, 0
 	ICALL_TRAMP __profinst_itail_tramp, 1
 
 /* %r11 = the record; the helper's %rsp at entry is the target's at its
  * entry, and 80 bytes above it is the program's return address. */
-	.type __profinst_icall_enter, @function
-__profinst_icall_enter:
+LOCAL __profinst_icall_enter
 	SAVE_LIGHT
 	mov %r11, %rdi            /* the target's record */
-	lea 72(%rsp), %rsi        /* the target's %rsp at its entry */
+	lea SAVED_LIGHT(%rsp), %rsi /* the target's %rsp at its entry */
 	mov 80(%rsi), %rdx        /* the return address of the program's call */
 	call pi_rt_icall_enter
 	RESTORE_LIGHT
-	.size __profinst_icall_enter, .-__profinst_icall_enter
+END __profinst_icall_enter
 
 /* Around a syscall instruction: the flags may be live across it. */
-	.globl __profinst_sys_enter
-	.hidden __profinst_sys_enter
-	.type __profinst_sys_enter, @function
-__profinst_sys_enter:
+ENTRY __profinst_sys_enter
 	SAVE
 	mov %rsi, %rdx            /* its second argument */
 	mov %rdi, %rsi            /* its first */
 	mov %rax, %rdi            /* its number */
 	call pi_rt_sys_enter
 	RESTORE
-	.size __profinst_sys_enter, .-__profinst_sys_enter
+END __profinst_sys_enter
 
-	.globl __profinst_sys_exit
-	.hidden __profinst_sys_exit
-	.type __profinst_sys_exit, @function
-__profinst_sys_exit:
+ENTRY __profinst_sys_exit
 	SAVE
 	call pi_rt_sys_exit
 	RESTORE
-	.size __profinst_sys_exit, .-__profinst_sys_exit
+END __profinst_sys_exit
 
 /*
  * What the external-call stubs add to the time they measure, with nothing
@@ -1052,10 +1079,7 @@ __profinst_sys_exit:
  * helper's two pushes and rdtsc.  Returns the ticks; the runtime measures
  * it at start-up and subtracts it from every external call.
  */
-	.globl pi_rt_probe_window
-	.hidden pi_rt_probe_window
-	.type pi_rt_probe_window, @function
-pi_rt_probe_window:
+ENTRY pi_rt_probe_window
 	.cfi_startproc
 	CFI_PUSH %rbx
 	lea -64(%rsp), %rsp
@@ -1091,7 +1115,7 @@ pi_rt_probe_window:
 1:	ret
 2:	jmp *probe_target(%rip)
 	.cfi_endproc
-	.size pi_rt_probe_window, .-pi_rt_probe_window
+END pi_rt_probe_window
 probe_empty:
 	ret
 	.section .data.rel.ro.profinst,"aw"
@@ -1111,10 +1135,7 @@ probe_target:
  * Returns the ticks; the runtime measures it at start-up and subtracts it
  * for every callback.
  */
-	.globl pi_rt_probe_callback
-	.hidden pi_rt_probe_callback
-	.type pi_rt_probe_callback, @function
-pi_rt_probe_callback:
+ENTRY pi_rt_probe_callback
 	.cfi_startproc
 	CFI_PUSH %rbx
 	call 1f                           /* the external calls the callback */
@@ -1161,7 +1182,7 @@ pi_rt_probe_callback:
 	cmpq $0, TLS(TLS_BUSY)            /* (its loads are the real ones, */
 	jne 5f
 5:	movl $1, TLS(TLS_SPARE + 4)       /* its stores go to a spare word) */
-	cmpl $0, TLS(TLS_BUSY + 4)
+	cmpl $0, TLS(TLS_DEAD)
 	jne 5f
 5:	FOLD_CLOCK %rcx, %rdx, %rsi
 	mov TLS(TLS_TH), %rcx
@@ -1183,27 +1204,21 @@ pi_rt_probe_callback:
 	CFI_POP %rbx
 	ret
 	.cfi_endproc
-	.size pi_rt_probe_callback, .-pi_rt_probe_callback
+END pi_rt_probe_callback
 
 /* Before _exit, _Exit, quick_exit and exec: write the profile now. */
-	.globl __profinst_flush
-	.hidden __profinst_flush
-	.type __profinst_flush, @function
-__profinst_flush:
+ENTRY __profinst_flush
 	SAVE
 	call pi_rt_flush
 	RESTORE
-	.size __profinst_flush, .-__profinst_flush
+END __profinst_flush
 
-	.globl __profinst_resync
-	.hidden __profinst_resync
-	.type __profinst_resync, @function
-__profinst_resync:
+ENTRY __profinst_resync
 	SAVE
-	lea 224(%rbx), %rdi       /* %rsp of the code resuming */
+	lea SAVED+RET_STUB+RED_ZONE(%rbx), %rdi /* %rsp of the code resuming */
 	call pi_rt_resync
 	RESTORE
-	.size __profinst_resync, .-__profinst_resync
+END __profinst_resync
 
 	.section .note.GNU-stack,"",@progbits
 

@@ -27,11 +27,8 @@
 #include <sys/syscall.h>
 
 #include "rt.h"
-#include "rt_layout.h"
 #include "writer.h"
 
-_Static_assert(RT_TARGETS == (1 << RT_TARGETS_BITS), "RT_TARGETS is a power of two");
-_Static_assert(FREC_TARGET == offsetof(struct pi_funcrec, addr[1]), "a target record's target (stubs.S)");
 
 /* One record per distinct target, the target in addr[1] (0: free). */
 struct pi_funcrec rt_targets[RT_TARGETS]
@@ -68,7 +65,7 @@ uint64_t pi_rt_icall(uint64_t target)
 	struct pi_tls *t = &__profinst_tls;
 	if (rt_is_entry(target))
 		return target; /* its own stubs count it */
-	if (t->busy || t->dead) {
+	if (t->busy || (t->dead & RT_HALTED)) {
 		t->skipped++;
 		return target;
 	}

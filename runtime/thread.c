@@ -7,7 +7,9 @@
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <time.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
@@ -52,6 +54,20 @@ static void no_memory(struct pi_tls *t)
 	rt_syscall6(SYS_write, 2, (long)msg, sizeof(msg) - 1, 0, 0, 0);
 }
 
+/* PROFINST_C_PATHS=1: every helper takes its C path (RT_C_PATHS), so that
+ * a test can compare the two (tests/lib/cpaths.py).  Read at the first
+ * thread's start, which may come before the runtime's constructor; a
+ * setuid program's environment chooses nothing. */
+static bool c_paths_wanted(void)
+{
+	static int wanted = -1;
+	if (wanted < 0) {
+		const char *v = getauxval(AT_SECURE) ? NULL : getenv("PROFINST_C_PATHS");
+		wanted = v && v[0] == '1' && !v[1];
+	}
+	return wanted;
+}
+
 struct rt_thread *rt_thread_init(struct pi_tls *t)
 {
 	struct rt_thread *th = rt_alloc_keep(sizeof(*th));
@@ -77,6 +93,8 @@ struct rt_thread *rt_thread_init(struct pi_tls *t)
 	while (!__atomic_compare_exchange_n(&rt_threads, &head, th, 1, __ATOMIC_RELEASE,
 					    __ATOMIC_ACQUIRE));
 	rt_faults_open(t); /* before th: the stubs read its ring once th is set */
+	if (c_paths_wanted())
+		__atomic_fetch_or(&t->dead, RT_C_PATHS, __ATOMIC_RELAXED);
 	rt_altstack_open();
 	t->th = th;
 	if (have_key)

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 pkgs=(gcc g++ clang binutils make meson ninja-build pkg-config python3
       libelf-dev libzydis-dev valgrind zlib1g-dev libsqlite3-dev liblua5.4-dev
-      libbz2-dev libssl-dev golang-go graphviz cmake groff-base autoconf)
+      libbz2-dev libssl-dev golang-go graphviz cmake groff-base autoconf llvm-14)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,10 +1,16 @@
 #!/usr/bin/env python3
 """profinst's test runner.
 
-  tests/run.py [--build DIR] [-k PATTERN] [-j N] [--quick]
+  tests/run.py [--build DIR] [--full | -k PATTERN] [-j N]
 
-Runs, in tiers:
-  unit      unit test programs built by meson (tests/unit)
+With no --full and no -k, a quick selection (QUICK below, about a
+minute): the unit, feature and golden tiers, bad inputs, and a dozen e2e
+cases at -O2.  --full runs everything; -k PATTERN the tests of the full
+set whose names it matches.  The tiers:
+  unit      unit test programs built by meson (tests/unit), as `meson test`
+            runs them
+  feature   programs of tests/feature built, instrumented and run: what
+            each feature's profile must say
   e2e       tests/e2e/NNN_*.c, each built with gcc and clang at -O0, -O2 and
             -O3: the instrumented program's output and exit status must equal
             the native one's, and with --cpu=instructions every function's
@@ -274,15 +280,27 @@ def check_expect(pj, exp):
             raise Fail("expect: %s %s=%s, profile says %s" % (parts[0], k, v, have))
 
 
-def unit_decode(ctx):
-    must([os.path.join(ctx.build, "tests", "test_decode")], "test_decode")
+def unit_tests(ctx):
+    """The C unit programs `meson test` runs (suite 'unit'), each as meson
+    registered it: one list of them, in tests/meson.build."""
+    p = must(["meson", "introspect", ctx.build, "--tests"], "meson introspect")
+    tests = []
+    for t in json.loads(p.stdout):
+        if not any(s.split(":")[-1] == "unit" for s in t["suite"]):
+            continue
+        tests.append(("unit/" + t["name"],
+                      lambda t=t: must(t["cmd"], "unit test " + t["name"], cwd=t["workdir"] or ctx.build,
+                                       env=dict(os.environ, **t["env"]))))
+    if not tests:
+        raise Fail("meson registered no unit tests in %s" % ctx.build)
+    return tests
 
 
-def unit_loops(ctx):
+def feature_loops(ctx):
     """Blocks on small loops are costed as repeated (a loop of several
-    blocks as one body), others in flow (tests/unit/loops.s says which, by
+    blocks as one body), others in flow (tests/feature/loops.s says which, by
     the cost of following a pointer)."""
-    src = os.path.join(HERE, "unit", "loops.s")
+    src = os.path.join(HERE, "feature", "loops.s")
     tmp = tempfile.mkdtemp(prefix="pi-loops-")
     try:
         obj = os.path.join(tmp, "loops.o")
@@ -321,11 +339,11 @@ def profile_of(ctx, tmp, src, profinst_args=(), cflags=("-O2",)):
     return out, pf
 
 
-def unit_ret_at_caller(ctx):
-    """tests/unit/ret_at_caller.c: a leaf's return is charged to its caller."""
+def feature_ret_at_caller(ctx):
+    """tests/feature/ret_at_caller.c: a leaf's return is charged to its caller."""
     tmp = tempfile.mkdtemp(prefix="pi-ret-")
     try:
-        out, pf = profile_of(ctx, tmp, os.path.join(HERE, "unit", "ret_at_caller.c"), ["--cpu=goldencove"])
+        out, pf = profile_of(ctx, tmp, os.path.join(HERE, "feature", "ret_at_caller.c"), ["--cpu=goldencove"])
         if out.strip() != "1000000":
             raise Fail("ret_at_caller printed %r" % out)
         pj = profile_json(ctx, pf)
@@ -343,12 +361,12 @@ def unit_ret_at_caller(ctx):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def unit_frontend(ctx):
-    """tests/unit/frontend.c under zen5: the bubbles of calls and returns,
+def feature_frontend(ctx):
+    """tests/feature/frontend.c under zen5: the bubbles of calls and returns,
     charged by the runtime, overlap with the blocks' work around them."""
     tmp = tempfile.mkdtemp(prefix="pi-fe-")
     try:
-        out, pf = profile_of(ctx, tmp, os.path.join(HERE, "unit", "frontend.c"), ["--cpu=zen5"])
+        out, pf = profile_of(ctx, tmp, os.path.join(HERE, "feature", "frontend.c"), ["--cpu=zen5"])
         if out.strip() != "done":
             raise Fail("frontend printed %r" % out)
         fs = {f["name"]: f for f in profile_json(ctx, pf)["functions"]}
@@ -385,7 +403,7 @@ def unit_frontend(ctx):
         # a model with static floors (goldencove): no bubbles at run time,
         # only the return's floor beyond a taken jump's (1.75 - 1), which
         # the exit stub adds for the caller
-        out, pf = profile_of(ctx, tmp, os.path.join(HERE, "unit", "frontend.c"), ["--cpu=goldencove"])
+        out, pf = profile_of(ctx, tmp, os.path.join(HERE, "feature", "frontend.c"), ["--cpu=goldencove"])
         fs = {f["name"]: f for f in profile_json(ctx, pf)["functions"]}
         extra = (fs["t_w24"]["self_cycles"] - fs["t_w24"]["block_cycles"]) / 100000.0
         if abs(extra - 0.75) > 0.001:
@@ -410,15 +428,15 @@ def sim_threads_and_refusal(ctx, tmp, flags, bad_cpu, refusal):
         raise Fail("%s with --cpu=%s: status %d, %r" % (flags[0], bad_cpu, r.returncode, r.stderr))
 
 
-def unit_cache_sim(ctx):
-    """tests/unit/cache_sim.c under --cache-sim: a pointer chase waits for
+def feature_cache_sim(ctx):
+    """tests/feature/cache_sim.c under --cache-sim: a pointer chase waits for
     each miss; a chase in the first level, a stream, a gather through a
     streamed index and a local reached by pointer do not; independent steps
     overlap their misses, and so do a histogram's and a scatter's, which
     nothing waits for; registers and flags kept around the load stubs."""
     tmp = tempfile.mkdtemp(prefix="pi-csim-")
     try:
-        src = os.path.join(HERE, "unit", "cache_sim.c")
+        src = os.path.join(HERE, "feature", "cache_sim.c")
         os.mkdir(os.path.join(tmp, "plain"))
         os.mkdir(os.path.join(tmp, "sim"))
         # (without the faults of first touches, which are not the subject)
@@ -532,7 +550,7 @@ def describe_cpu(ctx, cpu, prefix):
     return vals
 
 
-def unit_describe_cpu(ctx):
+def feature_describe_cpu(ctx):
     """profinst --describe-cpu: every model's lines are a name and a value
     in cycles; zen5 names its penalties, caches, C library and allocator
     costs, the instructions model nothing; an unknown model is refused."""
@@ -562,14 +580,14 @@ def unit_describe_cpu(ctx):
         raise Fail("--describe-cpu --cpu=pentium: status %d, %r" % (r.returncode, r.stderr))
 
 
-def unit_heap(ctx):
-    """tests/unit/heap.c under zen5: malloc, free and realloc cost what
+def feature_heap(ctx):
+    """tests/feature/heap.c under zen5: malloc, free and realloc cost what
     their path through glibc's allocator costs (runtime/heap.c follows
     which), not a fixed cost; under goldencove (no such model) the same
     calls cost the fixed costs."""
     tmp = tempfile.mkdtemp(prefix="pi-heap-")
     try:
-        src = os.path.join(HERE, "unit", "heap.c")
+        src = os.path.join(HERE, "feature", "heap.c")
         costs = {}
         for cpu in ("zen5", "goldencove"):
             os.mkdir(os.path.join(tmp, cpu))
@@ -621,8 +639,8 @@ def unit_heap(ctx):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def unit_page_faults(ctx):
-    """tests/unit/page_faults.c under zen5: each minor fault the kernel
+def feature_page_faults(ctx):
+    """tests/feature/page_faults.c under zen5: each minor fault the kernel
     reports costs the model's page_fault cycles, charged to the function
     that took it: its self for its own stores, its OS time through memset
     (an external the model costs), nothing through read(2) (the kernel's
@@ -631,7 +649,7 @@ def unit_page_faults(ctx):
     nothing is counted."""
     tmp = tempfile.mkdtemp(prefix="pi-faults-")
     try:
-        src = os.path.join(HERE, "unit", "page_faults.c")
+        src = os.path.join(HERE, "feature", "page_faults.c")
         pages = 256
         cost = describe_cpu(ctx, "zen5", "page_fault")[""]
         prof = {}
@@ -682,15 +700,15 @@ def unit_page_faults(ctx):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def unit_fd_limit(ctx):
-    """tests/unit/fd_limit.c under zen5: 100 threads alive at once, each
+def feature_fd_limit(ctx):
+    """tests/feature/fd_limit.c under zen5: 100 threads alive at once, each
     with a perf event counting its page faults, under an RLIMIT_NOFILE of
     64: the program opens as many files as natively (the runtime keeps no
     descriptor), and the events count on: each thread's faults in touch,
     and a child's, forked afterwards, in its own profile."""
     tmp = tempfile.mkdtemp(prefix="pi-fds-")
     try:
-        src = os.path.join(HERE, "unit", "fd_limit.c")
+        src = os.path.join(HERE, "feature", "fd_limit.c")
         obj = os.path.join(tmp, "a.o")
         must(["gcc", "-O2", "-c", src, "-o", obj], "compile")
         native = os.path.join(tmp, "a.native")
@@ -718,13 +736,13 @@ def unit_fd_limit(ctx):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def unit_branch_sim(ctx):
-    """tests/unit/branch_sim.c under --branch-sim: mispredictions of a random
+def feature_branch_sim(ctx):
+    """tests/feature/branch_sim.c under --branch-sim: mispredictions of a random
     and of a patterned branch, charged where they happen (a jump on memcmp's
     result: memcmp's); flags kept."""
     tmp = tempfile.mkdtemp(prefix="pi-bsim-")
     try:
-        src = os.path.join(HERE, "unit", "branch_sim.c")
+        src = os.path.join(HERE, "feature", "branch_sim.c")
         os.mkdir(os.path.join(tmp, "plain"))
         os.mkdir(os.path.join(tmp, "sim"))
         out0, pf0 = profile_of(ctx, os.path.join(tmp, "plain"), src, ["--cpu=zen5"])
@@ -953,8 +971,11 @@ def fuzz_case(ctx, target, seconds):
                                ("017_cxx_exceptions.cc", "g++", ["-O2", "-g"]),
                                ("018_cxx_templates.cc", "g++", ["-O1"]),
                                ("045_data_in_code.c", "gcc", ["-O2"]), ("046_asm_without_type.c", "gcc", ["-O2"]),
-                               ("005_function_pointers.c", "gcc", ["-O2", "-flto", "-ffat-lto-objects"])):
-            o = os.path.join(tmp, src + ("-lto" if "-flto" in flags else "") + ".o")
+                               ("005_function_pointers.c", "gcc", ["-O2", "-flto", "-ffat-lto-objects"]),
+                               # inlined calls: .debug_info's readers, DWARF 5 and 4
+                               ("../annotate/inline.c", "gcc", ["-O2", "-g"]),
+                               ("../annotate/inline.c", "clang", ["-O2", "-gdwarf-4"])):
+            o = os.path.join(tmp, os.path.basename(src) + "-" + cc + ("-lto" if "-flto" in flags else "") + ".o")
             must([cc] + flags + ["-c", os.path.join(HERE, "e2e", src), "-o", o], "compile")
             objs.append(o)
         group = os.path.join(tmp, "group.cc")
@@ -975,7 +996,9 @@ def fuzz_case(ctx, target, seconds):
                                      # the simulations' counters
                                      ("s", objs[0], ["--cpu=zen5", "--branch-sim", "--cache-sim"]),
                                      # C++: demangled names, groups, exceptions
-                                     ("x", objs[3], []), ("t", objs[4], [])):
+                                     ("x", objs[3], []), ("t", objs[4], []),
+                                     # inlined calls' tables
+                                     ("n", objs[8], [])):
                 must([ctx.profinst] + flags + [obj, "-o", exe2], "profinst")
                 sh([exe2], env=dict(env, PROFINST_OUTPUT=os.path.join(corpus, name + ".pf")), cwd=tmp)
             # threads
@@ -997,16 +1020,16 @@ def fuzz_case(ctx, target, seconds):
 
 
 def collect(ctx, args):
-    tests = [("unit/decode", lambda: unit_decode(ctx)), ("unit/reader", lambda: unit_reader(ctx)),
-             ("unit/model", lambda: must([os.path.join(ctx.build, "tests", "test_model")], "test_model")), ("unit/heap", lambda: unit_heap(ctx)),
-             ("unit/describe_cpu", lambda: unit_describe_cpu(ctx)),
-             ("unit/page_faults", lambda: unit_page_faults(ctx)),
-             ("unit/fd_limit", lambda: unit_fd_limit(ctx)),
-             ("unit/loops", lambda: unit_loops(ctx)),
-             ("unit/ret_at_caller", lambda: unit_ret_at_caller(ctx)),
-             ("unit/frontend", lambda: unit_frontend(ctx)),
-             ("unit/branch_sim", lambda: unit_branch_sim(ctx)),
-             ("unit/cache_sim", lambda: unit_cache_sim(ctx)),
+    tests = unit_tests(ctx)
+    tests += [("unit/reader", lambda: unit_reader(ctx)), ("feature/heap", lambda: feature_heap(ctx)),
+             ("feature/describe_cpu", lambda: feature_describe_cpu(ctx)),
+             ("feature/page_faults", lambda: feature_page_faults(ctx)),
+             ("feature/fd_limit", lambda: feature_fd_limit(ctx)),
+             ("feature/loops", lambda: feature_loops(ctx)),
+             ("feature/ret_at_caller", lambda: feature_ret_at_caller(ctx)),
+             ("feature/frontend", lambda: feature_frontend(ctx)),
+             ("feature/branch_sim", lambda: feature_branch_sim(ctx)),
+             ("feature/cache_sim", lambda: feature_cache_sim(ctx)),
              ("cmode/object_and_archive", lambda: compile_only_mode(ctx))]
     tests += [("golden/%s" % n, lambda n=n, v=v: golden_case(ctx, n, v, args.rebase)) for n, v in GOLDEN]
     # seconds each: CI runs everything in 90 minutes, the rest taking ~10
@@ -1015,12 +1038,12 @@ def collect(ctx, args):
     e2e = sorted(f for f in os.listdir(os.path.join(HERE, "e2e")) if f.endswith((".c", ".cc")))
     for f in e2e:
         for cc in COMPILERS:
-            for opt in (["-O2"] if args.quick else OPTS):
+            for opt in OPTS:
                 tests.append(("e2e/%s[%s %s]" % (f.rsplit(".", 1)[0], cc, opt),
                               lambda f=f, cc=cc, opt=opt: e2e_case(ctx, os.path.join(HERE, "e2e", f), cc, opt)))
     for f in e2e:
         for cc in COMPILERS:
-            for vname, vc, vl in ([] if args.quick else VARIANTS):
+            for vname, vc, vl in VARIANTS:
                 tests.append(("e2e/%s[%s -O2 %s]" % (f.rsplit(".", 1)[0], cc, vname),
                               lambda f=f, cc=cc, vc=vc, vl=vl: e2e_case(
                                   ctx, os.path.join(HERE, "e2e", f), cc, "-O2", vc, vl)))
@@ -1053,12 +1076,29 @@ def collect(ctx, args):
     tests += labels.tests(ctx, Fail, sh, must, profile_json)
     import large
     tests += large.tests(ctx, Fail, sh, must, profile_json)
+    import cpaths
+    tests += cpaths.tests(ctx, Fail, sh, must, directives)
+    import maps
+    tests += maps.tests(ctx, Fail, sh, must, profile_json)
     tests += consistency.tests(ctx, Fail, sh, must, profile_json)
     tests += badinput.tests(ctx, Fail, sh)
+    import inline
+    tests += inline.tests(ctx, Fail, sh, must, profile_json)
     tests += manpages.tests(ctx, Fail, sh, must)
     tests += real.tests(ctx, Fail, sh, must, run_pair, profile_json, compare_counts, object_functions,
                         check_callgraph)
     return tests
+
+
+# What `tests/run.py` runs without --full or -k, in about a minute: the
+# unit and feature tiers, the golden files, bad inputs, and at -O2 the
+# e2e cases that cover each kind of code the rewriter treats apart (tail
+# calls, jump tables, pointers, setjmp, TLS, live flags, exceptions,
+# threads, fork, data in code, code without a symbol).
+QUICK_E2E = ["001_recursion", "003_tail_calls", "004_switch", "005_function_pointers", "008_setjmp", "010_tls",
+             "015_flags_across_blocks", "017_cxx_exceptions", "022_threads", "027_fork", "045_data_in_code",
+             "057_static_functions"]
+QUICK = re.compile(r"^(unit|feature|golden|cmode|badinput)/|^e2e/(%s)\[(gcc|clang) -O2\]$" % "|".join(QUICK_E2E))
 
 
 def main():
@@ -1066,7 +1106,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("-k", dest="pattern", default=None)
     ap.add_argument("-j", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--quick", action="store_true", help="-O2 only")
+    ap.add_argument("--full", action="store_true", help="every test (the default is a quick selection)")
     ap.add_argument("--keep", action="store_true", help="keep temporary directories")
     ap.add_argument("--rebase", action="store_true", help="rewrite the golden files")
     ap.add_argument("--fuzz-build", default=None, help="the clang build with the fuzz targets [build-fuzz]")
@@ -1078,6 +1118,8 @@ def main():
     tests = collect(ctx, args)
     if args.pattern:
         tests = [t for t in tests if re.search(args.pattern, t[0])]
+    elif not args.full:
+        tests = [t for t in tests if QUICK.search(t[0])]
     passed = failed = 0
 
     def one(t):

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ctype.h>
+#include <errno.h>
 #include <x86intrin.h>
 
 #define REPS 20000
@@ -171,6 +173,27 @@ NOINLINE static void t_strncpy(void)
 		sink = i;
 	}
 }
+/* the C library's thread-local tables and errno: what <ctype.h>'s macros
+ * and errno call for, over and over (declared again without the headers'
+ * const attribute, which would let the compiler call each once) */
+extern const unsigned short **ctype_b_loc(void) __asm__("__ctype_b_loc");
+extern const int32_t **ctype_tolower_loc(void) __asm__("__ctype_tolower_loc");
+extern int *errno_location(void) __asm__("__errno_location");
+NOINLINE static void t_ctype_b_loc(void)
+{
+	for (int i = 0; i < REPS; i++)
+		sink = (size_t)ctype_b_loc();
+}
+NOINLINE static void t_ctype_tolower_loc(void)
+{
+	for (int i = 0; i < REPS; i++)
+		sink = (size_t)ctype_tolower_loc();
+}
+NOINLINE static void t_errno_location(void)
+{
+	for (int i = 0; i < REPS; i++)
+		sink = (size_t)errno_location();
+}
 NOINLINE static void t_strchr(void)
 {
 	src[n_arg] = 'b';
@@ -210,7 +233,9 @@ int main(void)
 		 {"memset", t_memset},           {"memcmp", t_memcmp},   {"memcmp rand", t_memcmp_rand},
 		 {"strlen", t_strlen},           {"strcmp", t_strcmp},   {"calloc+free", t_calloc_free},
 		 {"strdup+free", t_strdup_free}, {"strncmp", t_strncmp}, {"strcpy", t_strcpy},
-		 {"strncpy", t_strncpy},         {"strchr", t_strchr},   {"memchr", t_memchr}};
+		 {"strncpy", t_strncpy},         {"strchr", t_strchr},   {"memchr", t_memchr},
+		 {"__ctype_b_loc", t_ctype_b_loc}, {"__ctype_tolower_loc", t_ctype_tolower_loc},
+		 {"__errno_location", t_errno_location}};
 	static const size_t sizes[] = {8, 32, 128, 512, 2048};
 	printf("%-19s", "n:");
 	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)

@@ -1,3 +1,4 @@
+// deterministic: no (the thread runs until the process exits: its counts are how far it got)
 // callgrind: no
 // ldflags: -lpthread
 // expect: @ threads=2

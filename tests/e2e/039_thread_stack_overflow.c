@@ -1,3 +1,4 @@
+// deterministic: no (the overflow races main's pthread_join)
 // expect: @ ended_by_signal=11
 // ldflags: -lpthread
 // callgrind: no

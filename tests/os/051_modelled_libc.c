@@ -2,6 +2,8 @@
  * (rewriter/model.c, the *_libc tables): its profile is the same in every
  * run (tests/lib/exttime.py, os/modelled_libc).  Nothing is printed: the
  * exit status says whether the work came out right. */
+#include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,10 +61,25 @@ __attribute__((noinline)) static unsigned heap(int n)
 	return s;
 }
 
+/* <ctype.h>'s classes and errno: calls of the C library's thread-local
+ * accessors (__ctype_b_loc, __ctype_tolower_loc, __errno_location) */
+__attribute__((noinline)) static unsigned classes(int n)
+{
+	unsigned s = 0;
+	for (int i = 0; i < n; i++) {
+		s += isalpha((unsigned char)base[i & 3]) != 0;
+		s += tolower('A' + (i & 7)) == 'a' + (i & 7);
+		errno = i;
+		s += errno == i;
+	}
+	return s;
+}
+
 int main(void)
 {
-	unsigned s = strings(1000) + memory(1000) + heap(1000);
+	unsigned s = strings(1000) + memory(1000) + heap(1000) + classes(1000);
 	/* a word of 11 or 12 letters, the tests true, 8 of its letters
-	 * (24 or 25); a copy, a move and a search (2); 1 from the heap */
-	return s == 500 * 24 + 500 * 25 + 2000 + 1000 ? 0 : 1;
+	 * (24 or 25); a copy, a move and a search (2); 1 from the heap; a
+	 * letter, its lower case, errno (3) */
+	return s == 500 * 24 + 500 * 25 + 2000 + 1000 + 3000 ? 0 : 1;
 }

@@ -3,7 +3,7 @@
 # the blocks around).  Each block follows a pointer (mov (%rdi),%rdi: 5
 # cycles of load-use latency on Golden Cove), so a repeated one costs 5 and
 # more, one in flow under 2.  A loop of several blocks is costed as one
-# body, a pass's cost shared among its blocks.  tests/run.py (unit/loops)
+# body, a pass's cost shared among its blocks.  tests/run.py (feature/loops)
 # assembles this, runs profinst --cpu=goldencove --dump-blocks and checks
 # each `# expect FUNC+OFF[,FUNC+OFF...] OP CYCLES` line against the cost it
 # prints (the blocks' sum where several are named).

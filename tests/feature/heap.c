@@ -1,4 +1,4 @@
-/* The allocator's costs (tests/run.py unit/heap): under a model that
+/* The allocator's costs (tests/run.py feature/heap): under a model that
  * costs glibc's paths (zen5), a malloc and free of one block over and over
  * stay in the thread's cache; 64 blocks of one size freed in a row
  * overflow it, and the mallocs that follow refill it from the bins;

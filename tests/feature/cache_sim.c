@@ -1,4 +1,4 @@
-/* --cache-sim (tests/run.py unit/cache_sim): a pointer chase waits for each
+/* --cache-sim (tests/run.py feature/cache_sim): a pointer chase waits for each
  * load's miss, from memory the first time a line is seen and from the
  * level that holds it after; a chase within the first level, a stream, and
  * a gather through a streamed index wait for nothing; a gather whose

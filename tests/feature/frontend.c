@@ -15,7 +15,7 @@
  *            blocks' and f_ret's, as perf finds (bench/probes/callret.c
  *            --perf): a function that calls keeps the bubbles of the call
  *            into it and of its return.
- * tests/run.py (unit/frontend) checks the profile's figures. */
+ * tests/run.py (feature/frontend) checks the profile's figures. */
 #include <stdio.h>
 
 #define SIX                                                                                  \

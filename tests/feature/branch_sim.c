@@ -1,4 +1,4 @@
-/* --branch-sim (tests/run.py unit/branch_sim): a branch on random bits is
+/* --branch-sim (tests/run.py feature/branch_sim): a branch on random bits is
  * mispredicted about half the time, a branch on a short pattern almost
  * never, and the stub before each jump leaves every flag a jump can read
  * as it found it (each test below jumps on another flag).  A branch on

@@ -4,8 +4,8 @@
  * --cpu=goldencove it costs 1 cycle (a taken jump's least cost; two
  * micro-ops of six a cycle are less), and its return 1.75 cycles in all:
  * 0.75 go to main.  (Under zen5 the runtime charges a return's bubble to
- * the caller: tests/unit/frontend.c.)
- * tests/run.py (unit/ret_at_caller) checks the profile's exact figures. */
+ * the caller: tests/feature/frontend.c.)
+ * tests/run.py (feature/ret_at_caller) checks the profile's exact figures. */
 #include <stdio.h>
 
 __asm__(".text\n"

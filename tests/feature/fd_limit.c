@@ -2,7 +2,7 @@
  * faults.c): under a model that charges page faults every thread has a
  * perf event of its own, and THREADS of them, all alive at once, leave
  * the program as many files to open under a low RLIMIT_NOFILE as it has
- * natively.  tests/run.py's unit/fd_limit compares the count printed with
+ * natively.  tests/run.py's feature/fd_limit compares the count printed with
  * the native one's, and checks that each thread's event still counted its
  * faults (in touch), and that a child forked afterwards counts its own.
  *

@@ -1,6 +1,6 @@
 /* Page faults charged where they are taken (runtime/faults.c): each
  * function below first touches PAGES pages of memory fresh from mmap, one
- * way or another; tests/run.py's unit/page_faults checks whose faults the
+ * way or another; tests/run.py's feature/page_faults checks whose faults the
  * profile counts, and what they cost.
  *
  *   touch     stores into each page itself

@@ -1,0 +1,137 @@
+"""A profile without its maps (issue 24, item 4): the program writes its
+counts and its tree and names its executable by build id; profview reads
+the maps from the executable, says clearly when it cannot (gone, built
+again), and `profview pack` or PROFINST_SELF_CONTAINED=1 make a profile
+that needs nothing else."""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(HERE)
+WORDFREQ = [os.path.join(ROOT, "examples", "wordfreq", f) for f in ("main.c", "hash.c")]
+
+TAG_OBJECT, TAG_IMAGE, TAG_OBJREF, TAG_END = 1, 9, 10, 0xFFFF
+
+
+def records(path):
+    """The profile's records: [(tag, size)]."""
+    with open(path, "rb") as f:
+        d = f.read()
+    off = struct.unpack_from("<I", d, 12)[0]
+    out = []
+    while off + 16 <= len(d):
+        tag, _, size = struct.unpack_from("<IIQ", d, off)
+        out.append((tag, size))
+        off += 16 + ((size + 7) & ~7)
+        if tag == TAG_END:
+            break
+    return out
+
+
+def figures(pj):
+    """What two runs of one deterministic program agree on."""
+    return sorted((f["name"], f["calls"], f["self_cycles"], f["incl_cycles"]) for f in pj["functions"])
+
+
+def tests(ctx, Fail, sh, must, profile_json):
+    def build(tmp, name="wordfreq", defines=()):
+        objs = []
+        for src in WORDFREQ:
+            o = os.path.join(tmp, os.path.basename(src)[:-2] + ".o")
+            must(["gcc", "-O2", "-g", "-c", src, "-o", o] + list(defines), "compile")
+            objs.append(o)
+        exe = os.path.join(tmp, name)
+        must([ctx.profinst, "-q", "--cpu=instructions"] + objs + ["-o", exe], "profinst")
+        return exe
+
+    def run(tmp, exe, out, env=None):
+        e = dict(os.environ, PROFINST_OUTPUT=out)
+        e.pop("PROFINST_SELF_CONTAINED", None)
+        e.update(env or {})
+        p = subprocess.run([exe, "20000"], env=e, cwd=tmp, capture_output=True, text=True)
+        if p.returncode or not os.path.exists(out):
+            raise Fail("run: rc %d, %s" % (p.returncode, p.stderr[-400:]))
+        return out
+
+    def fails_with(ctx_prof, words):
+        p = subprocess.run([ctx.profview, "report", ctx_prof], capture_output=True, text=True)
+        lines = [l for l in p.stderr.splitlines() if l.strip()]
+        if p.returncode != 1 or p.stdout or len(lines) != 1 or not all(w in lines[0] for w in words):
+            raise Fail("expected one line naming %r, exit 1; got rc %d, stderr %r, stdout %r"
+                       % (words, p.returncode, p.stderr, p.stdout[:200]))
+
+    def in_executable():
+        """The default: maps by reference, the same figures as with them
+        in the profile, a tenth of the size or less."""
+        tmp = tempfile.mkdtemp(prefix="pi-maps-")
+        try:
+            exe = build(tmp)
+            ref = run(tmp, exe, os.path.join(tmp, "ref.pf"))
+            full = run(tmp, exe, os.path.join(tmp, "full.pf"), {"PROFINST_SELF_CONTAINED": "1"})
+            tags = [t for t, _ in records(ref)]
+            if tags.count(TAG_IMAGE) != 1 or tags.count(TAG_OBJREF) != 2 or TAG_OBJECT in tags:
+                raise Fail("a profile by reference holds records %r" % tags)
+            tf = [t for t, _ in records(full)]
+            if tf.count(TAG_OBJECT) != 2 or TAG_OBJREF in tf or TAG_IMAGE in tf:
+                raise Fail("a self-contained profile holds records %r" % tf)
+            a, b = profile_json(ctx, ref), profile_json(ctx, full)
+            if figures(a) != figures(b) or not a["functions"]:
+                raise Fail("the figures differ:\n%r\n%r" % (figures(a)[:5], figures(b)[:5]))
+            sa, sb = os.path.getsize(ref), os.path.getsize(full)
+            if not sa * 2 < sb or sa > 100 * 1024:
+                raise Fail("by reference %d bytes, self-contained %d" % (sa, sb))
+            # the views that read code and lines read them from the executable
+            for cmd in (["annotate", ref, "table_add"], ["annotate", ref, "table_add", "--disasm"]):
+                a1 = must([ctx.profview] + cmd, "profview " + cmd[0]).stdout
+                a2 = must([ctx.profview] + [full if x == ref else x for x in cmd], "profview").stdout
+                if a1 != a2 or "table_add" not in a1:
+                    raise Fail("%s differs between the two profiles" % " ".join(cmd))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def executable_gone():
+        """Removed: one line naming it and what to do; a packed copy and a
+        self-contained profile read as before."""
+        tmp = tempfile.mkdtemp(prefix="pi-maps-")
+        try:
+            exe = build(tmp)
+            ref = run(tmp, exe, os.path.join(tmp, "ref.pf"))
+            full = run(tmp, exe, os.path.join(tmp, "full.pf"), {"PROFINST_SELF_CONTAINED": "1"})
+            packed = os.path.join(tmp, "packed.pf")
+            must([ctx.profview, "pack", ref, "-o", packed], "profview pack")
+            if TAG_OBJREF in [t for t, _ in records(packed)]:
+                raise Fail("a packed profile still refers to its executable")
+            want = figures(profile_json(ctx, ref))
+            os.unlink(exe)
+            fails_with(ref, [exe, "cannot be opened", "pack"])
+            for p in (packed, full):
+                if figures(profile_json(ctx, p)) != want:
+                    raise Fail("%s: other figures once the executable is gone" % os.path.basename(p))
+            # pack needs what it packs
+            q = subprocess.run([ctx.profview, "pack", ref, "-o", os.path.join(tmp, "x.pf")],
+                               capture_output=True, text=True)
+            if q.returncode == 0 or os.path.exists(os.path.join(tmp, "x.pf")):
+                raise Fail("pack of a profile whose executable is gone succeeded")
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def executable_rebuilt():
+        """Built again (another build id) at the same path: refused, both
+        ids named, never read as if it were the same program."""
+        tmp = tempfile.mkdtemp(prefix="pi-maps-")
+        try:
+            exe = build(tmp)
+            ref = run(tmp, exe, os.path.join(tmp, "ref.pf"))
+            os.unlink(exe)
+            build(tmp, defines=["-DPROFINST_TEST_REBUILT=1", "-O1"])
+            fails_with(ref, [exe, "build id", "built again"])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    return [("maps/in_executable", in_executable),
+            ("maps/executable_gone", executable_gone),
+            ("maps/executable_rebuilt", executable_rebuilt)]

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The analysis of code (rewriter/cfg.c) on hand-written cases: each file
+ * given is assembled, analysed as profinst would (code_analyse), and its
+ * `# expect:` comments checked against what the analysis found for the
+ * instruction on that line.  The words of an annotation:
+ *
+ *   leader             the instruction starts a block
+ *   tail               it is a jump that leaves its function (a tail call)
+ *   resync             control reaches it without a call or a return
+ *                      (setjmp's second return, a landing pad): the
+ *                      shadow stack catches up there
+ *   flags-live F...    the status flags F (CF PF AF ZF SF OF) are live
+ *                      where its block starts: a block stub there must
+ *                      keep them
+ *   loop               its block lies on a small loop (loops.h): costed
+ *                      as repeated
+ *   follows P          under --cache-sim, a load stub before it waits for
+ *                      the loads of class P (chase.h)
+ *   sets Q             ... and the loads of class Q wait for it; a class
+ *                      is any name, the same name the same class, two
+ *                      names two classes
+ *   copied             it starts a function left as it was (no blocks)
+ *
+ * Checked both ways, in every instrumented function: an instruction
+ * without `leader` does not start a block, a jump without `tail` does
+ * not leave its function, one without `resync` is no resync point, one
+ * without `follows` or `sets` has no load stub, and a leader without
+ * `flags-live` has no flag live, without `loop` is on no small loop.  Lines are the assembler's (.debug_line of `as -g`).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "loops.h"
+#include "stub_abi.h"
+#include "unit_obj.h"
+
+static const struct {
+	const char *name;
+	uint16_t bit;
+} flag_names[] = {{"CF", 0x1}, {"PF", 0x4}, {"AF", 0x10}, {"ZF", 0x40}, {"SF", 0x80}, {"OF", 0x800}};
+
+#define E_LEADER 1u
+#define E_TAIL 2u
+#define E_COPIED 4u
+#define E_RESYNC 8u
+#define E_LOOP 16u
+
+#define MAX_CLASSES 16
+
+struct expect {
+	unsigned what;   /* E_* */
+	uint16_t live;   /* flags-live */
+	int follows, sets; /* classes by name (an index into the names), or -1 */
+	bool seen;       /* an instruction is on its line */
+};
+
+/* Load classes by the names annotations give them, and the classes
+ * chase.c numbered them with. */
+struct classes {
+	char *name[MAX_CLASSES];
+	uint32_t id[MAX_CLASSES]; /* 0: not seen yet */
+	int n;
+};
+
+static int class_named(struct classes *cl, const char *name)
+{
+	for (int i = 0; i < cl->n; i++)
+		if (!strcmp(cl->name[i], name))
+			return i;
+	if (cl->n == MAX_CLASSES)
+		return -1;
+	cl->name[cl->n] = xstrdup(name);
+	cl->id[cl->n] = 0;
+	return cl->n++;
+}
+
+/* Whether chase.c's class id is the one the name i stands for: the first
+ * time, it becomes so, if no other name has it. */
+static bool class_is(struct classes *cl, int i, uint32_t id)
+{
+	if (i < 0)
+		return id == 0;
+	if (!id)
+		return false;
+	if (!cl->id[i]) {
+		for (int j = 0; j < cl->n; j++)
+			if (cl->id[j] == id)
+				return false;
+		cl->id[i] = id;
+	}
+	return cl->id[i] == id;
+}
+
+/* The annotations of src by line: lines[n] for n < *nlines. */
+static struct expect *read_expects(const char *src, struct classes *cl, size_t *nlines, unsigned *count)
+{
+	FILE *f = fopen(src, "r");
+	if (!f) {
+		perror(src);
+		return NULL;
+	}
+	struct expect *e = NULL;
+	size_t n = 0, cap = 0;
+	char line[512];
+	*count = 0;
+	while (fgets(line, sizeof line, f)) {
+		grow(&e, &cap, ++n, sizeof *e);
+		struct expect *x = &e[n - 1];
+		memset(x, 0, sizeof *x);
+		x->follows = x->sets = -1;
+		char *a = strstr(line, "# expect:");
+		if (!a)
+			continue;
+		(*count)++;
+		bool in_flags = false;
+		for (char *w = strtok(a + 9, " \t\n"); w; w = strtok(NULL, " \t\n")) {
+			size_t i;
+			for (i = 0; in_flags && i < sizeof flag_names / sizeof *flag_names; i++)
+				if (!strcmp(w, flag_names[i].name))
+					break;
+			if (in_flags && i < sizeof flag_names / sizeof *flag_names) {
+				x->live |= flag_names[i].bit;
+			} else if (!strcmp(w, "leader")) {
+				x->what |= E_LEADER;
+			} else if (!strcmp(w, "tail")) {
+				x->what |= E_TAIL;
+			} else if (!strcmp(w, "follows") || !strcmp(w, "sets")) {
+				char *name = strtok(NULL, " \t\n");
+				int i = name ? class_named(cl, name) : -1;
+				if (i < 0) {
+					fprintf(stderr, "%s:%zu: %s what?\n", src, n, w);
+					free(e);
+					fclose(f);
+					return NULL;
+				}
+				*(w[0] == 'f' ? &x->follows : &x->sets) = i;
+			} else if (!strcmp(w, "loop")) {
+				x->what |= E_LOOP;
+			} else if (!strcmp(w, "resync")) {
+				x->what |= E_RESYNC;
+			} else if (!strcmp(w, "copied")) {
+				x->what |= E_COPIED;
+			} else if (!strcmp(w, "flags-live")) {
+				in_flags = true;
+			} else {
+				fprintf(stderr, "%s:%zu: unknown word in an annotation: %s\n", src, n, w);
+				free(e);
+				fclose(f);
+				return NULL;
+			}
+		}
+	}
+	fclose(f);
+	*nlines = n;
+	return e;
+}
+
+/* The source line of the instruction at off of section sec, or 0. */
+static uint32_t line_of(const struct line_table *lt, int sec, uint64_t off)
+{
+	uint32_t line = 0;
+	for (size_t i = 0; i < lt->n; i++)
+		if (lt->rows[i].sec == sec && lt->rows[i].off == off && lt->rows[i].line)
+			line = lt->rows[i].line;
+	return line;
+}
+
+static void flags_str(uint16_t live, char *out, size_t n)
+{
+	out[0] = 0;
+	for (size_t i = 0; i < sizeof flag_names / sizeof *flag_names; i++)
+		if (live & flag_names[i].bit)
+			snprintf(out + strlen(out), n - strlen(out), " %s", flag_names[i].name);
+	if (!out[0])
+		snprintf(out, n, " none");
+}
+
+/* Every instruction of c's functions against the annotations: the
+ * number of mismatches, each said on stderr. */
+static int check_code(const char *src, const struct code *c, struct expect *e, size_t nlines,
+		      struct classes *cl)
+{
+	int bad = 0;
+	bool *looped = xcalloc(c->nblocks + 1, sizeof(bool));
+	loops_mark_small(c, looped);
+	/* a function copied as it was is not decoded: its entry's line says */
+	for (size_t fi = 0; fi < c->nfuncs; fi++) {
+		const struct func *f = &c->funcs[fi];
+		uint32_t line = line_of(&c->lines, c->texts[f->pieces[0].ts].sec, f->pieces[0].start);
+		if (!line || line > nlines)
+			continue; /* said below, instruction by instruction */
+		struct expect *x = &e[line - 1];
+		if (f->instrument == !!(x->what & E_COPIED)) {
+			fprintf(stderr, "%s:%u: %s %s copied as it was\n", src, line, f->name,
+				f->instrument ? "is not" : "is");
+			bad++;
+		}
+		if (!f->instrument)
+			x->seen = true;
+	}
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		const struct text *t = &c->texts[ti];
+		for (uint32_t k = 0; k < t->ninsns; k++) {
+			if (t->fn[k] < 0 || !c->funcs[t->fn[k]].instrument)
+				continue;
+			const struct func *f = &c->funcs[t->fn[k]];
+			uint32_t line = line_of(&c->lines, t->sec, t->insns[k].off);
+			if (!line || line > nlines) {
+				fprintf(stderr, "%s: %s+%#llx: no line\n", src, f->name,
+					(unsigned long long)t->insns[k].off);
+				bad++;
+				continue;
+			}
+			struct expect *x = &e[line - 1];
+			x->seen = true;
+			bool leader = (t->mark[k] & MARK_LEADER) != 0, tail = (t->mark[k] & MARK_TAIL) != 0;
+			if (leader != !!(x->what & E_LEADER)) {
+				fprintf(stderr, "%s:%u: %s a leader\n", src, line, leader ? "is" : "is not");
+				bad++;
+			}
+			if (tail != !!(x->what & E_TAIL)) {
+				fprintf(stderr, "%s:%u: %s a tail call\n", src, line, tail ? "is" : "is not");
+				bad++;
+			}
+			bool resync = (t->mark[k] & MARK_RESYNC) != 0;
+			if (resync != !!(x->what & E_RESYNC)) {
+				fprintf(stderr, "%s:%u: %s a resync point\n", src, line, resync ? "is" : "is not");
+				bad++;
+			}
+			uint32_t word = t->chase ? t->chase[k] : 0;
+			if (!class_is(cl, x->follows, word >> STUB_LOAD_WAIT_SHIFT & STUB_LOAD_SLOT_MASK) ||
+			    !class_is(cl, x->sets, word & STUB_LOAD_SLOT_MASK)) {
+				fprintf(stderr, "%s:%u: load stub word %#x: waits for class %u, sets class %u, "
+					"not as annotated\n", src, line, word, word >> STUB_LOAD_WAIT_SHIFT & STUB_LOAD_SLOT_MASK,
+					word & STUB_LOAD_SLOT_MASK);
+				bad++;
+			}
+			if (!leader) {
+				if (x->live || (x->what & E_LOOP)) {
+					fprintf(stderr, "%s:%u: flags-live or loop on an instruction that starts no block\n",
+						src, line);
+					bad++;
+				}
+				continue;
+			}
+			if (looped[t->block[k]] != !!(x->what & E_LOOP)) {
+				fprintf(stderr, "%s:%u: %s a small loop\n", src, line,
+					looped[t->block[k]] ? "on" : "not on");
+				bad++;
+			}
+			uint16_t live = c->blocks[t->block[k]].live_in & FLAGS_STATUS;
+			if (live != x->live) {
+				char got[64], want[64];
+				flags_str(live, got, sizeof got);
+				flags_str(x->live, want, sizeof want);
+				fprintf(stderr, "%s:%u: flags live:%s, expected:%s\n", src, line, got, want);
+				bad++;
+			}
+		}
+	}
+	free(looped);
+	for (size_t i = 0; i < nlines; i++) {
+		if ((e[i].what || e[i].live || e[i].follows >= 0 || e[i].sets >= 0) && !e[i].seen) {
+			fprintf(stderr, "%s:%zu: an annotation on no instruction of a function\n", src, i + 1);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static int check_file(const char *src)
+{
+	size_t nlines;
+	unsigned count;
+	struct classes cl = {.n = 0};
+	struct expect *e = read_expects(src, &cl, &nlines, &count);
+	if (!e)
+		return 1;
+	if (!count) {
+		fprintf(stderr, "%s: no annotations\n", src);
+		free(e);
+		return 1;
+	}
+	struct object o;
+	struct code c;
+	int bad = 1;
+	if (!unit_object(src, &o)) {
+		/* --cache-sim's analysis too (chase.c) */
+		struct rewrite_opts ro = {.model = model_find("instructions"), .cache_sim = true};
+		if (!code_analyse(&c, &o, &ro))
+			bad = check_code(src, &c, e, nlines, &cl);
+		code_free(&c);
+	}
+	obj_free(&o);
+	free(e);
+	for (int i = 0; i < cl.n; i++)
+		free(cl.name[i]);
+	if (!bad)
+		printf("%s: %u annotations hold\n", src, count);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: test_cfg CASE.s...\n");
+		return 2;
+	}
+	pi_quiet = true; /* functions copied as they were are expected here */
+	int bad = 0;
+	for (int i = 1; i < argc; i++)
+		bad += check_file(argv[i]);
+	return bad != 0;
+}
