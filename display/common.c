@@ -90,6 +90,59 @@ void pv_json_str_html(FILE *out, const char *s)
 	json_str(out, s, true);
 }
 
+static size_t strmap_slot(const struct pv_strmap *m, const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		h = (h ^ *c) * 0x100000001b3ull;
+	size_t i = (size_t)(h ^ h >> 32) & (m->cap - 1);
+	while (m->keys[i] && strcmp(m->keys[i], s))
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+uint32_t pv_strmap_get(const struct pv_strmap *m, const char *s)
+{
+	if (!m->cap)
+		return UINT32_MAX;
+	size_t i = strmap_slot(m, s);
+	return m->keys[i] ? m->vals[i] : UINT32_MAX;
+}
+
+int pv_strmap_put(struct pv_strmap *m, const char *s, uint32_t v)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		struct pv_strmap nm = {.cap = m->cap ? 2 * m->cap : 256, .n = m->n};
+		nm.keys = calloc(nm.cap, sizeof(*nm.keys));
+		nm.vals = malloc(nm.cap * sizeof(*nm.vals));
+		if (!nm.keys || !nm.vals) {
+			free(nm.keys), free(nm.vals);
+			return -1;
+		}
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->keys[i]) {
+				size_t k = strmap_slot(&nm, m->keys[i]);
+				nm.keys[k] = m->keys[i];
+				nm.vals[k] = m->vals[i];
+			}
+		pv_strmap_free(m);
+		*m = nm;
+	}
+	size_t i = strmap_slot(m, s);
+	if (!m->keys[i]) {
+		m->keys[i] = s;
+		m->n++;
+	}
+	m->vals[i] = v;
+	return 0;
+}
+
+void pv_strmap_free(struct pv_strmap *m)
+{
+	free(m->keys), free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
 /* "f+0x2a (file.c:12)": where site s of function g is. */
 static int site_text(const struct profile *p, uint32_t g, const struct pi_map_site *s, char *buf, size_t n)
 {
@@ -138,33 +191,16 @@ static bool raises_signals(const char *name)
 	return false;
 }
 
-/* The function of object obj at (section name, offset), and the offset
- * in it; UINT32_MAX if none. */
-static uint32_t func_at(const struct profile *p, uint32_t obj, const char *sec, int64_t off, uint32_t *in)
-{
-	const struct prof_obj *o = &p->objs[obj];
-	for (uint32_t f = 0; f < o->map->nfuncs; f++) {
-		const struct pi_map_func *mf = &o->funcs[f];
-		if ((mf->flags & PI_FUNC_EXTERNAL) || off < mf->offset || off >= (int64_t)mf->offset + mf->size ||
-		    strcmp(prof_str(o, mf->section), sec))
-			continue;
-		*in = (uint32_t)(off - mf->offset);
-		return o->first_gfunc + f;
-	}
-	return UINT32_MAX;
-}
-
 /* The function named name, of object obj first, then of any object. */
 static uint32_t func_named(const struct profile *p, uint32_t obj, const char *name)
 {
 	uint32_t other = UINT32_MAX;
-	for (uint32_t g = 0; g < p->nfuncs; g++)
-		if (!strcmp(p->funcs[g].name, name)) {
-			if (p->funcs[g].obj == obj && !p->funcs[g].external)
-				return g;
-			if (other == UINT32_MAX || p->funcs[other].external)
-				other = g;
-		}
+	for (uint32_t g = prof_first_named(p, name); g != UINT32_MAX; g = prof_next_named(p, g)) {
+		if (p->funcs[g].obj == obj && !p->funcs[g].external)
+			return g;
+		if (other == UINT32_MAX || p->funcs[other].external)
+			other = g;
+	}
 	return other;
 }
 
@@ -221,7 +257,7 @@ uint32_t pv_insn_refs(const struct profile *p, uint32_t obj, uint32_t sec, uint3
 		r->off = 0;
 		uint32_t off = 0;
 		if (rl->type & PI_RELOC_SECTION)
-			r->g = func_at(p, obj, sym, value, &off);
+			r->g = prof_func_at(p, obj, sym, value, &off);
 		else if ((r->g = func_named(p, obj, sym)) != UINT32_MAX)
 			off = (uint32_t)value;
 		if (r->g != UINT32_MAX && !p->funcs[r->g].external) {
@@ -236,7 +272,7 @@ uint32_t pv_insn_refs(const struct profile *p, uint32_t obj, uint32_t sec, uint3
 		struct pv_ref *r = &out[n];
 		uint32_t off;
 		r->branch = true;
-		r->g = func_at(p, obj, secname, (int64_t)in.target, &off);
+		r->g = prof_func_at(p, obj, secname, (int64_t)in.target, &off);
 		r->off = off;
 		if (r->g != UINT32_MAX) {
 			ref_text(p, r, "", off, "");

@@ -119,6 +119,20 @@ struct pv_ref {
 uint32_t pv_insn_refs(const struct profile *p, uint32_t obj, uint32_t sec, uint32_t at, const uint8_t *code,
 		      uint32_t len, struct pv_ref *out, uint32_t max);
 
+/* A hash map from strings to indices, where a list would be searched
+ * once per function.  The strings are kept, not copied: they must outlive
+ * the map (a profile's, say). */
+struct pv_strmap {
+	const char **keys; /* NULL: a free slot */
+	uint32_t *vals;
+	size_t cap, n;     /* cap: a power of two, at least twice n */
+};
+/* The index kept for s, or UINT32_MAX. */
+uint32_t pv_strmap_get(const struct pv_strmap *m, const char *s);
+/* Keeps index v for s, replacing any kept.  0, or -1 out of memory. */
+int pv_strmap_put(struct pv_strmap *m, const char *s, uint32_t v);
+void pv_strmap_free(struct pv_strmap *m);
+
 int cmd_report(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_callgraph(int argc, char **argv);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "ixmap.h"
 #include "inlines.h"
 
 static const char detail_usage[] =
@@ -33,6 +34,32 @@ static int by_calls(const void *a, const void *b)
 	if (x->calls != y->calls)
 		return x->calls > y->calls ? -1 : 1;
 	return (x->ra > y->ra) - (x->ra < y->ra);
+}
+
+/* The index in s of the call site (ra, caller), added if new; SIZE_MAX
+ * after a message, out of memory. */
+static size_t site_of(struct site_count **s, size_t *ns, size_t *cap, struct ix_map *at, uint64_t ra,
+		      uint32_t caller, uint64_t caller_ra)
+{
+	uint32_t i = ix_map_get(at, ra, caller);
+	if (i != UINT32_MAX)
+		return i;
+	if (*ns == *cap) {
+		size_t nc = *cap ? 2 * *cap : 16;
+		struct site_count *n = realloc(*s, nc * sizeof(**s));
+		if (!n) {
+			pv_error("out of memory");
+			return SIZE_MAX;
+		}
+		*s = n;
+		*cap = nc;
+	}
+	if (ix_map_put(at, ra, caller, (uint32_t)*ns)) {
+		pv_error("out of memory");
+		return SIZE_MAX;
+	}
+	(*s)[*ns] = (struct site_count){ra, 0, 0, caller, caller_ra};
+	return (*ns)++;
 }
 
 /* The calls inlined into g: the cycles of their code (with what is
@@ -114,6 +141,7 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 	/* call sites, from the calling-context trees */
 	struct site_count *s = NULL;
 	size_t ns = 0, cap = 0;
+	struct ix_map at = {0}; /* (ra, caller) -> index in s */
 	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
 		const struct prof_thread *th = &p->threads[ti];
 		uint64_t *cum = malloc(th->hdr->nnodes * sizeof(uint64_t));
@@ -126,16 +154,9 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 				continue;
 			const struct pi_prof_node *pa = &th->nodes[nd->parent];
 			uint32_t caller = nd->parent ? prof_gfunc(p, pa->obj, pa->func) : UINT32_MAX;
-			size_t i;
-			for (i = 0; i < ns && (s[i].ra != nd->ret_addr || s[i].caller != caller); i++)
-				;
-			if (i == ns) {
-				if (ns == cap) {
-					cap = cap ? 2 * cap : 16;
-					s = realloc(s, cap * sizeof(*s));
-				}
-				s[ns++] = (struct site_count){nd->ret_addr, 0, 0, caller, pa->ret_addr};
-			}
+			size_t i = site_of(&s, &ns, &cap, &at, nd->ret_addr, caller, pa->ret_addr);
+			if (i == SIZE_MAX)
+				break;
 			s[i].calls += nd->calls - nd->rec_calls;
 			s[i].incl += cum[n];
 		}
@@ -145,21 +166,14 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 			if (prof_gfunc(p, tn->obj, tn->func) != g)
 				continue;
 			uint32_t caller = prof_gfunc(p, re->caller_obj, re->caller_func);
-			size_t i;
-			for (i = 0; i < ns && (s[i].ra != re->ret_addr || s[i].caller != caller); i++)
-				;
-			if (i == ns) {
-				if (ns == cap) {
-					cap = cap ? 2 * cap : 16;
-					s = realloc(s, cap * sizeof(*s));
-				}
-				s[ns++] = (struct site_count){re->ret_addr, 0, 0, caller,
-							     th->nodes[re->caller_node].ret_addr};
-			}
+			size_t i = site_of(&s, &ns, &cap, &at, re->ret_addr, caller, th->nodes[re->caller_node].ret_addr);
+			if (i == SIZE_MAX)
+				break;
 			s[i].calls += re->calls;
 		}
 		free(cum);
 	}
+	ix_map_free(&at);
 	if (ns)
 		qsort(s, ns, sizeof(*s), by_calls);
 	printf("\n  %-40s %12s %8s\n", "call sites", "calls", "share");

@@ -18,6 +18,7 @@ struct row {
 	const char *name, *object;
 	const char *key;    /* what matches it: "" (its name), or its source file or object */
 	const char *objs[2]; /* its object in each profile (NULL: not there) */
+	uint32_t next;       /* the next row of its name, or UINT32_MAX */
 	uint64_t self[2], incl[2], calls[2];
 };
 
@@ -149,6 +150,7 @@ int cmd_diff(int argc, char **argv)
 		pv_close(&p[1], &t[1]);
 		return 1;
 	}
+	struct pv_strmap by_name = {0}; /* a name's first row */
 	for (int s = 0; s < 2; s++) {
 		for (uint32_t g = 0; g < t[s].n; g++) {
 			const struct func_view *v = &t[s].f[g];
@@ -160,21 +162,31 @@ int cmd_diff(int argc, char **argv)
 			const char *key = "";
 			if (!p[s].funcs[g].external && (repeated(&ns[0], name) || repeated(&ns[1], name)))
 				key = source_of(&p[s], g);
-			size_t i;
-			for (i = 0; i < n; i++)
-				if (!strcmp(rows[i].name, name) && !strcmp(rows[i].key, key) &&
+			/* the first row that matches, of those of its name */
+			uint32_t i = pv_strmap_get(&by_name, name), last = UINT32_MAX;
+			for (; i != UINT32_MAX; last = i, i = rows[i].next)
+				if (!strcmp(rows[i].key, key) &&
 				    (!rows[i].objs[s] || !strcmp(rows[i].objs[s], obj) || p[s].funcs[g].external))
 					break;
-			if (i == n) {
+			if (i == UINT32_MAX) {
 				if (n == cap) {
-					cap = cap ? 2 * cap : 256;
-					rows = realloc(rows, cap * sizeof(*rows));
+					size_t nc = cap ? 2 * cap : 256;
+					struct row *nr = realloc(rows, nc * sizeof(*rows));
+					if (!nr)
+						goto oom;
+					rows = nr;
+					cap = nc;
 				}
-				memset(&rows[n], 0, sizeof(rows[n]));
-				rows[n].name = name;
-				rows[n].object = p[s].funcs[g].external ? "external" : obj;
-				rows[n].key = key;
-				n++;
+				i = (uint32_t)n++;
+				memset(&rows[i], 0, sizeof(rows[i]));
+				rows[i].name = name;
+				rows[i].object = p[s].funcs[g].external ? "external" : obj;
+				rows[i].key = key;
+				rows[i].next = UINT32_MAX;
+				if (last != UINT32_MAX)
+					rows[last].next = i;
+				else if (pv_strmap_put(&by_name, name, i))
+					goto oom;
 			}
 			if (!rows[i].objs[s])
 				rows[i].objs[s] = p[s].funcs[g].external ? "external" : obj;
@@ -183,6 +195,7 @@ int cmd_diff(int argc, char **argv)
 			rows[i].calls[s] += v->calls;
 		}
 	}
+	pv_strmap_free(&by_name);
 	if (n)
 		qsort(rows, n, sizeof(*rows), by_delta);
 	bool json = !strcmp(format, "json");
@@ -254,4 +267,13 @@ int cmd_diff(int argc, char **argv)
 	pv_close(&p[0], &t[0]);
 	pv_close(&p[1], &t[1]);
 	return 0;
+oom:
+	pv_error("out of memory");
+	pv_strmap_free(&by_name);
+	free(rows);
+	free(ns[0].v);
+	free(ns[1].v);
+	pv_close(&p[0], &t[0]);
+	pv_close(&p[1], &t[1]);
+	return 1;
 }

@@ -47,6 +47,7 @@ struct html {
 	uint32_t *index;   /* global function -> index in the page's list, or UINT32_MAX */
 	struct src_file *files;
 	size_t nfiles, filecap;
+	struct pv_strmap file_ix; /* path -> index in files */
 	struct pv_lines ls;
 	/* for one function's lines (ls): ran, and of their cycles, the
 	 * simulations' (--branch-sim, --cache-sim) */
@@ -57,19 +58,23 @@ struct html {
 
 static struct src_file *src_of(struct html *h, const char *path)
 {
-	for (size_t i = 0; i < h->nfiles; i++)
-		if (!strcmp(h->files[i].path, path))
-			return &h->files[i];
+	static struct src_file none = {.path = ""};
+	uint32_t known = pv_strmap_get(&h->file_ix, path);
+	if (known != UINT32_MAX)
+		return &h->files[known];
 	if (h->nfiles == h->filecap) {
 		size_t cap = h->filecap ? 2 * h->filecap : 16;
 		void *nf = realloc(h->files, cap * sizeof(*h->files));
 		if (!nf) {
-			static struct src_file none = {.path = ""};
 			h->oom = true;
 			return &none;
 		}
 		h->files = nf;
 		h->filecap = cap;
+	}
+	if (pv_strmap_put(&h->file_ix, path, (uint32_t)h->nfiles)) {
+		h->oom = true;
+		return &none;
 	}
 	struct src_file *f = &h->files[h->nfiles++];
 	memset(f, 0, sizeof(*f));
@@ -443,6 +448,7 @@ static int write_page(FILE *o, const struct profile *p, const struct func_table 
 		free(h.files[i].want);
 	}
 	free(h.files);
+	pv_strmap_free(&h.file_ix);
 	free(h.ls.v);
 	free(h.index);
 	return h.oom ? -1 : 0;

@@ -118,6 +118,16 @@ int pv_function_lines(const struct profile *p, uint32_t g, uint64_t self, struct
 	return pv_function_lines_os(p, g, self, 0, NULL, ls);
 }
 
+/* The function node n of th calls, if it is a call to external code
+ * from a function (pv_outside_lines' walk), else UINT32_MAX. */
+static uint32_t ext_caller(const struct profile *p, const struct prof_thread *th, uint32_t n)
+{
+	const struct pi_prof_node *nd = &th->nodes[n], *pa = &th->nodes[nd->parent];
+	if (!nd->parent || !p->funcs[prof_gfunc(p, nd->obj, nd->func)].external)
+		return UINT32_MAX;
+	return prof_gfunc(p, pa->obj, pa->func);
+}
+
 static int add_outside(const struct profile *p, const struct prof_obj *o, uint32_t g, uint64_t ra, uint64_t calls,
 		       struct pv_lines *w)
 {
@@ -146,11 +156,9 @@ int pv_outside_lines(const struct profile *p, uint32_t g, const struct pv_call *
 		for (uint32_t ti = 0; ti < p->nthreads; ti++) {
 			const struct prof_thread *th = &p->threads[ti];
 			for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
-				const struct pi_prof_node *nd = &th->nodes[n], *pa = &th->nodes[nd->parent];
-				uint32_t cg = prof_gfunc(p, nd->obj, nd->func);
-				if (!nd->parent || !p->funcs[cg].external || prof_gfunc(p, pa->obj, pa->func) != g)
-					continue;
-				if (add_outside(p, o, g, nd->ret_addr, nd->calls - nd->rec_calls, w))
+				const struct pi_prof_node *nd = &th->nodes[n];
+				if (ext_caller(p, th, n) == g &&
+				    add_outside(p, o, g, nd->ret_addr, nd->calls - nd->rec_calls, w))
 					return -1;
 			}
 		}
@@ -175,6 +183,53 @@ int pv_outside_lines(const struct profile *p, uint32_t g, const struct pv_call *
 		}
 	}
 	return 0;
+}
+
+int pv_ext_calls_build(const struct profile *p, struct pv_ext_calls *ec)
+{
+	size_t total = 0;
+	ec->v = NULL;
+	ec->first = calloc((size_t)p->nfuncs + 1, sizeof(uint32_t));
+	if (!ec->first)
+		return -1;
+	/* counted first, then placed: first[g + 1] counts g's, then sums */
+	for (uint32_t ti = 0; ti < p->nthreads; ti++)
+		for (uint32_t n = 1; n < p->threads[ti].hdr->nnodes; n++) {
+			uint32_t g = ext_caller(p, &p->threads[ti], n);
+			if (g != UINT32_MAX) {
+				ec->first[g + 1]++;
+				total++;
+			}
+		}
+	for (uint32_t g = 0; g < p->nfuncs; g++)
+		ec->first[g + 1] += ec->first[g];
+	uint32_t *at = malloc(((size_t)p->nfuncs + 1) * sizeof(uint32_t));
+	ec->v = malloc((total ? total : 1) * sizeof(*ec->v));
+	if (!at || !ec->v) {
+		free(at);
+		pv_ext_calls_free(ec);
+		return -1;
+	}
+	memcpy(at, ec->first, ((size_t)p->nfuncs + 1) * sizeof(uint32_t));
+	for (uint32_t ti = 0; ti < p->nthreads; ti++) {
+		const struct prof_thread *th = &p->threads[ti];
+		for (uint32_t n = 1; n < th->hdr->nnodes; n++) {
+			uint32_t g = ext_caller(p, th, n);
+			if (g != UINT32_MAX)
+				ec->v[at[g]++] = (struct pv_call){th->nodes[n].ret_addr,
+								   th->nodes[n].calls - th->nodes[n].rec_calls};
+		}
+	}
+	free(at);
+	return 0;
+}
+
+void pv_ext_calls_free(struct pv_ext_calls *ec)
+{
+	free(ec->v);
+	free(ec->first);
+	ec->v = NULL;
+	ec->first = NULL;
 }
 
 int pv_function_lines_os(const struct profile *p, uint32_t g, uint64_t self, uint64_t os,

@@ -82,6 +82,18 @@ struct pv_call {
 int pv_outside_lines(const struct profile *p, uint32_t g, const struct pv_call *ext, size_t next,
 		     struct pv_lines *w);
 
+/* Every function's calls to external code as the calling-context trees
+ * hold them (what pv_outside_lines finds with ext NULL, in the same
+ * order), found in one walk of the trees: function g's are
+ * v[first[g]] up to v[first[g + 1]]. */
+struct pv_ext_calls {
+	struct pv_call *v;
+	uint32_t *first; /* [p->nfuncs + 1] */
+};
+/* 0, or -1 out of memory. */
+int pv_ext_calls_build(const struct profile *p, struct pv_ext_calls *ec);
+void pv_ext_calls_free(struct pv_ext_calls *ec);
+
 /* pv_function_lines, but os cycles of self, its time outside its own code
  * (external code and system calls), spread over the lines outside says
  * (pv_outside_lines, by their weights) instead of the first line; on the

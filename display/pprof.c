@@ -78,19 +78,33 @@ static void pb_msg(struct pb *b, unsigned field, struct pb *m)
 	m->len = 0;
 }
 
+/* The string table: a string per function name and file, in order of
+ * first use. */
 struct strs {
 	const char **s;
 	uint32_t n, cap;
+	struct pv_strmap ids;
+	int oom;
 };
 
 static uint64_t str_id(struct strs *t, const char *s)
 {
-	for (uint32_t i = 0; i < t->n; i++) /* few distinct strings: names */
-		if (!strcmp(t->s[i], s))
-			return i;
+	uint32_t id = pv_strmap_get(&t->ids, s);
+	if (id != UINT32_MAX)
+		return id;
 	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 64;
-		t->s = realloc(t->s, t->cap * sizeof(*t->s));
+		uint32_t nc = t->cap ? 2 * t->cap : 64;
+		const char **ns = realloc(t->s, nc * sizeof(*t->s));
+		if (!ns) {
+			t->oom = 1;
+			return 0;
+		}
+		t->s = ns;
+		t->cap = nc;
+	}
+	if (pv_strmap_put(&t->ids, s, t->n)) {
+		t->oom = 1;
+		return 0;
 	}
 	t->s[t->n] = s;
 	return t->n++;
@@ -286,6 +300,11 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 	 * out by one running rounding, so that they add up to the total */
 	int rc = 0;
 	struct pv_lines outside = {0};
+	/* each function's external calls, found once (not a walk of the
+	 * trees per function) */
+	struct pv_ext_calls ec;
+	if (pv_ext_calls_build(p, &ec))
+		rc = -1;
 	uint32_t *stack = NULL;
 	size_t stackcap = 0;
 	struct prof_round r;
@@ -301,7 +320,8 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 			ls->inlines = true;
 			if (!ls->v) {
 				/* its time outside its code on the lines that spent it */
-				if (t->f[g].os && pv_outside_lines(p, g, NULL, 0, &outside))
+				if (t->f[g].os && pv_outside_lines(p, g, ec.v + ec.first[g],
+								   ec.first[g + 1] - ec.first[g], &outside))
 					rc = -1;
 				if (rc || pv_function_lines_os(p, g, t->f[g].self, t->f[g].os, &outside, ls)) {
 					rc = -1;
@@ -373,6 +393,7 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 	}
 	free(stack);
 	free(outside.v);
+	pv_ext_calls_free(&ec);
 	/* locations: a line of a function each, and of the calls inlined
 	 * there; functions: a (name, source file) each, so that go tool
 	 * pprof -list finds the source */
@@ -408,7 +429,7 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 	/* period: one cycle */
 	pb_uint(&m, 1, str_id(&st, unit));
 	pb_uint(&m, 2, str_id(&st, "count"));
-	if (out.oom || m.oom || inner.oom || L.oom)
+	if (out.oom || m.oom || inner.oom || L.oom || st.oom)
 		rc = -1;
 	/* period_type's strings were added above already: no new ids */
 	pb_msg(&out, 11, &m);
@@ -448,6 +469,7 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 	free(L.next);
 	free(L.first);
 	free(st.s);
+	pv_strmap_free(&st.ids);
 	free(out.p);
 	free(m.p);
 	free(inner.p);

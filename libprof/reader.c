@@ -9,6 +9,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+/* Functions by symbol name: a hash table of each name's first function,
+ * and each function's next of its name. */
+struct name_ix {
+	uint32_t *slot; /* 1 + a name's first function, 0: free */
+	uint32_t *next; /* [nfuncs]: the next of its name, or UINT32_MAX */
+	size_t mask;
+};
 
 int prof_fail(char *err, size_t n, const char *fmt, ...)
 {
@@ -472,6 +482,20 @@ int prof_load(struct profile *p, const char *path, char *err, size_t errsz)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return prof_fail(err, errsz, "%s", strerror(errno));
+	/* a regular file is mapped, not copied: a large profile's pages are
+	 * the page cache's (its writer renames a new file into place, never
+	 * truncates one being read) */
+	struct stat st;
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX) {
+		uint8_t *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+		if (m != MAP_FAILED) {
+			fclose(f);
+			p->data = m;
+			p->size = (size_t)st.st_size;
+			p->mapped = true;
+			return parse(p, err, errsz);
+		}
+	}
 	size_t cap = 1 << 16, len = 0;
 	uint8_t *buf = malloc(cap);
 	size_t n;
@@ -506,6 +530,8 @@ void prof_free(struct profile *p)
 		free(p->objs[i].mispredicts);
 		free(p->objs[i].mem_waits);
 		free(p->objs[i].line_ix);
+		free(p->objs[i].at_ix);
+		free(p->objs[i].at_end);
 		free(p->objs[i].inrow_ix);
 	}
 	free(p->objs);
@@ -514,9 +540,17 @@ void prof_free(struct profile *p)
 		free(p->funcs[g].shown);
 	free(p->funcs);
 	free(p->pieces);
+	if (p->names) {
+		free(p->names->slot);
+		free(p->names->next);
+		free(p->names);
+	}
 	free(p->counts_recs);
 	free(p->image_maps);
-	free(p->data);
+	if (p->mapped)
+		munmap(p->data, p->size);
+	else
+		free(p->data);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -585,6 +619,158 @@ bool prof_find_site(const struct profile *p, uint64_t ra, uint32_t *gfunc, const
 			}
 	}
 	return false;
+}
+
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		h = (h ^ *c) * 0x100000001b3ull;
+	return (size_t)(h ^ h >> 32);
+}
+
+/* name's slot: the one holding its first function, or the free one where
+ * it would go */
+static size_t name_slot(const struct profile *p, const struct name_ix *ix, const char *name)
+{
+	size_t i = name_hash(name) & ix->mask;
+	while (ix->slot[i] && strcmp(p->funcs[ix->slot[i] - 1].name, name))
+		i = (i + 1) & ix->mask;
+	return i;
+}
+
+static const struct name_ix *names(const struct profile *p)
+{
+	struct profile *mp = (struct profile *)p;
+	if (mp->names)
+		return mp->names;
+	struct name_ix *ix = malloc(sizeof(*ix));
+	size_t cap = 16;
+	while (cap < 2 * (size_t)p->nfuncs)
+		cap *= 2;
+	uint32_t *slot = calloc(cap, sizeof(uint32_t)), *next = malloc((p->nfuncs ? p->nfuncs : 1) * sizeof(uint32_t));
+	uint32_t *last = malloc((p->nfuncs ? p->nfuncs : 1) * sizeof(uint32_t)); /* a name's last so far */
+	if (!ix || !slot || !next || !last) {
+		free(ix), free(slot), free(next), free(last);
+		return NULL;
+	}
+	*ix = (struct name_ix){slot, next, cap - 1};
+	for (uint32_t g = 0; g < p->nfuncs; g++) {
+		size_t i = name_slot(p, ix, p->funcs[g].name);
+		next[g] = UINT32_MAX;
+		if (!slot[i])
+			slot[i] = g + 1;
+		else
+			next[last[slot[i] - 1]] = g;
+		last[slot[i] - 1] = g;
+	}
+	free(last);
+	mp->names = ix;
+	return ix;
+}
+
+uint32_t prof_first_named(const struct profile *p, const char *name)
+{
+	const struct name_ix *ix = names(p);
+	if (!ix) {
+		for (uint32_t g = 0; g < p->nfuncs; g++)
+			if (!strcmp(p->funcs[g].name, name))
+				return g;
+		return UINT32_MAX;
+	}
+	size_t i = name_slot(p, ix, name);
+	return ix->slot[i] ? ix->slot[i] - 1 : UINT32_MAX;
+}
+
+uint32_t prof_next_named(const struct profile *p, uint32_t g)
+{
+	const struct name_ix *ix = names(p);
+	if (ix)
+		return ix->next[g];
+	for (uint32_t h = g + 1; h < p->nfuncs; h++)
+		if (!strcmp(p->funcs[h].name, p->funcs[g].name))
+			return h;
+	return UINT32_MAX;
+}
+
+static const struct prof_obj *sort_obj; /* (as sort_rows) */
+
+static int cmp_func_at(const void *a, const void *b)
+{
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct pi_map_func *x = &sort_obj->funcs[i], *y = &sort_obj->funcs[j];
+	int c = strcmp(prof_str(sort_obj, x->section), prof_str(sort_obj, y->section));
+	if (c)
+		return c;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+static int index_func_at(struct prof_obj *o)
+{
+	uint32_t n = 0, nf = o->map->nfuncs;
+	o->at_ix = malloc((nf ? nf : 1) * sizeof(uint32_t));
+	o->at_end = malloc((nf ? nf : 1) * sizeof(uint64_t));
+	if (!o->at_ix || !o->at_end) {
+		free(o->at_ix), free(o->at_end);
+		o->at_ix = NULL, o->at_end = NULL;
+		return -1;
+	}
+	for (uint32_t f = 0; f < nf; f++)
+		if (!(o->funcs[f].flags & PI_FUNC_EXTERNAL))
+			o->at_ix[n++] = f;
+	sort_obj = o;
+	qsort(o->at_ix, n, sizeof(uint32_t), cmp_func_at);
+	sort_obj = NULL;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct pi_map_func *f = &o->funcs[o->at_ix[k]];
+		uint64_t end = (uint64_t)f->offset + f->size;
+		if (k && o->at_end[k - 1] > end &&
+		    !strcmp(prof_str(o, o->funcs[o->at_ix[k - 1]].section), prof_str(o, f->section)))
+			end = o->at_end[k - 1];
+		o->at_end[k] = end;
+	}
+	o->nat = n;
+	return 0;
+}
+
+uint32_t prof_func_at(const struct profile *p, uint32_t obj, const char *sec, int64_t off, uint32_t *in)
+{
+	struct prof_obj *o = &((struct profile *)p)->objs[obj];
+	uint32_t best = UINT32_MAX;
+	if (!o->at_ix && index_func_at(o)) {
+		for (uint32_t f = 0; f < o->map->nfuncs && best == UINT32_MAX; f++) {
+			const struct pi_map_func *mf = &o->funcs[f];
+			if (!(mf->flags & PI_FUNC_EXTERNAL) && off >= mf->offset && off < (int64_t)mf->offset + mf->size &&
+			    !strcmp(prof_str(o, mf->section), sec))
+				best = f;
+		}
+	} else {
+		/* the last at or before (sec, off); then back through those
+		 * whose section's extents reach past off */
+		uint32_t lo = 0, hi = o->nat;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			const struct pi_map_func *f = &o->funcs[o->at_ix[mid]];
+			int c = strcmp(prof_str(o, f->section), sec);
+			if (c < 0 || (c == 0 && (int64_t)f->offset <= off))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (uint32_t k = lo; k-- > 0 && (int64_t)o->at_end[k] > off;) {
+			const struct pi_map_func *f = &o->funcs[o->at_ix[k]];
+			if (strcmp(prof_str(o, f->section), sec))
+				break;
+			if (off >= f->offset && off < (int64_t)f->offset + f->size && o->at_ix[k] < best)
+				best = o->at_ix[k];
+		}
+	}
+	if (best == UINT32_MAX)
+		return UINT32_MAX;
+	*in = (uint32_t)(off - o->funcs[best].offset);
+	return o->first_gfunc + best;
 }
 
 static bool any_obj_has(const struct profile *p, uint32_t flag)

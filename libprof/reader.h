@@ -39,6 +39,11 @@ struct prof_obj {
 	uint32_t ninrows;
 	uint32_t *inrow_ix;    /* [ninrows], by (section, offset, index), for prof_inline */
 	uint32_t first_gfunc;  /* global index of its function 0 */
+	/* for prof_func_at, built on first use: its functions (not externals)
+	 * by (section name, offset), and the furthest end of each and those
+	 * before it in its section */
+	uint32_t *at_ix, nat;
+	uint64_t *at_end;
 };
 
 struct prof_thread {
@@ -62,6 +67,7 @@ struct prof_gfunc {
 struct profile {
 	uint8_t *data;
 	size_t size;
+	bool mapped;         /* data is a mapping of the file (else malloc'd) */
 	const struct pi_prof_hdr *hdr;
 	struct prof_obj *objs;
 	uint32_t nobjs;
@@ -77,6 +83,7 @@ struct profile {
 	uint32_t units;
 	struct piece_ix *pieces; /* lazily built index for prof_find_site */
 	size_t npieces;
+	struct name_ix *names;   /* lazily built index for prof_first_named */
 	/* what was not recorded, by PI_LOSS_* kind, over all threads */
 	uint64_t lost[PI_LOSS_KINDS];
 	/* the process images the figures are of (PI_REC_PROCESS): one in a
@@ -107,6 +114,20 @@ static inline const char *prof_str(const struct prof_obj *o, uint32_t s)
 
 /* Global function index of (obj, func), or UINT32_MAX. */
 uint32_t prof_gfunc(const struct profile *p, uint32_t obj, uint32_t func);
+
+/* The first function (global index) whose symbol is name, or UINT32_MAX;
+ * prof_next_named(p, g), the next after g of g's name, or UINT32_MAX: the
+ * functions of a name in index order.  O(1) a step (an index built on
+ * first use; a scan of the functions where there is no memory for it). */
+uint32_t prof_first_named(const struct profile *p, const char *name);
+uint32_t prof_next_named(const struct profile *p, uint32_t g);
+
+/* The function of object obj (not an external) whose extent in the
+ * section named sec holds offset off, the first in the map's order where
+ * several do, and the offset in it; UINT32_MAX if none.  O(log n) (an
+ * index built on first use; a scan of the object's functions where there
+ * is no memory for it). */
+uint32_t prof_func_at(const struct profile *p, uint32_t obj, const char *sec, int64_t off, uint32_t *in);
 
 /* The call site a return address belongs to: its caller function and the
  * site in its map, or false. */

@@ -1,20 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 #include "views.h"
+#include "ixmap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int add_arc(struct arc **v, uint32_t *n, uint32_t *cap, uint32_t other, uint64_t calls,
-		   uint64_t rec_calls, uint64_t self, uint64_t incl)
+/* Where each arc is in its list (an ix_map), so that adding to an arc is
+ * O(1) however many arcs a cycle has.  Keys are (list, other): a list is
+ * a cycle's parents (2c) or its children (2c + 1); other may be
+ * UINT32_MAX (the root).  An arc is appended on first sight: a list keeps
+ * the order its arcs were first met in. */
+static int add_arc(struct ix_map *m, uint32_t list, struct arc **v, uint32_t *n, uint32_t *cap, uint32_t other,
+		   uint64_t calls, uint64_t rec_calls, uint64_t self, uint64_t incl)
 {
-	for (uint32_t i = 0; i < *n; i++)
-		if ((*v)[i].other == other) {
-			(*v)[i].calls += calls;
-			(*v)[i].rec_calls += rec_calls;
-			(*v)[i].self += self;
-			(*v)[i].incl += incl;
-			return 0;
-		}
+	uint32_t at = ix_map_get(m, list, other);
+	if (at != UINT32_MAX) {
+		struct arc *a = &(*v)[at];
+		a->calls += calls;
+		a->rec_calls += rec_calls;
+		a->self += self;
+		a->incl += incl;
+		return 0;
+	}
 	if (*n == *cap) {
 		uint32_t nc = *cap ? *cap * 2 : 4;
 		void *np = realloc(*v, nc * sizeof(**v));
@@ -23,21 +30,100 @@ static int add_arc(struct arc **v, uint32_t *n, uint32_t *cap, uint32_t other, u
 		*v = np;
 		*cap = nc;
 	}
+	if (ix_map_put(m, list, other, *n))
+		return -1;
 	(*v)[(*n)++] = (struct arc){other, calls, rec_calls, self, incl};
 	return 0;
 }
 
-/* caller -> callee; caller may be UINT32_MAX (the root) */
-static int add_edge(struct func_table *t, uint32_t caller, uint32_t callee, uint64_t calls, uint64_t rec_calls,
-		    uint64_t self, uint64_t incl)
+/* A call of the calling-context trees, callee's time on it: the arcs of
+ * both its ends, once calls of the same pair are summed. */
+struct edge {
+	uint32_t caller, callee; /* caller: UINT32_MAX for the root */
+	uint64_t calls, rec_calls, self, incl;
+};
+
+struct edges {
+	struct edge *v;
+	size_t n, cap;
+};
+
+static int push_edge(struct edges *es, uint32_t caller, uint32_t callee, uint64_t calls, uint64_t rec_calls,
+		     uint64_t self, uint64_t incl)
 {
-	struct func_view *e = &t->f[callee];
-	if (add_arc(&e->callers, &e->ncallers, &e->callercap, caller, calls, rec_calls, self, incl))
-		return -1;
-	if (caller == UINT32_MAX)
-		return 0;
-	struct func_view *r = &t->f[caller];
-	return add_arc(&r->callees, &r->ncallees, &r->calleecap, callee, calls, rec_calls, self, incl);
+	if (es->n == es->cap) {
+		size_t nc = es->cap ? 2 * es->cap : 1024;
+		struct edge *nv = realloc(es->v, nc * sizeof(*nv));
+		if (!nv)
+			return -1;
+		es->v = nv;
+		es->cap = nc;
+	}
+	es->v[es->n++] = (struct edge){caller, callee, calls, rec_calls, self, incl};
+	return 0;
+}
+
+/* Every function's callers (or callees) from the edges: its edges in
+ * their order (a stable counting sort by function), summed by the other
+ * end through a table indexed by function, so that each list keeps the
+ * order its arcs were first met in.  No search, no hashing: O(edges +
+ * functions). */
+static int group_arcs(struct func_table *t, const struct edges *es, bool callers)
+{
+	uint32_t n = t->n;
+	uint32_t *first = calloc((size_t)n + 2, sizeof(uint32_t)), *order = malloc((es->n ? es->n : 1) * sizeof(uint32_t));
+	/* per other end (0: the root, g + 1: function g): its arc's index in
+	 * the list of owner, the function whose list is being made */
+	uint32_t *slot = malloc(((size_t)n + 1) * sizeof(uint32_t)), *owner = malloc(((size_t)n + 1) * sizeof(uint32_t));
+	int rc = -1;
+	if (!first || !order || !slot || !owner)
+		goto out;
+	for (size_t i = 0; i < es->n; i++) {
+		uint32_t k = callers ? es->v[i].callee : es->v[i].caller;
+		if (k != UINT32_MAX)
+			first[k + 2]++;
+	}
+	for (uint32_t g = 0; g < n; g++)
+		first[g + 2] += first[g + 1];
+	for (size_t i = 0; i < es->n; i++) {
+		uint32_t k = callers ? es->v[i].callee : es->v[i].caller;
+		if (k != UINT32_MAX)
+			order[first[k + 1]++] = (uint32_t)i;
+	}
+	/* now first[g] .. first[g + 1]: g's edges */
+	memset(owner, 0xff, ((size_t)n + 1) * sizeof(uint32_t));
+	for (uint32_t g = 0; g < n; g++) {
+		struct func_view *v = &t->f[g];
+		struct arc **list = callers ? &v->callers : &v->callees;
+		uint32_t *len = callers ? &v->ncallers : &v->ncallees, *cap = callers ? &v->callercap : &v->calleecap;
+		for (uint32_t j = first[g]; j < first[g + 1]; j++) {
+			const struct edge *e = &es->v[order[j]];
+			uint32_t other = callers ? e->caller : e->callee, o = other + 1; /* (the root: 0) */
+			if (owner[o] == g) {
+				struct arc *a = &(*list)[slot[o]];
+				a->calls += e->calls;
+				a->rec_calls += e->rec_calls;
+				a->self += e->self;
+				a->incl += e->incl;
+				continue;
+			}
+			if (*len == *cap) {
+				uint32_t nc = *cap ? *cap * 2 : 4;
+				struct arc *na = realloc(*list, nc * sizeof(*na));
+				if (!na)
+					goto out;
+				*list = na;
+				*cap = nc;
+			}
+			owner[o] = g;
+			slot[o] = *len;
+			(*list)[(*len)++] = (struct arc){other, e->calls, e->rec_calls, e->self, e->incl};
+		}
+	}
+	rc = 0;
+out:
+	free(first), free(order), free(slot), free(owner);
+	return rc;
 }
 
 void prof_subtree(const struct prof_thread *th, uint64_t *cum)
@@ -70,9 +156,8 @@ int func_table_build(struct func_table *t, const struct profile *p)
 	return func_table_build_under(t, p, UINT32_MAX);
 }
 
-int func_table_build_under(struct func_table *t, const struct profile *p, uint32_t root)
+static int build_table(struct func_table *t, const struct profile *p, uint32_t root, struct edges *es)
 {
-	memset(t, 0, sizeof(*t));
 	t->n = p->nfuncs;
 	t->units = p->units ? p->units : 1;
 	t->root = root;
@@ -126,7 +211,7 @@ int func_table_build_under(struct func_table *t, const struct profile *p, uint32
 			t->total_self += nd->self;
 			t->thread_self[ti] += nd->self;
 			uint32_t caller = g == root ? UINT32_MAX : gof[nd->parent];
-			if (add_edge(t, caller, g, nd->calls - nd->rec_calls, 0, nd->self, cum[n])) {
+			if (push_edge(es, caller, g, nd->calls - nd->rec_calls, 0, nd->self, cum[n])) {
 				free(gof), free(cum), free(in);
 				return -1;
 			}
@@ -135,8 +220,8 @@ int func_table_build_under(struct func_table *t, const struct profile *p, uint32
 			const struct pi_prof_recedge *re = &th->recs[k];
 			if (!in[re->node] || !in[re->caller_node])
 				continue;
-			if (add_edge(t, prof_gfunc(p, re->caller_obj, re->caller_func), gof[re->node], re->calls,
-				     re->calls, 0, 0)) {
+			if (push_edge(es, prof_gfunc(p, re->caller_obj, re->caller_func), gof[re->node], re->calls,
+				      re->calls, 0, 0)) {
 				free(gof), free(cum), free(in);
 				return -1;
 			}
@@ -164,6 +249,17 @@ int func_table_build_under(struct func_table *t, const struct profile *p, uint32
 		v->mem_wait_cycles = prof_map_units(p, o, waits);
 	}
 	return 0;
+}
+
+int func_table_build_under(struct func_table *t, const struct profile *p, uint32_t root)
+{
+	memset(t, 0, sizeof(*t));
+	struct edges es = {0};
+	int rc = build_table(t, p, root, &es);
+	if (!rc)
+		rc = group_arcs(t, &es, true) || group_arcs(t, &es, false) ? -1 : 0;
+	free(es.v);
+	return rc;
 }
 
 void func_table_free(struct func_table *t)
@@ -233,15 +329,19 @@ static int find_sccs(const struct func_table *t, uint32_t *comp, uint32_t *ncomp
 	return 0;
 }
 
-static int cycle_arc(struct arc **v, uint32_t *n, uint32_t *cap, uint32_t other, uint64_t calls, uint64_t self,
-		     uint64_t incl)
+/* An arc of cycle c (its index in ct->c): to a parent, or else a child. */
+static int cycle_arc(struct ix_map *m, struct cycle *cy, uint32_t c, bool parent, uint32_t other, uint64_t calls,
+		     uint64_t self, uint64_t incl)
 {
-	return add_arc(v, n, cap, other, calls, 0, self, incl);
+	if (parent)
+		return add_arc(m, 2 * c, &cy->parents, &cy->nparents, &cy->parentcap, other, calls, 0, self, incl);
+	return add_arc(m, 2 * c + 1, &cy->children, &cy->nchildren, &cy->childcap, other, calls, 0, self, incl);
 }
 
 int cycles_build(struct cycle_table *ct, const struct profile *p, const struct func_table *t)
 {
 	memset(ct, 0, sizeof(*ct));
+	struct ix_map m = {0};
 	uint32_t n = t->n, ncomp;
 	uint32_t *comp = malloc((n ? n : 1) * sizeof(uint32_t)), *size = NULL;
 	ct->cycle_of = calloc(n ? n : 1, sizeof(uint32_t));
@@ -269,12 +369,11 @@ int cycles_build(struct cycle_table *ct, const struct profile *p, const struct f
 		uint32_t c = cyc[comp[g]];
 		ct->cycle_of[g] = c;
 		struct cycle *cy = &ct->c[c - 1];
-		uint32_t *m = realloc(cy->members, (cy->nmembers + 1) * sizeof(uint32_t));
-		if (!m) {
+		/* sized at once: a cycle may hold most of a program */
+		if (!cy->members && !(cy->members = malloc(size[comp[g]] * sizeof(uint32_t)))) {
 			free(cyc);
 			goto fail;
 		}
-		cy->members = m;
 		cy->members[cy->nmembers++] = g;
 		cy->self += t->f[g].self;
 	}
@@ -307,8 +406,8 @@ int cycles_build(struct cycle_table *ct, const struct profile *p, const struct f
 				under[entry[k]] += nd->self;
 			}
 			if (pg != UINT32_MAX && ct->cycle_of[pg] && ct->cycle_of[pg] != c) {
-				struct cycle *cy = &ct->c[ct->cycle_of[pg] - 1];
-				if (cycle_arc(&cy->children, &cy->nchildren, &cy->childcap, g,
+				uint32_t pc = ct->cycle_of[pg] - 1;
+				if (cycle_arc(&m, &ct->c[pc], pc, false, g,
 					      nd->calls - nd->rec_calls, nd->self, cum[k]))
 					goto fail_thread;
 			}
@@ -323,10 +422,11 @@ fail_thread:
 			if (entry[k] != k)
 				continue;
 			const struct pi_prof_node *nd = &th->nodes[k];
-			struct cycle *cy = &ct->c[ct->cycle_of[gof[k]] - 1];
+			uint32_t c = ct->cycle_of[gof[k]] - 1;
+			struct cycle *cy = &ct->c[c];
 			cy->calls += nd->calls - nd->rec_calls;
 			cy->incl += cum[k];
-			if (cycle_arc(&cy->parents, &cy->nparents, &cy->parentcap, gof[nd->parent],
+			if (cycle_arc(&m, cy, c, true, gof[nd->parent],
 				      nd->calls - nd->rec_calls, under[k], cum[k])) {
 				free(gof), free(entry), free(under), free(cum);
 				goto fail;
@@ -342,10 +442,12 @@ fail_thread:
 	}
 	free(comp);
 	free(size);
+	ix_map_free(&m);
 	return 0;
 fail:
 	free(comp);
 	free(size);
+	ix_map_free(&m);
 	cycles_free(ct);
 	return -1;
 }

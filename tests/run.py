@@ -1074,6 +1074,8 @@ def collect(ctx, args):
     tests += exports.html_tests(ctx, Fail, sh, must, profile_json)
     import labels
     tests += labels.tests(ctx, Fail, sh, must, profile_json)
+    import large
+    tests += large.tests(ctx, Fail, sh, must, profile_json)
     import cpaths
     tests += cpaths.tests(ctx, Fail, sh, must, directives)
     import maps
