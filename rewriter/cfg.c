@@ -10,38 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ----- relocation helpers */
-
-bool rel_is_pcrel(uint32_t t)
-{
-	return t == R_X86_64_PC32 || t == R_X86_64_PLT32 || t == R_X86_64_PC16 ||
-	       t == R_X86_64_PC8 || t == R_X86_64_PC64;
-}
-
-bool rel_is_address(uint32_t t)
-{
-	return rel_is_pcrel(t) || t == R_X86_64_64 || t == R_X86_64_32 ||
-	       t == R_X86_64_32S || t == R_X86_64_16 || t == R_X86_64_8;
-}
-
-static int cmp_rela(const void *a, const void *b)
-{
-	const struct rela *x = a, *y = b;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
-size_t rela_lower_bound(const struct section *rs, uint64_t off)
-{
-	size_t lo = 0, hi = rs->nrelas;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (rs->relas[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
+/* ----- relocations, as the analysis reads them */
 
 static bool is_text(const struct code *c, int sec)
 {
@@ -59,22 +28,13 @@ uint64_t data_pcrel_base(const struct code *c, int sec, uint64_t field)
 	return best;
 }
 
-bool rel_target(const struct code *c, int sec, const struct rela *r, uint64_t insn_end,
-		int *tsec, uint64_t *toff)
+bool code_rel_target(const struct code *c, int sec, const struct rela *r, uint64_t insn_end,
+		     int *tsec, uint64_t *toff)
 {
-	const struct symbol *s = &c->o->syms[r->sym];
-	if (!rel_is_address(r->type) || s->shndx == SHN_UNDEF || s->shndx >= SHN_LORESERVE)
-		return false;
-	*tsec = (int)s->shndx;
-	uint64_t t = s->value + (uint64_t)r->addend;
-	if (rel_is_pcrel(r->type)) {
-		if (is_text(c, sec))
-			t += insn_end - r->off;
-		else
-			t -= r->off - data_pcrel_base(c, sec, r->off);
-	}
-	*toff = t;
-	return true;
+	uint64_t pc = 0;
+	if (rel_is_pcrel(r->type))
+		pc = is_text(c, sec) ? insn_end : data_pcrel_base(c, sec, r->off);
+	return reloc_place(c->o, r, pc, tsec, toff);
 }
 
 /* ----- functions and pieces */
@@ -262,7 +222,6 @@ static int infer_extent(struct code *c, struct func *f, const char **why)
 }
 
 static bool in_func(const struct code *c, const struct func *f, int sec, uint64_t off);
-const struct rela *code_rela_at(const struct code *c, const struct text *t, uint64_t off);
 
 /* What code entered at start of text ts reaches, up to end: its end in
  * *lastp; 0, or -1 with *why (infer_extent).  owner: *back says whether
@@ -317,12 +276,12 @@ static int reach_extent(struct code *c, int ts, uint64_t start, uint64_t end, ui
 			 * relocation (one with a relocation leaves the section) */
 			const struct rela *rl = NULL;
 			if ((in.kind == INSN_JMP || in.kind == INSN_JCC || in.kind == INSN_LOOP) &&
-			    !(rl = code_rela_at(c, t, off + in.rel_off)) && in.target >= start && in.target < end)
+			    !(rl = reloc_find(c->o, t->sec, off + in.rel_off)) && in.target >= start && in.target < end)
 				*VEC_PUSH(work, nwork, cap) = in.target;
 			else if (owner && (in.kind == INSN_JMP || in.kind == INSN_JCC)) {
 				int tsec = t->sec;
 				uint64_t toff = in.target;
-				if ((!rl || rel_target(c, t->sec, rl, off + in.len, &tsec, &toff)) &&
+				if ((!rl || code_rel_target(c, t->sec, rl, off + in.len, &tsec, &toff)) &&
 				    in_func(c, owner, tsec, toff))
 					*back = true;
 			}
@@ -555,30 +514,7 @@ static bool in_func(const struct code *c, const struct func *f, int sec, uint64_
 /* Relocation on instruction k of text t, if any, covering the branch field. */
 static const struct rela *branch_rela(const struct code *c, const struct text *t, uint32_t k)
 {
-	return code_branch_rela(c, t, k);
-}
-
-const struct rela *code_rela_at(const struct code *c, const struct text *t, uint64_t off)
-{
-	const struct section *s = &c->o->secs[t->sec];
-	if (!s->rela)
-		return NULL;
-	const struct section *rs = &c->o->secs[s->rela];
-	size_t r = rela_lower_bound(rs, off);
-	return r < rs->nrelas && rs->relas[r].off == off ? &rs->relas[r] : NULL;
-}
-
-const struct rela *code_branch_rela(const struct code *c, const struct text *t, uint32_t k)
-{
-	const struct section *s = &c->o->secs[t->sec];
-	if (!s->rela)
-		return NULL;
-	const struct section *rs = &c->o->secs[s->rela];
-	const struct insn *in = &t->insns[k];
-	size_t r = rela_lower_bound(rs, in->off + in->rel_off);
-	if (r < rs->nrelas && rs->relas[r].off == in->off + in->rel_off)
-		return &rs->relas[r];
-	return NULL;
+	return reloc_find(c->o, t->sec, t->insns[k].off + t->insns[k].rel_off);
 }
 
 /* Where a direct branch goes: (sec, off), or false if outside this object. */
@@ -588,7 +524,7 @@ static bool branch_target(const struct code *c, const struct text *t, uint32_t k
 	const struct insn *in = &t->insns[k];
 	const struct rela *r = branch_rela(c, t, k);
 	if (r)
-		return rel_target(c, t->sec, r, in->off + in->len, tsec, toff);
+		return code_rel_target(c, t->sec, r, in->off + in->len, tsec, toff);
 	*tsec = t->sec;
 	*toff = in->target;
 	return true;
@@ -618,7 +554,7 @@ static void find_leaders(struct code *c)
 			int tsec;
 			uint64_t toff;
 			const struct insn *in = &t->insns[k];
-			if (!rel_target(c, t->sec, &rs->relas[r], in->off + in->len, &tsec, &toff))
+			if (!code_rel_target(c, t->sec, &rs->relas[r], in->off + in->len, &tsec, &toff))
 				continue;
 			/* data, in a data section or between functions: a table base */
 			if (!is_text(c, tsec) || insn_at_off(c, tsec, toff) == NO_INSN) {
@@ -642,7 +578,7 @@ static void find_leaders(struct code *c)
 		for (size_t r = 0; r < s->nrelas; r++) {
 			int tsec;
 			uint64_t toff;
-			if (rel_target(c, (int)s->info, &s->relas[r], 0, &tsec, &toff))
+			if (code_rel_target(c, (int)s->info, &s->relas[r], 0, &tsec, &toff))
 				mark(c, tsec, toff, MARK_LEADER | MARK_ADDR);
 		}
 	}
@@ -922,7 +858,7 @@ static void find_data_in_functions(struct code *c)
 				uint64_t toff;
 				bool branch = in->rel_size && rl->off == in->off + in->rel_off;
 				bool mem = in->rip_rel && rl->off == in->off + in->disp_off && (in->mem_read || in->mem_write);
-				if (!branch && !mem && rel_target(c, t->sec, rl, in->off + in->len, &tsec, &toff) &&
+				if (!branch && !mem && code_rel_target(c, t->sec, rl, in->off + in->len, &tsec, &toff) &&
 				    is_text(c, tsec))
 					address_taken(c, &r, by_code, t, k, tsec, toff);
 			}
@@ -935,8 +871,8 @@ static void find_data_in_functions(struct code *c)
 				continue;
 			int tsec = t->sec;
 			uint64_t toff = in->off + in->len + (uint64_t)(int64_t)(int32_t)rd32(s->data + in->off + in->disp_off);
-			const struct rela *rl = code_rela_at(c, t, in->off + in->disp_off);
-			if (rl && !rel_target(c, t->sec, rl, in->off + in->len, &tsec, &toff))
+			const struct rela *rl = reloc_find(c->o, t->sec, in->off + in->disp_off);
+			if (rl && !code_rel_target(c, t->sec, rl, in->off + in->len, &tsec, &toff))
 				continue;
 			if (!is_text(c, tsec))
 				continue;
@@ -986,7 +922,7 @@ static void find_data_in_functions(struct code *c)
 		for (size_t i = 0; i < rs->nrelas; i++) {
 			int tsec;
 			uint64_t toff;
-			if (!rel_target(c, (int)rs->info, &rs->relas[i], 0, &tsec, &toff) || !is_text(c, tsec))
+			if (!code_rel_target(c, (int)rs->info, &rs->relas[i], 0, &tsec, &toff) || !is_text(c, tsec))
 				continue;
 			int tti = text_index(c, tsec);
 			uint32_t x = insn_at(&c->texts[tti], &o->secs[tsec], toff);
@@ -1409,7 +1345,7 @@ static void unnamed_find(struct unnamed_set *us)
 			     in->kind == INSN_CALL) && branch_target(c, t, k, &tsec, &toff))
 				unnamed_add(us, tsec, toff, 0, in->kind == INSN_CALL ? U_CALL : U_JUMP, t->fn[k]);
 			else if (in->rip_rel && !in->mem_read && !in->mem_write &&
-				 !code_rela_at(c, t, in->off + in->disp_off))
+				 !reloc_find(c->o, t->sec, in->off + in->disp_off))
 				unnamed_addr(us, t, k, t->sec,
 					     in->off + in->len + (uint64_t)(int64_t)(int32_t)rd32(s->data + in->off + in->disp_off));
 		}
@@ -1426,7 +1362,7 @@ static void unnamed_find(struct unnamed_set *us)
 			uint64_t toff;
 			bool branch = in->rel_size && rl->off == in->off + in->rel_off;
 			bool mem = in->rip_rel && rl->off == in->off + in->disp_off && (in->mem_read || in->mem_write);
-			if (!branch && !mem && rel_target(c, t->sec, rl, in->off + in->len, &tsec, &toff))
+			if (!branch && !mem && code_rel_target(c, t->sec, rl, in->off + in->len, &tsec, &toff))
 				unnamed_addr(us, t, k, tsec, toff);
 		}
 	}
@@ -1443,7 +1379,7 @@ static void unnamed_find(struct unnamed_set *us)
 		for (size_t i = 0; i < rs->nrelas; i++) {
 			int tsec;
 			uint64_t toff;
-			if (!rel_is_pcrel(rs->relas[i].type) && rel_target(c, (int)rs->info, &rs->relas[i], 0, &tsec, &toff))
+			if (!rel_is_pcrel(rs->relas[i].type) && code_rel_target(c, (int)rs->info, &rs->relas[i], 0, &tsec, &toff))
 				unnamed_add(us, tsec, toff, 0, U_ADDR, -1);
 		}
 	}
@@ -1608,9 +1544,7 @@ static void analyse_code(struct code *c, struct object *o, const struct rewrite_
 
 int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *opts)
 {
-	for (size_t i = 1; i < o->nsecs; i++)
-		if (o->secs[i].type == SHT_RELA && o->secs[i].nrelas)
-			qsort(o->secs[i].relas, o->secs[i].nrelas, sizeof(struct rela), cmp_rela);
+	reloc_sort(o);
 	/* Functions found to hold data are said once and analysed again,
 	 * copied as they were (which may leave code elsewhere that only
 	 * they reached: again, until nothing more is found). */

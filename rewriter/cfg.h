@@ -17,6 +17,7 @@
 #include "format.h"
 #include "model.h"
 #include "objfile.h"
+#include "reloc.h"
 #include "util.h"
 
 #define NO_INSN UINT32_MAX
@@ -198,24 +199,19 @@ uint32_t code_block_cost(const struct code *c, const struct block *bl, unsigned 
  * into; not indirect jumps' targets): how many, at most 2, in out. */
 unsigned code_block_succs(const struct code *c, uint32_t b, uint32_t out[2]);
 
-/* The relocation of instruction k's branch field, or of the field at off. */
-const struct rela *code_branch_rela(const struct code *c, const struct text *t, uint32_t k);
-const struct rela *code_rela_at(const struct code *c, const struct text *t, uint64_t off);
 /* Calls the CFG treats specially, by the name called. */
 bool returns_twice(const char *name);
 bool ends_image(const char *name);
 
-/* Relocation helpers used by analysis and layout. */
-bool rel_is_pcrel(uint32_t type);
-bool rel_is_address(uint32_t type); /* S + A (+ pc) names a place, not a GOT/TLS slot */
-/* The place (section, offset) a relocation in section sec at r names.
- * For PC-relative code relocations, insn_end is the end of the instruction
- * holding the field. Returns false if it is not in a section of o. */
-bool rel_target(const struct code *c, int sec, const struct rela *r, uint64_t insn_end,
-		int *tsec, uint64_t *toff);
+/* The place (section, offset) relocation r of section sec names
+ * (reloc_place), a PC-relative one taken relative to the end of its
+ * instruction, insn_end, in code, and to the base of its table in data
+ * (data_pcrel_base).  False if it is not in a section of c's object. */
+bool code_rel_target(const struct code *c, int sec, const struct rela *r, uint64_t insn_end,
+		     int *tsec, uint64_t *toff);
+/* The base of the table of offsets holding the field at offset field of
+ * data section sec: the nearest address before it that code takes (found
+ * with the leaders), or field itself. */
 uint64_t data_pcrel_base(const struct code *c, int sec, uint64_t field);
-
-/* First relocation in section sec at offset >= off (relocations sorted). */
-size_t rela_lower_bound(const struct section *rs, uint64_t off);
 
 #endif

@@ -118,10 +118,7 @@ static void move_relocs(struct ehctx *x, uint64_t from, uint64_t to, uint64_t nf
 
 static const struct rela *reloc_at(const struct ehctx *x, uint64_t off)
 {
-	if (!x->rs)
-		return NULL;
-	size_t i = rela_lower_bound(x->rs, off);
-	return i < x->rs->nrelas && x->rs->relas[i].off == off ? &x->rs->relas[i] : NULL;
+	return reloc_find(x->c->o, (int)(x->eh - x->c->o->secs), off);
 }
 
 static bool parse_cie(struct ehctx *x, uint64_t off, const uint8_t *p, const uint8_t *end, struct cie *ci)
@@ -213,8 +210,7 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 		return false;
 	int tsec;
 	uint64_t toff;
-	struct rela tmp = *pr;
-	if (!rel_target(c, -1, &tmp, 0, &tsec, &toff))
+	if (!reloc_place(c->o, pr, pr->off, &tsec, &toff))
 		return false;
 	/* pc_begin is pcrel to the field itself, so S + A names the code */
 	toff = c->o->syms[pr->sym].value + (uint64_t)pr->addend;

@@ -58,7 +58,7 @@ static int64_t remap_addend(struct emit *e, const struct rela *r, uint64_t old_e
 	struct code *c = e->c;
 	int tsec;
 	uint64_t toff;
-	if (!e->final || !rel_target(c, e->t->sec, r, old_end, &tsec, &toff) ||
+	if (!e->final || !code_rel_target(c, e->t->sec, r, old_end, &tsec, &toff) ||
 	    text_index(c, (int)(tsec)) < 0)
 		return r->addend;
 	/* addresses wrap, as they do for the linker: unsigned arithmetic */
@@ -77,11 +77,7 @@ static enum map_kind branch_kind(const struct emit *e, uint32_t k)
 
 static const struct rela *rela_at(const struct emit *e, uint64_t off)
 {
-	if (!e->s->rela)
-		return NULL;
-	const struct section *rs = &e->c->o->secs[e->s->rela];
-	size_t i = rela_lower_bound(rs, off);
-	return i < rs->nrelas && rs->relas[i].off == off ? &rs->relas[i] : NULL;
+	return reloc_find(e->c->o, e->t->sec, off);
 }
 
 /* Copy instruction k (possibly modified in tmp[0..len)), moving its
@@ -820,7 +816,7 @@ static void remap_data_relocs(struct code *c, const uint64_t *nv)
 			struct rela *r = &rs->relas[i];
 			int tsec;
 			uint64_t toff;
-			if (!rel_target(c, (int)rs->info, r, 0, &tsec, &toff) || text_index(c, (int)(tsec)) < 0)
+			if (!code_rel_target(c, (int)rs->info, r, 0, &tsec, &toff) || text_index(c, (int)(tsec)) < 0)
 				continue;
 			uint64_t nt = layout_map(c, text_index(c, (int)(tsec)), toff, MAP_PLACE);
 			uint64_t a = nt - nv[r->sym];
