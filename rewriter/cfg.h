@@ -188,12 +188,6 @@ static inline int text_index(const struct code *c, int sec)
 /* Decode, find functions, blocks and liveness. 0 or -1 (message printed). */
 int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *opts);
 void code_free(struct code *c);
-/* What block bl of c costs under c's model, run as ctx (BLOCK_* flags)
- * says (bl->cost is its cost where it is: repeated on a small loop,
- * loops.h, else in flow; a return's excess apart); st, when not NULL,
- * counts its instructions. */
-uint32_t code_block_cost(const struct code *c, const struct block *bl, unsigned ctx,
-			 struct model_stats *st);
 /* The blocks of its own function that block b may go to next (a taken
  * branch's target, its own start included, and the next block it falls
  * into; not indirect jumps' targets): how many, at most 2, in out. */
