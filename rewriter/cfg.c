@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "cfg.h"
-#include "chase.h"
-#include "cost.h"
 
 #include "ehframe.h"
-#include "external.h"
 
 #include <elf.h>
 #include <stdlib.h>
@@ -104,13 +101,13 @@ static bool untyped_entry(const struct symbol *s)
 	       s->name[0] && s->shndx != SHN_UNDEF && s->shndx < SHN_LORESERVE;
 }
 
-/* A symbol profinst gave to code that had none (unnamed_code_found). */
+/* A symbol profinst gave to code that had none (code_find_unnamed). */
 static bool unnamed_code(const struct symbol *s)
 {
 	return ELF64_ST_BIND(s->info) == STB_LOCAL && !strncmp(s->name, UNNAMED_PREFIX, strlen(UNNAMED_PREFIX));
 }
 
-static void find_functions(struct code *c)
+void code_find_functions(struct code *c)
 {
 	struct object *o = c->o;
 	struct fsym *fs = NULL;
@@ -530,7 +527,7 @@ static bool branch_target(const struct code *c, const struct text *t, uint32_t k
 	return true;
 }
 
-static void find_leaders(struct code *c)
+void code_find_leaders(struct code *c)
 {
 	struct object *o = c->o;
 	for (size_t f = 0; f < c->nfuncs; f++)
@@ -661,7 +658,7 @@ bool ends_image(const char *n)
 
 /* Where a setjmp returns the second time, the shadow stack must catch up;
  * before _exit or exec, the profile must be written. */
-static void find_resync_points(struct code *c)
+void code_find_resync_points(struct code *c)
 {
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		struct text *t = &c->texts[ti];
@@ -683,7 +680,7 @@ static void find_resync_points(struct code *c)
 /* In an executable the linker turns the local-dynamic TLS pair
  * `lea x@tlsld(%rip),%rdi; call __tls_get_addr` into one instruction
  * (mov %fs:0,%rax): its call never executes, so it costs nothing. */
-static void find_vanishing_calls(struct code *c)
+void code_find_vanishing_calls(struct code *c)
 {
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		struct text *t = &c->texts[ti];
@@ -826,7 +823,7 @@ static void address_taken(struct code *c, const struct reach *r, bool *by_code, 
  * harmless: a compiler leaves `hlt; jmp .-1` after a call that does not
  * return.)  Such functions are copied as they were (code_analyse).
  */
-static void find_data_in_functions(struct code *c)
+void code_find_data_in_functions(struct code *c)
 {
 	struct object *o = c->o;
 	uint32_t total = 0;
@@ -970,7 +967,7 @@ static void find_data_in_functions(struct code *c)
 
 /* ----- blocks */
 
-static void build_blocks(struct code *c)
+void code_build_blocks(struct code *c)
 {
 	for (size_t fi = 0; fi < c->nfuncs; fi++) {
 		struct func *f = &c->funcs[fi];
@@ -1077,7 +1074,7 @@ static uint16_t block_live_out(struct code *c, const struct func *f, const struc
 	return out;
 }
 
-static void liveness(struct code *c)
+void code_liveness(struct code *c)
 {
 	for (size_t fi = 0; fi < c->nfuncs; fi++) {
 		struct func *f = &c->funcs[fi];
@@ -1105,7 +1102,7 @@ static void liveness(struct code *c)
 	}
 }
 
-static void find_sites(struct code *c)
+void code_find_sites(struct code *c)
 {
 	for (size_t fi = 0; fi < c->nfuncs; fi++) {
 		struct func *f = &c->funcs[fi];
@@ -1301,7 +1298,7 @@ static int cmp_unnamed(const void *a, const void *b)
  * when nothing better is found, in a later round: the functions found
  * first claim the jump tables' targets inside them.  warn: give none, and
  * say what stays as it was. */
-static size_t unnamed_code_found(struct code *c, bool warn)
+size_t code_find_unnamed(struct code *c, bool warn)
 {
 	struct object *o = c->o;
 	struct unnamed_set us = {.c = c};
@@ -1366,7 +1363,7 @@ static size_t unnamed_code_found(struct code *c, bool warn)
 			continue;
 		char *name;
 		if (cold) {
-			/* a cold part of its function: joins it (find_functions) */
+			/* a cold part of its function: joins it (code_find_functions) */
 			const char *base = c->funcs[u->from].name;
 			name = xasprintf("%s.cold", base);
 			for (unsigned k = 1; k < 100000; k++) {
@@ -1395,10 +1392,7 @@ static size_t unnamed_code_found(struct code *c, bool warn)
 	return added;
 }
 
-/* Decode and find functions and the marks on their instructions; the
- * functions verbatim[sym] names are copied as they are. */
-static void analyse_code(struct code *c, struct object *o, const struct rewrite_opts *opts,
-			 const bool *verbatim)
+void code_init(struct code *c, struct object *o, const struct rewrite_opts *opts)
 {
 	memset(c, 0, sizeof(*c));
 	c->o = o;
@@ -1418,14 +1412,18 @@ static void analyse_code(struct code *c, struct object *o, const struct rewrite_
 	for (size_t i = 1; i < o->nsecs; i++)
 		if (c->text_of_sec[i] >= 0)
 			c->texts[c->text_of_sec[i]].sec = (int)i;
-	find_functions(c);
+}
+
+void code_infer_extents(struct code *c, const bool *verbatim)
+{
+	struct object *o = c->o;
 	for (size_t fi = 0; fi < c->nfuncs; fi++) {
 		struct func *f = &c->funcs[fi];
 		const char *why = "";
 		if (f->inferred && f->npieces == 1 && !verbatim[f->sym] && infer_extent(c, f, &why)) {
 			/* a compiled static's switch: up to the next entry;
 			 * bytes there no path reaches, not even from its jump
-			 * table, are data (find_data_in_functions) */
+			 * table, are data (code_find_data_in_functions) */
 			if (unnamed_code(&o->syms[f->sym]) && !strcmp(why, "an indirect jump"))
 				continue;
 			f->instrument = false;
@@ -1435,65 +1433,17 @@ static void analyse_code(struct code *c, struct object *o, const struct rewrite_
 			f->warned = true;
 		}
 	}
-	for (int ti = 0; ti < c->ntexts; ti++)
-		decode_text(c, ti, verbatim);
-	find_leaders(c);
-	find_resync_points(c);
-	find_external_calls(c);
-	find_vanishing_calls(c);
-	ehframe_mark_landing_pads(c);
-	find_data_in_functions(c);
 }
 
-int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *opts)
+void code_decode(struct code *c, const bool *verbatim)
 {
-	reloc_sort(o);
-	/* Functions found to hold data are said once and analysed again,
-	 * copied as they were (which may leave code elsewhere that only
-	 * they reached: again, until nothing more is found). */
-	bool *verbatim = xcalloc(o->nsyms + 1, sizeof(bool));
-	for (;;) {
-		analyse_code(c, o, opts, verbatim);
-		size_t found = 0;
-		for (size_t fi = 0; fi < c->nfuncs; fi++) {
-			struct func *f = &c->funcs[fi];
-			if (!f->instrument)
-				verbatim[f->sym] = true; /* said already: not again */
-			if (!f->data_why)
-				continue;
-			/* named by the piece that holds the place, in its section */
-			int p = 0;
-			for (int q = 0; q < f->npieces; q++)
-				if (f->pieces[q].ts == f->data_ts && f->data_off >= f->pieces[q].start &&
-				    f->data_off < f->pieces[q].end)
-					p = q;
-			const struct piece *pc = &f->pieces[p];
-			pi_warn("%s: %s: %s%s+0x%llx: %s; function left uninstrumented", o->name,
-				o->secs[c->texts[pc->ts].sec].name, f->name, p ? " (its cold part)" : "",
-				(unsigned long long)(f->data_off - pc->start), f->data_why);
-			verbatim[f->sym] = true;
-			found++;
-		}
-		size_t nsyms = o->nsyms;
-		found += unnamed_code_found(c, false);
-		if (!found) {
-			unnamed_code_found(c, true);
-			break;
-		}
-		if (o->nsyms > nsyms) {
-			verbatim = xrealloc(verbatim, o->nsyms + 1);
-			memset(verbatim + nsyms + 1, 0, o->nsyms - nsyms);
-		}
-		code_free(c);
-	}
-	free(verbatim);
-	build_blocks(c);
-	cost_blocks(c);
-	if (opts->cache_sim)
-		chase_find(c);
-	liveness(c);
-	find_sites(c);
-	line_table_read(&c->lines, o);
+	for (int ti = 0; ti < c->ntexts; ti++)
+		decode_text(c, ti, verbatim);
+}
+
+void code_keep_blocks(struct code *c)
+{
+	struct object *o = c->o;
 	c->block_code = xcalloc(c->nblocks + 1, sizeof(uint32_t));
 	for (size_t b = 0; b < c->nblocks; b++) {
 		const struct block *bl = &c->blocks[b];
@@ -1521,7 +1471,6 @@ int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *op
 						secsym, rl->type, rl->addend};
 		}
 	}
-	return 0;
 }
 
 void code_free(struct code *c)

@@ -185,9 +185,60 @@ static inline int text_index(const struct code *c, int sec)
 	return sec > 0 && (size_t)sec < c->nsecs0 ? c->text_of_sec[sec] : -1;
 }
 
-/* Decode, find functions, blocks and liveness. 0 or -1 (message printed). */
-int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *opts);
+/*
+ * The passes of the analysis, each a question answered for the whole
+ * object; code_analyse (instrument.h) runs them, in the order it states
+ * with the reason for each.
+ */
+
+/* c for object o: its executable sections (c->texts), nothing found in
+ * them yet.  code_free releases it. */
+void code_init(struct code *c, struct object *o, const struct rewrite_opts *opts);
 void code_free(struct code *c);
+/* The functions o's symbols name (c->funcs, c->func_of_sym): one per
+ * distinct start, aliases sharing it, foo.cold pieces joined to foo, each
+ * up to its size or the next function. */
+void code_find_functions(struct code *c);
+/* The extent of each function without a size (assembly without .size, code
+ * without a symbol): what its entry reaches; one whose extent is not clear
+ * is left as it was, said once.  verbatim[sym]: functions known to stay
+ * as they were. */
+void code_infer_extents(struct code *c, const bool *verbatim);
+/* Decode every function of every text (insns, at, fn), but those verbatim
+ * names and those that do not decode (said once): those, and the gaps
+ * between functions, are copied as they were (vr). */
+void code_decode(struct code *c, const bool *verbatim);
+/* Leaders (MARK_LEADER, MARK_FSTART, MARK_PSTART, MARK_ADDR): piece starts,
+ * branch targets, what follows a transfer, every place a relocation or a
+ * RIP-relative operand names in code; the data addresses code takes
+ * (c->bases: the tables of offsets); tail calls (MARK_TAIL). */
+void code_find_leaders(struct code *c);
+/* setjmp's second return (MARK_RESYNC) and calls that end the process image
+ * (MARK_FLUSH). */
+void code_find_resync_points(struct code *c);
+/* The call of a TLS local-dynamic pair, which the linker removes
+ * (MARK_NOCOST). */
+void code_find_vanishing_calls(struct code *c);
+/* Data inside functions (a table after the code, a constant read there):
+ * such a function gets data_why, and is to be copied as it was. */
+void code_find_data_in_functions(struct code *c);
+/* Entries of code no symbol names (a static function under strip -x, a
+ * cold part): each gets a symbol of o, to be found as a function in a next
+ * round; how many.  warn: give none, say what stays as it was. */
+size_t code_find_unnamed(struct code *c, bool warn);
+/* The basic blocks of the instrumented functions (c->blocks, text.block),
+ * cut at every leader. */
+void code_build_blocks(struct code *c);
+/* The status flags live at each block's start (block.live_in). */
+void code_liveness(struct code *c);
+/* Every call site of the instrumented functions, and every tail jump to
+ * external code (c->sites). */
+void code_find_sites(struct code *c);
+/* Each block's original bytes and the relocations in them (c->code,
+ * c->block_code, c->kept_relas), for the map: before the layout replaces
+ * them. */
+void code_keep_blocks(struct code *c);
+
 /* The blocks of its own function that block b may go to next (a taken
  * branch's target, its own start included, and the next block it falls
  * into; not indirect jumps' targets): how many, at most 2, in out. */

@@ -6,6 +6,7 @@
 
 #include "cfg.h"
 #include "cost.h"
+#include "instrument.h"
 #include "util.h"
 
 static struct form_seen *form_slot(struct inspect *in, const char *form)
