@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cursor.h"
-#include "layout.h"
+#include "addrmap.h"
 #include "lsda.h"
 
 #define DW_EH_PE_omit 0xff
@@ -231,8 +231,8 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 	}
 	if (cu.bad)
 		return false;
-	uint64_t nbegin = layout_map(c, ti, toff, MAP_PLACE);
-	uint64_t nend = layout_map(c, ti, toff + range, MAP_PLACE);
+	uint64_t nbegin = addrmap_lookup(c, ti, toff, MAP_PLACE);
+	uint64_t nend = addrmap_lookup(c, ti, toff + range, MAP_PLACE);
 
 	struct buf *b = &x->out;
 	uint64_t start = b->len;
@@ -243,7 +243,7 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 	r->off = b->len;
 	r->addend = (int64_t)(nbegin - c->o->syms[pr->sym].value);
 	if (ELF64_ST_TYPE(c->o->syms[pr->sym].info) != STT_SECTION)
-		r->addend = (int64_t)(nbegin - layout_map(c, ti, c->o->syms[pr->sym].value, MAP_PLACE));
+		r->addend = (int64_t)(nbegin - addrmap_lookup(c, ti, c->o->syms[pr->sym].value, MAP_PLACE));
 	buf_u32(b, 0);
 	buf_u32(b, (uint32_t)(nend - nbegin));
 	if (ci->aug_z) {
@@ -299,7 +299,7 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 			return false;
 		if (adv) {
 			oloc += delta * ci->code_align;
-			uint64_t to = layout_map(c, ti, oloc, MAP_PLACE);
+			uint64_t to = addrmap_lookup(c, ti, oloc, MAP_PLACE);
 			INSERTED_ROWS(to)
 			put_advance(b, &last, to, ci->code_align);
 			continue;

@@ -147,8 +147,16 @@ int instrument_object(struct object *o, const struct rewrite_opts *opts, struct 
 		code_free(&c);
 		return 0;
 	}
+	/* the sections and symbols the stubs refer to, before the layout
+	 * emits the stubs; the unwind tables from the original code and
+	 * symbols and the new positions, so before the layout puts the new
+	 * code and symbols in place; the records and the map from the new
+	 * positions, after */
 	meta_prepare(&c);
-	int rc = layout_object(&c);
+	struct layout l;
+	layout_object(&c, &l);
+	int rc = ehframe_rewrite(&c);
+	layout_finish(&c, &l);
 	if (!rc)
 		meta_finish(&c);
 	if (st) {

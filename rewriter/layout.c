@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ehframe.h"
 #include "stub_abi.h"
 
 struct emit {
@@ -18,24 +17,6 @@ struct emit {
 	size_t nrelas, cap;
 	uint64_t *newval;   /* new symbol values (final pass) */
 };
-
-uint64_t layout_map(const struct code *c, int ti, uint64_t off, enum map_kind kind)
-{
-	const struct text *t = &c->texts[ti];
-	if (off >= t->size) /* the section's end (or past it, in a broken object) */
-		return t->nsize + (off - t->size);
-	uint32_t k = t->at[off];
-	if (k != NO_INSN)
-		return kind == MAP_BRANCH ? t->lab[k] : t->pre[k];
-	for (size_t i = 0; i < t->nvr; i++)
-		if (off >= t->vr[i].start && off < t->vr[i].end)
-			return t->vr[i].nstart + (off - t->vr[i].start);
-	/* inside an instruction: keep the distance from its start */
-	for (uint64_t b = off; b-- > 0 && off - b < 16;)
-		if (t->at[b] != NO_INSN)
-			return t->pos[t->at[b]] + (off - b);
-	return t->nsize;
-}
 
 static uint64_t cur(const struct emit *e)
 {
@@ -62,7 +43,7 @@ static int64_t remap_addend(struct emit *e, const struct rela *r, uint64_t old_e
 	    text_index(c, (int)(tsec)) < 0)
 		return r->addend;
 	/* addresses wrap, as they do for the linker: unsigned arithmetic */
-	uint64_t nt = layout_map(c, text_index(c, (int)(tsec)), toff, kind);
+	uint64_t nt = addrmap_lookup(c, text_index(c, (int)(tsec)), toff, kind);
 	uint64_t a = nt - e->newval[r->sym];
 	if (rel_is_pcrel(r->type))
 		a -= new_end - new_field;
@@ -94,7 +75,7 @@ static void emit_copy(struct emit *e, uint32_t k, const uint8_t *tmp, size_t len
 	if (in->rip_rel && !rela_at(e, in->off + in->disp_off) && e->final) {
 		int32_t disp = (int32_t)rd32(e->s->data + in->off + in->disp_off);
 		uint64_t target = old_end + (int64_t)disp;
-		uint64_t nt = layout_map(e->c, e->ti, target, MAP_PLACE);
+		uint64_t nt = addrmap_lookup(e->c, e->ti, target, MAP_PLACE);
 		wr32(e->t->out.p + at + in->disp_off - skip, (uint32_t)(int32_t)(nt - new_end));
 	}
 	if (!e->s->rela || !e->final)
@@ -129,7 +110,7 @@ static void emit_rel32_to_target(struct emit *e, uint32_t k, enum map_kind kind,
 			 remap_addend(e, r, in->off + in->len, field, end, kind));
 		return;
 	}
-	uint64_t nt = layout_map(e->c, e->ti, in->target, kind);
+	uint64_t nt = addrmap_lookup(e->c, e->ti, in->target, kind);
 	wr32(e->t->out.p + field, (uint32_t)(int32_t)(nt - end));
 }
 
@@ -780,7 +761,7 @@ static uint64_t *new_symbol_values(struct code *c)
 			continue;
 		if (ELF64_ST_TYPE(s->info) == STT_SECTION)
 			continue;
-		nv[i] = layout_map(c, text_index(c, (int)(s->shndx)), s->value, MAP_PLACE);
+		nv[i] = addrmap_lookup(c, text_index(c, (int)(s->shndx)), s->value, MAP_PLACE);
 	}
 	return nv;
 }
@@ -795,7 +776,7 @@ static void update_symbols(struct code *c, const uint64_t *nv)
 			continue;
 		int ti = text_index(c, (int)(s->shndx));
 		if (s->size) {
-			uint64_t end = layout_map(c, ti, s->value + s->size, MAP_PLACE);
+			uint64_t end = addrmap_lookup(c, ti, s->value + s->size, MAP_PLACE);
 			s->size = end - nv[i];
 		}
 		s->value = nv[i];
@@ -818,7 +799,7 @@ static void remap_data_relocs(struct code *c, const uint64_t *nv)
 			uint64_t toff;
 			if (!code_rel_target(c, (int)rs->info, r, 0, &tsec, &toff) || text_index(c, (int)(tsec)) < 0)
 				continue;
-			uint64_t nt = layout_map(c, text_index(c, (int)(tsec)), toff, MAP_PLACE);
+			uint64_t nt = addrmap_lookup(c, text_index(c, (int)(tsec)), toff, MAP_PLACE);
 			uint64_t a = nt - nv[r->sym];
 			if (rel_is_pcrel(r->type))
 				a += r->off - data_pcrel_base(c, (int)rs->info, r->off);
@@ -827,7 +808,7 @@ static void remap_data_relocs(struct code *c, const uint64_t *nv)
 	}
 }
 
-int layout_object(struct code *c)
+void layout_object(struct code *c, struct layout *l)
 {
 	struct object *o = c->o;
 	struct emit *es = xcalloc((size_t)c->ntexts + 1, sizeof(*es));
@@ -848,15 +829,23 @@ int layout_object(struct code *c)
 		uint32_t k = t->at[s->orig_off];
 		uint64_t ret = t->pos[k] + call_len(&es[s->ts], k);
 		const struct func *f = &c->funcs[s->fn];
-		s->ret_off = (uint32_t)(ret - layout_map(c, s->ts, f->pieces[s->piece].start, MAP_PLACE));
+		s->ret_off = (uint32_t)(ret - addrmap_lookup(c, s->ts, f->pieces[s->piece].start, MAP_PLACE));
 	}
 	for (size_t fi = 0; fi < c->nfuncs; fi++)
 		for (int p = 0; p < c->funcs[fi].npieces; p++) {
 			struct piece *pc = &c->funcs[fi].pieces[p];
-			pc->nstart = layout_map(c, pc->ts, pc->start, MAP_PLACE);
-			pc->nend = layout_map(c, pc->ts, pc->end, MAP_PLACE);
+			pc->nstart = addrmap_lookup(c, pc->ts, pc->start, MAP_PLACE);
+			pc->nend = addrmap_lookup(c, pc->ts, pc->end, MAP_PLACE);
 		}
-	int rc = ehframe_rewrite(c);
+	l->es = es;
+	l->newval = nv;
+}
+
+void layout_finish(struct code *c, struct layout *l)
+{
+	struct object *o = c->o;
+	struct emit *es = l->es;
+	uint64_t *nv = l->newval;
 	remap_data_relocs(c, nv);
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		struct text *t = &c->texts[ti];
@@ -879,5 +868,6 @@ int layout_object(struct code *c)
 	update_symbols(c, nv);
 	free(nv);
 	free(es);
-	return rc;
+	l->es = NULL;
+	l->newval = NULL;
 }

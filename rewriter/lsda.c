@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cursor.h"
-#include "layout.h"
+#include "addrmap.h"
 
 #define PE_OMIT 0xff
 #define PE_ULEB 0x01
@@ -131,9 +131,9 @@ bool lsda_rewrite(struct code *c, int sec, uint64_t off, int ti, uint64_t fstart
 		uint64_t len = cs_value(&cu, l.cs_enc);
 		uint64_t lp = cs_value(&cu, l.cs_enc);
 		uint64_t act = cur_uleb(&cu);
-		uint64_t ns = layout_map(c, ti, fstart + start, MAP_PLACE);
-		uint64_t ne = layout_map(c, ti, fstart + start + len, MAP_PLACE);
-		uint64_t v[3] = {ns - nfstart, ne - ns, lp ? layout_map(c, ti, fstart + lp, MAP_PLACE) - nfstart : 0};
+		uint64_t ns = addrmap_lookup(c, ti, fstart + start, MAP_PLACE);
+		uint64_t ne = addrmap_lookup(c, ti, fstart + start + len, MAP_PLACE);
+		uint64_t v[3] = {ns - nfstart, ne - ns, lp ? addrmap_lookup(c, ti, fstart + lp, MAP_PLACE) - nfstart : 0};
 		for (int i = 0; i < 3; i++) {
 			if (enc == PE_ULEB)
 				buf_uleb(&cs, v[i]);

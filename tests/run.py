@@ -1051,6 +1051,8 @@ def collect(ctx, args):
     tests += exports.html_tests(ctx, Fail, sh, must, profile_json)
     import labels
     tests += labels.tests(ctx, Fail, sh, must, profile_json)
+    import house
+    tests += house.tests(ctx, Fail, sh, must)
     tests += consistency.tests(ctx, Fail, sh, must, profile_json)
     tests += badinput.tests(ctx, Fail, sh)
     tests += manpages.tests(ctx, Fail, sh, must)
