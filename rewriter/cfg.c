@@ -527,6 +527,37 @@ static bool branch_target(const struct code *c, const struct text *t, uint32_t k
 	return true;
 }
 
+/* Each place in code or data that a relocation of data names (a jump
+ * table's entry, a function pointer, a table of them): the relocations of
+ * allocated sections other than code, .eh_frame and debug information.
+ * pcrel: also those relative to a table's base (data_pcrel_base), which a
+ * round that has not found every base may read wrong. */
+static void each_data_address(struct code *c, bool pcrel, void (*fn)(void *arg, int tsec, uint64_t toff),
+			      void *arg)
+{
+	struct object *o = c->o;
+	for (size_t si = 1; si < o->nsecs; si++) {
+		const struct section *rs = &o->secs[si];
+		if (rs->type != SHT_RELA || is_text(c, (int)rs->info))
+			continue;
+		const struct section *tgt = &o->secs[rs->info];
+		if (!(tgt->flags & SHF_ALLOC) || is_debug(tgt->name) || !strcmp(tgt->name, ".eh_frame"))
+			continue;
+		for (size_t i = 0; i < rs->nrelas; i++) {
+			int tsec;
+			uint64_t toff;
+			if ((pcrel || !rel_is_pcrel(rs->relas[i].type)) &&
+			    code_rel_target(c, (int)rs->info, &rs->relas[i], 0, &tsec, &toff))
+				fn(arg, tsec, toff);
+		}
+	}
+}
+
+static void mark_data_address(void *arg, int tsec, uint64_t toff)
+{
+	mark(arg, tsec, toff, MARK_LEADER | MARK_ADDR);
+}
+
 void code_find_leaders(struct code *c)
 {
 	struct object *o = c->o;
@@ -565,20 +596,7 @@ void code_find_leaders(struct code *c)
 		}
 	}
 	/* data relocations naming code: jump tables, function pointers, labels */
-	for (size_t si = 1; si < o->nsecs; si++) {
-		struct section *s = &o->secs[si];
-		if (s->type != SHT_RELA || is_text(c, (int)s->info))
-			continue;
-		struct section *tgt = &o->secs[s->info];
-		if (!(tgt->flags & SHF_ALLOC) || is_debug(tgt->name) || !strcmp(tgt->name, ".eh_frame"))
-			continue;
-		for (size_t r = 0; r < s->nrelas; r++) {
-			int tsec;
-			uint64_t toff;
-			if (code_rel_target(c, (int)s->info, &s->relas[r], 0, &tsec, &toff))
-				mark(c, tsec, toff, MARK_LEADER | MARK_ADDR);
-		}
-	}
+	each_data_address(c, true, mark_data_address, c);
 	/* branches, and what follows a control transfer */
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		struct text *t = &c->texts[ti];
@@ -799,6 +817,25 @@ static void address_taken(struct code *c, const struct reach *r, bool *by_code, 
 		data_in(c, tt->fn[x], tti, toff, "the code reads memory at this address (data)");
 }
 
+/* The instructions at addresses data names (each_data_address). */
+struct by_data {
+	const struct code *c;
+	const uint32_t *first; /* per text: index of its first instruction in seen */
+	bool *seen;
+};
+
+static void taken_by_data(void *arg, int tsec, uint64_t toff)
+{
+	struct by_data *bd = arg;
+	const struct code *c = bd->c;
+	if (!is_text(c, tsec))
+		return;
+	int tti = text_index(c, tsec);
+	uint32_t x = insn_at(&c->texts[tti], &c->o->secs[tsec], toff);
+	if (x != NO_INSN)
+		bd->seen[bd->first[tti] + x] = true;
+}
+
 /*
  * Bytes inside a function's extent that are data, not code: decoded as
  * instructions they would be rewritten, moved and split by stubs, and
@@ -909,24 +946,8 @@ void code_find_data_in_functions(struct code *c)
 		}
 	}
 	/* addresses in data sections: jump tables, function pointers */
-	for (size_t si = 1; si < o->nsecs; si++) {
-		const struct section *rs = &o->secs[si];
-		if (rs->type != SHT_RELA || is_text(c, (int)rs->info))
-			continue;
-		const struct section *tgt = &o->secs[rs->info];
-		if (!(tgt->flags & SHF_ALLOC) || is_debug(tgt->name) || !strcmp(tgt->name, ".eh_frame"))
-			continue;
-		for (size_t i = 0; i < rs->nrelas; i++) {
-			int tsec;
-			uint64_t toff;
-			if (!code_rel_target(c, (int)rs->info, &rs->relas[i], 0, &tsec, &toff) || !is_text(c, tsec))
-				continue;
-			int tti = text_index(c, tsec);
-			uint32_t x = insn_at(&c->texts[tti], &o->secs[tsec], toff);
-			if (x != NO_INSN)
-				by_data[r.first[tti] + x] = true;
-		}
-	}
+	struct by_data bd = {c, r.first, by_data};
+	each_data_address(c, true, taken_by_data, &bd);
 	/* what control reaches from the ways in */
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		const struct text *t = &c->texts[ti];
@@ -1227,6 +1248,11 @@ static void unnamed_addr(struct unnamed_set *us, const struct text *t, uint32_t 
 		unnamed_add(us, tsec, toff, 0, U_ADDR, -1);
 }
 
+static void unnamed_data_address(void *arg, int tsec, uint64_t toff)
+{
+	unnamed_add(arg, tsec, toff, 0, U_ADDR, -1);
+}
+
 static void unnamed_find(struct unnamed_set *us)
 {
 	struct code *c = us->c;
@@ -1266,23 +1292,10 @@ static void unnamed_find(struct unnamed_set *us)
 				unnamed_addr(us, t, k, tsec, toff);
 		}
 	}
-	/* addresses in data: function pointers, tables of them */
-	for (size_t si = 1; si < o->nsecs; si++) {
-		const struct section *rs = &o->secs[si];
-		if (rs->type != SHT_RELA || !rs->info || rs->info >= o->nsecs || is_text(c, (int)rs->info))
-			continue;
-		const struct section *tgt = &o->secs[rs->info];
-		if (!(tgt->flags & SHF_ALLOC) || is_debug(tgt->name) || !strcmp(tgt->name, ".eh_frame"))
-			continue;
-		/* absolute addresses only: a relative one is a table's
-		 * entry, relative to a base this round may not know */
-		for (size_t i = 0; i < rs->nrelas; i++) {
-			int tsec;
-			uint64_t toff;
-			if (!rel_is_pcrel(rs->relas[i].type) && code_rel_target(c, (int)rs->info, &rs->relas[i], 0, &tsec, &toff))
-				unnamed_add(us, tsec, toff, 0, U_ADDR, -1);
-		}
-	}
+	/* addresses in data: function pointers, tables of them; absolute
+	 * addresses only: a relative one is a table's entry, relative to a
+	 * base this round may not know */
+	each_data_address(c, false, unnamed_data_address, us);
 }
 
 static int cmp_unnamed(const void *a, const void *b)
