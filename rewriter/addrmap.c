@@ -1,20 +1,50 @@
 /* SPDX-License-Identifier: MIT */
 #include "addrmap.h"
 
-uint64_t addrmap_lookup(const struct code *c, int ti, uint64_t off, enum map_kind kind)
+#include <stdlib.h>
+
+void addrmap_init(struct addrmap *m, const struct code *c)
 {
-	const struct text *t = &c->texts[ti];
+	m->c = c;
+	m->texts = xcalloc((size_t)c->ntexts + 1, sizeof(*m->texts));
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		struct text_layout *tl = &m->texts[ti];
+		uint32_t n = c->texts[ti].ninsns;
+		tl->pre = xcalloc(n + 1, sizeof(uint32_t));
+		tl->lab = xcalloc(n + 1, sizeof(uint32_t));
+		tl->pos = xcalloc(n + 1, sizeof(uint32_t));
+		tl->entry = xcalloc(n + 1, sizeof(uint32_t));
+		tl->vr_start = xcalloc(c->texts[ti].nvr + 1, sizeof(uint64_t));
+	}
+}
+
+void addrmap_free(struct addrmap *m)
+{
+	for (int ti = 0; m->texts && ti < m->c->ntexts; ti++) {
+		struct text_layout *tl = &m->texts[ti];
+		free(tl->pre), free(tl->lab), free(tl->pos), free(tl->entry), free(tl->vr_start);
+		free(tl->cfa_rows);
+		buf_free(&tl->out);
+	}
+	free(m->texts);
+	m->texts = NULL;
+}
+
+uint64_t addrmap_lookup(const struct addrmap *m, int ti, uint64_t off, enum map_kind kind)
+{
+	const struct text *t = &m->c->texts[ti];
+	const struct text_layout *tl = &m->texts[ti];
 	if (off >= t->size) /* the section's end (or past it, in a broken object) */
-		return t->nsize + (off - t->size);
+		return tl->nsize + (off - t->size);
 	uint32_t k = t->at[off];
 	if (k != NO_INSN)
-		return kind == MAP_BRANCH ? t->lab[k] : t->pre[k];
+		return kind == MAP_BRANCH ? tl->lab[k] : tl->pre[k];
 	for (size_t i = 0; i < t->nvr; i++)
 		if (off >= t->vr[i].start && off < t->vr[i].end)
-			return t->vr[i].nstart + (off - t->vr[i].start);
+			return tl->vr_start[i] + (off - t->vr[i].start);
 	/* inside an instruction: keep the distance from its start */
 	for (uint64_t b = off; b-- > 0 && off - b < 16;)
 		if (t->at[b] != NO_INSN)
-			return t->pos[t->at[b]] + (off - b);
-	return t->nsize;
+			return tl->pos[t->at[b]] + (off - b);
+	return tl->nsize;
 }

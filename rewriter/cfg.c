@@ -315,7 +315,7 @@ static int reach_extent(struct code *c, int ts, uint64_t start, uint64_t end, ui
 static void add_vrange(struct text *t, uint64_t start, uint64_t end, bool gap)
 {
 	struct vrange *v = VEC_PUSH(t->vr, t->nvr, t->vrcap);
-	v->start = start, v->end = end, v->nstart = 0, v->gap = gap;
+	v->start = start, v->end = end, v->gap = gap;
 }
 
 struct region {
@@ -435,10 +435,6 @@ static void decode_text(struct code *c, int ti, const bool *verbatim)
 	t->mark = xcalloc(nins + 1, sizeof(*t->mark));
 	t->rel_at = xcalloc(nins + 1, sizeof(bool));
 	t->block = xcalloc(nins + 1, sizeof(uint32_t));
-	t->pre = xcalloc(nins + 1, sizeof(uint32_t));
-	t->lab = xcalloc(nins + 1, sizeof(uint32_t));
-	t->pos = xcalloc(nins + 1, sizeof(uint32_t));
-	t->entry = xcalloc(nins + 1, sizeof(uint32_t));
 }
 
 /* The instruction at offset off of text t, or NO_INSN. */
@@ -1491,9 +1487,7 @@ void code_free(struct code *c)
 	for (int i = 0; i < c->ntexts; i++) {
 		struct text *t = &c->texts[i];
 		free(t->insns), free(t->at), free(t->fn), free(t->mark), free(t->block);
-		free(t->pre), free(t->lab), free(t->pos), free(t->entry), free(t->vr), free(t->rel_at);
-		free(t->cfa_rows), free(t->ext), free(t->chase);
-		buf_free(&t->out);
+		free(t->vr), free(t->rel_at), free(t->ext), free(t->chase);
 	}
 	for (size_t i = 0; i < c->nfuncs; i++)
 		free(c->funcs[i].name);

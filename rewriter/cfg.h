@@ -3,7 +3,7 @@
  * Code analysis of one object: its executable sections decoded into
  * instructions, its functions (a function is an entry piece plus its
  * foo.cold pieces), basic blocks, and which status flags are live where a
- * stub goes.  Also the new layout (layout.c) fills positions in here.
+ * stub goes.  Where the new layout puts them is apart (addrmap.h).
  */
 #ifndef PI_CFG_H
 #define PI_CFG_H
@@ -74,23 +74,14 @@ struct text {
 	uint32_t *ext;      /* per instruction: the external a MARK_EXT call calls
 			       (external.c), or NULL if the text calls none */
 	uint32_t *block;    /* per instruction: block index (instrumented funcs) */
-	/* layout results (per instruction) */
-	uint32_t *pre, *lab, *pos;
-	uint32_t *entry;    /* per instruction: entry position if a function starts here */
 	uint64_t size;      /* original size */
-	uint64_t nsize;     /* instrumented size */
-	struct buf out;
 	/* verbatim ranges: functions left as they were, and the gaps between
 	 * functions (padding, or data such as asm constant tables) */
-	struct vrange { uint64_t start, end, nstart; bool gap; } *vr;
+	struct vrange { uint64_t start, end; bool gap; } *vr;
 	size_t nvr, vrcap;
 	bool *rel_at;       /* per instruction: a relocation covers part of it */
 	uint32_t *chase;    /* per instruction, under --cache-sim: the word of a
 			       load stub before it, or 0 (chase.h); or NULL */
-	/* CFA offsets (from %rsp) that inserted code changes, by new offset:
-	 * the unwind rows ehframe.c adds (external tail calls) */
-	struct cfa_row { uint64_t pos; uint32_t cfa_off; } *cfa_rows;
-	size_t ncfa_rows, cfa_cap;
 };
 
 #define MARK_LEADER   0x01

@@ -155,7 +155,7 @@ int instrument_object(struct object *o, const struct rewrite_opts *opts, struct 
 	meta_prepare(&c);
 	struct layout l;
 	layout_object(&c, &l);
-	int rc = ehframe_rewrite(&c);
+	int rc = ehframe_rewrite(&c, &l.map);
 	layout_finish(&c, &l);
 	if (!rc)
 		meta_finish(&c);

@@ -14,13 +14,14 @@
 
 /* What the first half leaves for the second. */
 struct layout {
-	struct emit *es;   /* per text: its new relocations */
-	uint64_t *newval;  /* per symbol: its new value */
+	struct addrmap map; /* the new positions and bytes */
+	struct emit *es;    /* per text: its new relocations */
+	uint64_t *newval;   /* per symbol: its new value */
 };
 
-/* Lay out and emit all executable sections of c->o (into each text's out),
- * with the positions of every instruction, call site and piece; the
- * object itself is not changed yet. */
+/* Lay out and emit all executable sections of c->o (into l->map), with the
+ * positions of every instruction, call site and piece; the object itself
+ * is not changed yet. */
 void layout_object(struct code *c, struct layout *l);
 
 /* Put the new code in place: remap every relocation of data and every
