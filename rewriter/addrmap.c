@@ -16,6 +16,7 @@ void addrmap_init(struct addrmap *m, const struct code *c)
 		tl->entry = xcalloc(n + 1, sizeof(uint32_t));
 		tl->vr_start = xcalloc(c->texts[ti].nvr + 1, sizeof(uint64_t));
 	}
+	m->ret_off = xcalloc(c->nsites + 1, sizeof(uint32_t));
 }
 
 void addrmap_free(struct addrmap *m)
@@ -27,7 +28,9 @@ void addrmap_free(struct addrmap *m)
 		buf_free(&tl->out);
 	}
 	free(m->texts);
+	free(m->ret_off);
 	m->texts = NULL;
+	m->ret_off = NULL;
 }
 
 uint64_t addrmap_lookup(const struct addrmap *m, int ti, uint64_t off, enum map_kind kind)

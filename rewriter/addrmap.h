@@ -37,6 +37,8 @@ struct text_layout {
 struct addrmap {
 	const struct code *c;
 	struct text_layout *texts; /* [c->ntexts] */
+	uint32_t *ret_off;         /* [c->nsites]: where each call returns, from
+				      its piece's new start */
 };
 
 /* A map of c's texts with nothing placed yet (for layout.c to fill);

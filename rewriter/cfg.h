@@ -26,7 +26,6 @@ struct piece {
 	int ts;          /* index into code.texts */
 	uint64_t start;  /* original offsets [start, end) */
 	uint64_t end;
-	uint64_t nstart, nend; /* instrumented offsets, after layout */
 };
 
 struct func {
@@ -95,7 +94,7 @@ struct text {
 #define MARK_EXT      0x100 /* a call leaving instrumented code, or a syscall: timed */
 
 struct site {
-	uint32_t fn, piece, ret_off, block;
+	uint32_t fn, piece, block;
 	int ts;
 	uint64_t orig_off;
 };

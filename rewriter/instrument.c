@@ -158,7 +158,8 @@ int instrument_object(struct object *o, const struct rewrite_opts *opts, struct 
 	int rc = ehframe_rewrite(&c, &l.map);
 	layout_finish(&c, &l);
 	if (!rc)
-		meta_finish(&c);
+		meta_finish(&c, &l.map);
+	addrmap_free(&l.map);
 	if (st) {
 		st->objects++;
 		st->functions += c.nfuncs;

@@ -837,14 +837,8 @@ void layout_object(struct code *c, struct layout *l)
 		uint32_t k = t->at[s->orig_off];
 		uint64_t ret = m->texts[s->ts].pos[k] + call_len(&es[s->ts], k);
 		const struct func *f = &c->funcs[s->fn];
-		s->ret_off = (uint32_t)(ret - addrmap_lookup(m, s->ts, f->pieces[s->piece].start, MAP_PLACE));
+		m->ret_off[i] = (uint32_t)(ret - addrmap_lookup(m, s->ts, f->pieces[s->piece].start, MAP_PLACE));
 	}
-	for (size_t fi = 0; fi < c->nfuncs; fi++)
-		for (int p = 0; p < c->funcs[fi].npieces; p++) {
-			struct piece *pc = &c->funcs[fi].pieces[p];
-			pc->nstart = addrmap_lookup(m, pc->ts, pc->start, MAP_PLACE);
-			pc->nend = addrmap_lookup(m, pc->ts, pc->end, MAP_PLACE);
-		}
 	l->es = es;
 	l->newval = nv;
 }
@@ -878,7 +872,6 @@ void layout_finish(struct code *c, struct layout *l)
 	update_symbols(c, m, nv);
 	free(nv);
 	free(es);
-	addrmap_free(&l->map);
 	l->es = NULL;
 	l->newval = NULL;
 }

@@ -20,13 +20,13 @@ struct layout {
 };
 
 /* Lay out and emit all executable sections of c->o (into l->map), with the
- * positions of every instruction, call site and piece; the object itself
- * is not changed yet. */
+ * positions of every instruction and call site; the object itself is not
+ * changed yet. */
 void layout_object(struct code *c, struct layout *l);
 
 /* Put the new code in place: remap every relocation of data and every
  * symbol that names code, replace the sections' bytes and relocations.
- * Releases what l holds. */
+ * Releases what l holds but its map (addrmap_free). */
 void layout_finish(struct code *c, struct layout *l);
 
 #endif
