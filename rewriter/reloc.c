@@ -48,29 +48,6 @@ void reloc_sort(struct object *o)
 			qsort(o->secs[i].relas, o->secs[i].nrelas, sizeof(struct rela), cmp_rela);
 }
 
-size_t rela_lower_bound(const struct section *rs, uint64_t off)
-{
-	size_t lo = 0, hi = rs->nrelas;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (rs->relas[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-const struct rela *reloc_find(const struct object *o, int sec, uint64_t off)
-{
-	const struct section *s = &o->secs[sec];
-	if (!s->rela)
-		return NULL;
-	const struct section *rs = &o->secs[s->rela];
-	size_t r = rela_lower_bound(rs, off);
-	return r < rs->nrelas && rs->relas[r].off == off ? &rs->relas[r] : NULL;
-}
-
 bool reloc_place(const struct object *o, const struct rela *r, uint64_t pc, int *tsec, uint64_t *toff)
 {
 	const struct symbol *s = &o->syms[r->sym];

@@ -24,11 +24,32 @@ bool rel_is_address(uint32_t type);
 
 /* Sort every relocation section of o by offset. */
 void reloc_sort(struct object *o);
-/* The first relocation of relocation section rs at offset >= off. */
-size_t rela_lower_bound(const struct section *rs, uint64_t off);
+/* The first relocation of relocation section rs at offset >= off.  Inline,
+ * as reloc_find is: the passes ask for every instruction. */
+static inline size_t rela_lower_bound(const struct section *rs, uint64_t off)
+{
+	size_t lo = 0, hi = rs->nrelas;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (rs->relas[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The relocation of section sec (not a relocation section) whose field
  * starts at off, or NULL. */
-const struct rela *reloc_find(const struct object *o, int sec, uint64_t off);
+static inline const struct rela *reloc_find(const struct object *o, int sec, uint64_t off)
+{
+	const struct section *s = &o->secs[sec];
+	if (!s->rela)
+		return NULL;
+	const struct section *rs = &o->secs[s->rela];
+	size_t r = rela_lower_bound(rs, off);
+	return r < rs->nrelas && rs->relas[r].off == off ? &rs->relas[r] : NULL;
+}
 
 /* The place (section, offset) relocation r names: S + A, and for a
  * PC-relative type, relative to pc instead of to the field (in code, the
