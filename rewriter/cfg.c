@@ -1,47 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include "cfg.h"
-#include "chase.h"
-#include "loops.h"
 
 #include "ehframe.h"
-#include "external.h"
 
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ----- relocation helpers */
-
-bool rel_is_pcrel(uint32_t t)
-{
-	return t == R_X86_64_PC32 || t == R_X86_64_PLT32 || t == R_X86_64_PC16 ||
-	       t == R_X86_64_PC8 || t == R_X86_64_PC64;
-}
-
-bool rel_is_address(uint32_t t)
-{
-	return rel_is_pcrel(t) || t == R_X86_64_64 || t == R_X86_64_32 ||
-	       t == R_X86_64_32S || t == R_X86_64_16 || t == R_X86_64_8;
-}
-
-static int cmp_rela(const void *a, const void *b)
-{
-	const struct rela *x = a, *y = b;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
-size_t rela_lower_bound(const struct section *rs, uint64_t off)
-{
-	size_t lo = 0, hi = rs->nrelas;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (rs->relas[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
+/* ----- relocations, as the analysis reads them */
 
 static bool is_text(const struct code *c, int sec)
 {
@@ -59,22 +25,13 @@ uint64_t data_pcrel_base(const struct code *c, int sec, uint64_t field)
 	return best;
 }
 
-bool rel_target(const struct code *c, int sec, const struct rela *r, uint64_t insn_end,
-		int *tsec, uint64_t *toff)
+bool code_rel_target(const struct code *c, int sec, const struct rela *r, uint64_t insn_end,
+		     int *tsec, uint64_t *toff)
 {
-	const struct symbol *s = &c->o->syms[r->sym];
-	if (!rel_is_address(r->type) || s->shndx == SHN_UNDEF || s->shndx >= SHN_LORESERVE)
-		return false;
-	*tsec = (int)s->shndx;
-	uint64_t t = s->value + (uint64_t)r->addend;
-	if (rel_is_pcrel(r->type)) {
-		if (is_text(c, sec))
-			t += insn_end - r->off;
-		else
-			t -= r->off - data_pcrel_base(c, sec, r->off);
-	}
-	*toff = t;
-	return true;
+	uint64_t pc = 0;
+	if (rel_is_pcrel(r->type))
+		pc = is_text(c, sec) ? insn_end : data_pcrel_base(c, sec, r->off);
+	return reloc_place(c->o, r, pc, tsec, toff);
 }
 
 /* ----- functions and pieces */
@@ -144,13 +101,13 @@ static bool untyped_entry(const struct symbol *s)
 	       s->name[0] && s->shndx != SHN_UNDEF && s->shndx < SHN_LORESERVE;
 }
 
-/* A symbol profinst gave to code that had none (unnamed_code_found). */
+/* A symbol profinst gave to code that had none (code_find_unnamed). */
 static bool unnamed_code(const struct symbol *s)
 {
 	return ELF64_ST_BIND(s->info) == STB_LOCAL && !strncmp(s->name, UNNAMED_PREFIX, strlen(UNNAMED_PREFIX));
 }
 
-static void find_functions(struct code *c)
+void code_find_functions(struct code *c)
 {
 	struct object *o = c->o;
 	struct fsym *fs = NULL;
@@ -262,7 +219,6 @@ static int infer_extent(struct code *c, struct func *f, const char **why)
 }
 
 static bool in_func(const struct code *c, const struct func *f, int sec, uint64_t off);
-const struct rela *code_rela_at(const struct code *c, const struct text *t, uint64_t off);
 
 /* What code entered at start of text ts reaches, up to end: its end in
  * *lastp; 0, or -1 with *why (infer_extent).  owner: *back says whether
@@ -317,12 +273,12 @@ static int reach_extent(struct code *c, int ts, uint64_t start, uint64_t end, ui
 			 * relocation (one with a relocation leaves the section) */
 			const struct rela *rl = NULL;
 			if ((in.kind == INSN_JMP || in.kind == INSN_JCC || in.kind == INSN_LOOP) &&
-			    !(rl = code_rela_at(c, t, off + in.rel_off)) && in.target >= start && in.target < end)
+			    !(rl = reloc_find(c->o, t->sec, off + in.rel_off)) && in.target >= start && in.target < end)
 				*VEC_PUSH(work, nwork, cap) = in.target;
 			else if (owner && (in.kind == INSN_JMP || in.kind == INSN_JCC)) {
 				int tsec = t->sec;
 				uint64_t toff = in.target;
-				if ((!rl || rel_target(c, t->sec, rl, off + in.len, &tsec, &toff)) &&
+				if ((!rl || code_rel_target(c, t->sec, rl, off + in.len, &tsec, &toff)) &&
 				    in_func(c, owner, tsec, toff))
 					*back = true;
 			}
@@ -359,7 +315,7 @@ static int reach_extent(struct code *c, int ts, uint64_t start, uint64_t end, ui
 static void add_vrange(struct text *t, uint64_t start, uint64_t end, bool gap)
 {
 	struct vrange *v = VEC_PUSH(t->vr, t->nvr, t->vrcap);
-	v->start = start, v->end = end, v->nstart = 0, v->gap = gap;
+	v->start = start, v->end = end, v->gap = gap;
 }
 
 struct region {
@@ -479,10 +435,6 @@ static void decode_text(struct code *c, int ti, const bool *verbatim)
 	t->mark = xcalloc(nins + 1, sizeof(*t->mark));
 	t->rel_at = xcalloc(nins + 1, sizeof(bool));
 	t->block = xcalloc(nins + 1, sizeof(uint32_t));
-	t->pre = xcalloc(nins + 1, sizeof(uint32_t));
-	t->lab = xcalloc(nins + 1, sizeof(uint32_t));
-	t->pos = xcalloc(nins + 1, sizeof(uint32_t));
-	t->entry = xcalloc(nins + 1, sizeof(uint32_t));
 }
 
 /* The instruction at offset off of text t, or NO_INSN. */
@@ -555,30 +507,7 @@ static bool in_func(const struct code *c, const struct func *f, int sec, uint64_
 /* Relocation on instruction k of text t, if any, covering the branch field. */
 static const struct rela *branch_rela(const struct code *c, const struct text *t, uint32_t k)
 {
-	return code_branch_rela(c, t, k);
-}
-
-const struct rela *code_rela_at(const struct code *c, const struct text *t, uint64_t off)
-{
-	const struct section *s = &c->o->secs[t->sec];
-	if (!s->rela)
-		return NULL;
-	const struct section *rs = &c->o->secs[s->rela];
-	size_t r = rela_lower_bound(rs, off);
-	return r < rs->nrelas && rs->relas[r].off == off ? &rs->relas[r] : NULL;
-}
-
-const struct rela *code_branch_rela(const struct code *c, const struct text *t, uint32_t k)
-{
-	const struct section *s = &c->o->secs[t->sec];
-	if (!s->rela)
-		return NULL;
-	const struct section *rs = &c->o->secs[s->rela];
-	const struct insn *in = &t->insns[k];
-	size_t r = rela_lower_bound(rs, in->off + in->rel_off);
-	if (r < rs->nrelas && rs->relas[r].off == in->off + in->rel_off)
-		return &rs->relas[r];
-	return NULL;
+	return reloc_find(c->o, t->sec, t->insns[k].off + t->insns[k].rel_off);
 }
 
 /* Where a direct branch goes: (sec, off), or false if outside this object. */
@@ -588,13 +517,44 @@ static bool branch_target(const struct code *c, const struct text *t, uint32_t k
 	const struct insn *in = &t->insns[k];
 	const struct rela *r = branch_rela(c, t, k);
 	if (r)
-		return rel_target(c, t->sec, r, in->off + in->len, tsec, toff);
+		return code_rel_target(c, t->sec, r, in->off + in->len, tsec, toff);
 	*tsec = t->sec;
 	*toff = in->target;
 	return true;
 }
 
-static void find_leaders(struct code *c)
+/* Each place in code or data that a relocation of data names (a jump
+ * table's entry, a function pointer, a table of them): the relocations of
+ * allocated sections other than code, .eh_frame and debug information.
+ * pcrel: also those relative to a table's base (data_pcrel_base), which a
+ * round that has not found every base may read wrong. */
+static void each_data_address(struct code *c, bool pcrel, void (*fn)(void *arg, int tsec, uint64_t toff),
+			      void *arg)
+{
+	struct object *o = c->o;
+	for (size_t si = 1; si < o->nsecs; si++) {
+		const struct section *rs = &o->secs[si];
+		if (rs->type != SHT_RELA || is_text(c, (int)rs->info))
+			continue;
+		const struct section *tgt = &o->secs[rs->info];
+		if (!(tgt->flags & SHF_ALLOC) || is_debug(tgt->name) || !strcmp(tgt->name, ".eh_frame"))
+			continue;
+		for (size_t i = 0; i < rs->nrelas; i++) {
+			int tsec;
+			uint64_t toff;
+			if ((pcrel || !rel_is_pcrel(rs->relas[i].type)) &&
+			    code_rel_target(c, (int)rs->info, &rs->relas[i], 0, &tsec, &toff))
+				fn(arg, tsec, toff);
+		}
+	}
+}
+
+static void mark_data_address(void *arg, int tsec, uint64_t toff)
+{
+	mark(arg, tsec, toff, MARK_LEADER | MARK_ADDR);
+}
+
+void code_find_leaders(struct code *c)
 {
 	struct object *o = c->o;
 	for (size_t f = 0; f < c->nfuncs; f++)
@@ -618,7 +578,7 @@ static void find_leaders(struct code *c)
 			int tsec;
 			uint64_t toff;
 			const struct insn *in = &t->insns[k];
-			if (!rel_target(c, t->sec, &rs->relas[r], in->off + in->len, &tsec, &toff))
+			if (!code_rel_target(c, t->sec, &rs->relas[r], in->off + in->len, &tsec, &toff))
 				continue;
 			/* data, in a data section or between functions: a table base */
 			if (!is_text(c, tsec) || insn_at_off(c, tsec, toff) == NO_INSN) {
@@ -632,20 +592,7 @@ static void find_leaders(struct code *c)
 		}
 	}
 	/* data relocations naming code: jump tables, function pointers, labels */
-	for (size_t si = 1; si < o->nsecs; si++) {
-		struct section *s = &o->secs[si];
-		if (s->type != SHT_RELA || is_text(c, (int)s->info))
-			continue;
-		struct section *tgt = &o->secs[s->info];
-		if (!(tgt->flags & SHF_ALLOC) || is_debug(tgt->name) || !strcmp(tgt->name, ".eh_frame"))
-			continue;
-		for (size_t r = 0; r < s->nrelas; r++) {
-			int tsec;
-			uint64_t toff;
-			if (rel_target(c, (int)s->info, &s->relas[r], 0, &tsec, &toff))
-				mark(c, tsec, toff, MARK_LEADER | MARK_ADDR);
-		}
-	}
+	each_data_address(c, true, mark_data_address, c);
 	/* branches, and what follows a control transfer */
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		struct text *t = &c->texts[ti];
@@ -725,7 +672,7 @@ bool ends_image(const char *n)
 
 /* Where a setjmp returns the second time, the shadow stack must catch up;
  * before _exit or exec, the profile must be written. */
-static void find_resync_points(struct code *c)
+void code_find_resync_points(struct code *c)
 {
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		struct text *t = &c->texts[ti];
@@ -747,7 +694,7 @@ static void find_resync_points(struct code *c)
 /* In an executable the linker turns the local-dynamic TLS pair
  * `lea x@tlsld(%rip),%rdi; call __tls_get_addr` into one instruction
  * (mov %fs:0,%rax): its call never executes, so it costs nothing. */
-static void find_vanishing_calls(struct code *c)
+void code_find_vanishing_calls(struct code *c)
 {
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		struct text *t = &c->texts[ti];
@@ -866,6 +813,25 @@ static void address_taken(struct code *c, const struct reach *r, bool *by_code, 
 		data_in(c, tt->fn[x], tti, toff, "the code reads memory at this address (data)");
 }
 
+/* The instructions at addresses data names (each_data_address). */
+struct by_data {
+	const struct code *c;
+	const uint32_t *first; /* per text: index of its first instruction in seen */
+	bool *seen;
+};
+
+static void taken_by_data(void *arg, int tsec, uint64_t toff)
+{
+	struct by_data *bd = arg;
+	const struct code *c = bd->c;
+	if (!is_text(c, tsec))
+		return;
+	int tti = text_index(c, tsec);
+	uint32_t x = insn_at(&c->texts[tti], &c->o->secs[tsec], toff);
+	if (x != NO_INSN)
+		bd->seen[bd->first[tti] + x] = true;
+}
+
 /*
  * Bytes inside a function's extent that are data, not code: decoded as
  * instructions they would be rewritten, moved and split by stubs, and
@@ -890,7 +856,7 @@ static void address_taken(struct code *c, const struct reach *r, bool *by_code, 
  * harmless: a compiler leaves `hlt; jmp .-1` after a call that does not
  * return.)  Such functions are copied as they were (code_analyse).
  */
-static void find_data_in_functions(struct code *c)
+void code_find_data_in_functions(struct code *c)
 {
 	struct object *o = c->o;
 	uint32_t total = 0;
@@ -922,7 +888,7 @@ static void find_data_in_functions(struct code *c)
 				uint64_t toff;
 				bool branch = in->rel_size && rl->off == in->off + in->rel_off;
 				bool mem = in->rip_rel && rl->off == in->off + in->disp_off && (in->mem_read || in->mem_write);
-				if (!branch && !mem && rel_target(c, t->sec, rl, in->off + in->len, &tsec, &toff) &&
+				if (!branch && !mem && code_rel_target(c, t->sec, rl, in->off + in->len, &tsec, &toff) &&
 				    is_text(c, tsec))
 					address_taken(c, &r, by_code, t, k, tsec, toff);
 			}
@@ -935,8 +901,8 @@ static void find_data_in_functions(struct code *c)
 				continue;
 			int tsec = t->sec;
 			uint64_t toff = in->off + in->len + (uint64_t)(int64_t)(int32_t)rd32(s->data + in->off + in->disp_off);
-			const struct rela *rl = code_rela_at(c, t, in->off + in->disp_off);
-			if (rl && !rel_target(c, t->sec, rl, in->off + in->len, &tsec, &toff))
+			const struct rela *rl = reloc_find(c->o, t->sec, in->off + in->disp_off);
+			if (rl && !code_rel_target(c, t->sec, rl, in->off + in->len, &tsec, &toff))
 				continue;
 			if (!is_text(c, tsec))
 				continue;
@@ -976,24 +942,8 @@ static void find_data_in_functions(struct code *c)
 		}
 	}
 	/* addresses in data sections: jump tables, function pointers */
-	for (size_t si = 1; si < o->nsecs; si++) {
-		const struct section *rs = &o->secs[si];
-		if (rs->type != SHT_RELA || is_text(c, (int)rs->info))
-			continue;
-		const struct section *tgt = &o->secs[rs->info];
-		if (!(tgt->flags & SHF_ALLOC) || is_debug(tgt->name) || !strcmp(tgt->name, ".eh_frame"))
-			continue;
-		for (size_t i = 0; i < rs->nrelas; i++) {
-			int tsec;
-			uint64_t toff;
-			if (!rel_target(c, (int)rs->info, &rs->relas[i], 0, &tsec, &toff) || !is_text(c, tsec))
-				continue;
-			int tti = text_index(c, tsec);
-			uint32_t x = insn_at(&c->texts[tti], &o->secs[tsec], toff);
-			if (x != NO_INSN)
-				by_data[r.first[tti] + x] = true;
-		}
-	}
+	struct by_data bd = {c, r.first, by_data};
+	each_data_address(c, true, taken_by_data, &bd);
 	/* what control reaches from the ways in */
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		const struct text *t = &c->texts[ti];
@@ -1034,33 +984,7 @@ static void find_data_in_functions(struct code *c)
 
 /* ----- blocks */
 
-/* The instructions of bl the model costs (not MARK_NOCOST), into out (room
- * for bl->n); how many. */
-static uint32_t costed_insns(const struct code *c, const struct block *bl, struct insn *out)
-{
-	const struct text *t = &c->texts[bl->ts];
-	uint32_t n = 0;
-	for (uint32_t k = bl->first; k < bl->first + bl->n; k++)
-		if (!(t->mark[k] & MARK_NOCOST))
-			out[n++] = t->insns[k];
-	return n;
-}
-
-uint32_t code_block_cost(const struct code *c, const struct block *bl, unsigned ctx,
-			 struct model_stats *st)
-{
-	const struct text *t = &c->texts[bl->ts];
-	struct insn tmp[64], *v = tmp;
-	if (bl->n > 64)
-		v = xmalloc(bl->n * sizeof(*v));
-	uint32_t n = costed_insns(c, bl, v);
-	uint32_t cost = c->model->block_cost(c->model, c->o->secs[t->sec].data, v, n, ctx, st);
-	if (v != tmp)
-		free(v);
-	return cost;
-}
-
-static void build_blocks(struct code *c)
+void code_build_blocks(struct code *c)
 {
 	for (size_t fi = 0; fi < c->nfuncs; fi++) {
 		struct func *f = &c->funcs[fi];
@@ -1088,77 +1012,6 @@ static void build_blocks(struct code *c)
 		}
 		f->nblocks = (uint32_t)c->nblocks - f->first_block;
 	}
-}
-
-/* What one pass of the cycle of blocks cyc[0..n) costs, run over and over:
- * its instructions as one body (the chains it carries, wherever they run
- * in it), but no less than its blocks cost in flow one after the other
- * (their issue, ports and taken jumps, which the body's cost sees only at
- * its end).  0 where the cycle cannot be costed so: through a call (whose
- * callee's work the body would leave out) or across sections. */
-static uint64_t cycle_cost(const struct code *c, const uint32_t *cyc, unsigned n)
-{
-	const struct text *t0 = &c->texts[c->blocks[cyc[0]].ts];
-	uint32_t total = 0;
-	for (unsigned i = 0; i < n; i++) {
-		const struct block *bl = &c->blocks[cyc[i]];
-		const struct text *t = &c->texts[bl->ts];
-		enum insn_kind last = (enum insn_kind)t->insns[bl->first + bl->n - 1].kind;
-		if (t->sec != t0->sec || last == INSN_CALL || last == INSN_CALL_IND)
-			return 0;
-		total += bl->n;
-	}
-	struct insn *v = xmalloc(total * sizeof(*v));
-	uint32_t nv = 0;
-	uint64_t flow = 0;
-	for (unsigned i = 0; i < n; i++) {
-		const struct block *bl = &c->blocks[cyc[i]];
-		nv += costed_insns(c, bl, v + nv);
-		flow += code_block_cost(c, bl, BLOCK_IN_FLOW, NULL);
-	}
-	uint64_t body = nv ? c->model->block_cost(c->model, c->o->secs[t0->sec].data, v, nv, BLOCK_REPEATED, NULL) : 0;
-	free(v);
-	return body > flow ? body : flow;
-}
-
-/* Each block's cost where it runs: in a small loop (loops.h), its share of
- * what a pass of the loop costs (cycle_cost; shared as the blocks cost
- * repeated alone, or that cost where the loop cannot be costed whole);
- * else in flow between other blocks. */
-static void cost_blocks(struct code *c)
-{
-	bool *looped = xcalloc(c->nblocks + 1, sizeof(bool));
-	loops_mark_small(c, looped);
-	for (size_t b = 0; b < c->nblocks; b++) {
-		struct block *bl = &c->blocks[b];
-		unsigned ctx = looped[b] ? BLOCK_REPEATED : BLOCK_IN_FLOW;
-		bl->cost = code_block_cost(c, bl, ctx, c->mstats);
-		const struct text *t = &c->texts[bl->ts];
-		if (t->insns[bl->first + bl->n - 1].kind == INSN_RET) {
-			uint32_t here = code_block_cost(c, bl, ctx | BLOCK_RET_AT_CALLER, NULL);
-			if (here < bl->cost)
-				bl->ret_excess = bl->cost - here, bl->cost = here;
-		}
-	}
-	/* a block of a loop of several: its share of a pass, by what it
-	 * costs repeated alone (the blocks' own costs, all computed first) */
-	uint32_t *share = xcalloc(c->nblocks + 1, sizeof(uint32_t));
-	for (size_t b = 0; b < c->nblocks; b++) {
-		share[b] = c->blocks[b].cost;
-		uint32_t cyc[LOOP_SMALL_BLOCKS];
-		unsigned n = looped[b] ? loops_small_cycle(c, (uint32_t)b, cyc) : 0;
-		if (n < 2)
-			continue;
-		uint64_t whole = cycle_cost(c, cyc, n), alone = 0;
-		for (unsigned i = 0; i < n; i++)
-			alone += c->blocks[cyc[i]].cost;
-		if (whole && alone)
-			share[b] = (uint32_t)((c->blocks[b].cost * whole + alone / 2) / alone);
-	}
-	for (size_t b = 0; b < c->nblocks; b++)
-		c->blocks[b].cost = share[b] ? share[b] : 1;
-	free(share);
-	free(looped);
 }
 
 unsigned code_block_succs(const struct code *c, uint32_t b, uint32_t out[2])
@@ -1238,7 +1091,7 @@ static uint16_t block_live_out(struct code *c, const struct func *f, const struc
 	return out;
 }
 
-static void liveness(struct code *c)
+void code_liveness(struct code *c)
 {
 	for (size_t fi = 0; fi < c->nfuncs; fi++) {
 		struct func *f = &c->funcs[fi];
@@ -1266,7 +1119,7 @@ static void liveness(struct code *c)
 	}
 }
 
-static void find_sites(struct code *c)
+void code_find_sites(struct code *c)
 {
 	for (size_t fi = 0; fi < c->nfuncs; fi++) {
 		struct func *f = &c->funcs[fi];
@@ -1391,6 +1244,11 @@ static void unnamed_addr(struct unnamed_set *us, const struct text *t, uint32_t 
 		unnamed_add(us, tsec, toff, 0, U_ADDR, -1);
 }
 
+static void unnamed_data_address(void *arg, int tsec, uint64_t toff)
+{
+	unnamed_add(arg, tsec, toff, 0, U_ADDR, -1);
+}
+
 static void unnamed_find(struct unnamed_set *us)
 {
 	struct code *c = us->c;
@@ -1409,7 +1267,7 @@ static void unnamed_find(struct unnamed_set *us)
 			     in->kind == INSN_CALL) && branch_target(c, t, k, &tsec, &toff))
 				unnamed_add(us, tsec, toff, 0, in->kind == INSN_CALL ? U_CALL : U_JUMP, t->fn[k]);
 			else if (in->rip_rel && !in->mem_read && !in->mem_write &&
-				 !code_rela_at(c, t, in->off + in->disp_off))
+				 !reloc_find(c->o, t->sec, in->off + in->disp_off))
 				unnamed_addr(us, t, k, t->sec,
 					     in->off + in->len + (uint64_t)(int64_t)(int32_t)rd32(s->data + in->off + in->disp_off));
 		}
@@ -1426,27 +1284,14 @@ static void unnamed_find(struct unnamed_set *us)
 			uint64_t toff;
 			bool branch = in->rel_size && rl->off == in->off + in->rel_off;
 			bool mem = in->rip_rel && rl->off == in->off + in->disp_off && (in->mem_read || in->mem_write);
-			if (!branch && !mem && rel_target(c, t->sec, rl, in->off + in->len, &tsec, &toff))
+			if (!branch && !mem && code_rel_target(c, t->sec, rl, in->off + in->len, &tsec, &toff))
 				unnamed_addr(us, t, k, tsec, toff);
 		}
 	}
-	/* addresses in data: function pointers, tables of them */
-	for (size_t si = 1; si < o->nsecs; si++) {
-		const struct section *rs = &o->secs[si];
-		if (rs->type != SHT_RELA || !rs->info || rs->info >= o->nsecs || is_text(c, (int)rs->info))
-			continue;
-		const struct section *tgt = &o->secs[rs->info];
-		if (!(tgt->flags & SHF_ALLOC) || is_debug(tgt->name) || !strcmp(tgt->name, ".eh_frame"))
-			continue;
-		/* absolute addresses only: a relative one is a table's
-		 * entry, relative to a base this round may not know */
-		for (size_t i = 0; i < rs->nrelas; i++) {
-			int tsec;
-			uint64_t toff;
-			if (!rel_is_pcrel(rs->relas[i].type) && rel_target(c, (int)rs->info, &rs->relas[i], 0, &tsec, &toff))
-				unnamed_add(us, tsec, toff, 0, U_ADDR, -1);
-		}
-	}
+	/* addresses in data: function pointers, tables of them; absolute
+	 * addresses only: a relative one is a table's entry, relative to a
+	 * base this round may not know */
+	each_data_address(c, false, unnamed_data_address, us);
 }
 
 static int cmp_unnamed(const void *a, const void *b)
@@ -1462,7 +1307,7 @@ static int cmp_unnamed(const void *a, const void *b)
  * when nothing better is found, in a later round: the functions found
  * first claim the jump tables' targets inside them.  warn: give none, and
  * say what stays as it was. */
-static size_t unnamed_code_found(struct code *c, bool warn)
+size_t code_find_unnamed(struct code *c, bool warn)
 {
 	struct object *o = c->o;
 	struct unnamed_set us = {.c = c};
@@ -1527,7 +1372,7 @@ static size_t unnamed_code_found(struct code *c, bool warn)
 			continue;
 		char *name;
 		if (cold) {
-			/* a cold part of its function: joins it (find_functions) */
+			/* a cold part of its function: joins it (code_find_functions) */
 			const char *base = c->funcs[u->from].name;
 			name = xasprintf("%s.cold", base);
 			for (unsigned k = 1; k < 100000; k++) {
@@ -1556,10 +1401,7 @@ static size_t unnamed_code_found(struct code *c, bool warn)
 	return added;
 }
 
-/* Decode and find functions and the marks on their instructions; the
- * functions verbatim[sym] names are copied as they are. */
-static void analyse_code(struct code *c, struct object *o, const struct rewrite_opts *opts,
-			 const bool *verbatim)
+void code_init(struct code *c, struct object *o, const struct rewrite_opts *opts)
 {
 	memset(c, 0, sizeof(*c));
 	c->o = o;
@@ -1579,14 +1421,18 @@ static void analyse_code(struct code *c, struct object *o, const struct rewrite_
 	for (size_t i = 1; i < o->nsecs; i++)
 		if (c->text_of_sec[i] >= 0)
 			c->texts[c->text_of_sec[i]].sec = (int)i;
-	find_functions(c);
+}
+
+void code_infer_extents(struct code *c, const bool *verbatim)
+{
+	struct object *o = c->o;
 	for (size_t fi = 0; fi < c->nfuncs; fi++) {
 		struct func *f = &c->funcs[fi];
 		const char *why = "";
 		if (f->inferred && f->npieces == 1 && !verbatim[f->sym] && infer_extent(c, f, &why)) {
 			/* a compiled static's switch: up to the next entry;
 			 * bytes there no path reaches, not even from its jump
-			 * table, are data (find_data_in_functions) */
+			 * table, are data (code_find_data_in_functions) */
 			if (unnamed_code(&o->syms[f->sym]) && !strcmp(why, "an indirect jump"))
 				continue;
 			f->instrument = false;
@@ -1596,69 +1442,17 @@ static void analyse_code(struct code *c, struct object *o, const struct rewrite_
 			f->warned = true;
 		}
 	}
-	for (int ti = 0; ti < c->ntexts; ti++)
-		decode_text(c, ti, verbatim);
-	find_leaders(c);
-	find_resync_points(c);
-	find_external_calls(c);
-	find_vanishing_calls(c);
-	ehframe_mark_landing_pads(c);
-	find_data_in_functions(c);
 }
 
-int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *opts)
+void code_decode(struct code *c, const bool *verbatim)
 {
-	for (size_t i = 1; i < o->nsecs; i++)
-		if (o->secs[i].type == SHT_RELA && o->secs[i].nrelas)
-			qsort(o->secs[i].relas, o->secs[i].nrelas, sizeof(struct rela), cmp_rela);
-	/* Functions found to hold data are said once and analysed again,
-	 * copied as they were (which may leave code elsewhere that only
-	 * they reached: again, until nothing more is found). */
-	bool *verbatim = xcalloc(o->nsyms + 1, sizeof(bool));
-	for (;;) {
-		analyse_code(c, o, opts, verbatim);
-		size_t found = 0;
-		for (size_t fi = 0; fi < c->nfuncs; fi++) {
-			struct func *f = &c->funcs[fi];
-			if (!f->instrument)
-				verbatim[f->sym] = true; /* said already: not again */
-			if (!f->data_why)
-				continue;
-			/* named by the piece that holds the place, in its section */
-			int p = 0;
-			for (int q = 0; q < f->npieces; q++)
-				if (f->pieces[q].ts == f->data_ts && f->data_off >= f->pieces[q].start &&
-				    f->data_off < f->pieces[q].end)
-					p = q;
-			const struct piece *pc = &f->pieces[p];
-			pi_warn("%s: %s: %s%s+0x%llx: %s; function left uninstrumented", o->name,
-				o->secs[c->texts[pc->ts].sec].name, f->name, p ? " (its cold part)" : "",
-				(unsigned long long)(f->data_off - pc->start), f->data_why);
-			verbatim[f->sym] = true;
-			found++;
-		}
-		size_t nsyms = o->nsyms;
-		found += unnamed_code_found(c, false);
-		if (!found) {
-			unnamed_code_found(c, true);
-			break;
-		}
-		if (o->nsyms > nsyms) {
-			verbatim = xrealloc(verbatim, o->nsyms + 1);
-			memset(verbatim + nsyms + 1, 0, o->nsyms - nsyms);
-		}
-		code_free(c);
-	}
-	free(verbatim);
-	build_blocks(c);
-	cost_blocks(c);
-	if (opts->cache_sim)
-		chase_find(c);
-	liveness(c);
-	find_sites(c);
-	line_table_read(&c->lines, o);
-	if (!inline_table_read(&c->inlines, o, &c->lines))
-		pi_warn("%s: .debug_info: malformed; no inline frames for its code", o->name);
+	for (int ti = 0; ti < c->ntexts; ti++)
+		decode_text(c, ti, verbatim);
+}
+
+void code_keep_blocks(struct code *c)
+{
+	struct object *o = c->o;
 	c->block_code = xcalloc(c->nblocks + 1, sizeof(uint32_t));
 	for (size_t b = 0; b < c->nblocks; b++) {
 		const struct block *bl = &c->blocks[b];
@@ -1686,7 +1480,6 @@ int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *op
 						secsym, rl->type, rl->addend};
 		}
 	}
-	return 0;
 }
 
 void code_free(struct code *c)
@@ -1694,9 +1487,7 @@ void code_free(struct code *c)
 	for (int i = 0; i < c->ntexts; i++) {
 		struct text *t = &c->texts[i];
 		free(t->insns), free(t->at), free(t->fn), free(t->mark), free(t->block);
-		free(t->pre), free(t->lab), free(t->pos), free(t->entry), free(t->vr), free(t->rel_at);
-		free(t->cfa_rows), free(t->ext), free(t->chase);
-		buf_free(&t->out);
+		free(t->vr), free(t->rel_at), free(t->ext), free(t->chase);
 	}
 	for (size_t i = 0; i < c->nfuncs; i++)
 		free(c->funcs[i].name);

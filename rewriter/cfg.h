@@ -3,7 +3,7 @@
  * Code analysis of one object: its executable sections decoded into
  * instructions, its functions (a function is an entry piece plus its
  * foo.cold pieces), basic blocks, and which status flags are live where a
- * stub goes.  Also the new layout (layout.c) fills positions in here.
+ * stub goes.  Where the new layout puts them is apart (addrmap.h).
  */
 #ifndef PI_CFG_H
 #define PI_CFG_H
@@ -18,6 +18,7 @@
 #include "format.h"
 #include "model.h"
 #include "objfile.h"
+#include "reloc.h"
 #include "util.h"
 
 #define NO_INSN UINT32_MAX
@@ -26,7 +27,6 @@ struct piece {
 	int ts;          /* index into code.texts */
 	uint64_t start;  /* original offsets [start, end) */
 	uint64_t end;
-	uint64_t nstart, nend; /* instrumented offsets, after layout */
 };
 
 struct func {
@@ -74,23 +74,14 @@ struct text {
 	uint32_t *ext;      /* per instruction: the external a MARK_EXT call calls
 			       (external.c), or NULL if the text calls none */
 	uint32_t *block;    /* per instruction: block index (instrumented funcs) */
-	/* layout results (per instruction) */
-	uint32_t *pre, *lab, *pos;
-	uint32_t *entry;    /* per instruction: entry position if a function starts here */
 	uint64_t size;      /* original size */
-	uint64_t nsize;     /* instrumented size */
-	struct buf out;
 	/* verbatim ranges: functions left as they were, and the gaps between
 	 * functions (padding, or data such as asm constant tables) */
-	struct vrange { uint64_t start, end, nstart; bool gap; } *vr;
+	struct vrange { uint64_t start, end; bool gap; } *vr;
 	size_t nvr, vrcap;
 	bool *rel_at;       /* per instruction: a relocation covers part of it */
 	uint32_t *chase;    /* per instruction, under --cache-sim: the word of a
 			       load stub before it, or 0 (chase.h); or NULL */
-	/* CFA offsets (from %rsp) that inserted code changes, by new offset:
-	 * the unwind rows ehframe.c adds (external tail calls) */
-	struct cfa_row { uint64_t pos; uint32_t cfa_off; } *cfa_rows;
-	size_t ncfa_rows, cfa_cap;
 };
 
 #define MARK_LEADER   0x01
@@ -104,7 +95,7 @@ struct text {
 #define MARK_EXT      0x100 /* a call leaving instrumented code, or a syscall: timed */
 
 struct site {
-	uint32_t fn, piece, ret_off, block;
+	uint32_t fn, piece, block;
 	int ts;
 	uint64_t orig_off;
 };
@@ -186,38 +177,78 @@ static inline int text_index(const struct code *c, int sec)
 	return sec > 0 && (size_t)sec < c->nsecs0 ? c->text_of_sec[sec] : -1;
 }
 
-/* Decode, find functions, blocks and liveness. 0 or -1 (message printed). */
-int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *opts);
+/*
+ * The passes of the analysis, each a question answered for the whole
+ * object; code_analyse (instrument.h) runs them, in the order it states
+ * with the reason for each.
+ */
+
+/* c for object o: its executable sections (c->texts), nothing found in
+ * them yet.  code_free releases it. */
+void code_init(struct code *c, struct object *o, const struct rewrite_opts *opts);
 void code_free(struct code *c);
-/* What block bl of c costs under c's model, run as ctx (BLOCK_* flags)
- * says (bl->cost is its cost where it is: repeated on a small loop,
- * loops.h, else in flow; a return's excess apart); st, when not NULL,
- * counts its instructions. */
-uint32_t code_block_cost(const struct code *c, const struct block *bl, unsigned ctx,
-			 struct model_stats *st);
+/* The functions o's symbols name (c->funcs, c->func_of_sym): one per
+ * distinct start, aliases sharing it, foo.cold pieces joined to foo, each
+ * up to its size or the next function. */
+void code_find_functions(struct code *c);
+/* The extent of each function without a size (assembly without .size, code
+ * without a symbol): what its entry reaches; one whose extent is not clear
+ * is left as it was, said once.  verbatim[sym]: functions known to stay
+ * as they were. */
+void code_infer_extents(struct code *c, const bool *verbatim);
+/* Decode every function of every text (insns, at, fn), but those verbatim
+ * names and those that do not decode (said once): those, and the gaps
+ * between functions, are copied as they were (vr). */
+void code_decode(struct code *c, const bool *verbatim);
+/* Leaders (MARK_LEADER, MARK_FSTART, MARK_PSTART, MARK_ADDR): piece starts,
+ * branch targets, what follows a transfer, every place a relocation or a
+ * RIP-relative operand names in code; the data addresses code takes
+ * (c->bases: the tables of offsets); tail calls (MARK_TAIL). */
+void code_find_leaders(struct code *c);
+/* setjmp's second return (MARK_RESYNC) and calls that end the process image
+ * (MARK_FLUSH). */
+void code_find_resync_points(struct code *c);
+/* The call of a TLS local-dynamic pair, which the linker removes
+ * (MARK_NOCOST). */
+void code_find_vanishing_calls(struct code *c);
+/* Data inside functions (a table after the code, a constant read there):
+ * such a function gets data_why, and is to be copied as it was. */
+void code_find_data_in_functions(struct code *c);
+/* Entries of code no symbol names (a static function under strip -x, a
+ * cold part): each gets a symbol of o, to be found as a function in a next
+ * round; how many.  warn: give none, say what stays as it was. */
+size_t code_find_unnamed(struct code *c, bool warn);
+/* The basic blocks of the instrumented functions (c->blocks, text.block),
+ * cut at every leader. */
+void code_build_blocks(struct code *c);
+/* The status flags live at each block's start (block.live_in). */
+void code_liveness(struct code *c);
+/* Every call site of the instrumented functions, and every tail jump to
+ * external code (c->sites). */
+void code_find_sites(struct code *c);
+/* Each block's original bytes and the relocations in them (c->code,
+ * c->block_code, c->kept_relas), for the map: before the layout replaces
+ * them. */
+void code_keep_blocks(struct code *c);
+
 /* The blocks of its own function that block b may go to next (a taken
  * branch's target, its own start included, and the next block it falls
  * into; not indirect jumps' targets): how many, at most 2, in out. */
 unsigned code_block_succs(const struct code *c, uint32_t b, uint32_t out[2]);
 
-/* The relocation of instruction k's branch field, or of the field at off. */
-const struct rela *code_branch_rela(const struct code *c, const struct text *t, uint32_t k);
-const struct rela *code_rela_at(const struct code *c, const struct text *t, uint64_t off);
 /* Calls the CFG treats specially, by the name called. */
 bool returns_twice(const char *name);
 bool ends_image(const char *name);
 
-/* Relocation helpers used by analysis and layout. */
-bool rel_is_pcrel(uint32_t type);
-bool rel_is_address(uint32_t type); /* S + A (+ pc) names a place, not a GOT/TLS slot */
-/* The place (section, offset) a relocation in section sec at r names.
- * For PC-relative code relocations, insn_end is the end of the instruction
- * holding the field. Returns false if it is not in a section of o. */
-bool rel_target(const struct code *c, int sec, const struct rela *r, uint64_t insn_end,
-		int *tsec, uint64_t *toff);
+/* The place (section, offset) relocation r of section sec names
+ * (reloc_place), a PC-relative one taken relative to the end of its
+ * instruction, insn_end, in code, and to the base of its table in data
+ * (data_pcrel_base).  False if it is not in a section of c's object. */
+bool code_rel_target(const struct code *c, int sec, const struct rela *r, uint64_t insn_end,
+		     int *tsec, uint64_t *toff);
+/* The base of the table of offsets holding the field at offset field of
+ * data section sec: the nearest address before it that code takes (found
+ * with the leaders), or field itself. */
 uint64_t data_pcrel_base(const struct code *c, int sec, uint64_t field);
-
-/* First relocation in section sec at offset >= off (relocations sorted). */
-size_t rela_lower_bound(const struct section *rs, uint64_t off);
 
 #endif

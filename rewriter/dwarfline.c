@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg.h"
+#include "reloc.h"
 #include "cursor.h"
 #include "util.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cursor.h"
-#include "layout.h"
+#include "addrmap.h"
 #include "lsda.h"
 
 #define DW_EH_PE_omit 0xff
@@ -96,6 +96,7 @@ static bool skip_cfa_operands(struct cursor *c, uint8_t op)
 
 struct ehctx {
 	struct code *c;
+	const struct addrmap *m; /* the new layout (rewriting only) */
 	struct section *eh;
 	const struct section *rs;
 	struct buf out;
@@ -118,10 +119,7 @@ static void move_relocs(struct ehctx *x, uint64_t from, uint64_t to, uint64_t nf
 
 static const struct rela *reloc_at(const struct ehctx *x, uint64_t off)
 {
-	if (!x->rs)
-		return NULL;
-	size_t i = rela_lower_bound(x->rs, off);
-	return i < x->rs->nrelas && x->rs->relas[i].off == off ? &x->rs->relas[i] : NULL;
+	return reloc_find(x->c->o, (int)(x->eh - x->c->o->secs), off);
 }
 
 static bool parse_cie(struct ehctx *x, uint64_t off, const uint8_t *p, const uint8_t *end, struct cie *ci)
@@ -192,7 +190,7 @@ static bool rewrite_lsda_ptr(struct ehctx *x, size_t first, uint64_t naug, int t
 		    !rel_is_address(r->type))
 			return false;
 		uint64_t noff;
-		if (!lsda_rewrite(c, (int)s->shndx, s->value + (uint64_t)r->addend, ti, fstart, nfstart, &noff))
+		if (!lsda_rewrite(c, x->m, (int)s->shndx, s->value + (uint64_t)r->addend, ti, fstart, nfstart, &noff))
 			return false;
 		r->addend = (int64_t)(noff - s->value); /* wraps like the linker's arithmetic */
 		return true;
@@ -213,8 +211,7 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 		return false;
 	int tsec;
 	uint64_t toff;
-	struct rela tmp = *pr;
-	if (!rel_target(c, -1, &tmp, 0, &tsec, &toff))
+	if (!reloc_place(c->o, pr, pr->off, &tsec, &toff))
 		return false;
 	/* pc_begin is pcrel to the field itself, so S + A names the code */
 	toff = c->o->syms[pr->sym].value + (uint64_t)pr->addend;
@@ -235,8 +232,8 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 	}
 	if (cu.bad)
 		return false;
-	uint64_t nbegin = layout_map(c, ti, toff, MAP_PLACE);
-	uint64_t nend = layout_map(c, ti, toff + range, MAP_PLACE);
+	uint64_t nbegin = addrmap_lookup(x->m, ti, toff, MAP_PLACE);
+	uint64_t nend = addrmap_lookup(x->m, ti, toff + range, MAP_PLACE);
 
 	struct buf *b = &x->out;
 	uint64_t start = b->len;
@@ -247,7 +244,7 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 	r->off = b->len;
 	r->addend = (int64_t)(nbegin - c->o->syms[pr->sym].value);
 	if (ELF64_ST_TYPE(c->o->syms[pr->sym].info) != STT_SECTION)
-		r->addend = (int64_t)(nbegin - layout_map(c, ti, c->o->syms[pr->sym].value, MAP_PLACE));
+		r->addend = (int64_t)(nbegin - addrmap_lookup(x->m, ti, c->o->syms[pr->sym].value, MAP_PLACE));
 	buf_u32(b, 0);
 	buf_u32(b, (uint32_t)(nend - nbegin));
 	if (ci->aug_z) {
@@ -262,11 +259,12 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 	/* The entry stub pushes %r11 around its call: say so, where the CFA
 	 * is still the standard one at a function entry. */
 	struct text *t = &c->texts[ti];
+	const struct text_layout *tl = &x->m->texts[ti];
 	uint32_t k = toff < c->o->secs[tsec].size ? t->at[toff] : NO_INSN;
 	uint64_t last = nbegin, oloc = toff;
 	if (k != NO_INSN && (t->mark[k] & MARK_FSTART) && ci->std_initial && t->fn[k] >= 0 &&
 	    c->funcs[t->fn[k]].instrument) {
-		uint64_t stub = t->entry[k] + (t->insns[k].endbr ? t->insns[k].len : 0);
+		uint64_t stub = tl->entry[k] + (t->insns[k].endbr ? t->insns[k].len : 0);
 		put_advance(b, &last, stub + 2, ci->code_align);
 		buf_u8(b, 0x0e), buf_uleb(b, 16);
 		put_advance(b, &last, stub + 16, ci->code_align);
@@ -276,12 +274,12 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 	 * calls): they fall strictly between original instructions, so
 	 * they go in before the advance past them */
 	size_t ri = 0;
-	while (ri < t->ncfa_rows && t->cfa_rows[ri].pos < nbegin)
+	while (ri < tl->ncfa_rows && tl->cfa_rows[ri].pos < nbegin)
 		ri++;
 #define INSERTED_ROWS(upto)                                                              \
-	for (; ri < t->ncfa_rows && t->cfa_rows[ri].pos < (upto); ri++) {                  \
-		put_advance(b, &last, t->cfa_rows[ri].pos, ci->code_align);                \
-		buf_u8(b, 0x0e), buf_uleb(b, t->cfa_rows[ri].cfa_off);                      \
+	for (; ri < tl->ncfa_rows && tl->cfa_rows[ri].pos < (upto); ri++) {                  \
+		put_advance(b, &last, tl->cfa_rows[ri].pos, ci->code_align);                \
+		buf_u8(b, 0x0e), buf_uleb(b, tl->cfa_rows[ri].cfa_off);                      \
 	}
 	while (cu.p < cu.end) {
 		uint8_t op = *cu.p++;
@@ -303,7 +301,7 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 			return false;
 		if (adv) {
 			oloc += delta * ci->code_align;
-			uint64_t to = layout_map(c, ti, oloc, MAP_PLACE);
+			uint64_t to = addrmap_lookup(x->m, ti, oloc, MAP_PLACE);
 			INSERTED_ROWS(to)
 			put_advance(b, &last, to, ci->code_align);
 			continue;
@@ -321,7 +319,7 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 	return true;
 }
 
-int ehframe_rewrite(struct code *c)
+int ehframe_rewrite(struct code *c, const struct addrmap *m)
 {
 	struct object *o = c->o;
 	int ehs = 0;
@@ -330,7 +328,7 @@ int ehframe_rewrite(struct code *c)
 			ehs = (int)i;
 	if (!ehs || !o->secs[ehs].size)
 		return 0;
-	struct ehctx x = {.c = c, .eh = &o->secs[ehs]};
+	struct ehctx x = {.c = c, .m = m, .eh = &o->secs[ehs]};
 	if (x.eh->rela)
 		x.rs = &o->secs[x.eh->rela];
 	const uint8_t *d = x.eh->data;

@@ -8,11 +8,13 @@
 #ifndef PI_EHFRAME_H
 #define PI_EHFRAME_H
 
+#include "addrmap.h"
 #include "cfg.h"
 
-/* Rewrite c->o's .eh_frame for the layout just computed (before symbol
- * values are updated). Returns 0, or -1 with a message. */
-int ehframe_rewrite(struct code *c);
+/* Rewrite c->o's .eh_frame for the new layout m, from the original code
+ * and symbols (layout_object done, layout_finish not yet). Returns 0, or
+ * -1 with a message. */
+int ehframe_rewrite(struct code *c, const struct addrmap *m);
 
 /* Mark exception landing pads as blocks where the shadow stack resyncs.
  * Before blocks are built. */

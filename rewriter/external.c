@@ -145,11 +145,11 @@ static const char *called_external(const struct code *c, const struct text *t, u
 	const struct rela *r = NULL;
 	bool tail = (in->kind == INSN_JMP || in->kind == INSN_JMP_IND) && (t->mark[k] & MARK_TAIL);
 	if (in->kind == INSN_CALL || (tail && in->kind == INSN_JMP))
-		r = code_branch_rela(c, t, k);
+		r = reloc_find(c->o, t->sec, in->off + in->rel_off);
 	else if ((in->kind == INSN_CALL_IND || (tail && in->kind == INSN_JMP_IND)) && in->rip_rel &&
 		 !in->ind_reg && in->modrm_off) {
 		/* call *foo@GOTPCREL(%rip), as -fno-plt makes it */
-		r = code_rela_at(c, t, in->off + in->disp_off);
+		r = reloc_find(c->o, t->sec, in->off + in->disp_off);
 		if (r && r->type != R_X86_64_GOTPCRELX && r->type != R_X86_64_GOTPCREL &&
 		    r->type != R_X86_64_REX_GOTPCRELX)
 			r = NULL;

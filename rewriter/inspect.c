@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "cfg.h"
+#include "cost.h"
+#include "instrument.h"
 #include "util.h"
 
 static struct form_seen *form_slot(struct inspect *in, const char *form)
@@ -65,7 +67,7 @@ static void dump_block(struct inspect *in, const struct code *c, const struct bl
 		body = c->model->block_cost(c->model, s->data, v, bl->n, BLOCK_REPEATED, NULL);
 		free(v);
 	} else {
-		body = code_block_cost(c, bl, BLOCK_REPEATED, NULL);
+		body = cost_block(c, bl, BLOCK_REPEATED, NULL);
 	}
 	fprintf(in->blocks, "\t%.4g\n", (double)body / c->model->units);
 }

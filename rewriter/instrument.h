@@ -11,6 +11,17 @@ struct istats {
 	struct model_stats model;
 };
 
+/* Analyse o for its rewrite: functions, instructions, blocks and their
+ * costs, liveness, call sites (cfg.h, cost.h); c is then released by
+ * code_free.  0 or -1 (message printed). */
+int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *opts);
+
+/* Rewrite the analysed c's object in place (its stubs, records and map,
+ * its unwind tables): the layout's map is left in *map for the caller to
+ * read and release (addrmap_free).  0, or -1 after one message. */
+struct addrmap;
+int code_rewrite(struct code *c, struct addrmap *map);
+
 /* Instrument every function of o in place. 0, or -1 after one message. */
 int instrument_object(struct object *o, const struct rewrite_opts *opts, struct istats *st);
 

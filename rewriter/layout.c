@@ -5,13 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ehframe.h"
 #include "stub_abi.h"
 
 struct emit {
 	struct code *c;
+	const struct addrmap *m;
 	int ti;
 	struct text *t;
+	struct text_layout *tl; /* t's, in m */
 	struct section *s;
 	bool final;
 	struct rela *relas; /* new relocations of this section (final pass) */
@@ -19,27 +20,9 @@ struct emit {
 	uint64_t *newval;   /* new symbol values (final pass) */
 };
 
-uint64_t layout_map(const struct code *c, int ti, uint64_t off, enum map_kind kind)
-{
-	const struct text *t = &c->texts[ti];
-	if (off >= t->size) /* the section's end (or past it, in a broken object) */
-		return t->nsize + (off - t->size);
-	uint32_t k = t->at[off];
-	if (k != NO_INSN)
-		return kind == MAP_BRANCH ? t->lab[k] : t->pre[k];
-	for (size_t i = 0; i < t->nvr; i++)
-		if (off >= t->vr[i].start && off < t->vr[i].end)
-			return t->vr[i].nstart + (off - t->vr[i].start);
-	/* inside an instruction: keep the distance from its start */
-	for (uint64_t b = off; b-- > 0 && off - b < 16;)
-		if (t->at[b] != NO_INSN)
-			return t->pos[t->at[b]] + (off - b);
-	return t->nsize;
-}
-
 static uint64_t cur(const struct emit *e)
 {
-	return e->t->out.len;
+	return e->tl->out.len;
 }
 
 static void add_rela(struct emit *e, uint64_t off, uint32_t type, uint32_t sym, int64_t addend)
@@ -58,11 +41,11 @@ static int64_t remap_addend(struct emit *e, const struct rela *r, uint64_t old_e
 	struct code *c = e->c;
 	int tsec;
 	uint64_t toff;
-	if (!e->final || !rel_target(c, e->t->sec, r, old_end, &tsec, &toff) ||
+	if (!e->final || !code_rel_target(c, e->t->sec, r, old_end, &tsec, &toff) ||
 	    text_index(c, (int)(tsec)) < 0)
 		return r->addend;
 	/* addresses wrap, as they do for the linker: unsigned arithmetic */
-	uint64_t nt = layout_map(c, text_index(c, (int)(tsec)), toff, kind);
+	uint64_t nt = addrmap_lookup(e->m, text_index(c, (int)(tsec)), toff, kind);
 	uint64_t a = nt - e->newval[r->sym];
 	if (rel_is_pcrel(r->type))
 		a -= new_end - new_field;
@@ -77,11 +60,7 @@ static enum map_kind branch_kind(const struct emit *e, uint32_t k)
 
 static const struct rela *rela_at(const struct emit *e, uint64_t off)
 {
-	if (!e->s->rela)
-		return NULL;
-	const struct section *rs = &e->c->o->secs[e->s->rela];
-	size_t i = rela_lower_bound(rs, off);
-	return i < rs->nrelas && rs->relas[i].off == off ? &rs->relas[i] : NULL;
+	return reloc_find(e->c->o, e->t->sec, off);
 }
 
 /* Copy instruction k (possibly modified in tmp[0..len)), moving its
@@ -93,13 +72,13 @@ static void emit_copy(struct emit *e, uint32_t k, const uint8_t *tmp, size_t len
 {
 	const struct insn *in = &e->t->insns[k];
 	uint64_t at = cur(e);
-	buf_put(&e->t->out, tmp, len);
+	buf_put(&e->tl->out, tmp, len);
 	uint64_t old_end = in->off + in->len, new_end = at + len;
 	if (in->rip_rel && !rela_at(e, in->off + in->disp_off) && e->final) {
 		int32_t disp = (int32_t)rd32(e->s->data + in->off + in->disp_off);
 		uint64_t target = old_end + (int64_t)disp;
-		uint64_t nt = layout_map(e->c, e->ti, target, MAP_PLACE);
-		wr32(e->t->out.p + at + in->disp_off - skip, (uint32_t)(int32_t)(nt - new_end));
+		uint64_t nt = addrmap_lookup(e->m, e->ti, target, MAP_PLACE);
+		wr32(e->tl->out.p + at + in->disp_off - skip, (uint32_t)(int32_t)(nt - new_end));
 	}
 	if (!e->s->rela || !e->final)
 		return;
@@ -120,7 +99,7 @@ static void emit_rel32_to_target(struct emit *e, uint32_t k, enum map_kind kind,
 {
 	const struct insn *in = &e->t->insns[k];
 	uint64_t field = cur(e);
-	buf_u32(&e->t->out, 0);
+	buf_u32(&e->tl->out, 0);
 	if (!e->final)
 		return;
 	uint64_t end = field + 4;
@@ -133,23 +112,23 @@ static void emit_rel32_to_target(struct emit *e, uint32_t k, enum map_kind kind,
 			 remap_addend(e, r, in->off + in->len, field, end, kind));
 		return;
 	}
-	uint64_t nt = layout_map(e->c, e->ti, in->target, kind);
-	wr32(e->t->out.p + field, (uint32_t)(int32_t)(nt - end));
+	uint64_t nt = addrmap_lookup(e->m, e->ti, in->target, kind);
+	wr32(e->tl->out.p + field, (uint32_t)(int32_t)(nt - end));
 }
 
 static void emit_call_rt(struct emit *e, int sym)
 {
-	buf_u8(&e->t->out, 0xe8);
+	buf_u8(&e->tl->out, 0xe8);
 	add_rela(e, cur(e), R_X86_64_PLT32, (uint32_t)sym, -4);
-	buf_u32(&e->t->out, 0);
+	buf_u32(&e->tl->out, 0);
 }
 
 static void emit_lea_r11_rec(struct emit *e, int sec, uint64_t off)
 {
 	static const uint8_t lea[] = {0x4c, 0x8d, 0x1d};
-	buf_put(&e->t->out, lea, sizeof(lea));
+	buf_put(&e->tl->out, lea, sizeof(lea));
 	add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)obj_section_symbol(e->c->o, sec), (int64_t)off - 4);
-	buf_u32(&e->t->out, 0);
+	buf_u32(&e->tl->out, 0);
 }
 
 static void emit_lea_r11_funcrec(struct emit *e, const struct func *f)
@@ -163,7 +142,7 @@ static const uint8_t LEA_RSP_P8[] = {0x48, 0x8d, 0x64, 0x24, 0x08};
 static const uint8_t LEA_RSP_M128[] = {0x48, 0x8d, 0x64, 0x24, 0x80};
 static const uint8_t LEA_RSP_P128[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};
 
-#define PUT(e, arr) buf_put(&(e)->t->out, (arr), sizeof(arr))
+#define PUT(e, arr) buf_put(&(e)->tl->out, (arr), sizeof(arr))
 
 /* push %r11; lea rec(%rip),%r11; call __profinst_enter; pop %r11 */
 static void emit_entry_stub(struct emit *e, const struct func *f)
@@ -180,25 +159,25 @@ static void emit_add_fs(struct emit *e, int sym, int64_t addend, uint32_t imm)
 {
 	static const uint8_t pfx[] = {0x64, 0x48};
 	PUT(e, pfx);
-	buf_u8(&e->t->out, imm < 128 ? 0x83 : 0x81);
-	buf_u8(&e->t->out, 0x04);
-	buf_u8(&e->t->out, 0x25);
+	buf_u8(&e->tl->out, imm < 128 ? 0x83 : 0x81);
+	buf_u8(&e->tl->out, 0x04);
+	buf_u8(&e->tl->out, 0x25);
 	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)sym, addend);
-	buf_u32(&e->t->out, 0);
+	buf_u32(&e->tl->out, 0);
 	if (imm < 128)
-		buf_u8(&e->t->out, (uint8_t)imm);
+		buf_u8(&e->tl->out, (uint8_t)imm);
 	else
-		buf_u32(&e->t->out, imm);
+		buf_u32(&e->tl->out, imm);
 }
 
 /* push $counter@tpoff: the TLS offset of the object's counter i
  * (format.h, pi_counters), sign-extended as TLS offsets are negative */
 static void emit_push_counter(struct emit *e, uint64_t i)
 {
-	buf_u8(&e->t->out, 0x68);
+	buf_u8(&e->tl->out, 0x68);
 	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)obj_section_symbol(e->c->o, e->c->counts_sec),
 		 (int64_t)(i * 8));
-	buf_u32(&e->t->out, 0);
+	buf_u32(&e->tl->out, 0);
 }
 
 static void emit_block_stub(struct emit *e, uint32_t b)
@@ -269,8 +248,8 @@ static void emit_tail_indirect(struct emit *e, uint32_t k, const struct func *f)
 	if (in->ind_reg) {
 		uint8_t r = in->ind_reg - 1;
 		if (r >= 8)
-			buf_u8(&e->t->out, 0x41);
-		buf_u8(&e->t->out, 0x50 + (r & 7));
+			buf_u8(&e->tl->out, 0x41);
+		buf_u8(&e->tl->out, 0x50 + (r & 7));
 	} else {
 		/* FF /4 (jmp) becomes FF /6 (push) over the same operand */
 		uint8_t tmp[16], kept[16];
@@ -289,10 +268,10 @@ static void emit_tail_indirect(struct emit *e, uint32_t k, const struct func *f)
 	/* pop %r11; [notrack] jmp *%r11: where the helper says, the target
 	 * or (out of instrumented code) the thunk that times it */
 	PUT(e, POP_R11);
-	e->t->pos[k] = (uint32_t)cur(e);
+	e->tl->pos[k] = (uint32_t)cur(e);
 	for (size_t i = 0; i < in->len && legacy_prefix(orig[i]); i++)
 		if (orig[i] == 0x3e) {
-			buf_u8(&e->t->out, 0x3e);
+			buf_u8(&e->tl->out, 0x3e);
 			break;
 		}
 	static const uint8_t jmp_r11[] = {0x41, 0xff, 0xe3};
@@ -315,7 +294,7 @@ static void cfa_row(struct emit *e, uint32_t off)
 {
 	if (!e->final)
 		return;
-	struct cfa_row *r = VEC_PUSH(e->t->cfa_rows, e->t->ncfa_rows, e->t->cfa_cap);
+	struct cfa_row *r = VEC_PUSH(e->tl->cfa_rows, e->tl->ncfa_rows, e->tl->cfa_cap);
 	r->pos = cur(e);
 	r->cfa_off = off;
 }
@@ -323,7 +302,7 @@ static void cfa_row(struct emit *e, uint32_t off)
 static void emit_ext_tail(struct emit *e, uint32_t k)
 {
 	const struct insn *in = &e->t->insns[k];
-	struct buf *o = &e->t->out;
+	struct buf *o = &e->tl->out;
 	static const uint8_t lea_down[] = {0x48, 0x8d, 0x64, 0x24, (uint8_t)-EXT_TAIL_BYTES};
 	static const uint8_t lea_up[] = {0x48, 0x8d, 0x64, 0x24, EXT_TAIL_BYTES};
 	PUT(e, lea_down);
@@ -340,7 +319,7 @@ static void emit_ext_tail(struct emit *e, uint32_t k)
 	const struct external *x = &e->c->exts[e->t->ext[k]];
 	emit_lea_r11_rec(e, x->rec_sec, x->rec_off);
 	emit_call_rt(e, e->c->sym_ext_enter);
-	e->t->pos[k] = (uint32_t)cur(e);
+	e->tl->pos[k] = (uint32_t)cur(e);
 	if (in->kind == INSN_JMP) {
 		buf_u8(o, 0xe8);
 		emit_rel32_to_target(e, k, MAP_PLACE, false);
@@ -364,7 +343,7 @@ static void emit_rep_pre(struct emit *e)
 	static const uint8_t mov[] = {0x64, 0x48, 0x89, 0x0c, 0x25};
 	PUT(e, mov);
 	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_REPSAVE);
-	buf_u32(&e->t->out, 0);
+	buf_u32(&e->tl->out, 0);
 }
 
 static void emit_rep_post(struct emit *e, const struct insn *in)
@@ -374,9 +353,9 @@ static void emit_rep_post(struct emit *e, const struct insn *in)
 			(model_rep_iter_cost(m, e->s->data + in->off, in->len) << STUB_REP_COST_SHIFT);
 	PUT(e, LEA_RSP_M128);
 	PUT(e, PUSH_R11);
-	buf_u8(&e->t->out, 0x41); /* mov $kind,%r11d */
-	buf_u8(&e->t->out, 0xbb);
-	buf_u32(&e->t->out, kind);
+	buf_u8(&e->tl->out, 0x41); /* mov $kind,%r11d */
+	buf_u8(&e->tl->out, 0xbb);
+	buf_u32(&e->tl->out, kind);
 	emit_call_rt(e, e->c->sym_rep);
 	PUT(e, POP_R11);
 	PUT(e, LEA_RSP_P128);
@@ -400,14 +379,14 @@ static void emit_branch_stub(struct emit *e, uint32_t k, const struct func *f)
 	PUT(e, LEA_RSP_M128);
 	PUT(e, PUSH_R11);
 	emit_push_counter(e, e->c->nblocks + e->t->block[k]); /* its block's mispredictions */
-	buf_u8(&e->t->out, 0x49); /* movabs $word,%r11 */
-	buf_u8(&e->t->out, 0xbb);
-	buf_u32(&e->t->out, (uint32_t)word);
-	buf_u32(&e->t->out, (uint32_t)(word >> 32));
-	buf_u8(&e->t->out, 0x41); /* setCC %r11b */
-	buf_u8(&e->t->out, 0x0f);
-	buf_u8(&e->t->out, (uint8_t)(0x90 | in->cc));
-	buf_u8(&e->t->out, 0xc3);
+	buf_u8(&e->tl->out, 0x49); /* movabs $word,%r11 */
+	buf_u8(&e->tl->out, 0xbb);
+	buf_u32(&e->tl->out, (uint32_t)word);
+	buf_u32(&e->tl->out, (uint32_t)(word >> 32));
+	buf_u8(&e->tl->out, 0x41); /* setCC %r11b */
+	buf_u8(&e->tl->out, 0x0f);
+	buf_u8(&e->tl->out, (uint8_t)(0x90 | in->cc));
+	buf_u8(&e->tl->out, 0xc3);
 	emit_call_rt(e, e->c->sym_branch);
 	PUT(e, LEA_RSP_P8);
 	PUT(e, POP_R11);
@@ -444,17 +423,17 @@ static void emit_load_stub(struct emit *e, uint32_t k)
 	uint8_t sib = (uint8_t)(ss << 6 | (x < 0 ? 4 : x & 7) << 3 | (b < 0 ? 5 : b & 7));
 	PUT(e, LEA_RSP_M128);
 	PUT(e, PUSH_R11);
-	buf_u8(&e->t->out, rex);
-	buf_u8(&e->t->out, 0x8d);
+	buf_u8(&e->tl->out, rex);
+	buf_u8(&e->tl->out, 0x8d);
 	/* with a base, mod 10 (disp32: %rbp and %r13 need one); without,
 	 * mod 00 and SIB base 101 is disp32 alone */
-	buf_u8(&e->t->out, (uint8_t)((b < 0 ? 0x00 : 0x80) | 3 << 3 | 4));
-	buf_u8(&e->t->out, sib);
+	buf_u8(&e->tl->out, (uint8_t)((b < 0 ? 0x00 : 0x80) | 3 << 3 | 4));
+	buf_u8(&e->tl->out, sib);
 	if (rel)
 		add_rela(e, cur(e), rel->type, rel->sym, rel->addend);
-	buf_u32(&e->t->out, (uint32_t)(int32_t)d.mem.disp);
-	buf_u8(&e->t->out, 0x68); /* push $word */
-	buf_u32(&e->t->out, e->t->chase[k]);
+	buf_u32(&e->tl->out, (uint32_t)(int32_t)d.mem.disp);
+	buf_u8(&e->tl->out, 0x68); /* push $word */
+	buf_u32(&e->tl->out, e->t->chase[k]);
 	emit_push_counter(e, 2 * (uint64_t)e->c->nblocks + e->t->block[k]); /* its block's waits */
 	emit_call_rt(e, e->c->sym_load);
 	static const uint8_t drop[] = {0x48, 0x8d, 0x64, 0x24, 0x10}; /* lea 16(%rsp),%rsp */
@@ -501,7 +480,7 @@ static void emit_icall(struct emit *e, uint32_t k)
 {
 	const struct insn *in = &e->t->insns[k];
 	const uint8_t *orig = e->s->data + in->off;
-	struct buf *o = &e->t->out;
+	struct buf *o = &e->tl->out;
 	size_t i = 0, nk = 0;
 	uint8_t tmp[32];
 	/* a segment override and an address size say where the operand is:
@@ -541,7 +520,7 @@ static void emit_icall(struct emit *e, uint32_t k)
 	buf_u8(o, 0x74);
 	buf_u8(o, 5);
 	emit_call_rt(e, e->c->sym_icall);
-	e->t->pos[k] = (uint32_t)cur(e);
+	e->tl->pos[k] = (uint32_t)cur(e);
 	if (icall_notrack(e, k))
 		buf_u8(o, 0x3e);
 	static const uint8_t call_r11[] = {0x41, 0xff, 0xd3};
@@ -555,7 +534,7 @@ static void emit_body(struct emit *e, uint32_t k, const struct func *f)
 	const uint8_t *orig = e->s->data + in->off;
 	switch (in->kind) {
 	case INSN_JMP:
-		buf_u8(&e->t->out, 0xe9);
+		buf_u8(&e->tl->out, 0xe9);
 		emit_rel32_to_target(e, k, branch_kind(e, k), false);
 		return;
 	case INSN_CALL:
@@ -565,29 +544,29 @@ static void emit_body(struct emit *e, uint32_t k, const struct func *f)
 			emit_copy(e, k, orig, in->len, 0, false);
 			return;
 		}
-		buf_u8(&e->t->out, 0xe8);
+		buf_u8(&e->tl->out, 0xe8);
 		emit_rel32_to_target(e, k, MAP_PLACE, false);
 		return;
 	case INSN_JCC:
 		if (f && (e->t->mark[k] & MARK_TAIL)) {
 			/* j!cc over: tail stub; jmp target */
-			buf_u8(&e->t->out, 0x0f);
-			buf_u8(&e->t->out, (uint8_t)(0x80 | (in->cc ^ 1)));
+			buf_u8(&e->tl->out, 0x0f);
+			buf_u8(&e->tl->out, (uint8_t)(0x80 | (in->cc ^ 1)));
 			uint64_t field = cur(e);
-			buf_u32(&e->t->out, 0);
+			buf_u32(&e->tl->out, 0);
 			emit_tail_direct(e, k, f);
-			buf_u8(&e->t->out, 0xe9);
+			buf_u8(&e->tl->out, 0xe9);
 			emit_rel32_to_target(e, k, MAP_PLACE, false);
-			wr32(e->t->out.p + field, (uint32_t)(cur(e) - field - 4));
+			wr32(e->tl->out.p + field, (uint32_t)(cur(e) - field - 4));
 			return;
 		}
-		buf_u8(&e->t->out, 0x0f);
-		buf_u8(&e->t->out, (uint8_t)(0x80 | in->cc));
+		buf_u8(&e->tl->out, 0x0f);
+		buf_u8(&e->tl->out, (uint8_t)(0x80 | in->cc));
 		emit_rel32_to_target(e, k, branch_kind(e, k), false);
 		return;
 	case INSN_LOOP: {
 		/* loop +2; jmp +5; jmp rel32 target */
-		buf_put(&e->t->out, orig, in->len - 1);
+		buf_put(&e->tl->out, orig, in->len - 1);
 		static const uint8_t seq[] = {0x02, 0xeb, 0x05, 0xe9};
 		PUT(e, seq);
 		emit_rel32_to_target(e, k, branch_kind(e, k), false);
@@ -613,22 +592,23 @@ static uint64_t call_len(const struct emit *e, uint32_t k)
 static void emit_insn(struct emit *e, uint32_t k)
 {
 	struct text *t = e->t;
+	struct text_layout *tl = e->tl;
 	const struct insn *in = &t->insns[k];
 	const struct func *f = t->fn[k] >= 0 && e->c->funcs[t->fn[k]].instrument
 				       ? &e->c->funcs[t->fn[k]] : NULL;
 	uint64_t start = cur(e);
 	bool done = false;
-	t->pre[k] = (uint32_t)start;
-	t->entry[k] = (uint32_t)start;
+	tl->pre[k] = (uint32_t)start;
+	tl->entry[k] = (uint32_t)start;
 	if (f && in->endbr && (t->mark[k] & (MARK_FSTART | MARK_LEADER))) {
 		/* endbr64 stays the first instruction of an indirect target */
-		t->pos[k] = (uint32_t)start;
-		buf_put(&t->out, e->s->data + in->off, in->len);
+		tl->pos[k] = (uint32_t)start;
+		buf_put(&tl->out, e->s->data + in->off, in->len);
 		done = true;
 	}
 	if (f && (t->mark[k] & MARK_FSTART))
 		emit_entry_stub(e, f);
-	t->lab[k] = (uint32_t)((f && (t->mark[k] & MARK_FSTART)) ? cur(e) : start);
+	tl->lab[k] = (uint32_t)((f && (t->mark[k] & MARK_FSTART)) ? cur(e) : start);
 	if (f && (t->mark[k] & MARK_RESYNC)) {
 		/* before the block stub: its cost belongs to the code resuming */
 		PUT(e, LEA_RSP_M128);
@@ -679,7 +659,7 @@ static void emit_insn(struct emit *e, uint32_t k)
 		emit_call_rt(e, e->c->sym_ext_enter);
 	}
 	if (!done) {
-		t->pos[k] = (uint32_t)cur(e);
+		tl->pos[k] = (uint32_t)cur(e);
 		if (f && wraps_icall(e, k))
 			emit_icall(e, k);
 		else
@@ -697,16 +677,17 @@ static void emit_insn(struct emit *e, uint32_t k)
 		emit_rep_post(e, in);
 }
 
-static void emit_verbatim(struct emit *e, struct vrange *v)
+static void emit_verbatim(struct emit *e, const struct vrange *v)
 {
-	v->nstart = cur(e);
-	buf_put(&e->t->out, e->s->data + v->start, v->end - v->start);
+	uint64_t nstart = cur(e);
+	e->tl->vr_start[v - e->t->vr] = nstart;
+	buf_put(&e->tl->out, e->s->data + v->start, v->end - v->start);
 	if (!e->s->rela || !e->final)
 		return;
 	const struct section *rs = &e->c->o->secs[e->s->rela];
 	for (size_t i = rela_lower_bound(rs, v->start); i < rs->nrelas && rs->relas[i].off < v->end; i++) {
 		const struct rela *r = &rs->relas[i];
-		uint64_t nf = v->nstart + (r->off - v->start);
+		uint64_t nf = nstart + (r->off - v->start);
 		/* A PC-relative field: in a function kept as it was, assume it
 		 * ends its instruction; between functions it is data, relative to
 		 * its table's base (as in a data section). */
@@ -729,7 +710,7 @@ static void align_region(struct emit *e, uint64_t off)
 	if (a > 4096)
 		a = 4096;
 	while (cur(e) % a)
-		buf_u8(&e->t->out, 0x90);
+		buf_u8(&e->tl->out, 0x90);
 }
 
 /* A range copied as it was keeps its offset modulo the section's
@@ -741,13 +722,14 @@ static void align_congruent(struct emit *e, uint64_t off)
 	if (a > 4096)
 		a = 4096;
 	while (cur(e) % a != off % a)
-		buf_u8(&e->t->out, 0x90);
+		buf_u8(&e->tl->out, 0x90);
 }
 
 static void emit_text(struct emit *e)
 {
 	struct text *t = e->t;
-	t->out.len = 0;
+	struct text_layout *tl = e->tl;
+	tl->out.len = 0;
 	size_t v = 0;
 	uint64_t size = e->s->size;
 	uint32_t k = 0;
@@ -765,15 +747,15 @@ static void emit_text(struct emit *e)
 			v++;
 		} else {
 			/* cannot happen: regions tile the section */
-			buf_u8(&t->out, e->s->data[off]);
+			buf_u8(&tl->out, e->s->data[off]);
 			off++;
 		}
 	}
-	t->nsize = t->out.len;
+	tl->nsize = tl->out.len;
 }
 
 /* New value of every symbol, from the first pass's positions. */
-static uint64_t *new_symbol_values(struct code *c)
+static uint64_t *new_symbol_values(struct code *c, const struct addrmap *m)
 {
 	struct object *o = c->o;
 	uint64_t *nv = xcalloc(o->nsyms + 1, sizeof(*nv));
@@ -784,12 +766,12 @@ static uint64_t *new_symbol_values(struct code *c)
 			continue;
 		if (ELF64_ST_TYPE(s->info) == STT_SECTION)
 			continue;
-		nv[i] = layout_map(c, text_index(c, (int)(s->shndx)), s->value, MAP_PLACE);
+		nv[i] = addrmap_lookup(m, text_index(c, (int)(s->shndx)), s->value, MAP_PLACE);
 	}
 	return nv;
 }
 
-static void update_symbols(struct code *c, const uint64_t *nv)
+static void update_symbols(struct code *c, const struct addrmap *m, const uint64_t *nv)
 {
 	struct object *o = c->o;
 	for (size_t i = 0; i < o->nsyms; i++) {
@@ -799,7 +781,7 @@ static void update_symbols(struct code *c, const uint64_t *nv)
 			continue;
 		int ti = text_index(c, (int)(s->shndx));
 		if (s->size) {
-			uint64_t end = layout_map(c, ti, s->value + s->size, MAP_PLACE);
+			uint64_t end = addrmap_lookup(m, ti, s->value + s->size, MAP_PLACE);
 			s->size = end - nv[i];
 		}
 		s->value = nv[i];
@@ -807,7 +789,7 @@ static void update_symbols(struct code *c, const uint64_t *nv)
 }
 
 /* Relocations in sections other than code that name code. */
-static void remap_data_relocs(struct code *c, const uint64_t *nv)
+static void remap_data_relocs(struct code *c, const struct addrmap *m, const uint64_t *nv)
 {
 	struct object *o = c->o;
 	for (size_t si = 1; si < o->nsecs; si++) {
@@ -820,9 +802,9 @@ static void remap_data_relocs(struct code *c, const uint64_t *nv)
 			struct rela *r = &rs->relas[i];
 			int tsec;
 			uint64_t toff;
-			if (!rel_target(c, (int)rs->info, r, 0, &tsec, &toff) || text_index(c, (int)(tsec)) < 0)
+			if (!code_rel_target(c, (int)rs->info, r, 0, &tsec, &toff) || text_index(c, (int)(tsec)) < 0)
 				continue;
-			uint64_t nt = layout_map(c, text_index(c, (int)(tsec)), toff, MAP_PLACE);
+			uint64_t nt = addrmap_lookup(m, text_index(c, (int)(tsec)), toff, MAP_PLACE);
 			uint64_t a = nt - nv[r->sym];
 			if (rel_is_pcrel(r->type))
 				a += r->off - data_pcrel_base(c, (int)rs->info, r->off);
@@ -831,15 +813,18 @@ static void remap_data_relocs(struct code *c, const uint64_t *nv)
 	}
 }
 
-int layout_object(struct code *c)
+void layout_object(struct code *c, struct layout *l)
 {
 	struct object *o = c->o;
+	struct addrmap *m = &l->map;
+	addrmap_init(m, c);
 	struct emit *es = xcalloc((size_t)c->ntexts + 1, sizeof(*es));
 	for (int ti = 0; ti < c->ntexts; ti++) {
-		es[ti] = (struct emit){.c = c, .ti = ti, .t = &c->texts[ti], .s = &o->secs[c->texts[ti].sec]};
+		es[ti] = (struct emit){.c = c, .m = m, .ti = ti, .t = &c->texts[ti], .tl = &m->texts[ti],
+				       .s = &o->secs[c->texts[ti].sec]};
 		emit_text(&es[ti]);
 	}
-	uint64_t *nv = new_symbol_values(c);
+	uint64_t *nv = new_symbol_values(c, m);
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		es[ti].final = true;
 		es[ti].newval = nv;
@@ -850,25 +835,29 @@ int layout_object(struct code *c)
 		struct site *s = &c->sites[i];
 		struct text *t = &c->texts[s->ts];
 		uint32_t k = t->at[s->orig_off];
-		uint64_t ret = t->pos[k] + call_len(&es[s->ts], k);
+		uint64_t ret = m->texts[s->ts].pos[k] + call_len(&es[s->ts], k);
 		const struct func *f = &c->funcs[s->fn];
-		s->ret_off = (uint32_t)(ret - layout_map(c, s->ts, f->pieces[s->piece].start, MAP_PLACE));
+		m->ret_off[i] = (uint32_t)(ret - addrmap_lookup(m, s->ts, f->pieces[s->piece].start, MAP_PLACE));
 	}
-	for (size_t fi = 0; fi < c->nfuncs; fi++)
-		for (int p = 0; p < c->funcs[fi].npieces; p++) {
-			struct piece *pc = &c->funcs[fi].pieces[p];
-			pc->nstart = layout_map(c, pc->ts, pc->start, MAP_PLACE);
-			pc->nend = layout_map(c, pc->ts, pc->end, MAP_PLACE);
-		}
-	int rc = ehframe_rewrite(c);
-	remap_data_relocs(c, nv);
+	l->es = es;
+	l->newval = nv;
+}
+
+void layout_finish(struct code *c, struct layout *l)
+{
+	struct object *o = c->o;
+	struct emit *es = l->es;
+	uint64_t *nv = l->newval;
+	const struct addrmap *m = &l->map;
+	remap_data_relocs(c, m, nv);
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		struct text *t = &c->texts[ti];
+		const struct text_layout *tl = &m->texts[ti];
 		struct section *s = &o->secs[t->sec];
 		free(s->data);
-		s->data = xmalloc(t->out.len);
-		memcpy(s->data, t->out.p, t->out.len);
-		s->size = t->out.len;
+		s->data = xmalloc(tl->out.len);
+		memcpy(s->data, tl->out.p, tl->out.len);
+		s->size = tl->out.len;
 		if (s->rela || es[ti].nrelas) {
 			int ri = obj_rela_section(o, t->sec); /* may move o->secs */
 			struct section *rs = &o->secs[ri];
@@ -880,8 +869,9 @@ int layout_object(struct code *c)
 		}
 		free(es[ti].relas);
 	}
-	update_symbols(c, nv);
+	update_symbols(c, m, nv);
 	free(nv);
 	free(es);
-	return rc;
+	l->es = NULL;
+	l->newval = NULL;
 }

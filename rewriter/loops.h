@@ -7,7 +7,7 @@
  * anywhere else runs between unrelated work, which the core overlaps with
  * its chains.  The timing model costs the first kind as repeated, the
  * second in flow (model.h); a loop of several blocks as one body, each
- * block getting its share of a pass (cfg.c), so that chains that run
+ * block getting its share of a pass (cost.c), so that chains that run
  * through several blocks bind, and chains of different blocks that run
  * side by side are not added up.
  */

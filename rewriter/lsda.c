@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cursor.h"
-#include "layout.h"
+#include "addrmap.h"
 
 #define PE_OMIT 0xff
 #define PE_ULEB 0x01
@@ -112,8 +112,8 @@ static size_t uleb_len(uint64_t v)
 	return n;
 }
 
-bool lsda_rewrite(struct code *c, int sec, uint64_t off, int ti, uint64_t fstart, uint64_t nfstart,
-		  uint64_t *noff)
+bool lsda_rewrite(struct code *c, const struct addrmap *m, int sec, uint64_t off, int ti, uint64_t fstart,
+		  uint64_t nfstart, uint64_t *noff)
 {
 	struct section *s = &c->o->secs[sec];
 	struct lsda l;
@@ -131,9 +131,9 @@ bool lsda_rewrite(struct code *c, int sec, uint64_t off, int ti, uint64_t fstart
 		uint64_t len = cs_value(&cu, l.cs_enc);
 		uint64_t lp = cs_value(&cu, l.cs_enc);
 		uint64_t act = cur_uleb(&cu);
-		uint64_t ns = layout_map(c, ti, fstart + start, MAP_PLACE);
-		uint64_t ne = layout_map(c, ti, fstart + start + len, MAP_PLACE);
-		uint64_t v[3] = {ns - nfstart, ne - ns, lp ? layout_map(c, ti, fstart + lp, MAP_PLACE) - nfstart : 0};
+		uint64_t ns = addrmap_lookup(m, ti, fstart + start, MAP_PLACE);
+		uint64_t ne = addrmap_lookup(m, ti, fstart + start + len, MAP_PLACE);
+		uint64_t v[3] = {ns - nfstart, ne - ns, lp ? addrmap_lookup(m, ti, fstart + lp, MAP_PLACE) - nfstart : 0};
 		for (int i = 0; i < 3; i++) {
 			if (enc == PE_ULEB)
 				buf_uleb(&cs, v[i]);

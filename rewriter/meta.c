@@ -86,7 +86,7 @@ void meta_prepare(struct code *c)
 	free(sec_of_group);
 }
 
-static void fill_funcrecs(struct code *c)
+static void fill_funcrecs(struct code *c, const struct addrmap *m)
 {
 	struct object *o = c->o;
 	for (size_t fi = 0; fi < c->nfuncs; fi++) {
@@ -101,9 +101,11 @@ static void fill_funcrecs(struct code *c)
 		for (int p = 0; p < f->npieces; p++) {
 			const struct piece *pc = &f->pieces[p];
 			int tsec = c->texts[pc->ts].sec;
+			uint64_t nstart = addrmap_lookup(m, pc->ts, pc->start, MAP_PLACE);
+			uint64_t nend = addrmap_lookup(m, pc->ts, pc->end, MAP_PLACE);
 			obj_add_rela(o, f->rec_sec, f->rec_off + offsetof(struct pi_funcrec, addr) + 8 * (size_t)p,
-				     R_X86_64_64, (uint32_t)obj_section_symbol(o, tsec), (int64_t)pc->nstart);
-			wr32(r + offsetof(struct pi_funcrec, size) + 4 * (size_t)p, (uint32_t)(pc->nend - pc->nstart));
+				     R_X86_64_64, (uint32_t)obj_section_symbol(o, tsec), (int64_t)nstart);
+			wr32(r + offsetof(struct pi_funcrec, size) + 4 * (size_t)p, (uint32_t)(nend - nstart));
 		}
 	}
 	for (size_t i = 0; i < c->nexts; i++) {
@@ -119,7 +121,7 @@ static void fill_funcrecs(struct code *c)
 	}
 }
 
-static void build_map(struct code *c, struct buf *b)
+static void build_map(struct code *c, const struct addrmap *m, struct buf *b)
 {
 	struct object *o = c->o;
 	struct strtab st;
@@ -192,7 +194,7 @@ static void build_map(struct code *c, struct buf *b)
 		struct pi_map_site ms = {
 			.func = s->fn,
 			.piece = s->piece,
-			.ret_off = s->ret_off,
+			.ret_off = m->ret_off[si],
 			.section = strtab_add(&st, o->secs[c->texts[s->ts].sec].name),
 			.offset = (uint32_t)s->orig_off,
 			.block = s->block,
@@ -271,10 +273,10 @@ static void build_map(struct code *c, struct buf *b)
 	strtab_free(&st);
 }
 
-void meta_finish(struct code *c)
+void meta_finish(struct code *c, const struct addrmap *map)
 {
 	struct object *o = c->o;
-	fill_funcrecs(c);
+	fill_funcrecs(c, map);
 	struct section *d = &o->secs[c->desc_sec];
 	wr64(d->data + offsetof(struct pi_objdesc, magic), PI_OBJDESC_MAGIC);
 	wr32(d->data + offsetof(struct pi_objdesc, nblocks), (uint32_t)c->nblocks);
@@ -309,7 +311,7 @@ void meta_finish(struct code *c)
 	obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, counts_tpoff), R_X86_64_TPOFF32,
 		     (uint32_t)o->secs[c->counts_sec].secsym, 0);
 	struct buf m = {0};
-	build_map(c, &m);
+	build_map(c, map, &m);
 	struct section *ms = &o->secs[c->map_sec];
 	free(ms->data);
 	ms->data = m.p;

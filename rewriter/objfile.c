@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "reloc.h"
 #include "util.h"
 
 static void elf_init_once(void)
@@ -26,25 +27,6 @@ static int bad(const char *name, const char *why)
 {
 	pi_error("%s: %s", name, why);
 	return -1;
-}
-
-int rel_size(uint32_t t)
-{
-	switch (t) {
-	case R_X86_64_64: case R_X86_64_PC64: case R_X86_64_DTPOFF64:
-	case R_X86_64_TPOFF64: case R_X86_64_GOTOFF64: case R_X86_64_GOTPC64:
-	case R_X86_64_SIZE64: case R_X86_64_GOT64: case R_X86_64_GOTPCREL64:
-	case R_X86_64_GOTPLT64: case R_X86_64_PLTOFF64:
-		return 8;
-	case R_X86_64_16: case R_X86_64_PC16:
-		return 2;
-	case R_X86_64_8: case R_X86_64_PC8:
-		return 1;
-	case R_X86_64_TLSDESC_CALL: case R_X86_64_NONE:
-		return 0;
-	default:
-		return 4;
-	}
 }
 
 static int read_symtab(struct object *o, Elf *e, Elf_Scn *scn, GElf_Shdr *sh)

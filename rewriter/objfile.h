@@ -99,7 +99,5 @@ int obj_drop_lto(struct object *o);
  * own that says so. */
 bool obj_is_instrumented(const struct object *o, const char **what);
 
-/* The bytes a relocation of this type patches (0: none). */
-int rel_size(uint32_t type);
 
 #endif

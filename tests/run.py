@@ -1080,6 +1080,8 @@ def collect(ctx, args):
     tests += cpaths.tests(ctx, Fail, sh, must, directives)
     import maps
     tests += maps.tests(ctx, Fail, sh, must, profile_json)
+    import house
+    tests += house.tests(ctx, Fail, sh, must)
     tests += consistency.tests(ctx, Fail, sh, must, profile_json)
     tests += badinput.tests(ctx, Fail, sh)
     import inline

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "cfg.h"
+#include "instrument.h"
 #include "loops.h"
 #include "stub_abi.h"
 #include "unit_obj.h"

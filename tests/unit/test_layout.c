@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "cfg.h"
-#include "layout.h"
-#include "meta.h"
+#include "addrmap.h"
+#include "instrument.h"
 #include "unit_obj.h"
 
 static int failures;
@@ -136,22 +136,22 @@ static size_t read_lsda(const uint8_t *p, struct call_site **out)
 
 /* The instructions of text t in [from, to) of the original: each one's
  * new place in [nfrom, nto)? */
-static void check_insns_inside(const char *what, const struct text *t, uint64_t from, uint64_t to,
-			       uint64_t nfrom, uint64_t nto)
+static void check_insns_inside(const char *what, const struct text *t, const struct text_layout *tl,
+			       uint64_t from, uint64_t to, uint64_t nfrom, uint64_t nto)
 {
 	for (uint64_t off = from; off < to && off < t->size; off++) {
 		uint32_t k = t->at[off];
 		if (k == NO_INSN)
 			continue;
-		if (t->pos[k] < nfrom || t->pos[k] >= nto)
+		if (tl->pos[k] < nfrom || tl->pos[k] >= nto)
 			FAIL("%s: the instruction at %#llx is now at %#llx, outside [%#llx, %#llx)", what,
-			     (unsigned long long)off, (unsigned long long)t->pos[k], (unsigned long long)nfrom,
+			     (unsigned long long)off, (unsigned long long)tl->pos[k], (unsigned long long)nfrom,
 			     (unsigned long long)nto);
 	}
 }
 
 /* The LSDA of old against new's: how many call sites were checked. */
-static size_t check_lsda(const char *src, const struct text *t, const struct object *out,
+static size_t check_lsda(const char *src, const struct text *t, const struct text_layout *tl, const struct object *out,
 		       const struct fde *old, const struct fde *new)
 {
 	int ls = sec_by_name(out, old->lsec), nls = sec_by_name(out, new->lsec);
@@ -173,17 +173,17 @@ static size_t check_lsda(const char *src, const struct text *t, const struct obj
 		if (a[i].action != b[i].action)
 			FAIL("%s: action %llu, then %llu", what, (unsigned long long)a[i].action,
 			     (unsigned long long)b[i].action);
-		check_insns_inside(what, t, old->off + a[i].start, old->off + a[i].start + a[i].len,
+		check_insns_inside(what, t, tl, old->off + a[i].start, old->off + a[i].start + a[i].len,
 				   new->off + b[i].start, new->off + b[i].start + b[i].len);
 		if (!a[i].lp != !b[i].lp) {
 			FAIL("%s: landing pad %#llx, then %#llx", what, (unsigned long long)a[i].lp,
 			     (unsigned long long)b[i].lp);
 		} else if (a[i].lp) {
 			uint32_t k = t->at[old->off + a[i].lp];
-			if (k == NO_INSN || !(t->mark[k] & MARK_LEADER) || t->pre[k] != new->off + b[i].lp)
+			if (k == NO_INSN || !(t->mark[k] & MARK_LEADER) || tl->pre[k] != new->off + b[i].lp)
 				FAIL("%s: landing pad now at +%#llx, its code begins at %#llx", what,
 				     (unsigned long long)b[i].lp,
-				     (unsigned long long)(k == NO_INSN ? 0 : t->pre[k] - new->off));
+				     (unsigned long long)(k == NO_INSN ? 0 : tl->pre[k] - new->off));
 		}
 	}
 	free(a);
@@ -192,7 +192,7 @@ static size_t check_lsda(const char *src, const struct text *t, const struct obj
 }
 
 /* Each FDE of the input against the output's, and their LSDAs. */
-static void check_unwind(const char *src, const struct code *c, const struct fde *in, size_t nin,
+static void check_unwind(const char *src, const struct code *c, const struct addrmap *m, const struct fde *in, size_t nin,
 			 const struct object *out)
 {
 	struct fde *nv;
@@ -208,8 +208,9 @@ static void check_unwind(const char *src, const struct code *c, const struct fde
 			continue;
 		}
 		const struct text *t = &c->texts[ti];
-		uint64_t ns = layout_map(c, ti, f->off, MAP_PLACE);
-		uint64_t ne = layout_map(c, ti, f->off + f->size, MAP_PLACE);
+		const struct text_layout *tl = &m->texts[ti];
+		uint64_t ns = addrmap_lookup(m, ti, f->off, MAP_PLACE);
+		uint64_t ne = addrmap_lookup(m, ti, f->off + f->size, MAP_PLACE);
 		/* where it starts a piece of an instrumented function, the
 		 * piece's new extent, its entry stub included */
 		uint32_t k = t->at[f->off];
@@ -219,11 +220,10 @@ static void check_unwind(const char *src, const struct code *c, const struct fde
 				const struct piece *pc = &fn->pieces[p];
 				if (pc->ts != ti || pc->start != f->off)
 					continue;
-				if (ns != pc->nstart || ne != pc->nend || pc->end != f->off + f->size)
-					FAIL("%s: %s piece %d: [%#llx, %#llx) maps to [%#llx, %#llx), laid out at "
-					     "[%#llx, %#llx)", src, fn->name, p, (unsigned long long)pc->start,
-					     (unsigned long long)pc->end, (unsigned long long)ns, (unsigned long long)ne,
-					     (unsigned long long)pc->nstart, (unsigned long long)pc->nend);
+				if (pc->end != f->off + f->size)
+					FAIL("%s: %s piece %d: [%#llx, %#llx), its FDE [%#llx, %#llx)", src, fn->name,
+					     p, (unsigned long long)pc->start, (unsigned long long)pc->end,
+					     (unsigned long long)f->off, (unsigned long long)(f->off + f->size));
 			}
 		}
 		const struct fde *g = NULL;
@@ -238,12 +238,12 @@ static void check_unwind(const char *src, const struct code *c, const struct fde
 		if (g->size != ne - ns)
 			FAIL("%s: FDE at %s+%#llx: size %#llx, want %#llx", src, f->sec, (unsigned long long)ns,
 			     (unsigned long long)g->size, (unsigned long long)(ne - ns));
-		check_insns_inside(src, t, f->off, f->off + f->size, g->off, g->off + g->size);
+		check_insns_inside(src, t, tl, f->off, f->off + f->size, g->off, g->off + g->size);
 		if ((f->lsda < 0) != (g->lsda < 0))
 			FAIL("%s: FDE at %s+%#llx: an LSDA %s", src, f->sec, (unsigned long long)ns,
 			     f->lsda < 0 ? "added" : "lost");
 		else if (f->lsda >= 0)
-			sites += check_lsda(src, t, out, f, g);
+			sites += check_lsda(src, t, tl, out, f, g);
 	}
 	if (!sites && strstr(src, ".cc"))
 		FAIL("%s: no call site of an LSDA to check", src);
@@ -273,12 +273,12 @@ static void check_file(const char *src)
 	if (code_analyse(&c, &o, &ro)) {
 		failures++;
 	} else {
-		meta_prepare(&c);
-		if (layout_object(&c) || (meta_finish(&c), obj_write_image(&o, &img)) ||
-		    obj_read(&out, src, img.p, img.len))
+		struct addrmap map;
+		if (code_rewrite(&c, &map) || obj_write_image(&o, &img) || obj_read(&out, src, img.p, img.len))
 			FAIL("%s: the rewrite failed", src);
 		else
-			check_unwind(src, &c, in, nin, &out);
+			check_unwind(src, &c, &map, in, nin, &out);
+		addrmap_free(&map);
 	}
 	code_free(&c);
 	for (size_t i = 0; i < nin; i++) {

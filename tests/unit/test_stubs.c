@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "cfg.h"
-#include "layout.h"
-#include "meta.h"
+#include "addrmap.h"
+#include "instrument.h"
 #include "stub_abi.h"
 #include "unit_obj.h"
 
@@ -264,14 +264,14 @@ int main(int argc, char **argv)
 	if (code_analyse(&c, &o, &ro)) {
 		failures++;
 	} else {
-		meta_prepare(&c);
-		if (layout_object(&c)) {
+		struct addrmap map;
+		if (code_rewrite(&c, &map)) {
 			failures++;
 		} else {
-			meta_finish(&c);
 			for (int ti = 0; ti < c.ntexts; ti++)
 				list_text(&c, &c.texts[ti], &l);
 		}
+		addrmap_free(&map);
 	}
 	if (list)
 		for (size_t i = 0; i < l.n; i++)
