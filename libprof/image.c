@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "image.h"
 
+#include "buildid.h"
 #include "fail.h"
 
 #include <elf.h>
@@ -25,27 +26,6 @@ static int read_at(int fd, uint64_t size, uint64_t off, void *buf, uint64_t n)
 			return -1;
 		}
 		done += (uint64_t)r;
-	}
-	return 0;
-}
-
-/* The GNU build id in the notes of sh (n bytes of notes), into id: its size, or 0. */
-static uint32_t note_build_id(const uint8_t *notes, uint64_t n, uint8_t *id, uint32_t cap)
-{
-	uint64_t off = 0;
-	while (n - off >= sizeof(Elf64_Nhdr)) {
-		Elf64_Nhdr h;
-		memcpy(&h, notes + off, sizeof(h));
-		uint64_t name = off + sizeof(h), desc = name + (((uint64_t)h.n_namesz + 3) & ~3ull);
-		uint64_t next = desc + (((uint64_t)h.n_descsz + 3) & ~3ull);
-		if (next > n)
-			return 0;
-		if (h.n_type == NT_GNU_BUILD_ID && h.n_namesz == 4 && !memcmp(notes + name, "GNU", 4) &&
-		    h.n_descsz && h.n_descsz <= cap) {
-			memcpy(id, notes + desc, h.n_descsz);
-			return h.n_descsz;
-		}
-		off = next;
 	}
 	return 0;
 }
@@ -116,7 +96,7 @@ int image_read_maps(const char *path, const struct pi_prof_image *im, uint8_t **
 			free(notes);
 			notes = malloc(s.sh_size ? s.sh_size : 1);
 			if (notes && !read_at(fd, fsize, s.sh_offset, notes, s.sh_size))
-				idn = note_build_id(notes, s.sh_size, id, sizeof(id));
+				idn = pi_note_build_id(notes, s.sh_size, id, sizeof(id));
 		}
 	}
 	char want[129], got[129];

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "buildid.h"
 #include "rt.h"
 #include "safefile.h"
 #include "writer.h"
@@ -200,23 +201,10 @@ static uint32_t own_build_id(uint8_t *out, uint32_t cap)
 			break;
 		}
 	for (int i = 0; i < eh->e_phnum; i++) {
-		if (ph[i].p_type != PT_NOTE)
-			continue;
-		const char *p = (const char *)(bias + ph[i].p_vaddr), *end = p + ph[i].p_memsz;
-		while (end - p >= (long)sizeof(Elf64_Nhdr)) {
-			const Elf64_Nhdr *n = (const Elf64_Nhdr *)p;
-			const char *name = p + sizeof(*n);
-			const uint8_t *desc = (const uint8_t *)name + ((n->n_namesz + 3) & ~3u);
-			const char *next = (const char *)desc + ((n->n_descsz + 3) & ~3u);
-			if (next > end)
-				break;
-			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && !memcmp(name, "GNU", 4) &&
-			    n->n_descsz && n->n_descsz <= cap) {
-				memcpy(out, desc, n->n_descsz);
-				return n->n_descsz;
-			}
-			p = next;
-		}
+		uint32_t got = ph[i].p_type != PT_NOTE ? 0
+			       : pi_note_build_id((const uint8_t *)(bias + ph[i].p_vaddr), ph[i].p_memsz, out, cap);
+		if (got)
+			return got;
 	}
 	return 0;
 }
@@ -225,8 +213,7 @@ static int maps_in_profile(void)
 {
 	static int in = -1;
 	if (in < 0) {
-		const char *v = getauxval(AT_SECURE) ? NULL : getenv("PROFINST_SELF_CONTAINED");
-		in = (v && v[0] == '1' && !v[1]) || !__start_profinst_map;
+		in = rt_env_on("PROFINST_SELF_CONTAINED") || !__start_profinst_map;
 	}
 	return in;
 }

@@ -387,6 +387,9 @@ void rt_profile_reset(void);          /* a forked child may write again */
  * deeper than its parent's image), read again in a fork's child. */
 void rt_lineage_init(int forked);
 void rt_process_init(void);
+/* Whether the switch name is set to 1 in the environment (a setuid or
+ * setgid program's environment switches nothing on). */
+bool rt_env_on(const char *name);
 int rt_in_profiled_process(void);
 void rt_reset_for_child(struct pi_tls *t);
 struct pi_tls *rt_tls_of(const struct rt_thread *th); /* another thread's block */

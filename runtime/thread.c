@@ -54,17 +54,20 @@ static void no_memory(struct pi_tls *t)
 	rt_syscall6(SYS_write, 2, (long)msg, sizeof(msg) - 1, 0, 0, 0);
 }
 
+bool rt_env_on(const char *name)
+{
+	const char *v = getauxval(AT_SECURE) ? NULL : getenv(name);
+	return v && v[0] == '1' && !v[1];
+}
+
 /* PROFINST_C_PATHS=1: every helper takes its C path (RT_C_PATHS), so that
  * a test can compare the two (tests/lib/cpaths.py).  Read at the first
- * thread's start, which may come before the runtime's constructor; a
- * setuid program's environment chooses nothing. */
+ * thread's start, which may come before the runtime's constructor. */
 static bool c_paths_wanted(void)
 {
 	static int wanted = -1;
-	if (wanted < 0) {
-		const char *v = getauxval(AT_SECURE) ? NULL : getenv("PROFINST_C_PATHS");
-		wanted = v && v[0] == '1' && !v[1];
-	}
+	if (wanted < 0)
+		wanted = rt_env_on("PROFINST_C_PATHS");
 	return wanted;
 }
 
