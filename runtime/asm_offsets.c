@@ -37,7 +37,7 @@ void asm_offsets(void)
 	OFFSET(TLS_PFSEEN, struct pi_tls, pf_seen);
 	OFFSET(TLS_CBTSC, struct pi_tls, cb_tsc);
 	OFFSET(TLS_EXTLAST, struct pi_tls, ext_last);
-	OFFSET(TLS_SPARE, struct pi_tls, unused);
+	OFFSET(TLS_CBHINT, struct pi_tls, cb_hint);
 	OFFSET(TLS_DCWAIT, struct pi_tls, dc_wait);
 	OFFSET(TLS_CLOCKPART, struct pi_tls, clock_part);
 	OFFSET(TLS_SKIPPED, struct pi_tls, skipped);

@@ -133,8 +133,13 @@ struct pi_tls {
 	const struct rt_node *ext_last; /* the node of the external call that
 				closed last (a mispredicted jump on its result
 				is its time: branch.c) */
-	uint64_t unused[1];  /* keep dc_wait and the clock's parts where the
-				stubs the rewriter emits find them (stub_abi.h) */
+	uint64_t cb_hint;    /* nonzero while a measured external runs (its
+				clock set going, not yet paused or closed):
+				an entry then is a callback, and the entry
+				helper pauses the external's clock first of
+				all, before its own work (stubs.S).  A hint:
+				a stale one costs an rdtsc, a missing one a
+				later pause; never a wrong count */
 	uint64_t *dc_wait;   /* the counter of memory waits (format.h,
 				pi_counters) of the block whose load dc_ready
 				waits for last (dcache.c) */
@@ -416,6 +421,17 @@ static inline uint64_t rt_rdtsc(void)
 	uint32_t lo, hi;
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 	return (uint64_t)hi << 32 | lo;
+}
+/* A measured external's clock starts, or runs again after a callback:
+ * last thing, fenced on both sides, so that neither the runtime's own
+ * work nor the external's falls on the wrong side of it (stubs.S does
+ * the same); and an entry from here on is a callback (pi_tls.cb_hint). */
+static inline void rt_ext_clock_run(struct pi_tls *t, struct rt_frame *f)
+{
+	uint32_t lo, hi;
+	t->cb_hint = 1;
+	__asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi)::"memory");
+	f->ext_start = (uint64_t)hi << 32 | lo;
 }
 /* Measure the ratio, and give the externals of one name one record. */
 void rt_externals_init(void);

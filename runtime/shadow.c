@@ -165,8 +165,8 @@ uint64_t rt_close_top(struct rt_thread *th, uint64_t now)
 	if (th->depth) {
 		struct rt_frame *up = &th->stack[th->depth - 1];
 		up->child += dur;
-		if (up->ext)
-			up->ext_start = rt_rdtsc(); /* a callback returned: its clock runs again */
+		if (up->ext) /* a callback returned: its clock runs again */
+			rt_ext_clock_run(&__profinst_tls, up);
 	}
 	return charged;
 }
@@ -322,7 +322,7 @@ void pi_rt_exit(uint64_t sp)
 	/* a callback returns: the external's clock runs again, as late as
 	 * can be */
 	if (th->depth && th->stack[th->depth - 1].ext)
-		th->stack[th->depth - 1].ext_start = rt_rdtsc();
+		rt_ext_clock_run(t, &th->stack[th->depth - 1]);
 	rt_leave(t);
 }
 

@@ -330,6 +330,9 @@
  */
 ENTRY __profinst_enter
 	.cfi_startproc
+	cmpq $0, TLS(TLS_CBHINT)
+	jne .Lenter_hint                  /* perhaps a callback from external code */
+.Lenter_body:
 	CFI_PUSH %rax
 	CFI_PUSH %rcx
 	CFI_PUSH %rdx
@@ -396,12 +399,15 @@ ENTRY __profinst_enter
 	CFI_POP %rax
 	ret
 .Lenter_cb:
-	/* A callback: the external's clock pauses here, as early as can be;
-	 * the C path takes the time from cb_tsc (rt_push), less what the
-	 * stubs cost between the resumption after the callback before and
-	 * this point (rt_cb_overhead_ticks, measured by
-	 * pi_rt_probe_callback). */
+	/* A callback: the external's clock paused at .Lenter_hint (cb_tsc
+	 * later than where it last ran), else it pauses here; the C path
+	 * takes the time from cb_tsc (rt_push), less what the stubs cost
+	 * between the resumption after the callback before and the pause
+	 * (rt_cb_overhead_ticks, measured by pi_rt_probe_callback). */
 	.cfi_adjust_cfa_offset 48
+	mov TLS(TLS_CBTSC), %rdx
+	cmp FR_EXT_START-FRAME_SIZE(%rax), %rdx
+	ja .Lenter_slow
 	lfence                            /* the external's work done, */
 	rdtsc
 	shl $32, %rdx
@@ -421,6 +427,27 @@ ENTRY __profinst_enter
 	C_PATHS .Lenter_slow, %rcx, %rdx, %rsi
 	incq TLS(TLS_SKIPPED)
 	jmp .Lenter_out
+	/* A measured external runs (cb_hint): this entry is most likely a
+	 * callback from it, and the external's clock pauses here, before
+	 * anything else, so that as little of the stubs' work as can be
+	 * lands in the external's time; .Lenter_cb checks that it was a
+	 * callback.  Not while the runtime is busy: a signal handler's
+	 * entry there is not recorded. */
+.Lenter_hint:
+	.cfi_adjust_cfa_offset -48
+	cmpl $0, TLS(TLS_BUSY)
+	jne .Lenter_body
+	CFI_PUSH %rax
+	CFI_PUSH %rdx
+	lfence                            /* the external's work done, */
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, TLS(TLS_CBTSC)
+	movq $0, TLS(TLS_CBHINT)          /* its calls are plain calls */
+	CFI_POP %rdx
+	CFI_POP %rax
+	jmp .Lenter_body
 	.cfi_endproc
 END __profinst_enter
 
@@ -531,17 +558,19 @@ ENTRY __profinst_exit
 	ret
 	/* a callback returns to external code: no return bubble (the
 	 * external's time holds it), and the external's clock runs again,
-	 * as late as can be (pi_rt_probe_callback measures what follows) */
+	 * as late as can be (cbcost.c measures what follows) */
 6:	.cfi_adjust_cfa_offset 48
 	mov %rax, %rsi
+	movq $1, TLS(TLS_CBHINT)          /* its next entry is a callback */
+	CFI_POP %rdi
+	CFI_POP %r11
 	lfence                            /* the runtime's work done, */
 	rdtsc
+	lfence                            /* and none of the external's yet */
 	shl $32, %rdx
 	or %rdx, %rax
 	mov %rax, FR_EXT_START-FRAME_SIZE(%rsi)
 	movl $0, TLS(TLS_BUSY)
-	CFI_POP %rdi
-	CFI_POP %r11
 	CFI_POP %rsi
 	CFI_POP %rdx
 	CFI_POP %rcx
@@ -808,6 +837,7 @@ ENTRY __profinst_ext_enter
 	test $PI_EXT_FIXED, %r9d
 	jnz .Lxe_out                      /* no clock to start */
 	mov %rax, %r8
+	movq $1, TLS(TLS_CBHINT)          /* an entry now is a callback */
 	lfence                            /* the runtime's work done, */
 	rdtsc                             /* last: the external's time starts here */
 	shl $32, %rdx
@@ -859,6 +889,7 @@ ENTRY \name
 	rdtsc                             /* first: the external's time ends here */
 	shl $32, %rdx
 	or %rdx, %rax
+	movq $0, TLS(TLS_CBHINT)          /* entries from here on are plain calls */
 .endif
 	CFI_PUSH %rcx
 	CFI_PUSH %rsi
@@ -1127,13 +1158,13 @@ probe_target:
 /*
  * What a callback's stubs add to the external's measured time, each time
  * external code calls instrumented code: from the exit helper's resumption
- * of the external's clock (its rdtsc, then its six pops and ret, and the
- * callback's ret into the external) through the external's indirect call
- * of the callback, the callback's entry stub and the entry helper's
- * pushes, checks and clock fold, to its pause (lfence, rdtsc).  The
- * helpers' loads and stores are of this thread's block, as theirs are.
- * Returns the ticks; the runtime measures it at start-up and subtracts it
- * for every callback.
+ * of the external's clock (its rdtsc, its store and four pops and ret, and
+ * the callback's ret into the external) through the external's indirect
+ * call of the callback, the callback's entry stub and the entry helper's
+ * first checks, to its pause (.Lenter_hint: two pushes, lfence, rdtsc).
+ * The helpers' loads and stores are of this thread's block, as theirs
+ * are.  Returns the ticks; the runtime measures it at start-up and
+ * subtracts it for every callback.
  */
 ENTRY pi_rt_probe_callback
 	.cfi_startproc
@@ -1153,15 +1184,18 @@ ENTRY pi_rt_probe_callback
 	CFI_PUSH %rsi
 	CFI_PUSH %r11
 	CFI_PUSH %rdi
+	lea probe_frame(%rip), %rsi
+	movq $1, TLS(TLS_CBHINT)
+	CFI_POP %rdi
+	CFI_POP %r11
 	lfence
 	rdtsc                             /* the external's clock runs again */
+	lfence
 	shl $32, %rdx
 	or %rdx, %rax
 	mov %rax, %rbx
-	mov %rax, TLS(TLS_SPARE)          /* (the frame's ext_start) */
-	movl $0, TLS(TLS_SPARE + 4)       /* (busy) */
-	CFI_POP %rdi
-	CFI_POP %r11
+	mov %rax, (%rsi)                  /* (the frame's ext_start) */
+	movl $0, 8(%rsi)                  /* (busy) */
 	CFI_POP %rsi
 	CFI_POP %rdx
 	CFI_POP %rcx
@@ -1172,39 +1206,30 @@ ENTRY pi_rt_probe_callback
 	lea probe_target(%rip), %r11
 	call 4f
 	ud2
-4:	.cfi_adjust_cfa_offset 8
-	CFI_PUSH %rax                     /* the entry helper */
-	CFI_PUSH %rcx
+4:	.cfi_adjust_cfa_offset 8          /* the entry helper */
+	cmpq $0, TLS(TLS_CBHINT)
+	jne 5f
+5:	cmpl $0, TLS(TLS_BUSY)            /* (0 here, as there) */
+	jne 5f
+5:	CFI_PUSH %rax
 	CFI_PUSH %rdx
-	CFI_PUSH %rsi
-	CFI_PUSH %rdi
-	CFI_PUSH %r8
-	cmpq $0, TLS(TLS_BUSY)            /* (its loads are the real ones, */
-	jne 5f
-5:	movl $1, TLS(TLS_SPARE + 4)       /* its stores go to a spare word) */
-	cmpl $0, TLS(TLS_DEAD)
-	jne 5f
-5:	FOLD_CLOCK %rcx, %rdx, %rsi
-	mov TLS(TLS_TH), %rcx
-	test %rcx, %rcx
-	jz 5f
-5:	lea -FRAME_SIZE(%rsp), %rax       /* (a frame: a line written just now) */
-	mov TLS(TLS_SPARE), %rdx
-	cmp -8(%rsp), %rdx
-	jae 5f
-5:	cmpq $0, FR_EXT(%rax)
-	jne 5f
-5:	lfence                            /* the external's clock pauses */
+	lfence                            /* the external's clock pauses */
 	rdtsc
 	shl $32, %rdx
 	or %rdx, %rax
 	sub %rbx, %rax
-	lea 72(%rsp), %rsp                /* six pushes, the stubs' return addresses, %r11 */
-	.cfi_adjust_cfa_offset -72
+	movq $0, TLS(TLS_CBHINT)
+	lea 40(%rsp), %rsp                /* two pushes, the stubs' return addresses, %r11 */
+	.cfi_adjust_cfa_offset -40
 	CFI_POP %rbx
 	ret
 	.cfi_endproc
 END pi_rt_probe_callback
+	.bss
+	.p2align 4
+probe_frame:
+	.zero 16
+	.text
 
 /* Before _exit, _Exit, quick_exit and exec: write the profile now. */
 ENTRY __profinst_flush

@@ -116,7 +116,7 @@ void pi_rt_icall_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t ra)
 	if (f) {
 		f->ext = RT_EXT_ON | (charge ? RT_EXT_CHARGE : 0);
 		f->ext_ticks = 0;
-		f->ext_start = rt_rdtsc(); /* last: the runtime's own time is not the call's */
+		rt_ext_clock_run(t, f);
 	}
 out:
 	rt_leave(t);

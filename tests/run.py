@@ -1106,7 +1106,8 @@ QUICK = re.compile(r"^(unit|feature|golden|cmode|badinput)/|^e2e/(%s)\[(gcc|clan
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("-k", dest="pattern", default=None)
+    ap.add_argument("-k", dest="pattern", action="append", default=[],
+                    help="run the tests whose name matches this regular expression (repeatable: any of them)")
     ap.add_argument("-j", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--full", action="store_true", help="every test (the default is a quick selection)")
     ap.add_argument("--keep", action="store_true", help="keep temporary directories")
@@ -1119,7 +1120,7 @@ def main():
             sys.exit("tests/run.py: %s not built (meson compile -C %s)" % (tool, args.build))
     tests = collect(ctx, args)
     if args.pattern:
-        tests = [t for t in tests if re.search(args.pattern, t[0])]
+        tests = [t for t in tests if any(re.search(p, t[0]) for p in args.pattern)]
     elif not args.full:
         tests = [t for t in tests if QUICK.search(t[0])]
     passed = failed = 0
