@@ -296,19 +296,18 @@ static void print_header(const struct profile *p, const struct func_table *t, ui
 
 static void print_disasm(const struct profile *p, uint32_t g)
 {
-	const struct prof_obj *o = &p->objs[p->funcs[g].obj];
-	const struct pi_map_func *f = &o->funcs[p->funcs[g].func];
-	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
-		const struct pi_map_block *bl = &o->blocks[b];
-		uint64_t count = o->counts[b];
-		printf("%c block %s+0x%x: %llu executions, %llu %s", count ? '|' : '#', prof_str(o, bl->section),
-		       bl->offset, (unsigned long long)count, pv_cyc(p, prof_block_cycles(p, o, b)), pv_unit(p));
-		if (o->mispredicts && o->mispredicts[b])
+	struct prof_blocks w;
+	for (prof_blocks_init(&w, p, g); prof_blocks_next(&w);) {
+		const struct prof_obj *o = w.o;
+		const struct pi_map_block *bl = w.bl;
+		printf("%c block %s+0x%x: %llu executions, %llu %s", w.count ? '|' : '#', prof_str(o, bl->section),
+		       bl->offset, (unsigned long long)w.count, pv_cyc(p, w.cycles), pv_unit(p));
+		if (w.mispredicts)
 			printf(", its jump mispredicted %llu times (%.1f%%): %llu cycles",
-			       (unsigned long long)o->mispredicts[b], pv_pct(o->mispredicts[b], count),
-			       pv_cyc(p, prof_map_units(p, o, o->mispredicts[b] * o->map->mispredict)));
-		if (o->mem_waits && o->mem_waits[b])
-			printf(", waiting for memory %llu cycles", pv_cyc(p, prof_map_units(p, o, o->mem_waits[b])));
+			       (unsigned long long)w.mispredicts, pv_pct(w.mispredicts, w.count),
+			       pv_cyc(p, w.mispredict_cycles));
+		if (w.mem_wait_cycles)
+			printf(", waiting for memory %llu cycles", pv_cyc(p, w.mem_wait_cycles));
 		putchar('\n');
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;
@@ -335,7 +334,7 @@ static void print_disasm(const struct profile *p, uint32_t g)
 				const char *file = prof_str(o, r->file), *base = strrchr(file, '/');
 				snprintf(where, sizeof(where), "%s:%u", base ? base + 1 : file, r->line);
 			}
-			int32_t rel = (int32_t)(bl->offset + off - f->offset);
+			int32_t rel = (int32_t)(bl->offset + off - w.f->offset);
 			printf("  %s%+6d  %-20s %s\n", pv_name(p, g), rel, where, text);
 			off += in.len;
 		}

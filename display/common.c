@@ -288,11 +288,11 @@ static bool tail_jump(const struct profile *p, uint32_t caller, uint32_t callee,
 		      uint32_t *at)
 {
 	const struct prof_gfunc *gf = &p->funcs[caller];
-	const struct prof_obj *o = &p->objs[gf->obj];
-	const struct pi_map_func *f = &o->funcs[gf->func];
 	uint32_t found = 0;
-	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
-		const struct pi_map_block *bl = &o->blocks[b];
+	struct prof_blocks w;
+	for (prof_blocks_init(&w, p, caller); prof_blocks_next(&w);) {
+		const struct prof_obj *o = w.o;
+		const struct pi_map_block *bl = w.bl;
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;
 			if (!insn_decode(o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
