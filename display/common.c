@@ -445,9 +445,9 @@ const char *pv_unit(const struct profile *p)
 	return pv_counts_instructions(p) ? "instructions" : "cycles";
 }
 
-double pv_pct(uint64_t v, uint64_t total)
+double pv_pct(double part, double total)
 {
-	return total ? 100.0 * (double)v / (double)total : 0.0;
+	return total != 0 ? 100.0 * part / total : 0.0;
 }
 
 void pv_json_cycles(FILE *o, uint32_t units, uint64_t u)

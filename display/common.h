@@ -87,7 +87,10 @@ uint32_t pv_find_functions(const struct profile *p, const struct func_table *t, 
  * instructions (profinst --cpu=instructions), else "cycles". */
 const char *pv_unit(const struct profile *p);
 bool pv_counts_instructions(const struct profile *p);
-double pv_pct(uint64_t v, uint64_t total);
+/* part as a percentage of total (0 where total is 0): the one share every
+ * view prints.  In doubles, so that annotate's sums over a line and diff's
+ * signed changes are shares too. */
+double pv_pct(double part, double total);
 /* A time figure (1/units of a cycle, views.h) as whole cycles: the one
  * rounding of a printed figure. */
 static inline unsigned long long pv_cyc(const struct profile *p, uint64_t u)
