@@ -33,6 +33,19 @@ int pv_load(struct profile *p, const char *path)
 	return 0;
 }
 
+char *pv_demangle(const char *name)
+{
+	if (strncmp(name, "_Z", 2))
+		return NULL;
+	int st = 0;
+	char *d = __cxa_demangle(name, NULL, NULL, &st);
+	if (d && st) {
+		free(d);
+		d = NULL;
+	}
+	return d;
+}
+
 const char *pv_name(const struct profile *p, uint32_t g)
 {
 	if (g == UINT32_MAX)
@@ -41,15 +54,7 @@ const char *pv_name(const struct profile *p, uint32_t g)
 	if (f->shown)
 		return f->shown;
 	const char *n = f->name;
-	char *d = NULL;
-	if (!strncmp(n, "_Z", 2)) {
-		int st = 0;
-		d = __cxa_demangle(n, NULL, NULL, &st);
-		if (d && st) {
-			free(d);
-			d = NULL;
-		}
-	}
+	char *d = pv_demangle(n);
 	if (f->external && n[0] != '<') {
 		/* code outside the program's instrumented objects (a name in
 		 * angle brackets says what it is already: <unknown>) */

@@ -38,6 +38,9 @@ void pv_json_losses(FILE *o, const struct profile *p);
  * for code outside the instrumented objects, "<root>" for UINT32_MAX.  It
  * lives as long as the profile (kept in its function's entry). */
 const char *pv_name(const struct profile *p, uint32_t g);
+/* A symbol's name demangled (the Itanium C++ ABI's), malloc'd; NULL for a
+ * name that is not mangled, or out of memory. */
+char *pv_demangle(const char *name);
 void pv_json_str(FILE *out, const char *s);
 /* The same, that cannot end the HTML <script> element holding it (<, >
  * and & escaped too; the report's JSON keeps C++ names readable). */
