@@ -237,7 +237,7 @@ static void print_source(struct ann *a, double self, bool blocks)
 			if (l) {
 				mark = !l->ran ? '#' : l->nblocks > 1 ? '+' : '|';
 				if (l->ran)
-					snprintf(pct, sizeof(pct), "%6.2f%%", self > 0 ? 100.0 * l->cycles / self : 0.0);
+					snprintf(pct, sizeof(pct), "%6.2f%%", pv_pct(l->cycles, self));
 			}
 			printf("%c %7s %5u  %s\n", mark, pct, ln, text ? text : "");
 			for (uint32_t k = 0; l && k < l->ninl; k++) {
@@ -245,18 +245,18 @@ static void print_source(struct ann *a, double self, bool blocks)
 				printf("*         inlined %s: ran %llu time%s, %.2f%%\n",
 				       pv_inline_chain(a->o, l->inl[k].f, chain, sizeof(chain)),
 				       (unsigned long long)l->inl[k].runs, l->inl[k].runs == 1 ? "" : "s",
-				       self > 0 ? 100.0 * l->inl[k].cycles / self : 0.0);
+				       pv_pct(l->inl[k].cycles, self));
 			}
 			if (l && self > 0 && l->mispredicted >= 0.01 * self)
 				printf("*         its jumps mispredicted %llu times in %llu (%.1f%%): %.2f%%\n",
 				       (unsigned long long)l->mispredicts, (unsigned long long)l->jumps,
-				       l->jumps ? 100.0 * (double)l->mispredicts / (double)l->jumps : 0.0,
-				       100.0 * l->mispredicted / self);
+				       pv_pct(l->mispredicts, l->jumps),
+				       pv_pct(l->mispredicted, self));
 			if (l && self > 0 && l->waited >= 0.01 * self)
-				printf("*         its loads waited for memory: %.2f%%\n", 100.0 * l->waited / self);
+				printf("*         its loads waited for memory: %.2f%%\n", pv_pct(l->waited, self));
 			if (l && self > 0 && l->os >= 0.01 * self)
 				printf("*         of which in external code and system calls: %.2f%%\n",
-				       100.0 * l->os / self);
+				       pv_pct(l->os, self));
 			for (uint32_t c = 0; l && c < l->ncalls; c++)
 				printf("*         calls %s: %llu time%s, %llu %s with descendants\n",
 				       pv_name(a->p, l->calls[c].callee), (unsigned long long)l->calls[c].calls,
@@ -273,7 +273,7 @@ static void print_source(struct ann *a, double self, bool blocks)
 	}
 	if (a->noline_insns)
 		printf("* <instructions without line numbers>: %llu instructions, %.2f%%\n",
-		       (unsigned long long)a->noline_insns, self > 0 ? 100.0 * a->noline_cycles / self : 0.0);
+		       (unsigned long long)a->noline_insns, pv_pct(a->noline_cycles, self));
 }
 
 static void print_header(const struct profile *p, const struct func_table *t, uint32_t g)
@@ -296,19 +296,18 @@ static void print_header(const struct profile *p, const struct func_table *t, ui
 
 static void print_disasm(const struct profile *p, uint32_t g)
 {
-	const struct prof_obj *o = &p->objs[p->funcs[g].obj];
-	const struct pi_map_func *f = &o->funcs[p->funcs[g].func];
-	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
-		const struct pi_map_block *bl = &o->blocks[b];
-		uint64_t count = o->counts[b];
-		printf("%c block %s+0x%x: %llu executions, %llu %s", count ? '|' : '#', prof_str(o, bl->section),
-		       bl->offset, (unsigned long long)count, pv_cyc(p, prof_block_cycles(p, o, b)), pv_unit(p));
-		if (o->mispredicts && o->mispredicts[b])
+	struct prof_blocks w;
+	for (prof_blocks_init(&w, p, g); prof_blocks_next(&w);) {
+		const struct prof_obj *o = w.o;
+		const struct pi_map_block *bl = w.bl;
+		printf("%c block %s+0x%x: %llu executions, %llu %s", w.count ? '|' : '#', prof_str(o, bl->section),
+		       bl->offset, (unsigned long long)w.count, pv_cyc(p, w.cycles), pv_unit(p));
+		if (w.mispredicts)
 			printf(", its jump mispredicted %llu times (%.1f%%): %llu cycles",
-			       (unsigned long long)o->mispredicts[b], pv_pct(o->mispredicts[b], count),
-			       pv_cyc(p, prof_map_units(p, o, o->mispredicts[b] * o->map->mispredict)));
-		if (o->mem_waits && o->mem_waits[b])
-			printf(", waiting for memory %llu cycles", pv_cyc(p, prof_map_units(p, o, o->mem_waits[b])));
+			       (unsigned long long)w.mispredicts, pv_pct(w.mispredicts, w.count),
+			       pv_cyc(p, w.mispredict_cycles));
+		if (w.mem_wait_cycles)
+			printf(", waiting for memory %llu cycles", pv_cyc(p, w.mem_wait_cycles));
 		putchar('\n');
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;
@@ -335,7 +334,7 @@ static void print_disasm(const struct profile *p, uint32_t g)
 				const char *file = prof_str(o, r->file), *base = strrchr(file, '/');
 				snprintf(where, sizeof(where), "%s:%u", base ? base + 1 : file, r->line);
 			}
-			int32_t rel = (int32_t)(bl->offset + off - f->offset);
+			int32_t rel = (int32_t)(bl->offset + off - w.f->offset);
 			printf("  %s%+6d  %-20s %s\n", pv_name(p, g), rel, where, text);
 			off += in.len;
 		}

@@ -33,6 +33,19 @@ int pv_load(struct profile *p, const char *path)
 	return 0;
 }
 
+char *pv_demangle(const char *name)
+{
+	if (strncmp(name, "_Z", 2))
+		return NULL;
+	int st = 0;
+	char *d = __cxa_demangle(name, NULL, NULL, &st);
+	if (d && st) {
+		free(d);
+		d = NULL;
+	}
+	return d;
+}
+
 const char *pv_name(const struct profile *p, uint32_t g)
 {
 	if (g == UINT32_MAX)
@@ -41,15 +54,7 @@ const char *pv_name(const struct profile *p, uint32_t g)
 	if (f->shown)
 		return f->shown;
 	const char *n = f->name;
-	char *d = NULL;
-	if (!strncmp(n, "_Z", 2)) {
-		int st = 0;
-		d = __cxa_demangle(n, NULL, NULL, &st);
-		if (d && st) {
-			free(d);
-			d = NULL;
-		}
-	}
+	char *d = pv_demangle(n);
 	if (f->external && n[0] != '<') {
 		/* code outside the program's instrumented objects (a name in
 		 * angle brackets says what it is already: <unknown>) */
@@ -288,11 +293,11 @@ static bool tail_jump(const struct profile *p, uint32_t caller, uint32_t callee,
 		      uint32_t *at)
 {
 	const struct prof_gfunc *gf = &p->funcs[caller];
-	const struct prof_obj *o = &p->objs[gf->obj];
-	const struct pi_map_func *f = &o->funcs[gf->func];
 	uint32_t found = 0;
-	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
-		const struct pi_map_block *bl = &o->blocks[b];
+	struct prof_blocks w;
+	for (prof_blocks_init(&w, p, caller); prof_blocks_next(&w);) {
+		const struct prof_obj *o = w.o;
+		const struct pi_map_block *bl = w.bl;
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;
 			if (!insn_decode(o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
@@ -445,9 +450,9 @@ const char *pv_unit(const struct profile *p)
 	return pv_counts_instructions(p) ? "instructions" : "cycles";
 }
 
-double pv_pct(uint64_t v, uint64_t total)
+double pv_pct(double part, double total)
 {
-	return total ? 100.0 * (double)v / (double)total : 0.0;
+	return total != 0 ? 100.0 * part / total : 0.0;
 }
 
 void pv_json_cycles(FILE *o, uint32_t units, uint64_t u)

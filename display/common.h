@@ -38,6 +38,9 @@ void pv_json_losses(FILE *o, const struct profile *p);
  * for code outside the instrumented objects, "<root>" for UINT32_MAX.  It
  * lives as long as the profile (kept in its function's entry). */
 const char *pv_name(const struct profile *p, uint32_t g);
+/* A symbol's name demangled (the Itanium C++ ABI's), malloc'd; NULL for a
+ * name that is not mangled, or out of memory. */
+char *pv_demangle(const char *name);
 void pv_json_str(FILE *out, const char *s);
 /* The same, that cannot end the HTML <script> element holding it (<, >
  * and & escaped too; the report's JSON keeps C++ names readable). */
@@ -87,7 +90,10 @@ uint32_t pv_find_functions(const struct profile *p, const struct func_table *t, 
  * instructions (profinst --cpu=instructions), else "cycles". */
 const char *pv_unit(const struct profile *p);
 bool pv_counts_instructions(const struct profile *p);
-double pv_pct(uint64_t v, uint64_t total);
+/* part as a percentage of total (0 where total is 0): the one share every
+ * view prints.  In doubles, so that annotate's sums over a line and diff's
+ * signed changes are shares too. */
+double pv_pct(double part, double total);
 /* A time figure (1/units of a cycle, views.h) as whole cycles: the one
  * rounding of a printed figure. */
 static inline unsigned long long pv_cyc(const struct profile *p, uint64_t u)

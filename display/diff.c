@@ -208,14 +208,14 @@ int cmd_diff(int argc, char **argv)
 	} else {
 		printf("Total: %llu -> %llu %s (%+.2f%%)\n\n", (unsigned long long)prof_cycles((uint32_t)L, total[0]),
 		       (unsigned long long)prof_cycles((uint32_t)L, total[1]), pv_unit(&p[1]),
-		       total[0] ? 100.0 * ((double)total[1] - (double)total[0]) / (double)total[0] : 0.0);
+		       pv_pct((double)total[1] - (double)total[0], (double)total[0]));
 		printf("%14s %14s %14s %8s %12s %12s  %s\n", "Self before", "Self after", "Change", "Change%", "Calls before",
 		       "Calls after", "Function [object]");
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 		int64_t d = delta(r);
-		double pct = r->self[0] ? 100.0 * (double)d / (double)r->self[0] : 0.0;
+		double pct = pv_pct((double)d, (double)r->self[0]);
 		if (json) {
 			printf("%s\n  {\"name\": ", i ? "," : "");
 			pv_json_str(stdout, r->name);

@@ -223,17 +223,17 @@ static void function_lines(struct html *h, uint32_t g, uint64_t self)
 static void function_disasm(struct html *h, uint32_t g)
 {
 	const struct profile *p = h->p;
-	const struct prof_obj *o = &p->objs[p->funcs[g].obj];
-	const struct pi_map_func *f = &o->funcs[p->funcs[g].func];
 	fputc('[', h->o);
-	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
-		const struct pi_map_block *bl = &o->blocks[b];
-		uint64_t count = o->counts[b];
-		fprintf(h->o, "%s[%ld,%llu,", b > f->first_block ? "," : "", (long)bl->offset - (long)f->offset,
-			(unsigned long long)count);
-		pv_json_cycles(h->o, p->units, prof_block_cycles(p, o, b));
-		fprintf(h->o, ",%llu,", (unsigned long long)(o->mispredicts ? o->mispredicts[b] : 0));
-		pv_json_cycles(h->o, p->units, o->mem_waits ? prof_map_units(p, o, o->mem_waits[b]) : 0);
+	struct prof_blocks w;
+	for (prof_blocks_init(&w, p, g); prof_blocks_next(&w);) {
+		const struct prof_obj *o = w.o;
+		const struct pi_map_func *f = w.f;
+		const struct pi_map_block *bl = w.bl;
+		fprintf(h->o, "%s[%ld,%llu,", w.b > f->first_block ? "," : "", (long)bl->offset - (long)f->offset,
+			(unsigned long long)w.count);
+		pv_json_cycles(h->o, p->units, w.cycles);
+		fprintf(h->o, ",%llu,", (unsigned long long)w.mispredicts);
+		pv_json_cycles(h->o, p->units, w.mem_wait_cycles);
 		fprintf(h->o, ",[");
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;

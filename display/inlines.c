@@ -5,26 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "insncost.h"
 
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-
-const char *pv_inline_name(const struct prof_obj *o, const struct pi_map_inline *f, char *buf, size_t n)
+const char *pv_inline_name(const struct prof_obj *o, const struct pi_map_inline *f)
 {
-	return pv_demangle(prof_str(o, f->name), buf, n);
-}
-
-const char *pv_demangle(const char *name, char *buf, size_t n)
-{
-	char *d = NULL;
-	int st = 0;
-	if (!strncmp(name, "_Z", 2) && (d = __cxa_demangle(name, NULL, NULL, &st)) && st) {
-		free(d);
-		d = NULL;
-	}
-	snprintf(buf, n, "%s", d ? d : name);
-	free(d);
-	return buf;
+	char **shown = &o->inline_shown[f - o->inlines];
+	/* kept with the profile: a name lives as long as it does */
+	if (!*shown)
+		*shown = pv_demangle(prof_str(o, f->name));
+	return *shown ? *shown : prof_str(o, f->name);
 }
 
 const char *pv_inline_chain(const struct prof_obj *o, const struct pi_map_inline *f, char *buf, size_t n)
@@ -32,11 +22,10 @@ const char *pv_inline_chain(const struct prof_obj *o, const struct pi_map_inline
 	size_t len = 0;
 	buf[0] = 0;
 	for (; f && len < n; f = prof_inline_parent(o, f)) {
-		char name[512];
 		const char *file = prof_str(o, f->call_file), *base = strrchr(file, '/');
-		int k = snprintf(buf + len, n - len, "%s%s (%s:%u)", len ? " in " : "",
-				 pv_inline_name(o, f, name, sizeof(name)), *file ? (base ? base + 1 : file) : "??",
-				 f->call_line);
+		/* at most 511 bytes of a name: room for the others of the chain */
+		int k = snprintf(buf + len, n - len, "%s%.511s (%s:%u)", len ? " in " : "", pv_inline_name(o, f),
+				 *file ? (base ? base + 1 : file) : "??", f->call_line);
 		if (k < 0)
 			break;
 		len += (size_t)k;

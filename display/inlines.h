@@ -12,11 +12,9 @@
 
 #include "reader.h"
 
-/* A symbol's name as views show it (demangled), in buf. */
-const char *pv_demangle(const char *name, char *buf, size_t n);
-
-/* f's name as views show it (demangled), in buf. */
-const char *pv_inline_name(const struct prof_obj *o, const struct pi_map_inline *f, char *buf, size_t n);
+/* f's name as views show it (demangled).  It lives as long as the
+ * profile (kept in o->inline_shown). */
+const char *pv_inline_name(const struct prof_obj *o, const struct pi_map_inline *f);
 
 /* "mix (t.c:14) in step (t.c:21)": f and the inlined calls it is in,
  * innermost first, each with its call's file (base name) and line. */

@@ -19,15 +19,11 @@ static uint64_t share(uint64_t total, uint32_t i, uint32_t n)
 void pv_insn_costs(const struct profile *p, uint32_t g, void (*fn)(void *ctx, const struct insn_cost *c),
 		   void *ctx)
 {
-	const struct prof_obj *o = &p->objs[p->funcs[g].obj];
-	const struct pi_map_func *f = &o->funcs[p->funcs[g].func];
-	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
-		const struct pi_map_block *bl = &o->blocks[b];
+	struct prof_blocks w;
+	for (prof_blocks_init(&w, p, g); prof_blocks_next(&w);) {
+		const struct prof_obj *o = w.o;
+		const struct pi_map_block *bl = w.bl;
 		const uint8_t *code = o->code + bl->code;
-		uint64_t count = o->counts[b];
-		uint64_t fixed = prof_block_cycles(p, o, b);
-		uint64_t miss = o->mispredicts ? o->mispredicts[b] : 0;
-		uint64_t waited = o->mem_waits ? prof_map_units(p, o, o->mem_waits[b]) : 0;
 		/* the block's instructions, and those that access memory */
 		uint32_t n = 0, nmem = 0;
 		for (uint32_t off = 0; off < bl->size;) {
@@ -44,20 +40,20 @@ void pv_insn_costs(const struct profile *p, uint32_t g, void (*fn)(void *ctx, co
 			insn_decode(code + off, bl->size - off, bl->offset + off, &in);
 			bool mem = in.mem_read || in.mem_write;
 			struct insn_cost c = {
-				.block = b,
+				.block = w.b,
 				.offset = bl->offset + off,
 				.line = prof_line(o, bl->section, bl->offset + off),
-				.executions = count,
-				.fixed = share(fixed, i, n),
+				.executions = w.count,
+				.fixed = share(w.cycles, i, n),
 				.jcc = in.kind == INSN_JCC,
 				.first = i == 0,
 			};
 			if (c.jcc) {
-				c.mispredicts = miss;
-				c.mispredicted = prof_map_units(p, o, miss * o->map->mispredict);
+				c.mispredicts = w.mispredicts;
+				c.mispredicted = w.mispredict_cycles;
 			}
 			if (nmem ? mem : i == 0)
-				c.waited = share(waited, nmem ? imem : 0, nmem ? nmem : 1);
+				c.waited = share(w.mem_wait_cycles, nmem ? imem : 0, nmem ? nmem : 1);
 			imem += mem;
 			fn(ctx, &c);
 			off += in.len;
@@ -164,10 +160,10 @@ int pv_outside_lines(const struct profile *p, uint32_t g, const struct pv_call *
 		}
 	}
 	/* system calls made by its own instructions */
-	const struct pi_map_func *f = &o->funcs[p->funcs[g].func];
-	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
-		const struct pi_map_block *bl = &o->blocks[b];
-		if (!o->counts[b])
+	struct prof_blocks bw;
+	for (prof_blocks_init(&bw, p, g); prof_blocks_next(&bw);) {
+		const struct pi_map_block *bl = bw.bl;
+		if (!bw.count)
 			continue;
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;
@@ -176,7 +172,7 @@ int pv_outside_lines(const struct profile *p, uint32_t g, const struct pv_call *
 			if (in.kind == INSN_SYSCALL) {
 				const struct pi_map_line *l = prof_line(o, bl->section, bl->offset + off);
 				if (pv_lines_push(w, l ? prof_str(o, l->file) : pv_unknown_file, l ? l->line : 0,
-						  o->counts[b]))
+						  bw.count))
 					return -1;
 			}
 			off += in.len;

@@ -123,11 +123,13 @@ struct loc {
 
 /* A pprof function: a profile's function g in a source file (name NULL),
  * or a function inlined into the code of object obj, by its (mangled)
- * name, in a file.  Its id is its index + 1. */
+ * name, in a file (inl: one of its inlined calls there).  Its id is its
+ * index + 1. */
 struct pfunc {
 	uint32_t g, obj;
 	const char *name;
 	const char *file;
+	const struct pi_map_inline *inl;
 };
 
 struct locs {
@@ -158,11 +160,13 @@ static bool fn_same(const struct pfunc *a, const struct pfunc *b)
 	return a->name ? a->obj == b->obj && !strcmp(a->name, b->name) : a->g == b->g;
 }
 
-/* The id of the pprof function of g (name NULL) or of name inlined into
- * g's object's code, in file; made if new. */
-static uint32_t func_id(struct locs *l, const struct profile *p, uint32_t g, const char *name, const char *file)
+/* The id of the pprof function of g (inl NULL) or of the function of
+ * inlined call inl in g's object's code, in file; made if new. */
+static uint32_t func_id(struct locs *l, const struct profile *p, uint32_t g, const struct pi_map_inline *inl,
+			const char *file)
 {
-	struct pfunc key = {g, p->funcs[g].obj, name, file};
+	const struct prof_obj *o = &p->objs[p->funcs[g].obj];
+	struct pfunc key = {g, p->funcs[g].obj, inl ? prof_str(o, inl->name) : NULL, file, inl};
 	if (2 * (l->nfn + 1) > l->nslots) {
 		uint32_t ns = l->nslots ? 2 * l->nslots : 1024;
 		uint32_t *nv = calloc(ns, sizeof(uint32_t));
@@ -222,8 +226,7 @@ static uint32_t loc_id(struct locs *l, const struct profile *p, uint32_t g, cons
 		}
 		l->cap = nc;
 	}
-	const struct prof_obj *o = &p->objs[p->funcs[g].obj];
-	uint32_t fid = func_id(l, p, g, inl ? prof_str(o, inl->name) : NULL, file);
+	uint32_t fid = func_id(l, p, g, inl, file);
 	struct loc *x = &l->v[l->n];
 	*x = (struct loc){g, file, line, inl, l->n + 1, fid};
 	l->next[l->n] = l->first[g];
@@ -264,7 +267,7 @@ static void put_lines(struct pb *m, struct pb *inner, struct locs *L, const stru
 	for (const struct pi_map_inline *f = x->inl; f; f = prof_inline_parent(o, f)) {
 		const struct pi_map_inline *up = prof_inline_parent(o, f);
 		const char *file = *prof_str(o, f->call_file) ? prof_str(o, f->call_file) : pv_unknown_file;
-		pb_uint(inner, 1, func_id(L, p, x->g, up ? prof_str(o, up->name) : NULL, file));
+		pb_uint(inner, 1, func_id(L, p, x->g, up, file));
 		pb_uint(inner, 2, f->call_line);
 		pb_bytes(m, 4, inner->p, inner->len);
 		inner->len = 0;
@@ -276,7 +279,6 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 	struct pb out = {0}, m = {0}, inner = {0};
 	struct strs st = {0};
 	struct locs L = {.first = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(uint32_t))};
-	char **shown = NULL; /* the inlined functions' names, demangled */
 	/* each function's self on its lines, by global function, made once */
 	struct pv_lines *lines = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*lines));
 	if (!L.first || !lines) {
@@ -402,17 +404,13 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 		put_lines(&m, &inner, &L, p, &L.v[i]);
 		pb_msg(&out, 4, &m);
 	}
-	if (L.nfn && !(shown = calloc(L.nfn, sizeof(*shown))))
-		rc = -1;
 	for (uint32_t i = 0; i < L.nfn && !rc; i++) {
 		const struct pfunc *f = &L.fn[i];
 		uint32_t start = 0;
 		const char *entry = f->name ? NULL : pv_entry_line(p, f->g, &start);
 		pb_uint(&m, 1, i + 1);
 		if (f->name) {
-			char buf[1024];
-			shown[i] = strdup(pv_demangle(f->name, buf, sizeof(buf)));
-			pb_uint(&m, 2, str_id(&st, shown[i] ? shown[i] : f->name));
+			pb_uint(&m, 2, str_id(&st, pv_inline_name(&p->objs[f->obj], f->inl)));
 			pb_uint(&m, 3, str_id(&st, f->name));
 		} else {
 			pb_uint(&m, 2, str_id(&st, pv_name(p, f->g)));
@@ -460,9 +458,6 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 	for (uint32_t g = 0; g < p->nfuncs; g++)
 		free(lines[g].v);
 	free(lines);
-	for (uint32_t i = 0; shown && i < L.nfn; i++)
-		free(shown[i]);
-	free(shown);
 	free(L.fn);
 	free(L.slots);
 	free(L.v);

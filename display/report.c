@@ -55,11 +55,6 @@ static int cmp_rows(const void *x, const void *y)
 	return c ? c : (a->g > b->g) - (a->g < b->g);
 }
 
-static double pct(uint64_t v, uint64_t tot)
-{
-	return tot ? 100.0 * (double)v / (double)tot : 0.0;
-}
-
 /* ", \"name\": exact cycles" */
 static void jc(FILE *o, const struct func_table *t, const char *name, uint64_t u)
 {
@@ -174,9 +169,9 @@ static void print_csv(const struct profile *p, const struct func_table *t, const
 		/* exact, as the JSON */
 		printf(",%llu,", (unsigned long long)v->calls);
 		pv_json_cycles(stdout, t->units, v->self);
-		printf(",%.4f,", pct(v->self, t->total_self));
+		printf(",%.4f,", pv_pct(v->self, t->total_self));
 		pv_json_cycles(stdout, t->units, v->incl);
-		printf(",%.4f,", pct(v->incl, t->total_self));
+		printf(",%.4f,", pv_pct(v->incl, t->total_self));
 		pv_json_cycles(stdout, t->units, v->min_self);
 		putchar(',');
 		pv_json_cycles(stdout, t->units, v->max_self);
@@ -223,7 +218,7 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 	bool os = prof_charges_os(p), wait = os && t->total_os_left;
 	if (os) {
 		printf("Of which in external code and system calls: %llu cycles (%.1f%%), measured, not modelled\n",
-		       pv_cyc(p, t->total_os), pct(t->total_os, t->total_self));
+		       pv_cyc(p, t->total_os), pv_pct(t->total_os, t->total_self));
 		if (t->total_os_left)
 			printf("Left out: %llu cycles waited, blocked (locks, conditions, barriers, pipe, socket "
 			       "and terminal reads, sleeps, polls, child processes and threads; the Wait column; "
@@ -255,7 +250,7 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 	for (uint32_t i = 0; i < n; i++) {
 		const struct func_view *v = &t->f[rows[i]];
 		printf("%12llu %14llu %5.1f%% %14llu %5.1f%% %10llu %10llu ", (unsigned long long)v->calls,
-		       pv_cyc(p, v->self), pct(v->self, t->total_self), pv_cyc(p, v->incl), pct(v->incl, t->total_self),
+		       pv_cyc(p, v->self), pv_pct(v->self, t->total_self), pv_cyc(p, v->incl), pv_pct(v->incl, t->total_self),
 		       pv_cyc(p, v->min_self), pv_cyc(p, v->max_self));
 		if (os)
 			printf("%12llu ", pv_cyc(p, v->os));
@@ -300,7 +295,7 @@ static void print_threads(const struct profile *p, const struct func_table *t, b
 			putchar('}');
 		} else {
 			printf("%6u %8u %14llu %14llu %5.1f%%  %s\n", th->hdr->index, th->hdr->tid, (unsigned long long)calls,
-			       pv_cyc(p, cycles), pct(cycles, t->total_self), top == UINT32_MAX ? "" : pv_name(p, top));
+			       pv_cyc(p, cycles), pv_pct(cycles, t->total_self), top == UINT32_MAX ? "" : pv_name(p, top));
 		}
 	}
 	if (json)

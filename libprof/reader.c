@@ -257,7 +257,8 @@ static int add_object(struct profile *p, uint32_t idx, const struct pi_map_hdr *
 	}
 	o->line_ix = index_rows(o->lines, m->nlines, sizeof(*o->lines));
 	o->inrow_ix = index_rows(o->inrows, o->ninrows, sizeof(*o->inrows));
-	if (!o->line_ix || !o->inrow_ix)
+	o->inline_shown = calloc(o->ninlines ? o->ninlines : 1, sizeof(char *));
+	if (!o->line_ix || !o->inrow_ix || !o->inline_shown)
 		return prof_fail(err, errsz, "out of memory");
 	return 0;
 }
@@ -533,6 +534,9 @@ void prof_free(struct profile *p)
 		free(p->objs[i].at_ix);
 		free(p->objs[i].at_end);
 		free(p->objs[i].inrow_ix);
+		for (uint32_t k = 0; p->objs[i].inline_shown && k < p->objs[i].ninlines; k++)
+			free(p->objs[i].inline_shown[k]);
+		free(p->objs[i].inline_shown);
 	}
 	free(p->objs);
 	free(p->threads);

@@ -38,6 +38,9 @@ struct prof_obj {
 	const struct pi_map_inrow *inrows;
 	uint32_t ninrows;
 	uint32_t *inrow_ix;    /* [ninrows], by (section, offset, index), for prof_inline */
+	char **inline_shown;   /* [ninlines]: each one's name as a viewer shows
+				 it (demangled), made by it on first use, or
+				 NULL; freed with the profile */
 	uint32_t first_gfunc;  /* global index of its function 0 */
 	/* for prof_func_at, built on first use: its functions (not externals)
 	 * by (section name, offset), and the furthest end of each and those

@@ -151,6 +151,30 @@ uint64_t prof_block_cycles(const struct profile *p, const struct prof_obj *o, ui
 	return prof_map_units(p, o, o->counts[b] * o->blocks[b].cost);
 }
 
+void prof_blocks_init(struct prof_blocks *w, const struct profile *p, uint32_t g)
+{
+	memset(w, 0, sizeof(*w));
+	w->p = p;
+	w->o = &p->objs[p->funcs[g].obj];
+	w->f = &w->o->funcs[p->funcs[g].func];
+	w->next = w->f->first_block;
+}
+
+bool prof_blocks_next(struct prof_blocks *w)
+{
+	const struct prof_obj *o = w->o;
+	if (w->next >= w->f->first_block + w->f->nblocks)
+		return false;
+	uint32_t b = w->b = w->next++;
+	w->bl = &o->blocks[b];
+	w->count = o->counts[b];
+	w->cycles = prof_block_cycles(w->p, o, b);
+	w->mispredicts = o->mispredicts ? o->mispredicts[b] : 0;
+	w->mispredict_cycles = prof_map_units(w->p, o, w->mispredicts * o->map->mispredict);
+	w->mem_wait_cycles = o->mem_waits ? prof_map_units(w->p, o, o->mem_waits[b]) : 0;
+	return true;
+}
+
 int func_table_build(struct func_table *t, const struct profile *p)
 {
 	return func_table_build_under(t, p, UINT32_MAX);
@@ -232,21 +256,15 @@ static int build_table(struct func_table *t, const struct profile *p, uint32_t r
 		struct func_view *v = &t->f[g];
 		if (v->min_self == UINT64_MAX)
 			v->min_self = 0;
-		const struct prof_gfunc *gf = &p->funcs[g];
-		const struct prof_obj *o = &p->objs[gf->obj];
-		const struct pi_map_func *mf = &o->funcs[gf->func];
-		uint64_t waits = 0, cycles = 0;
-		for (uint32_t b = mf->first_block; b < mf->first_block + mf->nblocks; b++) {
-			cycles += o->counts[b] * o->blocks[b].cost;
-			v->block_execs += o->counts[b];
-			if (o->mispredicts) {
-				v->mispredicts += o->mispredicts[b];
-				waits += o->mem_waits[b];
-			}
+		/* the sums of its blocks' figures as the block views show them */
+		struct prof_blocks w;
+		for (prof_blocks_init(&w, p, g); prof_blocks_next(&w);) {
+			v->block_cycles += w.cycles;
+			v->block_execs += w.count;
+			v->mispredicts += w.mispredicts;
+			v->mispredict_cycles += w.mispredict_cycles;
+			v->mem_wait_cycles += w.mem_wait_cycles;
 		}
-		v->block_cycles = prof_map_units(p, o, cycles);
-		v->mispredict_cycles = prof_map_units(p, o, v->mispredicts * o->map->mispredict);
-		v->mem_wait_cycles = prof_map_units(p, o, waits);
 	}
 	return 0;
 }

@@ -49,7 +49,7 @@ struct func_view {
 	uint64_t os;           /* of self: external code and system calls */
 	uint64_t os_left;      /* measured there, not charged (waits) */
 	uint64_t faults;       /* page faults taken, charged in self */
-	uint64_t block_cycles; /* sum over its blocks of count x cost */
+	uint64_t block_cycles; /* sum of its blocks' prof_block_cycles */
 	uint64_t block_execs;
 	/* under the simulations (0 without): its blocks' mispredicted jumps,
 	 * what they cost, and what its loads waited for memory; all in self */
@@ -88,6 +88,34 @@ void prof_subtree(const struct prof_thread *th, uint64_t *cum);
 uint64_t prof_map_units(const struct profile *p, const struct prof_obj *o, uint64_t x);
 /* Block b of o: its executions times its fixed cost, in the profile's unit. */
 uint64_t prof_block_cycles(const struct profile *p, const struct prof_obj *o, uint32_t b);
+
+/* A walk over one function's basic blocks, in the map's order:
+ *
+ *	struct prof_blocks w;
+ *	for (prof_blocks_init(&w, p, g); prof_blocks_next(&w);)
+ *		... w.bl, w.count, w.cycles ...
+ *
+ * Each step fills in the block at hand and its figures, in the profile's
+ * unit, so that every view shows the same numbers for a block. */
+struct prof_blocks {
+	const struct prof_obj *o;       /* the function's object */
+	const struct pi_map_func *f;    /* the function in its map */
+	/* the block at hand */
+	uint32_t b;                     /* its index in o->blocks */
+	const struct pi_map_block *bl;
+	uint64_t count;                 /* executions */
+	uint64_t cycles;                /* fixed cost (prof_block_cycles) */
+	uint64_t mispredicts;           /* of its jump (--branch-sim; else 0) */
+	uint64_t mispredict_cycles;     /* what they cost */
+	uint64_t mem_wait_cycles;       /* its loads' waits for memory (--cache-sim) */
+	/* the walk's own */
+	const struct profile *p;
+	uint32_t next;
+};
+/* A walk over global function g's blocks, before the first. */
+void prof_blocks_init(struct prof_blocks *w, const struct profile *p, uint32_t g);
+/* Steps to the next block: false after the last. */
+bool prof_blocks_next(struct prof_blocks *w);
 
 /* A figure in the profile's unit as whole cycles, rounded to nearest
  * (halves up): the one rounding a view makes. */
