@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * profview annotate: source lines with the cycles spent on them (seed 003's
- * annotated source) or annotated disassembly.  Lines come from the original
+ * profview annotate: source lines with the cycles spent on them (an annotated
+ * source listing) or annotated disassembly.  Lines come from the original
  * objects' line tables, carried in the profile's maps; instructions from
  * the original bytes carried there too.
  *   |  the line's code is one basic block, and it ran

@@ -2,7 +2,7 @@
 /*
  * profview callgraph: gprof-style stanzas, one per function: its callers
  * (parents), the function, its callees (children).  The numbers hold
- * seed 004's invariants exactly: the parents' calls, self and
+ * a call graph's invariants exactly: the parents' calls, self and
  * self+descendants add up to the function's, and the children's
  * self+descendants add up to the function's minus its self.
  */

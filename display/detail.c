@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* profview detail: one function, its callers and callees (seed 003,
- * Figs. 10-11), with the call sites. */
+/* profview detail: one function, its callers and callees each with its
+ * share of the function's time, and the call sites. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,7 +109,7 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 	else
 		printf("  self per call     min %llu, max %llu, mean %.1f %s\n", (unsigned long long)v->min_self,
 		       (unsigned long long)v->max_self, mean, unit);
-	/* seed 003: OS calls are charged to their caller, and counted apart */
+	/* external code's and system calls' time is the caller's, and counted apart */
 	if (prof_charges_os(p)) {
 		printf("  OS                %llu cycles of self in external code and system calls\n", pv_cyc(p, v->os));
 		if (v->os_left)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* profview tree: each thread's calling-context tree (seed 004's layout). */
+/* profview tree: each thread's calling-context tree (Level, RL, Calls, Base, Cum). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Views derived from a profile's calling-context trees: per-function
- * accumulators and caller records (seed 003), summed over threads.
+ * accumulators and caller records, summed over threads.
  */
 #ifndef PI_VIEWS_H
 #define PI_VIEWS_H

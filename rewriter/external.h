@@ -3,7 +3,7 @@
  * Calls that leave instrumented code: a call to a function no input defines
  * (a shared library's, through the PLT), or to a function of the object left
  * as it was, and the syscall instruction.  Their real duration is measured
- * at run time (seed 003's "indeterminate" OS calls); each external function
+ * at run time (calls whose time cannot be known before they run); each external function
  * called gets a record (<external:name>) under which callbacks nest.
  */
 #ifndef PI_EXTERNAL_H

@@ -2,8 +2,8 @@
 /*
  * Timing models: a basic block in, fixed cycles out.  A model also says
  * what one iteration of a repeated string instruction costs, which the
- * runtime multiplies by the iteration count it observes (seed 003's
- * "variably determinate" instructions).
+ * runtime multiplies by the iteration count it observes (instructions
+ * whose cost depends on a count known only when they run).
  */
 #ifndef PI_MODEL_H
 #define PI_MODEL_H
@@ -123,7 +123,7 @@ struct cache_costs {
 struct cache_costs model_cache(const struct cpu_model *m);
 
 /* What a call of a short C library function costs under a model that
- * fixes it (seed 003's "fixed determinate" calls), in the model's units:
+ * fixes it (calls whose cost their arguments determine), in the model's units:
  * units + per_byte_q8 * n / 256, n the argument arg names (0: none; 1, 2,
  * 3: the first, second, third). */
 struct ext_cost {

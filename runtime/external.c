@@ -3,7 +3,7 @@
  * Time spent outside instrumented code: calls into external code (shared
  * libraries, functions left as they were) and system calls.  Their real
  * duration is measured with rdtsc and converted to core cycles by a ratio
- * measured at start-up (seed 003's "indeterminate" OS calls); waits on the
+ * measured at start-up (calls whose time cannot be known before they run); waits on the
  * outside world are measured but not charged unless asked.
  * Compiled with -mgeneral-regs-only: it runs between the program's
  * instructions, at call sites.

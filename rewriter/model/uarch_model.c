@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The analytical block model (seed 003: fixed cycles per basic block,
+ * The analytical block model (fixed cycles per basic block,
  * stalls included): a block's cost is its steady-state throughput, as
  * measured in a loop of itself (bench/blocks.py), the largest of
  *   - the front end: fused micro-ops over the machine's issue width, and

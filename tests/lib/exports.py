@@ -160,7 +160,7 @@ def tests(ctx, Fail, sh, must, profile_json):
 
 def graph_tests(ctx, Fail, sh, must, profile_json):
     """profview graph on a real program (sqlite3): dot draws it, arc widths
-    follow seed 003's formula, the default filter shows about 30 functions,
+    follow MIN(9, MAX(1, LOG2(1000*T + .0001))), the default filter shows about 30 functions,
     --root keeps what the root calls."""
     import math
 

@@ -1,9 +1,13 @@
 """How the rewriter's files depend on each other: no call cycle among them
 (scripts/call_cycles.py, over the objects the build compiled), so that each
 can be read, tested and linked with only the files below it; and the
-script that says so finds a cycle where there is one."""
+script that says so finds a cycle where there is one.  The viewer's side
+(display/, libprof/) includes nothing of the rewriter's: what both need is
+in x86/ and libprof/.  The README is a user's short guide, its two
+commands first."""
 import glob
 import os
+import re
 import shutil
 import tempfile
 
@@ -58,4 +62,40 @@ def tests(ctx, Fail, sh, must):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    return [("house/no_call_cycles", rewriter), ("house/call_cycles_found", finds_cycle)]
+    def layers():
+        own = {os.path.basename(f) for f in glob.glob(os.path.join(ROOT, "rewriter", "**", "*.h"), recursive=True)}
+        shared = {os.path.basename(f) for d in ("display", "libprof", "x86", "runtime")
+                  for f in glob.glob(os.path.join(ROOT, d, "*.h"))}
+        bad = []
+        for d in ("display", "libprof", "x86"):
+            for f in sorted(glob.glob(os.path.join(ROOT, d, "*.[ch]"))):
+                with open(f) as fh:
+                    for n, line in enumerate(fh, 1):
+                        m = re.match(r'\s*#\s*include\s*"([^"]+)"', line)
+                        if m and ("rewriter" in m.group(1) or
+                                  (os.path.basename(m.group(1)) in own - shared)):
+                            bad.append("%s:%d: %s" % (os.path.relpath(f, ROOT), n, line.strip()))
+            with open(os.path.join(ROOT, d, "meson.build")) as fh:
+                for n, line in enumerate(fh, 1):
+                    if "rewriter" in line and not line.lstrip().startswith("#"):
+                        bad.append("%s/meson.build:%d: %s" % (d, n, line.strip()))
+        if bad:
+            raise Fail("the viewer's side uses the rewriter's files:\n" + "\n".join(bad))
+
+    def readme():
+        with open(os.path.join(ROOT, "README.md")) as f:
+            text = f.read()
+        lines = text.splitlines()
+        if len(lines) >= 150:
+            raise Fail("README.md has %d lines: a user's guide of under 150 (the detail is docs/GUIDE.md)"
+                       % len(lines))
+        m = re.search(r"```sh\n(.*?)```", text, re.S)
+        first = [l.split("#")[0].strip() for l in m.group(1).splitlines()] if m else []
+        if first != ["bash scripts/demo.sh", "bash scripts/test.sh"] or text.index("```") > 20:
+            raise Fail("README.md does not open with its two commands: %r" % first)
+        with open(os.path.join(ROOT, ".ci", "run")) as f:
+            if "scripts/test.sh" not in f.read():
+                raise Fail(".ci/run does not run the README's test command (scripts/test.sh)")
+
+    return [("house/no_call_cycles", rewriter), ("house/call_cycles_found", finds_cycle),
+            ("house/layers", layers), ("house/readme", readme)]
