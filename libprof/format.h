@@ -273,6 +273,14 @@ struct pi_funcrec {
 /* where a PI_EXT_TTYREAD external's descriptor is: an argument (the
  * first), a FILE * in the first to fourth argument, or stdin's */
 enum pi_read_at { PI_READ_FD = 1, PI_READ_FILE1, PI_READ_FILE2, PI_READ_FILE3, PI_READ_FILE4, PI_READ_STDIN };
+/* with PI_EXT_FIXED: the model's cost is the C locale's (strcoll's
+ * collation is strcmp's there); once the program has set a locale
+ * (PI_EXT_LOCALE), its time is measured instead */
+#define PI_EXT_C_LOCALE 0x800
+/* setlocale, uselocale: a call that sets a locale (its locale argument,
+ * the first or second as size[3] says, not NULL) ends the C locale's
+ * costs (PI_EXT_C_LOCALE) for the rest of the run */
+#define PI_EXT_LOCALE 0x1000
 #define PI_EXT_HEAP_SHIFT 8
 #define PI_EXT_HEAP_MASK 0x700 /* with PI_EXT_FIXED: a heap function whose
 				 cost the runtime's model of the allocator gives

@@ -127,13 +127,17 @@ static uint32_t ext_index(struct code *c, const char *name)
 		   (c->opts->charge_waits ? PI_EXT_CHARGE_WAITS : 0) |
 		   (c->opts->defined ? 0 : PI_EXT_CHECK) |
 		   (!strcmp(name, "swapcontext") ? PI_EXT_SWITCH : 0) |
-		   (!strcmp(name, "setcontext") ? PI_EXT_SETCTX : 0);
+		   (!strcmp(name, "setcontext") ? PI_EXT_SETCTX : 0) |
+		   (!strcmp(name, "setlocale") || !strcmp(name, "uselocale") ? PI_EXT_LOCALE : 0);
 	/* a short C library function the model costs, where it does: no clock
 	 * (nor its cost) on each call, and the same cost every run */
 	if (c->model->charges_os && !w && !rd && model_ext_cost(c->model, name, &x->cost))
-		x->flags |= PI_EXT_FIXED | x->cost.heap << PI_EXT_HEAP_SHIFT;
+		x->flags |= PI_EXT_FIXED | x->cost.heap << PI_EXT_HEAP_SHIFT |
+			    (x->cost.c_locale ? PI_EXT_C_LOCALE : 0);
 	else if (rd)
 		x->cost.arg = rd; /* (size[3]: where its descriptor is) */
+	else if (x->flags & PI_EXT_LOCALE)
+		x->cost.arg = !strcmp(name, "uselocale") ? 1 : 2; /* (size[3]: its locale argument) */
 	x->map_index = (uint32_t)(c->nfuncs + c->nexts - 1);
 	return (uint32_t)(c->nexts - 1);
 }

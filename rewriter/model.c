@@ -57,7 +57,8 @@ static const struct ext_fixed skylake_libc[] = {
 	{"mempcpy", 11, 32, 3, 0}, {"memset", 11, 32, 3, 0}, {"realloc", 75, 0, 0, 23},
 	{"stpcpy", 11, 0, 0, 0}, {"strcat", 18, 0, 0, 0}, {"strchr", 9, 0, 0, 0}, {"strcmp", 12, 0, 0, 0},
 	{"strcpy", 11, 0, 0, 0}, {"strdup", 33, 0, 0, 0}, {"strlen", 9, 0, 0, 0}, {"strncmp", 8, 0, 0, 0},
-	{"strncpy", 9, 36, 3, 0}, {"strnlen", 9, 0, 0, 0}, {"strrchr", 9, 0, 0, 0},
+	{"strncpy", 9, 36, 3, 0}, {"strnlen", 9, 0, 0, 0}, {"strrchr", 9, 0, 0, 0}, {"strcoll", 18, 0, 0, 0},
+	{"strcspn", 15, 0, 0, 0}, {"strpbrk", 12, 0, 0, 0}, {"strspn", 11, 0, 0, 0},
 	{"__ctype_b_loc", 9, 0, 0, 0}, {"__ctype_tolower_loc", 9, 0, 0, 0}, {"__ctype_toupper_loc", 9, 0, 0, 0},
 	{"__errno_location", 9, 0, 0, 0},
 };
@@ -70,7 +71,8 @@ static const struct ext_fixed icelake_libc[] = {
 	{"mempcpy", 8, 16, 3, 0}, {"memset", 8, 16, 3, 0}, {"realloc", 60, 0, 0, 18},
 	{"stpcpy", 8, 0, 0, 0}, {"strcat", 14, 0, 0, 0}, {"strchr", 7, 0, 0, 0}, {"strcmp", 10, 0, 0, 0},
 	{"strcpy", 8, 0, 0, 0}, {"strdup", 26, 0, 0, 0}, {"strlen", 7, 0, 0, 0}, {"strncmp", 6, 0, 0, 0},
-	{"strncpy", 7, 18, 3, 0}, {"strnlen", 7, 0, 0, 0}, {"strrchr", 7, 0, 0, 0},
+	{"strncpy", 7, 18, 3, 0}, {"strnlen", 7, 0, 0, 0}, {"strrchr", 7, 0, 0, 0}, {"strcoll", 14, 0, 0, 0},
+	{"strcspn", 12, 0, 0, 0}, {"strpbrk", 10, 0, 0, 0}, {"strspn", 8, 0, 0, 0},
 	{"__ctype_b_loc", 7, 0, 0, 0}, {"__ctype_tolower_loc", 7, 0, 0, 0}, {"__ctype_toupper_loc", 7, 0, 0, 0},
 	{"__errno_location", 7, 0, 0, 0},
 };
@@ -129,8 +131,9 @@ static const struct form_cost goldencove_measured[] = {
  * costs one.  Those not measured there (calloc, strdup, the string copies,
  * searches and strncmp, memchr; bench/probes/libc.c measures them on
  * Zen 5) are zen5_libc's, scaled by the ratio of a sibling's costs on the
- * two cores (malloc's for calloc and strdup, strcmp's for strncmp,
- * strlen's for the rest), and their cost per KiB by memcpy's (a copy) or
+ * two cores (malloc's for calloc and strdup, strcmp's for strncmp and
+ * strcoll, strlen's for the rest: strspn, strcspn, strpbrk too), and their
+ * cost per KiB by memcpy's (a copy) or
  * memset's (a store or load stream). */
 static const struct ext_fixed goldencove_libc[] = {
 	{"__memcpy_chk", 7, 16, 3, 0}, {"__memmove_chk", 7, 16, 3, 0}, {"__mempcpy_chk", 7, 16, 3, 0},
@@ -141,7 +144,8 @@ static const struct ext_fixed goldencove_libc[] = {
 	{"mempcpy", 7, 16, 3, 0}, {"memset", 7, 16, 3, 0}, {"realloc", 50, 0, 0, 15},
 	{"stpcpy", 7, 0, 0, 0}, {"strcat", 12, 0, 0, 0}, {"strchr", 6, 0, 0, 0}, {"strcmp", 8, 0, 0, 0},
 	{"strcpy", 7, 0, 0, 0}, {"strdup", 22, 0, 0, 0}, {"strlen", 6, 0, 0, 0}, {"strncmp", 5, 0, 0, 0},
-	{"strncpy", 6, 18, 3, 0}, {"strnlen", 6, 0, 0, 0}, {"strrchr", 6, 0, 0, 0},
+	{"strncpy", 6, 18, 3, 0}, {"strnlen", 6, 0, 0, 0}, {"strrchr", 6, 0, 0, 0}, {"strcoll", 12, 0, 0, 0},
+	{"strcspn", 10, 0, 0, 0}, {"strpbrk", 8, 0, 0, 0}, {"strspn", 7, 0, 0, 0},
 	{"__ctype_b_loc", 6, 0, 0, 0}, {"__ctype_tolower_loc", 6, 0, 0, 0}, {"__ctype_toupper_loc", 6, 0, 0, 0},
 	{"__errno_location", 6, 0, 0, 0},
 };
@@ -172,7 +176,11 @@ static const struct uarch goldencove_u = {
  * KiB of nmemb * size (arg 4: the product of the first two); strdup as
  * calloc without the clearing; strcpy 6, strncpy 5 and 25 a KiB of its
  * length (it pads), strchr 5, strncmp 4 on short strings, memchr 4 and 16
- * a KiB of its length.  strcat, not measured: strlen and strcpy. */
+ * a KiB of its length.  strcat, not measured: strlen and strcpy.  strcoll
+ * 9 in the C locale (strcmp's and a look at the locale; in another, its
+ * time is measured: PI_EXT_C_LOCALE); strspn 6, strcspn 8 and strpbrk 7
+ * over 8 bytes, taken as short too (their scans cost about 0.2 cycles a
+ * byte more, and no argument says how far they go). */
 static const struct ext_fixed zen5_libc[] = {
 	{"__memcpy_chk", 5, 22, 3, 0}, {"__memmove_chk", 5, 22, 3, 0}, {"__mempcpy_chk", 5, 22, 3, 0},
 	{"__memset_chk", 4, 16, 3, 0}, {"__stpcpy_chk", 6, 0, 0, 0}, {"__strcat_chk", 10, 0, 0, 0},
@@ -182,7 +190,8 @@ static const struct ext_fixed zen5_libc[] = {
 	{"mempcpy", 5, 22, 3, 0}, {"memset", 4, 16, 3, 0}, {"realloc", 50, 0, 0, 25},
 	{"stpcpy", 6, 0, 0, 0}, {"strcat", 10, 0, 0, 0}, {"strchr", 5, 0, 0, 0}, {"strcmp", 6, 0, 0, 0},
 	{"strcpy", 6, 0, 0, 0}, {"strdup", 36, 0, 0, 0}, {"strlen", 5, 0, 0, 0}, {"strncmp", 4, 0, 0, 0},
-	{"strncpy", 5, 25, 3, 0}, {"strnlen", 5, 0, 0, 0}, {"strrchr", 5, 0, 0, 0},
+	{"strncpy", 5, 25, 3, 0}, {"strnlen", 5, 0, 0, 0}, {"strrchr", 5, 0, 0, 0}, {"strcoll", 9, 0, 0, 0},
+	{"strcspn", 8, 0, 0, 0}, {"strpbrk", 7, 0, 0, 0}, {"strspn", 6, 0, 0, 0},
 	{"__ctype_b_loc", 5, 0, 0, 0}, {"__ctype_tolower_loc", 5, 0, 0, 0}, {"__ctype_toupper_loc", 5, 0, 0, 0},
 	{"__errno_location", 5, 0, 0, 0},
 };
@@ -221,7 +230,8 @@ static const struct ext_fixed zen3_libc[] = {
 	{"mempcpy", 5, 31, 3, 0}, {"memset", 4, 32, 3, 0}, {"realloc", 50, 0, 0, 25},
 	{"stpcpy", 6, 0, 0, 0}, {"strcat", 10, 0, 0, 0}, {"strchr", 5, 0, 0, 0}, {"strcmp", 6, 0, 0, 0},
 	{"strcpy", 6, 0, 0, 0}, {"strdup", 36, 0, 0, 0}, {"strlen", 5, 0, 0, 0}, {"strncmp", 4, 0, 0, 0},
-	{"strncpy", 5, 35, 3, 0}, {"strnlen", 5, 0, 0, 0}, {"strrchr", 5, 0, 0, 0},
+	{"strncpy", 5, 35, 3, 0}, {"strnlen", 5, 0, 0, 0}, {"strrchr", 5, 0, 0, 0}, {"strcoll", 9, 0, 0, 0},
+	{"strcspn", 8, 0, 0, 0}, {"strpbrk", 7, 0, 0, 0}, {"strspn", 6, 0, 0, 0},
 	{"__ctype_b_loc", 5, 0, 0, 0}, {"__ctype_tolower_loc", 5, 0, 0, 0}, {"__ctype_toupper_loc", 5, 0, 0, 0},
 	{"__errno_location", 5, 0, 0, 0},
 };
@@ -529,6 +539,13 @@ bool model_tables_sorted(FILE *err)
 	       sorted(zen5_measured, N(zen5_measured), "zen5_measured", err);
 }
 
+/* strcoll collates as strcmp in the C locale, which a program is in until
+ * it sets another: its fixed cost holds until then (PI_EXT_C_LOCALE) */
+static bool c_locale_only(const char *name)
+{
+	return !strcmp(name, "strcoll");
+}
+
 bool model_ext_cost(const struct cpu_model *m, const char *name, struct ext_cost *out)
 {
 	const struct uarch *u = m->uarch;
@@ -540,6 +557,7 @@ bool model_ext_cost(const struct cpu_model *m, const char *name, struct ext_cost
 			out->arg = u->libc[i].arg;
 			out->null_units = u->libc[i].null_cycles * m->units;
 			out->heap = 0;
+			out->c_locale = c_locale_only(name);
 			if (u->heap)
 				out->heap = !strcmp(name, "malloc")    ? PI_HEAP_MALLOC
 					    : !strcmp(name, "free")    ? PI_HEAP_FREE
@@ -620,6 +638,8 @@ void model_describe(const struct cpu_model *m, FILE *out)
 						 : ", and %u a KiB of argument %u", e->per_kib, e->arg);
 		if (e->null_cycles)
 			fprintf(out, "; %u with a NULL pointer", e->null_cycles);
+		if (c_locale_only(e->name))
+			fputs(" in the C locale (after the program sets another: measured)", out);
 		fputc('\n', out);
 	}
 	uint32_t heap[PI_HC_COUNT];

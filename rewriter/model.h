@@ -133,6 +133,8 @@ struct ext_cost {
 	uint32_t null_units; /* the cost when the first argument is NULL (0: units) */
 	uint32_t heap;       /* a PI_HEAP_* op the runtime's allocator model
 				costs instead, or 0 (model_heap) */
+	bool c_locale;       /* the cost holds in the C locale only
+				(PI_EXT_C_LOCALE) */
 };
 
 /* Whether model m fixes the cost of the external function name; if so,

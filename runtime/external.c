@@ -18,6 +18,11 @@
 uint64_t rt_cycles_per_tick_q32 __attribute__((visibility("hidden")));
 #define cycles_per_tick_q32 rt_cycles_per_tick_q32
 static uint64_t tsc_per_kcycle;
+/* The program has set a locale (setlocale, uselocale): what the model
+ * costs in the C locale only (PI_EXT_C_LOCALE) is measured from then on.
+ * Set once, never cleared, read by every thread (stubs.S too). */
+uint32_t rt_locale_set __attribute__((visibility("hidden")));
+
 /* from the objects' maps: system calls' time goes into the cycles, and
  * waits' too */
 static int sys_charge, sys_charge_waits;
@@ -287,6 +292,12 @@ void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uin
 		return;
 	}
 	uint32_t flags = rec->size[0];
+	/* setlocale(category, locale), uselocale(locale): the argument
+	 * rec->size[3] names; NULL asks */
+	if ((flags & PI_EXT_LOCALE) && ((rec->size[3] & 0xff) == 1 ? arg0 : arg1))
+		__atomic_store_n(&rt_locale_set, 1, __ATOMIC_RELAXED);
+	if ((flags & PI_EXT_C_LOCALE) && __atomic_load_n(&rt_locale_set, __ATOMIC_RELAXED))
+		flags &= ~PI_EXT_FIXED;
 	uint64_t len;
 	uint64_t target = call_target(pc, &len);
 	if ((flags & PI_EXT_CHECK) && target && rt_is_entry(target))

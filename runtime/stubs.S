@@ -760,8 +760,14 @@ ENTRY __profinst_ext_enter
 	jne .Lxe_skip
 	movl FREC_EXTFLAGS(%r11), %r9d
 	FOLD_CLOCK %rcx, %rdx, %rsi       /* for the C path too */
-	test $(PI_EXT_CHECK | PI_EXT_TTYREAD | PI_EXT_SWITCH | PI_EXT_SETCTX | PI_EXT_HEAP_MASK), %r9d /* the C path's */
+	test $(PI_EXT_CHECK | PI_EXT_TTYREAD | PI_EXT_SWITCH | PI_EXT_SETCTX | PI_EXT_HEAP_MASK | PI_EXT_LOCALE), %r9d /* the C path's */
 	jnz .Lxe_slow
+	test $PI_EXT_C_LOCALE, %r9d
+	jz 1f
+	cmpl $0, rt_locale_set(%rip)
+	je 1f
+	and $~PI_EXT_FIXED, %r9d          /* another locale than C: measured */
+1:
 	TAKE_BUSY .Lxe_slow_busy
 	NEW_FRAME %rcx, %rax, .Lxe_slow_busy
 	FAULTS_CHECK %rdx, .Lxe_slow_busy
@@ -918,7 +924,7 @@ ENTRY \name
 	jne .L\name\()_slow_busy
 	test $RT_EXT_FIXED, %edi
 .if \fixed
-	jz .L\name\()_slow_busy
+	jz .L\name\()_measured          /* measured after all (PI_EXT_C_LOCALE) */
 	mov %rdi, %rax
 	shr $RT_EXT_COST_SHIFT, %rax      /* its cost, in the clock's units */
 .else
@@ -984,6 +990,21 @@ ENTRY \name
 	.cfi_adjust_cfa_offset 56
 	C_PATHS .L\name\()_slow_busy, %rcx, %rsi, %rdi
 	jmp .L\name\()_out
+.if \fixed
+	/* An external the model costs in the C locale only, called after the
+	 * program set another: its clock runs (PI_EXT_C_LOCALE), and the
+	 * measured exit stops it, a few instructions late. */
+.L\name\()_measured:
+	movl $0, TLS(TLS_BUSY)
+	CFI_POP %r11
+	CFI_POP %r8
+	CFI_POP %rdi
+	CFI_POP %rsi
+	CFI_POP %rcx
+	CFI_POP %rdx
+	CFI_POP %rax
+	jmp __profinst_ext_exit
+.endif
 	.cfi_endproc
 END \name
 .endm

@@ -201,6 +201,37 @@ NOINLINE static void t_strchr(void)
 		sink = (size_t)strchr(src + (i & 7), 'b');
 	src[n_arg] = 'a';
 }
+/* strcoll in the C locale (no setlocale: the program's start), over
+ * equal strings as strcmp above; strspn, strcspn and strpbrk over n bytes
+ * they accept (or do not reject) before the stop */
+NOINLINE static void t_strcoll(void)
+{
+	src[n_arg] = 0, dst[n_arg] = 0;
+	for (int i = 0; i < REPS; i++)
+		sink = (size_t)strcoll(dst, src);
+	src[n_arg] = 'a', dst[n_arg] = 'a';
+}
+NOINLINE static void t_strspn(void)
+{
+	src[n_arg] = 'b';
+	for (int i = 0; i < REPS; i++)
+		sink = strspn(src + (i & 7), "ac");
+	src[n_arg] = 'a';
+}
+NOINLINE static void t_strcspn(void)
+{
+	src[n_arg] = 'b';
+	for (int i = 0; i < REPS; i++)
+		sink = strcspn(src + (i & 7), "bc");
+	src[n_arg] = 'a';
+}
+NOINLINE static void t_strpbrk(void)
+{
+	src[n_arg] = 'b';
+	for (int i = 0; i < REPS; i++)
+		sink = (size_t)strpbrk(src + (i & 7), "bc");
+	src[n_arg] = 'a';
+}
 NOINLINE static void t_memchr(void)
 {
 	for (int i = 0; i < REPS; i++)
@@ -235,7 +266,8 @@ int main(void)
 		 {"strdup+free", t_strdup_free}, {"strncmp", t_strncmp}, {"strcpy", t_strcpy},
 		 {"strncpy", t_strncpy},         {"strchr", t_strchr},   {"memchr", t_memchr},
 		 {"__ctype_b_loc", t_ctype_b_loc}, {"__ctype_tolower_loc", t_ctype_tolower_loc},
-		 {"__errno_location", t_errno_location}};
+		 {"__errno_location", t_errno_location}, {"strcoll", t_strcoll}, {"strspn", t_strspn},
+		 {"strcspn", t_strcspn},         {"strpbrk", t_strpbrk}};
 	static const size_t sizes[] = {8, 32, 128, 512, 2048};
 	printf("%-19s", "n:");
 	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)

@@ -3,8 +3,8 @@ row's self, callbacks left out, so that qsort's row comes near native
 qsort's own time; C library functions every model costs give the same
 profile run after run; waits are left out unless --charge-waits."""
 import os
+import re
 import shutil
-import statistics
 import tempfile
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -35,7 +35,7 @@ def tests(ctx, Fail, sh, must, profile_json):
         # qsort of 20,000 ints: its row's self (its measured time,
         # callbacks and the stubs' cost left out) near native
         # qsort's own (qsort timed, less as many comparator calls timed
-        # alone); medians of runs taken side by side, in rdtsc ticks, each
+        # alone); the least of runs taken side by side, in rdtsc ticks, each
         # run's figure the least of its five sorts (the row's min_self)
         tmp = tempfile.mkdtemp(prefix="pi-ext-")
         try:
@@ -83,12 +83,16 @@ def tests(ctx, Fail, sh, must, profile_json):
             # calibrated out, is several times qsort's per-call work, so
             # a few ticks of error per callback move the figure by tens
             # of per cent from one machine (and load) to another.
-            n, m = statistics.median(nat), statistics.median(ins)
+            # The least of the nine on either side: a busy machine
+            # preempts the instrumented run (26 ms a sort, a quarter of a
+            # million measured pieces) far more often than the native one
+            # (2 ms), and the native loop subtracted from the native sort.
+            n, m = min(nat), min(ins)
             if 0.5 * n <= m <= 2.0 * n:
                 return True
             if last:
-                raise Fail("<external:qsort>'s self is %.0f ticks (median of %r), native qsort's own %.0f "
-                           "(median of %r): not within a factor of two" % (m, [int(x) for x in ins], n, nat))
+                raise Fail("<external:qsort>'s self is %.0f ticks (least of %r), native qsort's own %.0f "
+                           "(least of %r): not within a factor of two" % (m, [int(x) for x in ins], n, nat))
             return False
 
     def modelled_libc():
@@ -113,6 +117,8 @@ def tests(ctx, Fail, sh, must, profile_json):
                             [f["name"] for f in pj["functions"] if f["measured"]]))
                     for name in ("<external:calloc>", "<external:strdup>", "<external:stpcpy>",
                                  "<external:memchr>", "<external:strncpy>", "<external:__ctype_b_loc>",
+                                 "<external:strcoll>", "<external:strspn>", "<external:strcspn>",
+                                 "<external:strpbrk>",
                                  "<external:__ctype_tolower_loc>", "<external:__errno_location>"):
                         if not fn.get(name, {}).get("self_cycles"):
                             raise Fail("%s: %s costs nothing" % (cpu, name))
@@ -172,4 +178,39 @@ def tests(ctx, Fail, sh, must, profile_json):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    return [("os/qsort_time", qsort_time), ("os/modelled_libc", modelled_libc), ("os/waits", waits)]
+    def strcoll_locale():
+        # strcoll costs the model's C-locale figure (--describe-cpu) a call
+        # until the program sets a locale, then is measured; asking which
+        # locale is set changes nothing
+        tmp = tempfile.mkdtemp(prefix="pi-ext-")
+        try:
+            obj, native = compile_(tmp, "054_strcoll_locale")
+            for cpu in CPUS:
+                desc = must([ctx.profinst, "--describe-cpu", "--cpu=" + cpu], "--describe-cpu").stdout
+                m = re.search(r"^libc\.strcoll (\d+) a call in the C locale", desc, re.M)
+                if not m:
+                    raise Fail("%s: --describe-cpu gives no C-locale cost of strcoll:\n%s" % (cpu, desc))
+                unit = int(m.group(1))
+                exe = instrument(tmp, obj, cpu + ".prof", ["--cpu=" + cpu, "--no-page-faults"])
+                for how in ("none", "ask", "set"):
+                    want = sh([native, how]).stdout
+                    out, pj, fn = run_prof(exe, os.path.join(tmp, "%s-%s.pf" % (cpu, how)), [how])
+                    if out != want or out != ("2001\n" if how == "ask" else "2000\n"):
+                        raise Fail("%s %s: printed %r, natively %r" % (cpu, how, out, want))
+                    by = {c["name"]: c for c in fn["<external:strcoll>"]["callers"]}
+                    if by["before"]["calls"] != 1000 or by["after"]["calls"] != 1000:
+                        raise Fail("%s %s: strcoll's callers %r" % (cpu, how, by))
+                    if by["before"]["incl_cycles"] != 1000 * unit:
+                        raise Fail("%s %s: strcoll before any setlocale: %r cycles, want 1000 x %d"
+                                   % (cpu, how, by["before"]["incl_cycles"], unit))
+                    measured = fn["<external:strcoll>"]["os_cycles"]
+                    if how == "set" and not (measured and fn["<external:strcoll>"]["measured"]):
+                        raise Fail("%s: strcoll after setlocale not measured: %r" % (cpu, fn["<external:strcoll>"]))
+                    if how != "set" and (measured or by["after"]["incl_cycles"] != 1000 * unit):
+                        raise Fail("%s %s: strcoll measured (%r), or not the model's after: %r"
+                                   % (cpu, how, measured, by["after"]))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    return [("os/qsort_time", qsort_time), ("os/modelled_libc", modelled_libc), ("os/waits", waits),
+            ("os/strcoll_locale", strcoll_locale)]

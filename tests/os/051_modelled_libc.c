@@ -29,6 +29,8 @@ __attribute__((noinline)) static unsigned strings(int n)
 		free(d);
 		strncpy(word, x, 16);
 		s += word[0] == 'x';
+		s += strcoll(word, base) != 0; /* (the C locale's: strcmp's) */
+		s += (unsigned)strspn(word, x) + (unsigned)strcspn(base, odd) + (strpbrk(base, even) != NULL);
 	}
 	return s;
 }
@@ -78,8 +80,9 @@ __attribute__((noinline)) static unsigned classes(int n)
 int main(void)
 {
 	unsigned s = strings(1000) + memory(1000) + heap(1000) + classes(1000);
-	/* a word of 11 or 12 letters, the tests true, 8 of its letters
-	 * (24 or 25); a copy, a move and a search (2); 1 from the heap; a
-	 * letter, its lower case, errno (3) */
-	return s == 500 * 24 + 500 * 25 + 2000 + 1000 + 3000 ? 0 : 1;
+	/* a word of 11 or 12 letters, the tests true, 8 of its letters,
+	 * "x" collated apart (1), spanned (1), "profile" up to its 'o' (2)
+	 * and to an 'e' (1) (29 or 30); a copy, a move and a search (2); 1
+	 * from the heap; a letter, its lower case, errno (3) */
+	return s == 500 * 29 + 500 * 30 + 2000 + 1000 + 3000 ? 0 : 1;
 }
