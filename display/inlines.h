@@ -12,6 +12,8 @@
 
 #include "reader.h"
 
+struct x86_decoder; /* decode.h */
+
 /* A symbol's name as views show it (demangled), in buf. */
 const char *pv_demangle(const char *name, char *buf, size_t n);
 
@@ -37,7 +39,8 @@ struct pv_inlines {
 	int oom;
 };
 
-/* Function g's inlined calls.  0, or -1 out of memory; free is->v. */
-int pv_inline_costs(const struct profile *p, uint32_t g, struct pv_inlines *is);
+/* Function g's inlined calls, its code decoded with dx.  0, or -1 out of
+ * memory; free is->v. */
+int pv_inline_costs(const struct profile *p, const struct x86_decoder *dx, uint32_t g, struct pv_inlines *is);
 
 #endif

@@ -247,7 +247,7 @@ static int reach_extent(struct code *c, int ts, uint64_t start, uint64_t end, ui
 				break;
 			}
 			struct insn in;
-			if (!insn_decode(s->data + off, end - off, off, &in) || in.kind == INSN_BAD) {
+			if (!insn_decode(&c->dx, s->data + off, end - off, off, &in) || in.kind == INSN_BAD) {
 				*why = "bytes on its path that do not decode";
 				rc = -1;
 				break;
@@ -296,7 +296,7 @@ static int reach_extent(struct code *c, int ts, uint64_t start, uint64_t end, ui
 			continue;
 		}
 		struct insn in;
-		if (!insn_decode(s->data + off, last - off, off, &in) || in.cls != ICLS_NOP) {
+		if (!insn_decode(&c->dx, s->data + off, last - off, off, &in) || in.cls != ICLS_NOP) {
 			*why = "bytes between its code that no path reaches";
 			rc = -1;
 			break;
@@ -341,12 +341,12 @@ static void func_warn(struct code *c, struct func *f, const char *fmt, uint64_t 
 }
 
 /* Decode [start,end) of text t; false if it is not all instructions. */
-static bool decode_range(struct text *t, const uint8_t *data, uint64_t start, uint64_t end,
-			 struct insn **ins, size_t *nins, size_t *cap, uint64_t *badoff)
+static bool decode_range(struct text *t, const struct x86_decoder *dx, const uint8_t *data, uint64_t start,
+			 uint64_t end, struct insn **ins, size_t *nins, size_t *cap, uint64_t *badoff)
 {
 	for (uint64_t off = start; off < end;) {
 		struct insn in;
-		if (!insn_decode(data + off, end - off, off, &in) || in.kind == INSN_BAD) {
+		if (!insn_decode(dx, data + off, end - off, off, &in) || in.kind == INSN_BAD) {
 			*badoff = off;
 			return false;
 		}
@@ -412,7 +412,7 @@ static void decode_text(struct code *c, int ti, const bool *verbatim)
 			c->funcs[rg[i].fn].warned = true;
 			continue;
 		}
-		if (!decode_range(t, s->data, rg[i].start, rg[i].end, &ins, &nins, &cap, &bad)) {
+		if (!decode_range(t, &c->dx, s->data, rg[i].start, rg[i].end, &ins, &nins, &cap, &bad)) {
 			nins = before;
 			add_vrange(t, rg[i].start, rg[i].end, false);
 			if (rg[i].fn >= 0) {
@@ -776,16 +776,17 @@ static void reach_run(struct reach *r)
 /* Instruction k of t puts an address in a register: does the code after
  * it, before a jump or before the register changes, read or write memory
  * through that register?  Then the address is of data (a table's base). */
-static bool used_as_base(const struct text *t, const struct section *s, uint32_t k)
+static bool used_as_base(const struct x86_decoder *dx, const struct text *t, const struct section *s,
+			 uint32_t k)
 {
 	struct insn_detail d;
-	if (!insn_describe(s->data + t->insns[k].off, t->insns[k].len, &d))
+	if (!insn_describe(dx, s->data + t->insns[k].off, t->insns[k].len, &d))
 		return false;
 	uint64_t regs = d.wr & 0xffff; /* the general registers it writes */
 	for (uint32_t j = k + 1; j < t->ninsns && j < k + 32 && regs; j++) {
 		const struct insn *in = &t->insns[j];
 		if (in->off != t->insns[j - 1].off + t->insns[j - 1].len ||
-		    !insn_describe(s->data + in->off, in->len, &d))
+		    !insn_describe(dx, s->data + in->off, in->len, &d))
 			break;
 		if ((d.load || d.store) && ((d.mem.base >= 0 && d.mem.base < 16 && (regs >> d.mem.base & 1)) ||
 					    (d.mem.index >= 0 && d.mem.index < 16 && (regs >> d.mem.index & 1))))
@@ -809,7 +810,7 @@ static void address_taken(struct code *c, const struct reach *r, bool *by_code, 
 	if (x == NO_INSN)
 		return;
 	by_code[r->first[tti] + x] = true;
-	if (tt->fn[x] >= 0 && used_as_base(t, &c->o->secs[t->sec], k))
+	if (tt->fn[x] >= 0 && used_as_base(&c->dx, t, &c->o->secs[t->sec], k))
 		data_in(c, tt->fn[x], tti, toff, "the code reads memory at this address (data)");
 }
 
@@ -1209,7 +1210,7 @@ static void unnamed_add(struct unnamed_set *us, int sec, uint64_t off, uint64_t 
 	/* padding is not an entry (a reference to the end of something) */
 	const struct section *s = &c->o->secs[sec];
 	struct insn in;
-	if (!insn_decode(s->data + off, s->size - off, off, &in) || in.kind == INSN_BAD || is_padding(&in))
+	if (!insn_decode(&c->dx, s->data + off, s->size - off, off, &in) || in.kind == INSN_BAD || is_padding(&in))
 		return;
 	if (size > end - off)
 		size = end - off;
@@ -1240,7 +1241,7 @@ static void unnamed_fde(void *arg, int sec, uint64_t off, uint64_t size)
  * at instruction k of t. */
 static void unnamed_addr(struct unnamed_set *us, const struct text *t, uint32_t k, int tsec, uint64_t toff)
 {
-	if (!used_as_base(t, &us->c->o->secs[t->sec], k))
+	if (!used_as_base(&us->c->dx, t, &us->c->o->secs[t->sec], k))
 		unnamed_add(us, tsec, toff, 0, U_ADDR, -1);
 }
 
@@ -1405,6 +1406,7 @@ void code_init(struct code *c, struct object *o, const struct rewrite_opts *opts
 {
 	memset(c, 0, sizeof(*c));
 	c->o = o;
+	x86_decoder_init(&c->dx);
 	c->opts = opts;
 	c->model = opts->model;
 	c->mstats = opts->mstats;

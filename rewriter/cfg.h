@@ -127,6 +127,7 @@ struct external {
 
 struct code {
 	struct object *o;
+	struct x86_decoder dx; /* what every pass decodes o's code with */
 	const struct cpu_model *model;
 	struct model_stats *mstats; /* or NULL */
 	const struct rewrite_opts *opts;
