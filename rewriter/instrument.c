@@ -13,6 +13,7 @@
 #include "external.h"
 #include "layout.h"
 #include "meta.h"
+#include "unnamed.h"
 
 /*
  * One round of the analysis: functions, instructions and the marks on
