@@ -10,6 +10,7 @@
 #include "dwarfinfo.h"
 #include "dwarfline.h"
 #include "ehframe.h"
+#include "ehframe_read.h"
 #include "external.h"
 #include "layout.h"
 #include "meta.h"

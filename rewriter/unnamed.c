@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ehframe.h"
+#include "ehframe_read.h"
 
 enum { U_FDE = 1, U_CALL = 2, U_JUMP = 4, U_ADDR = 8 };
 
