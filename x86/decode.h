@@ -23,9 +23,9 @@
  * context of its own (the rewriter's struct code, profview's per command).
  *
  * Its bytes are Zydis's, which only decode.c may name: the header gives
- * storage enough for them, and decode.c checks at compile time that they
- * fit, so that this header needs no Zydis and the caller has nothing to
- * allocate or free.
+ * storage enough for them (Zydis 4's take about 610 bytes), and decode.c
+ * checks at compile time that they fit, so that this header needs no
+ * Zydis and the caller has nothing to allocate or free.
  */
 #define X86_DECODER_SIZE 768
 struct x86_decoder {
