@@ -299,8 +299,8 @@ static bool tail_jump(const struct profile *p, const struct x86_decoder *dx, uin
 				break;
 			if (in.kind == INSN_JMP || in.kind == INSN_JCC) {
 				struct pv_ref r[2];
-				uint32_t n = pv_insn_refs(p, dx, gf->obj, bl->section, bl->offset + off, o->code + bl->code + off,
-							  bl->size - off, r, 2);
+				uint32_t n = pv_insn_refs(p, dx, gf->obj, bl->section, bl->offset + off,
+							  o->code + bl->code + off, bl->size - off, r, 2);
 				for (uint32_t i = 0; i < n; i++)
 					if (r[i].branch && r[i].g == callee && !r[i].off && !found++) {
 						*blk = bl;

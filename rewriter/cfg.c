@@ -934,7 +934,8 @@ void code_find_data_in_functions(struct code *c)
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		const struct text *t = &c->texts[ti];
 		for (uint32_t k = 0; k < t->ninsns; k++)
-			if (!r.seen[r.first[ti] + k] && t->fn[k] >= 0 && ijmp[t->fn[k]] && !insn_is_padding(&t->insns[k]))
+			if (!r.seen[r.first[ti] + k] && t->fn[k] >= 0 && ijmp[t->fn[k]] &&
+			    !insn_is_padding(&t->insns[k]))
 				data_in(c, t->fn[k], ti, t->insns[k].off,
 					"bytes no path reaches, in a function with an indirect jump (a table?)");
 	}

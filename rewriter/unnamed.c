@@ -196,7 +196,8 @@ size_t code_find_unnamed(struct code *c, bool warn)
 				end = us.u[i + 1].off;
 			const char *why = "";
 			bool fell = false;
-			if (code_reach_extent(c, text_index(c, u->sec), u->off, end, &last, &why, NULL, NULL, &fell) || fell)
+			if (code_reach_extent(c, text_index(c, u->sec), u->off, end, &last, &why, NULL, NULL, &fell) ||
+			    fell)
 				continue;
 		}
 		/* only one function jumps there: its cold part if it jumps
@@ -212,8 +213,8 @@ size_t code_find_unnamed(struct code *c, bool warn)
 				end = u->off + u->size;
 			const char *why = "";
 			bool back = false;
-			if (code_reach_extent(c, text_index(c, u->sec), u->off, end, &last, &why, &c->funcs[u->from], &back,
-					 NULL)) {
+			if (code_reach_extent(c, text_index(c, u->sec), u->off, end, &last, &why, &c->funcs[u->from],
+					      &back, NULL)) {
 				if (warn)
 					pi_warn("%s: %s: %s+0x%llx: code without a symbol that %s jumps to, and its "
 						"extent is not clear (%s); left as it was", o->name, sname, sname,
