@@ -61,6 +61,7 @@ struct lineinfo {
 
 struct ann {
 	const struct profile *p;
+	const struct x86_decoder *dx;
 	const struct prof_obj *o; /* the function's, while it is added */
 	struct lineinfo *li;
 	size_t n, cap;
@@ -149,11 +150,11 @@ static void add_call(struct ann *a, uint32_t g, uint64_t ra, uint32_t callee, ui
 static void add_function(struct ann *a, uint32_t g, uint64_t os)
 {
 	a->o = &a->p->objs[a->p->funcs[g].obj];
-	pv_insn_costs(a->p, g, add_insn, a);
+	pv_insn_costs(a->p, a->dx, g, add_insn, a);
 	/* its time outside its code, on the lines of the calls and system
 	 * calls that spent it (by how often each ran) */
 	struct pv_lines w = {0};
-	if (os && !pv_outside_lines(a->p, g, NULL, 0, &w)) {
+	if (os && !pv_outside_lines(a->p, a->dx, g, NULL, 0, &w)) {
 		uint64_t weight = 0, given = 0;
 		for (size_t i = 0; i < w.n; i++)
 			weight += w.v[i].cycles;
@@ -294,7 +295,7 @@ static void print_header(const struct profile *p, const struct func_table *t, ui
 		       v->callers[k].other == UINT32_MAX ? "<root>" : pv_name(p, v->callers[k].other));
 }
 
-static void print_disasm(const struct profile *p, uint32_t g)
+static void print_disasm(const struct profile *p, const struct x86_decoder *dx, uint32_t g)
 {
 	struct prof_blocks w;
 	for (prof_blocks_init(&w, p, g); prof_blocks_next(&w);) {
@@ -312,13 +313,13 @@ static void print_disasm(const struct profile *p, uint32_t g)
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;
 			char text[512], where[256] = "";
-			if (!insn_decode(o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
+			if (!insn_decode(dx, o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
 				break;
-			insn_format(o->code + bl->code + off, in.len, bl->offset + off, text, sizeof(text));
+			insn_format(dx, o->code + bl->code + off, in.len, bl->offset + off, text, sizeof(text));
 			/* call and jump targets, and the data relocated fields
 			 * reach, by name (the original bytes hold 0 there) */
 			struct pv_ref refs[4];
-			uint32_t nr = pv_insn_refs(p, p->funcs[g].obj, bl->section, bl->offset + off,
+			uint32_t nr = pv_insn_refs(p, dx, p->funcs[g].obj, bl->section, bl->offset + off,
 						   o->code + bl->code + off, bl->size - off, refs, 4);
 			for (uint32_t k = 0; k < nr; k++) {
 				size_t tl = strlen(text);
@@ -373,6 +374,8 @@ int cmd_annotate(int argc, char **argv)
 	struct func_table t;
 	if (pv_open(&p, &t, path))
 		return 1;
+	struct x86_decoder dx; /* the functions' instructions */
+	x86_decoder_init(&dx);
 	uint32_t found[64];
 	uint32_t n = pv_find_functions(&p, &t, path, target, found, 64);
 	bool ambiguous = n == PV_AMBIGUOUS;
@@ -402,10 +405,10 @@ int cmd_annotate(int argc, char **argv)
 			putchar('\n');
 		print_header(&p, &t, found[i]);
 		if (disasm) {
-			print_disasm(&p, found[i]);
+			print_disasm(&p, &dx, found[i]);
 			continue;
 		}
-		struct ann a = {.p = &p};
+		struct ann a = {.p = &p, .dx = &dx};
 		add_function(&a, found[i], t.f[found[i]].os);
 		print_source(&a, (double)t.f[found[i]].self, blocks);
 		free(a.li);

@@ -113,7 +113,7 @@ static void switch_file(FILE *o, const char **cur, const char *file)
 	}
 }
 
-int callgrind_write(FILE *o, const struct profile *p, const struct func_table *t)
+int callgrind_write(FILE *o, const struct profile *p, const struct x86_decoder *dx, const struct func_table *t)
 {
 	size_t ncalls;
 	struct cg_call *calls = collect_calls(p, &ncalls);
@@ -145,8 +145,8 @@ int callgrind_write(FILE *o, const struct profile *p, const struct func_table *t
 		for (size_t k = c; k < ncalls && calls[k].caller == g; k++)
 			if (calls[k].callee != UINT32_MAX && p->funcs[calls[k].callee].external)
 				ext[next++] = (struct pv_call){calls[k].ra, calls[k].calls};
-		if (pv_outside_lines(p, g, ext, next, &outside) ||
-		    pv_function_lines_os(p, g, v->self, v->os, &outside, &ls)) {
+		if (pv_outside_lines(p, dx, g, ext, next, &outside) ||
+		    pv_function_lines_os(p, dx, g, v->self, v->os, &outside, &ls)) {
 			bad = 1;
 			break;
 		}

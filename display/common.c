@@ -170,7 +170,7 @@ static int site_text(const struct profile *p, uint32_t g, const struct pi_map_si
 /* Is site s of object o a jump (a tail call to external code, which the
  * rewriter made a call), not a call instruction?  From the original bytes
  * of its block. */
-static bool site_is_jump(const struct prof_obj *o, const struct pi_map_site *s)
+static bool site_is_jump(const struct x86_decoder *dx, const struct prof_obj *o, const struct pi_map_site *s)
 {
 	if (s->block >= o->map->nblocks)
 		return false;
@@ -179,7 +179,7 @@ static bool site_is_jump(const struct prof_obj *o, const struct pi_map_site *s)
 		return false;
 	struct insn in;
 	uint32_t at = s->offset - b->offset;
-	if (!insn_decode(o->code + b->code + at, b->size - at, s->offset, &in))
+	if (!insn_decode(dx, o->code + b->code + at, b->size - at, s->offset, &in))
 		return false;
 	return in.kind == INSN_JMP || in.kind == INSN_JMP_IND;
 }
@@ -220,12 +220,12 @@ static void ref_text(const struct profile *p, struct pv_ref *r, const char *name
 		snprintf(r->text, sizeof(r->text), "%s%s", name, suffix);
 }
 
-uint32_t pv_insn_refs(const struct profile *p, uint32_t obj, uint32_t sec, uint32_t at, const uint8_t *code,
-		      uint32_t len, struct pv_ref *out, uint32_t max)
+uint32_t pv_insn_refs(const struct profile *p, const struct x86_decoder *dx, uint32_t obj, uint32_t sec, uint32_t at,
+		      const uint8_t *code, uint32_t len, struct pv_ref *out, uint32_t max)
 {
 	const struct prof_obj *o = &p->objs[obj];
 	struct insn in;
-	if (!max || !insn_decode(code, len, at, &in))
+	if (!max || !insn_decode(dx, code, len, at, &in))
 		return 0;
 	bool branch = in.kind == INSN_CALL || in.kind == INSN_JMP || in.kind == INSN_JCC;
 	const char *secname = prof_str(o, sec);
@@ -289,8 +289,8 @@ uint32_t pv_insn_refs(const struct profile *p, uint32_t obj, uint32_t sec, uint3
 
 /* Where function caller jumps to callee's entry: its offset in caller,
  * when one jump does. */
-static bool tail_jump(const struct profile *p, uint32_t caller, uint32_t callee, const struct pi_map_block **blk,
-		      uint32_t *at)
+static bool tail_jump(const struct profile *p, const struct x86_decoder *dx, uint32_t caller, uint32_t callee,
+		      const struct pi_map_block **blk, uint32_t *at)
 {
 	const struct prof_gfunc *gf = &p->funcs[caller];
 	uint32_t found = 0;
@@ -300,12 +300,12 @@ static bool tail_jump(const struct profile *p, uint32_t caller, uint32_t callee,
 		const struct pi_map_block *bl = w.bl;
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;
-			if (!insn_decode(o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
+			if (!insn_decode(dx, o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
 				break;
 			if (in.kind == INSN_JMP || in.kind == INSN_JCC) {
 				struct pv_ref r[2];
-				uint32_t n = pv_insn_refs(p, gf->obj, bl->section, bl->offset + off, o->code + bl->code + off,
-							  bl->size - off, r, 2);
+				uint32_t n = pv_insn_refs(p, dx, gf->obj, bl->section, bl->offset + off,
+							  o->code + bl->code + off, bl->size - off, r, 2);
 				for (uint32_t i = 0; i < n; i++)
 					if (r[i].branch && r[i].g == callee && !r[i].off && !found++) {
 						*blk = bl;
@@ -318,18 +318,19 @@ static bool tail_jump(const struct profile *p, uint32_t caller, uint32_t callee,
 	return found == 1;
 }
 
-const char *pv_site_label(const struct profile *p, uint64_t ra, char *buf, size_t n)
+const char *pv_site_label(const struct profile *p, const struct x86_decoder *dx, uint64_t ra, char *buf, size_t n)
 {
-	return pv_call_label(p, ra, UINT32_MAX, UINT32_MAX - 1, NULL, buf, n);
+	return pv_call_label(p, dx, ra, UINT32_MAX, UINT32_MAX - 1, NULL, buf, n);
 }
 
 /* "tail call from f+0x6 (file.c:9)", or "tail call from f" where no one
  * jump of f's to callee is known. */
-static const char *tail_label(const struct profile *p, uint32_t caller, uint32_t callee, char *buf, size_t n)
+static const char *tail_label(const struct profile *p, const struct x86_decoder *dx, uint32_t caller, uint32_t callee,
+			      char *buf, size_t n)
 {
 	const struct pi_map_block *bl;
 	uint32_t at;
-	if (callee >= p->nfuncs || !tail_jump(p, caller, callee, &bl, &at)) {
+	if (callee >= p->nfuncs || !tail_jump(p, dx, caller, callee, &bl, &at)) {
 		snprintf(buf, n, "tail call from %s", pv_name(p, caller));
 		return buf;
 	}
@@ -340,8 +341,8 @@ static const char *tail_label(const struct profile *p, uint32_t caller, uint32_t
 	return buf;
 }
 
-const char *pv_call_label(const struct profile *p, uint64_t ra, uint32_t callee, uint32_t caller,
-			  const uint64_t *caller_ra, char *buf, size_t n)
+const char *pv_call_label(const struct profile *p, const struct x86_decoder *dx, uint64_t ra, uint32_t callee,
+			  uint32_t caller, const uint64_t *caller_ra, char *buf, size_t n)
 {
 	uint32_t g;
 	const struct pi_map_site *s;
@@ -353,7 +354,7 @@ const char *pv_call_label(const struct profile *p, uint64_t ra, uint32_t callee,
 	bool tail = instrumented_caller && caller_ra && *caller_ra == ra;
 	if (!prof_find_site(p, ra, &g, &s)) {
 		if (tail)
-			tail_label(p, caller, callee, buf, n);
+			tail_label(p, dx, caller, callee, buf, n);
 		else if (instrumented_caller)
 			/* every call instrumented code makes has a site: what
 			 * reached it from there interrupted it */
@@ -364,25 +365,25 @@ const char *pv_call_label(const struct profile *p, uint64_t ra, uint32_t callee,
 			snprintf(buf, n, "from uninstrumented code");
 		return buf;
 	}
-	if (site_is_jump(&p->objs[p->funcs[g].obj], s)) {
+	if (site_is_jump(dx, &p->objs[p->funcs[g].obj], s)) {
 		int len = snprintf(buf, n, "tail call from ");
 		if (len > 0 && (size_t)len < n)
 			site_text(p, g, s, buf + len, n - (size_t)len);
 		return buf;
 	}
 	if (instrumented_caller && (tail || g != caller))
-		return tail_label(p, caller, callee, buf, n); /* the site is the caller's caller's */
+		return tail_label(p, dx, caller, callee, buf, n); /* the site is the caller's caller's */
 	site_text(p, g, s, buf, n);
 	return buf;
 }
 
-const char *pv_node_label(const struct profile *p, const struct prof_thread *th, uint32_t n, char *buf,
-			  size_t len)
+const char *pv_node_label(const struct profile *p, const struct x86_decoder *dx, const struct prof_thread *th,
+			  uint32_t n, char *buf, size_t len)
 {
 	const struct pi_prof_node *nd = &th->nodes[n];
 	const struct pi_prof_node *pa = &th->nodes[nd->parent];
 	uint32_t caller = nd->parent ? prof_gfunc(p, pa->obj, pa->func) : UINT32_MAX;
-	return pv_call_label(p, nd->ret_addr, prof_gfunc(p, nd->obj, nd->func), caller,
+	return pv_call_label(p, dx, nd->ret_addr, prof_gfunc(p, nd->obj, nd->func), caller,
 			     nd->parent ? &pa->ret_addr : NULL, buf, len);
 }
 

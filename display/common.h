@@ -8,6 +8,8 @@
 #include "reader.h"
 #include "views.h"
 
+struct x86_decoder; /* decode.h */
+
 /* Load a profile or print "profview: PATH: reason" and return -1. */
 struct pi_out;
 
@@ -54,10 +56,10 @@ int pv_format(const char *name, const char *choices, const char **format);
 int pv_positional(const char *cmd, const char *arg, const char **path);
 
 /* "caller+0x2a (file.c:12)": the call instruction a return address follows. */
-const char *pv_site_label(const struct profile *p, uint64_t ra, char *buf, size_t n);
+const char *pv_site_label(const struct profile *p, const struct x86_decoder *dx, uint64_t ra, char *buf, size_t n);
 /* How function callee was reached from caller (global function, UINT32_MAX: the
  * thread's root) through return address ra, caller itself having been
- * reached through caller_ra (NULL: not known):
+ * reached through caller_ra (NULL: not known), the code read with dx:
  *   "main+0x2a (file.c:12)"            a call instruction
  *   "tail call from wrap+0x4 (f.c:9)"  a jump: a function that jumps to
  *                                      its callee (ra is then its own
@@ -69,11 +71,11 @@ const char *pv_site_label(const struct profile *p, uint64_t ra, char *buf, size_
  *   "from uninstrumented code"         called from outside the program's
  *                                      instrumented code (main, a thread,
  *                                      a library's callback) */
-const char *pv_call_label(const struct profile *p, uint64_t ra, uint32_t callee, uint32_t caller,
-			  const uint64_t *caller_ra, char *buf, size_t n);
+const char *pv_call_label(const struct profile *p, const struct x86_decoder *dx, uint64_t ra, uint32_t callee,
+			  uint32_t caller, const uint64_t *caller_ra, char *buf, size_t n);
 /* pv_call_label of node n of thread th, from its parent node. */
-const char *pv_node_label(const struct profile *p, const struct prof_thread *th, uint32_t n, char *buf,
-			  size_t len);
+const char *pv_node_label(const struct profile *p, const struct x86_decoder *dx, const struct prof_thread *th,
+			  uint32_t n, char *buf, size_t len);
 /* Global functions whose name (demangled or symbol) is name. */
 uint32_t pv_lookup(const struct profile *p, const struct func_table *t, const char *name, uint32_t *out,
 		   uint32_t max);
@@ -120,10 +122,10 @@ struct pv_ref {
 	bool branch; /* a call's or jump's target (else a data reference) */
 };
 /* The references of the instruction of object obj at section offset
- * `at` (section sec, one of the object's strings), bytes code[len]: how
- * many (at most max) are in out. */
-uint32_t pv_insn_refs(const struct profile *p, uint32_t obj, uint32_t sec, uint32_t at, const uint8_t *code,
-		      uint32_t len, struct pv_ref *out, uint32_t max);
+ * `at` (section sec, one of the object's strings), bytes code[len]
+ * decoded with dx: how many (at most max) are in out. */
+uint32_t pv_insn_refs(const struct profile *p, const struct x86_decoder *dx, uint32_t obj, uint32_t sec, uint32_t at,
+		      const uint8_t *code, uint32_t len, struct pv_ref *out, uint32_t max);
 
 /* A hash map from strings to indices, where a list would be searched
  * once per function.  The strings are kept, not copied: they must outlive

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "decode.h"
 #include "ixmap.h"
 #include "inlines.h"
 
@@ -64,10 +65,11 @@ static size_t site_of(struct site_count **s, size_t *ns, size_t *cap, struct ix_
 
 /* The calls inlined into g: the cycles of their code (with what is
  * inlined into them), as a share of its self. */
-static void show_inlined(const struct profile *p, const struct func_view *v, uint32_t g)
+static void show_inlined(const struct profile *p, const struct x86_decoder *dx, const struct func_view *v,
+			 uint32_t g)
 {
 	struct pv_inlines is = {0};
-	if (!pv_inline_costs(p, g, &is) && is.n) {
+	if (!pv_inline_costs(p, dx, g, &is) && is.n) {
 		printf("\n  %-40s %12s %8s\n", "inlined", pv_unit(p), "share");
 		for (size_t i = 0; i < is.n; i++) {
 			char chain[1024];
@@ -78,7 +80,7 @@ static void show_inlined(const struct profile *p, const struct func_view *v, uin
 	free(is.v);
 }
 
-static void show(const struct profile *p, const struct func_table *t, uint32_t g)
+static void show(const struct profile *p, const struct x86_decoder *dx, const struct func_table *t, uint32_t g)
 {
 	const struct func_view *v = &t->f[g];
 	const struct prof_gfunc *gf = &p->funcs[g];
@@ -180,12 +182,12 @@ static void show(const struct profile *p, const struct func_table *t, uint32_t g
 	for (size_t i = 0; i < ns; i++) {
 		char lab[512];
 		printf("  %-40s %12llu %7.1f%%\n",
-		       pv_call_label(p, s[i].ra, g, s[i].caller, s[i].caller == UINT32_MAX ? NULL : &s[i].caller_ra,
+		       pv_call_label(p, dx, s[i].ra, g, s[i].caller, s[i].caller == UINT32_MAX ? NULL : &s[i].caller_ra,
 				     lab, sizeof(lab)),
 		       (unsigned long long)s[i].calls, pv_pct(s[i].incl, v->incl));
 	}
 	free(s);
-	show_inlined(p, v, g);
+	show_inlined(p, dx, v, g);
 }
 
 int cmd_detail(int argc, char **argv)
@@ -215,6 +217,8 @@ int cmd_detail(int argc, char **argv)
 	struct func_table t;
 	if (pv_open(&p, &t, path))
 		return 1;
+	struct x86_decoder dx; /* the call sites' and inlined code's instructions */
+	x86_decoder_init(&dx);
 	uint32_t found[16];
 	uint32_t n = pv_find_functions(&p, &t, path, fn, found, 16);
 	if (!n)
@@ -224,7 +228,7 @@ int cmd_detail(int argc, char **argv)
 	for (uint32_t i = 0; i < n; i++) {
 		if (i)
 			putchar('\n');
-		show(&p, &t, found[i]);
+		show(&p, &dx, &t, found[i]);
 	}
 	pv_close(&p, &t);
 	return n ? 0 : 1;

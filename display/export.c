@@ -21,6 +21,7 @@
 
 #include "callgrind.h"
 #include "common.h"
+#include "decode.h"
 #include "pprof.h"
 
 static const char export_usage[] =
@@ -245,12 +246,14 @@ static int export_chrome(FILE *o, const struct profile *p)
 
 static int write_format(FILE *o, const struct profile *p, const struct func_table *t, int f)
 {
+	struct x86_decoder dx; /* for the line-level formats: the code's instructions */
+	x86_decoder_init(&dx);
 	switch (f) {
-	case 0: return callgrind_write(o, p, t);
+	case 0: return callgrind_write(o, p, &dx, t);
 	case 1: export_folded(o, p); return 0;
 	case 2: export_speedscope(o, p); return 0;
 	case 3: return export_chrome(o, p);
-	default: return pprof_write(o, p, t);
+	default: return pprof_write(o, p, &dx, t);
 	}
 }
 

@@ -43,6 +43,7 @@ struct src_file {
 struct html {
 	FILE *o;
 	const struct profile *p;
+	struct x86_decoder dx; /* the functions' instructions */
 	const struct func_table *t;
 	uint32_t *index;   /* global function -> index in the page's list, or UINT32_MAX */
 	struct src_file *files;
@@ -174,11 +175,11 @@ static void code_lines(void *ctx, const struct insn_cost *c)
  * around them marked to quote. */
 static void function_lines(struct html *h, uint32_t g, uint64_t self)
 {
-	if (h->p->funcs[g].external || pv_function_lines(h->p, g, self, &h->ls)) {
+	if (h->p->funcs[g].external || pv_function_lines(h->p, &h->dx, g, self, &h->ls)) {
 		fprintf(h->o, "[]");
 		return;
 	}
-	pv_insn_costs(h->p, g, code_lines, h);
+	pv_insn_costs(h->p, &h->dx, g, code_lines, h);
 	size_t n = h->ls.n ? h->ls.n : 1;
 	h->ran_line = calloc(n, sizeof(bool));
 	h->mispredicted = calloc(n, sizeof(uint64_t));
@@ -186,7 +187,7 @@ static void function_lines(struct html *h, uint32_t g, uint64_t self)
 	bool known = h->ran_line && h->mispredicted && h->waited;
 	h->oom |= !known;
 	if (known)
-		pv_insn_costs(h->p, g, note_ran, h);
+		pv_insn_costs(h->p, &h->dx, g, note_ran, h);
 	fputc('[', h->o);
 	uint32_t lo = UINT32_MAX, hi = 0, entry;
 	const char *main_file = pv_entry_line(h->p, g, &entry);
@@ -238,9 +239,9 @@ static void function_disasm(struct html *h, uint32_t g)
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;
 			char text[128];
-			if (!insn_decode(o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
+			if (!insn_decode(&h->dx, o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
 				break;
-			insn_format(o->code + bl->code + off, in.len, bl->offset + off, text, sizeof(text));
+			insn_format(&h->dx, o->code + bl->code + off, in.len, bl->offset + off, text, sizeof(text));
 			const struct pi_map_line *l = prof_line(o, bl->section, bl->offset + off);
 			fprintf(h->o, "%s[%ld,", off ? "," : "", (long)(bl->offset + off) - (long)f->offset);
 			pv_json_str_html(h->o, text);
@@ -411,6 +412,7 @@ static int write_page(FILE *o, const struct profile *p, const struct func_table 
 {
 	(void)how;
 	struct html h = {.o = o, .p = p, .t = t};
+	x86_decoder_init(&h.dx);
 	h.index = malloc((t->n ? t->n : 1) * sizeof(uint32_t));
 	if (!h.index)
 		return -1;

@@ -81,14 +81,14 @@ static int by_cycles(const void *x, const void *y)
 	return (a->f > b->f) - (a->f < b->f);
 }
 
-int pv_inline_costs(const struct profile *p, uint32_t g, struct pv_inlines *is)
+int pv_inline_costs(const struct profile *p, const struct x86_decoder *dx, uint32_t g, struct pv_inlines *is)
 {
 	is->o = &p->objs[p->funcs[g].obj];
 	is->n = 0;
 	is->oom = 0;
 	if (p->funcs[g].external || !is->o->ninrows)
 		return 0;
-	pv_insn_costs(p, g, add_insn, is);
+	pv_insn_costs(p, dx, g, add_insn, is);
 	if (is->n)
 		qsort(is->v, is->n, sizeof(*is->v), by_cycles);
 	return is->oom ? -1 : 0;

@@ -12,6 +12,8 @@
 
 #include "reader.h"
 
+struct x86_decoder; /* decode.h */
+
 /* f's name as views show it (demangled).  It lives as long as the
  * profile (kept in o->inline_shown). */
 const char *pv_inline_name(const struct prof_obj *o, const struct pi_map_inline *f);
@@ -35,7 +37,8 @@ struct pv_inlines {
 	int oom;
 };
 
-/* Function g's inlined calls.  0, or -1 out of memory; free is->v. */
-int pv_inline_costs(const struct profile *p, uint32_t g, struct pv_inlines *is);
+/* Function g's inlined calls, its code decoded with dx.  0, or -1 out of
+ * memory; free is->v. */
+int pv_inline_costs(const struct profile *p, const struct x86_decoder *dx, uint32_t g, struct pv_inlines *is);
 
 #endif

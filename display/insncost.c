@@ -16,8 +16,8 @@ static uint64_t share(uint64_t total, uint32_t i, uint32_t n)
 	return (uint64_t)(t * (i + 1) / n - t * i / n);
 }
 
-void pv_insn_costs(const struct profile *p, uint32_t g, void (*fn)(void *ctx, const struct insn_cost *c),
-		   void *ctx)
+void pv_insn_costs(const struct profile *p, const struct x86_decoder *dx, uint32_t g,
+		   void (*fn)(void *ctx, const struct insn_cost *c), void *ctx)
 {
 	struct prof_blocks w;
 	for (prof_blocks_init(&w, p, g); prof_blocks_next(&w);) {
@@ -28,7 +28,7 @@ void pv_insn_costs(const struct profile *p, uint32_t g, void (*fn)(void *ctx, co
 		uint32_t n = 0, nmem = 0;
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;
-			if (!insn_decode(code + off, bl->size - off, bl->offset + off, &in))
+			if (!insn_decode(dx, code + off, bl->size - off, bl->offset + off, &in))
 				break;
 			n++;
 			nmem += in.mem_read || in.mem_write;
@@ -37,7 +37,7 @@ void pv_insn_costs(const struct profile *p, uint32_t g, void (*fn)(void *ctx, co
 		uint32_t i = 0, imem = 0;
 		for (uint32_t off = 0; i < n; i++) {
 			struct insn in;
-			insn_decode(code + off, bl->size - off, bl->offset + off, &in);
+			insn_decode(dx, code + off, bl->size - off, bl->offset + off, &in);
 			bool mem = in.mem_read || in.mem_write;
 			struct insn_cost c = {
 				.block = w.b,
@@ -109,9 +109,10 @@ const char *pv_entry_line(const struct profile *p, uint32_t g, uint32_t *line)
 	return l ? prof_str(o, l->file) : pv_unknown_file;
 }
 
-int pv_function_lines(const struct profile *p, uint32_t g, uint64_t self, struct pv_lines *ls)
+int pv_function_lines(const struct profile *p, const struct x86_decoder *dx, uint32_t g, uint64_t self,
+		      struct pv_lines *ls)
 {
-	return pv_function_lines_os(p, g, self, 0, NULL, ls);
+	return pv_function_lines_os(p, dx, g, self, 0, NULL, ls);
 }
 
 /* The function node n of th calls, if it is a call to external code
@@ -135,8 +136,8 @@ static int add_outside(const struct profile *p, const struct prof_obj *o, uint32
 	return pv_lines_push(w, l ? prof_str(o, l->file) : pv_unknown_file, l ? l->line : 0, calls);
 }
 
-int pv_outside_lines(const struct profile *p, uint32_t g, const struct pv_call *ext, size_t next,
-		     struct pv_lines *w)
+int pv_outside_lines(const struct profile *p, const struct x86_decoder *dx, uint32_t g, const struct pv_call *ext,
+		     size_t next, struct pv_lines *w)
 {
 	const struct prof_obj *o = &p->objs[p->funcs[g].obj];
 	w->n = 0;
@@ -167,7 +168,7 @@ int pv_outside_lines(const struct profile *p, uint32_t g, const struct pv_call *
 			continue;
 		for (uint32_t off = 0; off < bl->size;) {
 			struct insn in;
-			if (!insn_decode(o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
+			if (!insn_decode(dx, o->code + bl->code + off, bl->size - off, bl->offset + off, &in))
 				break;
 			if (in.kind == INSN_SYSCALL) {
 				const struct pi_map_line *l = prof_line(o, bl->section, bl->offset + off);
@@ -228,14 +229,14 @@ void pv_ext_calls_free(struct pv_ext_calls *ec)
 	ec->first = NULL;
 }
 
-int pv_function_lines_os(const struct profile *p, uint32_t g, uint64_t self, uint64_t os,
-			 const struct pv_lines *outside, struct pv_lines *ls)
+int pv_function_lines_os(const struct profile *p, const struct x86_decoder *dx, uint32_t g, uint64_t self,
+			 uint64_t os, const struct pv_lines *outside, struct pv_lines *ls)
 {
 	ls->n = 0;
 	ls->oom = false;
 	ls->o = &p->objs[p->funcs[g].obj];
 	if (!p->funcs[g].external)
-		pv_insn_costs(p, g, add_insn, ls);
+		pv_insn_costs(p, dx, g, add_insn, ls);
 	if (ls->oom)
 		return -1;
 	uint64_t sum = 0;

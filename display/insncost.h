@@ -12,6 +12,8 @@
 
 #include "reader.h"
 
+struct x86_decoder; /* decode.h */
+
 /* One instruction of a function's blocks and the cycles that fall on it,
  * in the profile's unit (1/p->units of a cycle, views.h), exact.  A block's fixed cycles (executions x cost) are spread over its
  * instructions, what its mispredictions cost (--branch-sim) goes to its
@@ -30,9 +32,10 @@ struct insn_cost {
 	bool first;                     /* its block's first instruction */
 };
 
-/* Calls fn(ctx, c) for each instruction of function g's blocks, in order. */
-void pv_insn_costs(const struct profile *p, uint32_t g, void (*fn)(void *ctx, const struct insn_cost *c),
-		   void *ctx);
+/* Calls fn(ctx, c) for each instruction of function g's blocks, in order,
+ * decoded with dx. */
+void pv_insn_costs(const struct profile *p, const struct x86_decoder *dx, uint32_t g,
+		   void (*fn)(void *ctx, const struct insn_cost *c), void *ctx);
 
 /* "???": the file of code without line information, as valgrind names it. */
 extern const char pv_unknown_file[];
@@ -65,9 +68,10 @@ int pv_lines_push(struct pv_lines *ls, const char *file, uint32_t line, uint64_t
  * beyond its blocks -- calls' and returns' bubbles, external code, page
  * faults -- on its first line, or, where its blocks come to more than its
  * self (a function a tail call reached, whose time is its caller's), its
- * lines scaled down to self.  ls is reused (free ls->v when done).
- * 0, or -1 out of memory. */
-int pv_function_lines(const struct profile *p, uint32_t g, uint64_t self, struct pv_lines *ls);
+ * lines scaled down to self.  ls is reused (free ls->v when done).  The
+ * code is decoded with dx.  0, or -1 out of memory. */
+int pv_function_lines(const struct profile *p, const struct x86_decoder *dx, uint32_t g, uint64_t self,
+		      struct pv_lines *ls);
 
 /* A call function g made to external code: its return address, calls. */
 struct pv_call {
@@ -77,10 +81,10 @@ struct pv_call {
 /* The lines of function g where its time outside its own code is spent:
  * the call sites of its calls to external code (ext[next], or, when ext
  * is NULL, those the calling-context trees hold) and its system call
- * instructions, each weighted by how many times it ran (w->v[].cycles).
- * w is reused.  0, or -1 out of memory. */
-int pv_outside_lines(const struct profile *p, uint32_t g, const struct pv_call *ext, size_t next,
-		     struct pv_lines *w);
+ * instructions (decoded with dx), each weighted by how many times it ran
+ * (w->v[].cycles).  w is reused.  0, or -1 out of memory. */
+int pv_outside_lines(const struct profile *p, const struct x86_decoder *dx, uint32_t g, const struct pv_call *ext,
+		     size_t next, struct pv_lines *w);
 
 /* Every function's calls to external code as the calling-context trees
  * hold them (what pv_outside_lines finds with ext NULL, in the same
@@ -98,7 +102,7 @@ void pv_ext_calls_free(struct pv_ext_calls *ec);
  * (external code and system calls), spread over the lines outside says
  * (pv_outside_lines, by their weights) instead of the first line; on the
  * first line where outside has none. */
-int pv_function_lines_os(const struct profile *p, uint32_t g, uint64_t self, uint64_t os,
-			 const struct pv_lines *outside, struct pv_lines *ls);
+int pv_function_lines_os(const struct profile *p, const struct x86_decoder *dx, uint32_t g, uint64_t self,
+			 uint64_t os, const struct pv_lines *outside, struct pv_lines *ls);
 
 #endif

@@ -274,7 +274,7 @@ static void put_lines(struct pb *m, struct pb *inner, struct locs *L, const stru
 	}
 }
 
-int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
+int pprof_write(FILE *o, const struct profile *p, const struct x86_decoder *dx, const struct func_table *t)
 {
 	struct pb out = {0}, m = {0}, inner = {0};
 	struct strs st = {0};
@@ -322,10 +322,10 @@ int pprof_write(FILE *o, const struct profile *p, const struct func_table *t)
 			ls->inlines = true;
 			if (!ls->v) {
 				/* its time outside its code on the lines that spent it */
-				if (t->f[g].os && pv_outside_lines(p, g, ec.v + ec.first[g],
+				if (t->f[g].os && pv_outside_lines(p, dx, g, ec.v + ec.first[g],
 								   ec.first[g + 1] - ec.first[g], &outside))
 					rc = -1;
-				if (rc || pv_function_lines_os(p, g, t->f[g].self, t->f[g].os, &outside, ls)) {
+				if (rc || pv_function_lines_os(p, dx, g, t->f[g].self, t->f[g].os, &outside, ls)) {
 					rc = -1;
 					break;
 				}

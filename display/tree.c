@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "decode.h"
 
 static const char tree_usage[] =
 	"Usage: profview tree PROFILE [--prune=PCT] [--thread=N]\n"
@@ -23,27 +24,27 @@ struct kids {
 	uint64_t *cum;          /* each node's subtree's self */
 };
 
-static void print_node(const struct profile *p, const struct prof_thread *th, const struct kids *k,
-		       uint32_t n, int level, double prune)
+static void print_node(const struct profile *p, const struct x86_decoder *dx, const struct prof_thread *th,
+		       const struct kids *k, uint32_t n, int level, double prune)
 {
 	const struct pi_prof_node *nd = &th->nodes[n];
 	char site[512];
 	uint32_t g = prof_gfunc(p, nd->obj, nd->func);
 	printf("%5d %3d %12llu %14llu %14llu  %*s%s  [%s]\n", level, 0, (unsigned long long)(nd->calls - nd->rec_calls),
 	       pv_cyc(p, nd->self), pv_cyc(p, k->cum[n]), 2 * (level - 1), "", pv_name(p, g),
-	       pv_node_label(p, th, n, site, sizeof(site)));
+	       pv_node_label(p, dx, th, n, site, sizeof(site)));
 	for (uint32_t r = k->rfirst[n]; r != UINT32_MAX; r = k->rnext[r]) {
 		const struct pi_prof_recedge *re = &th->recs[r];
 		const struct pi_prof_node *tn = &th->nodes[re->node];
 		printf("%5d %3d %12llu %14s %14s  %*s%s  [%s]\n", level + 1, 1, (unsigned long long)re->calls, "-",
 		       "-", 2 * level, "", pv_name(p, prof_gfunc(p, tn->obj, tn->func)),
-		       pv_call_label(p, re->ret_addr, prof_gfunc(p, tn->obj, tn->func), g, &nd->ret_addr, site,
+		       pv_call_label(p, dx, re->ret_addr, prof_gfunc(p, tn->obj, tn->func), g, &nd->ret_addr, site,
 				     sizeof(site)));
 	}
 	for (uint32_t c = k->first[n]; c != UINT32_MAX; c = k->next[c]) {
 		if (prune > 0 && (double)k->cum[c] * 100.0 < prune * (double)k->cum[n])
 			continue;
-		print_node(p, th, k, c, level + 1, prune);
+		print_node(p, dx, th, k, c, level + 1, prune);
 	}
 }
 
@@ -76,6 +77,8 @@ int cmd_tree(int argc, char **argv)
 	struct profile p;
 	if (pv_load(&p, path))
 		return 1;
+	struct x86_decoder dx; /* the call sites' instructions */
+	x86_decoder_init(&dx);
 	for (uint32_t ti = 0; ti < p.nthreads; ti++) {
 		const struct prof_thread *th = &p.threads[ti];
 		if (only >= 0 && th->hdr->index != (uint32_t)only)
@@ -107,7 +110,7 @@ int cmd_tree(int argc, char **argv)
 		printf("Thread %u (tid %u): %llu %s\n", th->hdr->index, th->hdr->tid, pv_cyc(&p, k.cum[0]), pv_unit(&p));
 		printf("%5s %3s %12s %14s %14s  %s\n", "Level", "RL", "Calls", "Base", "Cum", "Name  [call site]");
 		for (uint32_t c = k.first[0]; c != UINT32_MAX; c = k.next[c])
-			print_node(&p, th, &k, c, 1, prune);
+			print_node(&p, &dx, th, &k, c, 1, prune);
 		putchar('\n');
 		free(k.first), free(k.next), free(k.rfirst), free(k.rnext), free(k.cum);
 	}

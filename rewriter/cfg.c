@@ -1,18 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include "cfg.h"
 
-#include "ehframe.h"
+#include "unnamed.h"
 
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ----- relocations, as the analysis reads them */
-
-static bool is_text(const struct code *c, int sec)
-{
-	return text_index(c, sec) >= 0;
-}
 
 uint64_t data_pcrel_base(const struct code *c, int sec, uint64_t field)
 {
@@ -89,8 +84,6 @@ static bool better_primary(const struct object *o, int a, int b)
 		return ga;
 	return strchr(o->syms[b].name, '.') && !strchr(o->syms[a].name, '.');
 }
-
-#define UNNAMED_PREFIX "<static>@"
 
 /* A global symbol in code with no type and no size: an entry point of
  * hand-written assembly without .type and .size (a local one is a label
@@ -197,22 +190,12 @@ void code_find_functions(struct code *c)
 	free(remap);
 }
 
-/*
- * The extent of a function that has no size (untyped_entry): what its
- * entry reaches by falling through and by its direct jumps, within the
- * space up to the next function, ending with its last instruction there
- * (what follows, data or padding, stays as it is).  0, or -1 with *why
- * when it cannot be known safely: an indirect jump (to where?), bytes
- * that do not decode on the way, a jump into the middle of an
- * instruction, or bytes between its pieces of code that are not padding.
- */
-static int reach_extent(struct code *c, int ts, uint64_t start, uint64_t end, uint64_t *lastp, const char **why,
-			const struct func *owner, bool *back, bool *fell);
-
+/* The extent of a function that has no size (untyped_entry): what its
+ * entry reaches (code_reach_extent, cfg.h). */
 static int infer_extent(struct code *c, struct func *f, const char **why)
 {
 	uint64_t last;
-	if (reach_extent(c, f->pieces[0].ts, f->pieces[0].start, f->pieces[0].end, &last, why, NULL, NULL, NULL))
+	if (code_reach_extent(c, f->pieces[0].ts, f->pieces[0].start, f->pieces[0].end, &last, why, NULL, NULL, NULL))
 		return -1;
 	f->pieces[0].end = last;
 	return 0;
@@ -220,12 +203,8 @@ static int infer_extent(struct code *c, struct func *f, const char **why)
 
 static bool in_func(const struct code *c, const struct func *f, int sec, uint64_t off);
 
-/* What code entered at start of text ts reaches, up to end: its end in
- * *lastp; 0, or -1 with *why (infer_extent).  owner: *back says whether
- * it jumps into that function; *fell (if not NULL) whether a path runs
- * into end. */
-static int reach_extent(struct code *c, int ts, uint64_t start, uint64_t end, uint64_t *lastp, const char **why,
-			const struct func *owner, bool *back, bool *fell)
+int code_reach_extent(struct code *c, int ts, uint64_t start, uint64_t end, uint64_t *lastp, const char **why,
+		      const struct func *owner, bool *back, bool *fell)
 {
 	const struct text *t = &c->texts[ts];
 	const struct section *s = &c->o->secs[t->sec];
@@ -247,7 +226,7 @@ static int reach_extent(struct code *c, int ts, uint64_t start, uint64_t end, ui
 				break;
 			}
 			struct insn in;
-			if (!insn_decode(s->data + off, end - off, off, &in) || in.kind == INSN_BAD) {
+			if (!insn_decode(&c->dx, s->data + off, end - off, off, &in) || in.kind == INSN_BAD) {
 				*why = "bytes on its path that do not decode";
 				rc = -1;
 				break;
@@ -296,7 +275,7 @@ static int reach_extent(struct code *c, int ts, uint64_t start, uint64_t end, ui
 			continue;
 		}
 		struct insn in;
-		if (!insn_decode(s->data + off, last - off, off, &in) || in.cls != ICLS_NOP) {
+		if (!insn_decode(&c->dx, s->data + off, last - off, off, &in) || in.cls != ICLS_NOP) {
 			*why = "bytes between its code that no path reaches";
 			rc = -1;
 			break;
@@ -341,12 +320,12 @@ static void func_warn(struct code *c, struct func *f, const char *fmt, uint64_t 
 }
 
 /* Decode [start,end) of text t; false if it is not all instructions. */
-static bool decode_range(struct text *t, const uint8_t *data, uint64_t start, uint64_t end,
-			 struct insn **ins, size_t *nins, size_t *cap, uint64_t *badoff)
+static bool decode_range(struct text *t, const struct x86_decoder *dx, const uint8_t *data, uint64_t start,
+			 uint64_t end, struct insn **ins, size_t *nins, size_t *cap, uint64_t *badoff)
 {
 	for (uint64_t off = start; off < end;) {
 		struct insn in;
-		if (!insn_decode(data + off, end - off, off, &in) || in.kind == INSN_BAD) {
+		if (!insn_decode(dx, data + off, end - off, off, &in) || in.kind == INSN_BAD) {
 			*badoff = off;
 			return false;
 		}
@@ -412,7 +391,7 @@ static void decode_text(struct code *c, int ti, const bool *verbatim)
 			c->funcs[rg[i].fn].warned = true;
 			continue;
 		}
-		if (!decode_range(t, s->data, rg[i].start, rg[i].end, &ins, &nins, &cap, &bad)) {
+		if (!decode_range(t, &c->dx, s->data, rg[i].start, rg[i].end, &ins, &nins, &cap, &bad)) {
 			nins = before;
 			add_vrange(t, rg[i].start, rg[i].end, false);
 			if (rg[i].fn >= 0) {
@@ -443,8 +422,7 @@ static uint32_t insn_at(const struct text *t, const struct section *s, uint64_t 
 	return off <= s->size ? t->at[off] : NO_INSN;
 }
 
-/* The instruction whose bytes hold offset off, or NO_INSN. */
-static uint32_t insn_containing(const struct text *t, uint64_t off)
+uint32_t text_insn_containing(const struct text *t, uint64_t off)
 {
 	if (off >= t->size)
 		return NO_INSN;
@@ -488,7 +466,7 @@ static void mark(struct code *c, int sec, uint64_t off, uint8_t m)
 	}
 	/* a place inside what was decoded as one instruction of a function:
 	 * the bytes there are something else (a table after the code) */
-	i = insn_containing(t, off);
+	i = text_insn_containing(t, off);
 	if (i != NO_INSN && t->fn[i] >= 0)
 		data_in(c, t->fn[i], text_index(c, sec), off, "a reference into the middle of an instruction");
 }
@@ -510,9 +488,7 @@ static const struct rela *branch_rela(const struct code *c, const struct text *t
 	return reloc_find(c->o, t->sec, t->insns[k].off + t->insns[k].rel_off);
 }
 
-/* Where a direct branch goes: (sec, off), or false if outside this object. */
-static bool branch_target(const struct code *c, const struct text *t, uint32_t k,
-			  int *tsec, uint64_t *toff)
+bool code_branch_target(const struct code *c, const struct text *t, uint32_t k, int *tsec, uint64_t *toff)
 {
 	const struct insn *in = &t->insns[k];
 	const struct rela *r = branch_rela(c, t, k);
@@ -523,13 +499,8 @@ static bool branch_target(const struct code *c, const struct text *t, uint32_t k
 	return true;
 }
 
-/* Each place in code or data that a relocation of data names (a jump
- * table's entry, a function pointer, a table of them): the relocations of
- * allocated sections other than code, .eh_frame and debug information.
- * pcrel: also those relative to a table's base (data_pcrel_base), which a
- * round that has not found every base may read wrong. */
-static void each_data_address(struct code *c, bool pcrel, void (*fn)(void *arg, int tsec, uint64_t toff),
-			      void *arg)
+void code_each_data_address(struct code *c, bool pcrel, void (*fn)(void *arg, int tsec, uint64_t toff),
+			    void *arg)
 {
 	struct object *o = c->o;
 	for (size_t si = 1; si < o->nsecs; si++) {
@@ -571,7 +542,7 @@ void code_find_leaders(struct code *c)
 			continue;
 		struct section *rs = &o->secs[s->rela];
 		for (size_t r = 0; r < rs->nrelas; r++) {
-			uint32_t k = insn_containing(t, rs->relas[r].off);
+			uint32_t k = text_insn_containing(t, rs->relas[r].off);
 			if (k == NO_INSN)
 				continue;
 			t->rel_at[k] = true;
@@ -592,7 +563,7 @@ void code_find_leaders(struct code *c)
 		}
 	}
 	/* data relocations naming code: jump tables, function pointers, labels */
-	each_data_address(c, true, mark_data_address, c);
+	code_each_data_address(c, true, mark_data_address, c);
 	/* branches, and what follows a control transfer */
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		struct text *t = &c->texts[ti];
@@ -607,7 +578,7 @@ void code_find_leaders(struct code *c)
 			case INSN_JMP: case INSN_JCC: case INSN_LOOP: case INSN_CALL: {
 				int tsec;
 				uint64_t toff;
-				if (branch_target(c, t, k, &tsec, &toff))
+				if (code_branch_target(c, t, k, &tsec, &toff))
 					mark(c, tsec, toff, MARK_LEADER);
 			}
 				/* fallthrough */
@@ -640,7 +611,7 @@ void code_find_leaders(struct code *c)
 				uint64_t toff;
 				/* a jump to its own entry is a self tail call: it calls
 				 * (callgrind counts it so), it does not loop */
-				if (!branch_target(c, t, k, &tsec, &toff) || !in_func(c, f, tsec, toff) ||
+				if (!code_branch_target(c, t, k, &tsec, &toff) || !in_func(c, f, tsec, toff) ||
 				    (tsec == c->texts[f->pieces[0].ts].sec && toff == f->pieces[0].start))
 					t->mark[k] |= MARK_TAIL;
 			} else if (in->kind == INSN_JMP_IND && !f->has_ind_targets) {
@@ -705,7 +676,7 @@ void code_find_vanishing_calls(struct code *c)
 		for (size_t r = 0; r < rs->nrelas; r++) {
 			if (rs->relas[r].type != R_X86_64_TLSLD)
 				continue;
-			uint32_t k = insn_containing(t, rs->relas[r].off);
+			uint32_t k = text_insn_containing(t, rs->relas[r].off);
 			if (k != NO_INSN && k + 1 < t->ninsns &&
 			    (t->insns[k + 1].kind == INSN_CALL || t->insns[k + 1].kind == INSN_CALL_IND))
 				t->mark[k + 1] |= MARK_NOCOST;
@@ -715,9 +686,7 @@ void code_find_vanishing_calls(struct code *c)
 
 /* ----- data inside functions */
 
-/* Does relocation r sit on a field of instruction in, as an assembler
- * puts it: a displacement or an immediate, no larger than the field? */
-static bool rel_on_field(const struct insn *in, const struct rela *r)
+bool insn_rel_on_field(const struct insn *in, const struct rela *r)
 {
 	uint64_t at = r->off - in->off;
 	int n = rel_size(r->type);
@@ -728,9 +697,7 @@ static bool rel_on_field(const struct insn *in, const struct rela *r)
 	       (in->imm2_len && at == in->imm2_at && n <= in->imm2_len);
 }
 
-/* Padding an assembler or compiler puts between pieces of code: nothing
- * need reach it. */
-static bool is_padding(const struct insn *in)
+bool insn_is_padding(const struct insn *in)
 {
 	return in->cls == ICLS_NOP || in->kind == INSN_TRAP;
 }
@@ -762,7 +729,7 @@ static void reach_run(struct reach *r)
 		int tsec;
 		uint64_t toff;
 		if ((in->kind == INSN_JMP || in->kind == INSN_JCC || in->kind == INSN_LOOP ||
-		     in->kind == INSN_CALL) && branch_target(c, t, it.k, &tsec, &toff) && is_text(c, tsec)) {
+		     in->kind == INSN_CALL) && code_branch_target(c, t, it.k, &tsec, &toff) && is_text(c, tsec)) {
 			int tti = text_index(c, tsec);
 			reach_seed(r, tti, insn_at(&c->texts[tti], &c->o->secs[tsec], toff));
 		}
@@ -773,19 +740,16 @@ static void reach_run(struct reach *r)
 	}
 }
 
-/* Instruction k of t puts an address in a register: does the code after
- * it, before a jump or before the register changes, read or write memory
- * through that register?  Then the address is of data (a table's base). */
-static bool used_as_base(const struct text *t, const struct section *s, uint32_t k)
+bool code_used_as_base(const struct x86_decoder *dx, const struct text *t, const struct section *s, uint32_t k)
 {
 	struct insn_detail d;
-	if (!insn_describe(s->data + t->insns[k].off, t->insns[k].len, &d))
+	if (!insn_describe(dx, s->data + t->insns[k].off, t->insns[k].len, &d))
 		return false;
 	uint64_t regs = d.wr & 0xffff; /* the general registers it writes */
 	for (uint32_t j = k + 1; j < t->ninsns && j < k + 32 && regs; j++) {
 		const struct insn *in = &t->insns[j];
 		if (in->off != t->insns[j - 1].off + t->insns[j - 1].len ||
-		    !insn_describe(s->data + in->off, in->len, &d))
+		    !insn_describe(dx, s->data + in->off, in->len, &d))
 			break;
 		if ((d.load || d.store) && ((d.mem.base >= 0 && d.mem.base < 16 && (regs >> d.mem.base & 1)) ||
 					    (d.mem.index >= 0 && d.mem.index < 16 && (regs >> d.mem.index & 1))))
@@ -809,11 +773,11 @@ static void address_taken(struct code *c, const struct reach *r, bool *by_code, 
 	if (x == NO_INSN)
 		return;
 	by_code[r->first[tti] + x] = true;
-	if (tt->fn[x] >= 0 && used_as_base(t, &c->o->secs[t->sec], k))
+	if (tt->fn[x] >= 0 && code_used_as_base(&c->dx, t, &c->o->secs[t->sec], k))
 		data_in(c, tt->fn[x], tti, toff, "the code reads memory at this address (data)");
 }
 
-/* The instructions at addresses data names (each_data_address). */
+/* The instructions at addresses data names (code_each_data_address). */
 struct by_data {
 	const struct code *c;
 	const uint32_t *first; /* per text: index of its first instruction in seen */
@@ -875,11 +839,11 @@ void code_find_data_in_functions(struct code *c)
 			const struct section *rs = &o->secs[s->rela];
 			for (size_t i = 0; i < rs->nrelas; i++) {
 				const struct rela *rl = &rs->relas[i];
-				uint32_t k = insn_containing(t, rl->off);
+				uint32_t k = text_insn_containing(t, rl->off);
 				if (k == NO_INSN || t->fn[k] < 0)
 					continue;
 				const struct insn *in = &t->insns[k];
-				if (!rel_on_field(in, rl)) {
+				if (!insn_rel_on_field(in, rl)) {
 					data_in(c, t->fn[k], ti, rl->off, "a relocation that is not an instruction's (data)");
 					continue;
 				}
@@ -909,7 +873,7 @@ void code_find_data_in_functions(struct code *c)
 			int tti = text_index(c, tsec);
 			const struct text *tt = &c->texts[tti];
 			if (in->mem_read || in->mem_write) {
-				uint32_t x = insn_containing(tt, toff);
+				uint32_t x = text_insn_containing(tt, toff);
 				if (x != NO_INSN && tt->fn[x] >= 0)
 					data_in(c, tt->fn[x], tti, toff, "memory read or written there (data)");
 			} else if (!rl) {
@@ -929,7 +893,7 @@ void code_find_data_in_functions(struct code *c)
 			int tsec;
 			uint64_t toff;
 			if ((in->kind != INSN_JMP && in->kind != INSN_JCC && in->kind != INSN_LOOP &&
-			     in->kind != INSN_CALL) || !branch_target(c, t, k, &tsec, &toff) || !is_text(c, tsec))
+			     in->kind != INSN_CALL) || !code_branch_target(c, t, k, &tsec, &toff) || !is_text(c, tsec))
 				continue;
 			int tti = text_index(c, tsec);
 			const struct text *tt = &c->texts[tti];
@@ -943,7 +907,7 @@ void code_find_data_in_functions(struct code *c)
 	}
 	/* addresses in data sections: jump tables, function pointers */
 	struct by_data bd = {c, r.first, by_data};
-	each_data_address(c, true, taken_by_data, &bd);
+	code_each_data_address(c, true, taken_by_data, &bd);
 	/* what control reaches from the ways in */
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		const struct text *t = &c->texts[ti];
@@ -970,7 +934,8 @@ void code_find_data_in_functions(struct code *c)
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		const struct text *t = &c->texts[ti];
 		for (uint32_t k = 0; k < t->ninsns; k++)
-			if (!r.seen[r.first[ti] + k] && t->fn[k] >= 0 && ijmp[t->fn[k]] && !is_padding(&t->insns[k]))
+			if (!r.seen[r.first[ti] + k] && t->fn[k] >= 0 && ijmp[t->fn[k]] &&
+			    !insn_is_padding(&t->insns[k]))
 				data_in(c, t->fn[k], ti, t->insns[k].off,
 					"bytes no path reaches, in a function with an indirect jump (a table?)");
 	}
@@ -1028,7 +993,7 @@ unsigned code_block_succs(const struct code *c, uint32_t b, uint32_t out[2])
 	/* (a jump back to the function's start, which the profile counts as a
 	 * call, still runs the block again) */
 	if ((last->kind == INSN_JMP || last->kind == INSN_JCC || last->kind == INSN_LOOP) &&
-	    branch_target(c, t, k, &tsec, &toff) && is_text(c, tsec)) {
+	    code_branch_target(c, t, k, &tsec, &toff) && is_text(c, tsec)) {
 		const struct text *tt = &c->texts[text_index(c, tsec)];
 		uint32_t ti = insn_at(tt, &c->o->secs[tsec], toff);
 		if (ti != NO_INSN && tt->fn[ti] == (int32_t)bl->fn)
@@ -1068,7 +1033,7 @@ static uint16_t block_live_out(struct code *c, const struct func *f, const struc
 		falls = false;
 		/* fallthrough */
 	case INSN_JCC: case INSN_LOOP:
-		if (!(t->mark[k] & MARK_TAIL) && branch_target(c, t, k, &tsec, &toff) && is_text(c, tsec)) {
+		if (!(t->mark[k] & MARK_TAIL) && code_branch_target(c, t, k, &tsec, &toff) && is_text(c, tsec)) {
 			struct text *tt = &c->texts[text_index(c, tsec)];
 			uint32_t ti = insn_at(tt, &c->o->secs[tsec], toff);
 			if (ti != NO_INSN && tt->fn[ti] >= 0 && c->funcs[tt->fn[ti]].instrument)
@@ -1151,260 +1116,11 @@ void code_find_sites(struct code *c)
 	}
 }
 
-/* ----- code without a symbol
- *
- * Code between the functions the symbols name, that something enters: a
- * static function whose symbol strip -x removed (calls to it are resolved
- * by the assembler, or go through the section's symbol), or its cold part.
- * Left in a gap it would run as it was, counted nowhere, and its
- * relocation-free branches would go astray when the code around it moves.
- * Each such entry gets a local symbol, "<static>@0x40" (in .text; else
- * "<static>@.text.name+0x40"), named as Sun's analyzer names such code, and
- * is then a function like any other (its extent from its FDE, or inferred
- * as for assembly without .size); code only one function jumps to, and
- * that jumps back into it, is that function's cold part ("name.cold"), a
- * piece of it. */
-
-enum { U_FDE = 1, U_CALL = 2, U_JUMP = 4, U_ADDR = 8 };
-
-struct unnamed {
-	int sec;
-	uint64_t off, size; /* size: from its FDE, or 0 */
-	unsigned how;       /* U_*: what names it */
-	int32_t from;       /* the function jumping to it: -1 none, -2 several */
-};
-
-struct unnamed_set {
-	struct code *c;
-	struct unnamed *u;
-	size_t n, cap;
-	bool *has_fde;      /* per section: an FDE describes code there */
-};
-
-/* Is off of text t between functions (a gap)?  Its end in *end. */
-static bool gap_at(const struct text *t, uint64_t off, uint64_t *end)
-{
-	/* the ranges are in order (decode_text): the last starting at or
-	 * before off */
-	size_t lo = 0, hi = t->nvr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->vr[mid].start <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || !t->vr[lo - 1].gap || off >= t->vr[lo - 1].end)
-		return false;
-	*end = t->vr[lo - 1].end;
-	return true;
-}
-
-static void unnamed_add(struct unnamed_set *us, int sec, uint64_t off, uint64_t size, unsigned how, int32_t from)
-{
-	struct code *c = us->c;
-	uint64_t end;
-	if (!is_text(c, sec) || !gap_at(&c->texts[text_index(c, sec)], off, &end))
-		return;
-	/* padding is not an entry (a reference to the end of something) */
-	const struct section *s = &c->o->secs[sec];
-	struct insn in;
-	if (!insn_decode(s->data + off, s->size - off, off, &in) || in.kind == INSN_BAD || is_padding(&in))
-		return;
-	if (size > end - off)
-		size = end - off;
-	for (size_t i = 0; i < us->n; i++) {
-		struct unnamed *u = &us->u[i];
-		if (u->sec != sec || u->off != off)
-			continue;
-		u->how |= how;
-		if (size)
-			u->size = size;
-		if (how & U_JUMP)
-			u->from = u->from == -1 || u->from == from ? from : -2;
-		return;
-	}
-	struct unnamed *u = VEC_PUSH(us->u, us->n, us->cap);
-	*u = (struct unnamed){sec, off, size, how, (how & U_JUMP) ? from : -1};
-}
-
-static void unnamed_fde(void *arg, int sec, uint64_t off, uint64_t size)
-{
-	struct unnamed_set *us = arg;
-	if (sec > 0 && (size_t)sec < us->c->o->nsecs)
-		us->has_fde[sec] = true;
-	unnamed_add(us, sec, off, size, U_FDE, -1);
-}
-
-/* An address code takes (not a branch's, not memory it reads or writes),
- * at instruction k of t. */
-static void unnamed_addr(struct unnamed_set *us, const struct text *t, uint32_t k, int tsec, uint64_t toff)
-{
-	if (!used_as_base(t, &us->c->o->secs[t->sec], k))
-		unnamed_add(us, tsec, toff, 0, U_ADDR, -1);
-}
-
-static void unnamed_data_address(void *arg, int tsec, uint64_t toff)
-{
-	unnamed_add(arg, tsec, toff, 0, U_ADDR, -1);
-}
-
-static void unnamed_find(struct unnamed_set *us)
-{
-	struct code *c = us->c;
-	struct object *o = c->o;
-	ehframe_code_ranges(c, unnamed_fde, us);
-	for (int ti = 0; ti < c->ntexts; ti++) {
-		const struct text *t = &c->texts[ti];
-		const struct section *s = &o->secs[t->sec];
-		for (uint32_t k = 0; k < t->ninsns; k++) {
-			const struct insn *in = &t->insns[k];
-			int tsec;
-			uint64_t toff;
-			if (t->fn[k] < 0)
-				continue;
-			if ((in->kind == INSN_JMP || in->kind == INSN_JCC || in->kind == INSN_LOOP ||
-			     in->kind == INSN_CALL) && branch_target(c, t, k, &tsec, &toff))
-				unnamed_add(us, tsec, toff, 0, in->kind == INSN_CALL ? U_CALL : U_JUMP, t->fn[k]);
-			else if (in->rip_rel && !in->mem_read && !in->mem_write &&
-				 !reloc_find(c->o, t->sec, in->off + in->disp_off))
-				unnamed_addr(us, t, k, t->sec,
-					     in->off + in->len + (uint64_t)(int64_t)(int32_t)rd32(s->data + in->off + in->disp_off));
-		}
-		if (!s->rela)
-			continue;
-		const struct section *rs = &o->secs[s->rela];
-		for (size_t i = 0; i < rs->nrelas; i++) {
-			const struct rela *rl = &rs->relas[i];
-			uint32_t k = insn_containing(t, rl->off);
-			if (k == NO_INSN || t->fn[k] < 0 || !rel_on_field(&t->insns[k], rl))
-				continue;
-			const struct insn *in = &t->insns[k];
-			int tsec;
-			uint64_t toff;
-			bool branch = in->rel_size && rl->off == in->off + in->rel_off;
-			bool mem = in->rip_rel && rl->off == in->off + in->disp_off && (in->mem_read || in->mem_write);
-			if (!branch && !mem && code_rel_target(c, t->sec, rl, in->off + in->len, &tsec, &toff))
-				unnamed_addr(us, t, k, tsec, toff);
-		}
-	}
-	/* addresses in data: function pointers, tables of them; absolute
-	 * addresses only: a relative one is a table's entry, relative to a
-	 * base this round may not know */
-	each_data_address(c, false, unnamed_data_address, us);
-}
-
-static int cmp_unnamed(const void *a, const void *b)
-{
-	const struct unnamed *x = a, *y = b;
-	if (x->sec != y->sec)
-		return x->sec - y->sec;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
-/* Give a symbol to each entry of code that has none; how many were given.
- * An address only (a pointer in data, a lea) is taken for an entry only
- * when nothing better is found, in a later round: the functions found
- * first claim the jump tables' targets inside them.  warn: give none, and
- * say what stays as it was. */
-size_t code_find_unnamed(struct code *c, bool warn)
-{
-	struct object *o = c->o;
-	struct unnamed_set us = {.c = c};
-	us.has_fde = xcalloc(o->nsecs + 1, sizeof(bool));
-	unnamed_find(&us);
-	if (us.n)
-		qsort(us.u, us.n, sizeof(*us.u), cmp_unnamed);
-	bool strong = false;
-	for (size_t i = 0; i < us.n; i++)
-		strong |= (us.u[i].how & ~U_ADDR) != 0;
-	size_t added = 0;
-	for (size_t i = 0; i < us.n; i++) {
-		struct unnamed *u = &us.u[i];
-		const char *sname = o->secs[u->sec].name;
-		if (strong && !(u->how & ~U_ADDR))
-			continue;
-		if (!(u->how & ~U_ADDR)) {
-			/* an address only: code if what it reaches decodes and
-			 * ends (a return, a jump), else data, as hand-written
-			 * assembly keeps between its functions (a table, a
-			 * constant): left as it is, unsaid.  Where FDEs
-			 * describe the section's code, each function has one:
-			 * an address without is of data. */
-			if (us.has_fde[u->sec])
-				continue;
-			const struct text *t = &c->texts[text_index(c, u->sec)];
-			uint64_t end = 0, last;
-			gap_at(t, u->off, &end);
-			if (i + 1 < us.n && us.u[i + 1].sec == u->sec && us.u[i + 1].off < end)
-				end = us.u[i + 1].off;
-			const char *why = "";
-			bool fell = false;
-			if (reach_extent(c, text_index(c, u->sec), u->off, end, &last, &why, NULL, NULL, &fell) || fell)
-				continue;
-		}
-		/* only one function jumps there: its cold part if it jumps
-		 * back into it, else a function it tail-calls */
-		bool cold = false;
-		if ((u->how & ~U_FDE) == U_JUMP && u->from >= 0) {
-			const struct text *t = &c->texts[text_index(c, u->sec)];
-			uint64_t end = 0, last;
-			gap_at(t, u->off, &end);
-			if (i + 1 < us.n && us.u[i + 1].sec == u->sec && us.u[i + 1].off < end)
-				end = us.u[i + 1].off;
-			if (u->size)
-				end = u->off + u->size;
-			const char *why = "";
-			bool back = false;
-			if (reach_extent(c, text_index(c, u->sec), u->off, end, &last, &why, &c->funcs[u->from], &back,
-					 NULL)) {
-				if (warn)
-					pi_warn("%s: %s: %s+0x%llx: code without a symbol that %s jumps to, and its "
-						"extent is not clear (%s); left as it was", o->name, sname, sname,
-						(unsigned long long)u->off, c->funcs[u->from].name, why);
-				continue;
-			}
-			cold = back;
-			if (cold && !u->size)
-				u->size = last - u->off;
-		}
-		if (warn)
-			continue;
-		char *name;
-		if (cold) {
-			/* a cold part of its function: joins it (code_find_functions) */
-			const char *base = c->funcs[u->from].name;
-			name = xasprintf("%s.cold", base);
-			for (unsigned k = 1; k < 100000; k++) {
-				bool taken = false;
-				for (size_t j = 1; j < o->nsyms && !taken; j++)
-					taken = !strcmp(o->syms[j].name, name);
-				if (!taken)
-					break;
-				free(name);
-				name = xasprintf("%s.cold.%u", base, k);
-			}
-		} else if (!strcmp(sname, ".text")) {
-			name = xasprintf(UNNAMED_PREFIX "0x%llx", (unsigned long long)u->off);
-		} else {
-			name = xasprintf(UNNAMED_PREFIX "%s+0x%llx", sname, (unsigned long long)u->off);
-		}
-		/* what the FDE says; without one, up to the next function or
-		 * entry, then what the entry reaches (infer_extent) */
-		obj_add_symbol(o, name, u->off, u->size, ELF64_ST_INFO(STB_LOCAL, STT_FUNC), STV_DEFAULT,
-			       (uint32_t)u->sec);
-		free(name);
-		added++;
-	}
-	free(us.u);
-	free(us.has_fde);
-	return added;
-}
-
 void code_init(struct code *c, struct object *o, const struct rewrite_opts *opts)
 {
 	memset(c, 0, sizeof(*c));
 	c->o = o;
+	x86_decoder_init(&c->dx);
 	c->opts = opts;
 	c->model = opts->model;
 	c->mstats = opts->mstats;

@@ -127,6 +127,7 @@ struct external {
 
 struct code {
 	struct object *o;
+	struct x86_decoder dx; /* what every pass decodes o's code with */
 	const struct cpu_model *model;
 	struct model_stats *mstats; /* or NULL */
 	const struct rewrite_opts *opts;
@@ -177,6 +178,12 @@ static inline int text_index(const struct code *c, int sec)
 	return sec > 0 && (size_t)sec < c->nsecs0 ? c->text_of_sec[sec] : -1;
 }
 
+/* Is section sec one of c's texts? */
+static inline bool is_text(const struct code *c, int sec)
+{
+	return text_index(c, sec) >= 0;
+}
+
 /*
  * The passes of the analysis, each a question answered for the whole
  * object; code_analyse (instrument.h) runs them, in the order it states
@@ -214,10 +221,6 @@ void code_find_vanishing_calls(struct code *c);
 /* Data inside functions (a table after the code, a constant read there):
  * such a function gets data_why, and is to be copied as it was. */
 void code_find_data_in_functions(struct code *c);
-/* Entries of code no symbol names (a static function under strip -x, a
- * cold part): each gets a symbol of o, to be found as a function in a next
- * round; how many.  warn: give none, say what stays as it was. */
-size_t code_find_unnamed(struct code *c, bool warn);
 /* The basic blocks of the instrumented functions (c->blocks, text.block),
  * cut at every leader. */
 void code_build_blocks(struct code *c);
@@ -235,6 +238,46 @@ void code_keep_blocks(struct code *c);
  * branch's target, its own start included, and the next block it falls
  * into; not indirect jumps' targets): how many, at most 2, in out. */
 unsigned code_block_succs(const struct code *c, uint32_t b, uint32_t out[2]);
+
+/*
+ * Questions about the decoded code that the passes in files of their own
+ * ask too (the search for code without a symbol, unnamed.h).
+ */
+
+/* What code entered at start of text ts reaches by falling through and by
+ * its direct jumps, up to end, ending with its last instruction there
+ * (what follows, data or padding, stays as it is): its end in *lastp.
+ * 0, or -1 with *why when it cannot be known safely: an indirect jump (to
+ * where?), bytes that do not decode on the way, a jump into the middle of
+ * an instruction, or bytes between its pieces of code that are not
+ * padding.  owner: *back says whether it jumps into that function; *fell
+ * (if not NULL) whether a path runs into end. */
+int code_reach_extent(struct code *c, int ts, uint64_t start, uint64_t end, uint64_t *lastp, const char **why,
+		      const struct func *owner, bool *back, bool *fell);
+/* Where the direct branch, instruction k of t, goes: (sec, off), or false
+ * if outside this object. */
+bool code_branch_target(const struct code *c, const struct text *t, uint32_t k, int *tsec, uint64_t *toff);
+/* Each place in code or data that a relocation of data names (a jump
+ * table's entry, a function pointer, a table of them), through fn: the
+ * relocations of allocated sections other than code, .eh_frame and debug
+ * information.  pcrel: also those relative to a table's base
+ * (data_pcrel_base), which a round that has not found every base may read
+ * wrong. */
+void code_each_data_address(struct code *c, bool pcrel, void (*fn)(void *arg, int tsec, uint64_t toff),
+			    void *arg);
+/* Instruction k of t (of section s) puts an address in a register: does
+ * the code after it, before a jump or before the register changes, read
+ * or write memory through that register?  Then the address is of data (a
+ * table's base). */
+bool code_used_as_base(const struct x86_decoder *dx, const struct text *t, const struct section *s, uint32_t k);
+/* The instruction of t whose bytes hold offset off, or NO_INSN. */
+uint32_t text_insn_containing(const struct text *t, uint64_t off);
+/* Does relocation r sit on a field of instruction in, as an assembler
+ * puts it: a displacement or an immediate, no larger than the field? */
+bool insn_rel_on_field(const struct insn *in, const struct rela *r);
+/* Padding an assembler or compiler puts between pieces of code (a nop, a
+ * trap): nothing need reach it. */
+bool insn_is_padding(const struct insn *in);
 
 /* Calls the CFG treats specially, by the name called. */
 bool returns_twice(const char *name);

@@ -231,7 +231,7 @@ static void chase_func(struct code *c, const struct func *f)
 			s->load = -1;
 			s->call = in->kind == INSN_CALL || in->kind == INSN_CALL_IND;
 			struct insn_detail d;
-			if (!insn_describe(data + in->off, in->len, &d)) {
+			if (!insn_describe(&c->dx, data + in->off, in->len, &d)) {
 				s->out = 0xffff; /* unknown: everything it may write is lost */
 				continue;
 			}

@@ -3,7 +3,8 @@
  * .eh_frame regeneration.  FDE start addresses are relocated, but the
  * advances of the CFA program are plain offsets inside the function: they
  * are re-emitted for the new layout, so that unwinding (C++ exceptions,
- * backtraces) works through instrumented frames.
+ * backtraces) works through instrumented frames.  (Reading it for the
+ * analysis, before the layout, is ehframe_read.h's.)
  */
 #ifndef PI_EHFRAME_H
 #define PI_EHFRAME_H
@@ -15,14 +16,5 @@
  * and symbols (layout_object done, layout_finish not yet). Returns 0, or
  * -1 with a message. */
 int ehframe_rewrite(struct code *c, const struct addrmap *m);
-
-/* Mark exception landing pads as blocks where the shadow stack resyncs.
- * Before blocks are built. */
-void ehframe_mark_landing_pads(struct code *c);
-
-/* The code every FDE of c->o describes: its section, offset and size,
- * each through fn.  Needs only the object (before decoding). */
-void ehframe_code_ranges(struct code *c, void (*fn)(void *arg, int sec, uint64_t off, uint64_t size),
-			 void *arg);
 
 #endif

@@ -216,7 +216,7 @@ bool tests_external_result(const struct code *c, const struct text *t, uint32_t 
 	uint64_t from_result = 1ull << REGN_GPR; /* %rax */
 	for (uint32_t i = b->first; i < k; i++) {
 		struct insn_detail d;
-		if (!insn_describe(data + t->insns[i].off, t->insns[i].len, &d))
+		if (!insn_describe(&c->dx, data + t->insns[i].off, t->insns[i].len, &d))
 			return false;
 		/* (a zeroing idiom reads nothing, as insn_describe says) */
 		bool dep = (d.rd | d.addr | d.merge) & from_result;

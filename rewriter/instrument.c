@@ -10,9 +10,11 @@
 #include "dwarfinfo.h"
 #include "dwarfline.h"
 #include "ehframe.h"
+#include "ehframe_read.h"
 #include "external.h"
 #include "layout.h"
 #include "meta.h"
+#include "unnamed.h"
 
 /*
  * One round of the analysis: functions, instructions and the marks on

@@ -350,7 +350,7 @@ static void emit_rep_post(struct emit *e, const struct insn *in)
 {
 	const struct cpu_model *m = e->c->model;
 	uint32_t kind = (uint32_t)in->rep | (m->rep_counts_passes ? STUB_REP_PASSES : 0) |
-			(model_rep_iter_cost(m, e->s->data + in->off, in->len) << STUB_REP_COST_SHIFT);
+			(model_rep_iter_cost(m, &e->c->dx, e->s->data + in->off, in->len) << STUB_REP_COST_SHIFT);
 	PUT(e, LEA_RSP_M128);
 	PUT(e, PUSH_R11);
 	buf_u8(&e->tl->out, 0x41); /* mov $kind,%r11d */
@@ -402,7 +402,7 @@ static void emit_load_stub(struct emit *e, uint32_t k)
 {
 	const struct insn *in = &e->t->insns[k];
 	struct insn_detail d;
-	if (!insn_describe(e->s->data + in->off, in->len, &d))
+	if (!insn_describe(&e->c->dx, e->s->data + in->off, in->len, &d))
 		return; /* chase.c described it: cannot happen */
 	/* a relocated displacement (absolute addressing, as in non-PIC
 	 * code) is relocated again in the lea; any other relocation in the

@@ -15,11 +15,11 @@
 
 /* --cpu=instructions: every instruction costs one cycle, so a profile
  * counts instructions exactly as callgrind's Ir does. */
-static uint32_t instructions_cost(const struct cpu_model *m, const uint8_t *code,
-				  const struct insn *insns, size_t n, unsigned ctx,
+static uint32_t instructions_cost(const struct cpu_model *m, const struct x86_decoder *dx,
+				  const uint8_t *code, const struct insn *insns, size_t n, unsigned ctx,
 				  struct model_stats *st)
 {
-	(void)m, (void)insns, (void)code, (void)ctx;
+	(void)m, (void)dx, (void)insns, (void)code, (void)ctx;
 	if (st)
 		st->insns += n;
 	return (uint32_t)n;
@@ -448,10 +448,11 @@ struct cache_costs model_cache(const struct cpu_model *m)
 	return c;
 }
 
-uint32_t model_rep_iter_cost(const struct cpu_model *m, const uint8_t *code, size_t len)
+uint32_t model_rep_iter_cost(const struct cpu_model *m, const struct x86_decoder *dx, const uint8_t *code,
+			     size_t len)
 {
 	struct insn_detail d;
-	if (m->units == 1 || !insn_describe(code, len, &d))
+	if (m->units == 1 || !insn_describe(dx, code, len, &d))
 		return m->rep_iter_cost;
 	const char *mn = strchr(d.form, ' '); /* after "rep " */
 	mn = mn ? mn + 1 : d.form;

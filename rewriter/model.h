@@ -68,10 +68,10 @@ struct cpu_model {
 	uint32_t units;
 	/* Fixed cost of a straight-line block, in 1/units of a cycle, where it
 	 * runs as ctx (BLOCK_* flags) says.  code is the section the
-	 * instructions' offsets (insn.off) point into; st, when not NULL, is
-	 * updated. */
-	uint32_t (*block_cost)(const struct cpu_model *m, const uint8_t *code, const struct insn *insns,
-			       size_t n, unsigned ctx, struct model_stats *st);
+	 * instructions' offsets (insn.off) point into, described with dx; st,
+	 * when not NULL, is updated. */
+	uint32_t (*block_cost)(const struct cpu_model *m, const struct x86_decoder *dx, const uint8_t *code,
+			       const struct insn *insns, size_t n, unsigned ctx, struct model_stats *st);
 	/* Cost of one iteration of a rep-prefixed string instruction (units):
 	 * see model_rep_iter_cost. */
 	uint32_t rep_iter_cost;
@@ -95,7 +95,8 @@ struct cpu_model {
  * the model's rep_iter_cost, except that under a cycle model moves and
  * stores go at the fast-string rate (32 bytes a cycle) and compares and
  * scans at a cycle an element. */
-uint32_t model_rep_iter_cost(const struct cpu_model *m, const uint8_t *code, size_t len);
+uint32_t model_rep_iter_cost(const struct cpu_model *m, const struct x86_decoder *dx, const uint8_t *code,
+			     size_t len);
 
 /* The front end's bubbles (units) at a call into and a return from
  * instrumented code, and the window of work fetched before a bubble that

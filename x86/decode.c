@@ -6,15 +6,29 @@
 #include <stdio.h>
 #include <string.h>
 
-static ZydisDecoder *decoder(void)
+/* What struct x86_decoder's opaque storage holds.  This file only hands
+ * pointers into it to Zydis (and zeroes it as bytes), so the storage is
+ * read and written as these types by Zydis alone. */
+struct x86_state {
+	ZydisDecoder dec;
+	ZydisFormatter fmt;
+};
+_Static_assert(sizeof(struct x86_state) <= X86_DECODER_SIZE,
+	       "X86_DECODER_SIZE (decode.h) is too small for this Zydis");
+_Static_assert(_Alignof(struct x86_state) <= _Alignof(struct x86_decoder),
+	       "struct x86_decoder (decode.h) is aligned too weakly for this Zydis");
+
+static const struct x86_state *state(const struct x86_decoder *d)
 {
-	static ZydisDecoder dec;
-	static bool ready;
-	if (!ready) {
-		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-		ready = true;
-	}
-	return &dec;
+	return (const struct x86_state *)(const void *)d->opaque;
+}
+
+void x86_decoder_init(struct x86_decoder *d)
+{
+	struct x86_state *st = (struct x86_state *)(void *)d->opaque;
+	memset(d, 0, sizeof(*d));
+	ZydisDecoderInit(&st->dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	ZydisFormatterInit(&st->fmt, ZYDIS_FORMATTER_STYLE_ATT);
 }
 
 static bool is_shift_by_reg(const ZydisDecodedInstruction *in,
@@ -81,13 +95,14 @@ static uint8_t classify(const ZydisDecodedInstruction *in, bool mem_read, bool m
 	return ICLS_ALU;
 }
 
-bool insn_decode(const uint8_t *buf, size_t avail, uint64_t off, struct insn *out)
+bool insn_decode(const struct x86_decoder *dx, const uint8_t *buf, size_t avail, uint64_t off,
+		 struct insn *out)
 {
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	memset(out, 0, sizeof(*out));
 	out->off = off;
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(decoder(), buf, avail, &in, ops)))
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&state(dx)->dec, buf, avail, &in, ops)))
 		return false;
 	out->len = in.length;
 	out->mnemonic = (uint16_t)in.mnemonic;
@@ -212,18 +227,14 @@ bool insn_decode(const uint8_t *buf, size_t avail, uint64_t off, struct insn *ou
 	return true;
 }
 
-void insn_format(const uint8_t *buf, size_t len, uint64_t addr, char *out, size_t outsz)
+void insn_format(const struct x86_decoder *dx, const uint8_t *buf, size_t len, uint64_t addr,
+		 char *out, size_t outsz)
 {
-	static ZydisFormatter fmt;
-	static bool ready;
+	const struct x86_state *st = state(dx);
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-	if (!ready) {
-		ZydisFormatterInit(&fmt, ZYDIS_FORMATTER_STYLE_ATT);
-		ready = true;
-	}
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(decoder(), buf, len, &in, ops)) ||
-	    !ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&fmt, &in, ops, in.operand_count_visible,
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&st->dec, buf, len, &in, ops)) ||
+	    !ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&st->fmt, &in, ops, in.operand_count_visible,
 							  out, outsz, addr, NULL)))
 		snprintf(out, outsz, "(bad)");
 }
@@ -281,13 +292,14 @@ static void form_add(char *f, size_t sz, const char *s)
 	snprintf(f + n, sz - n, "%s", s);
 }
 
-bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d)
+bool insn_describe(const struct x86_decoder *dx, const uint8_t *buf, size_t len,
+		   struct insn_detail *d)
 {
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	memset(d, 0, sizeof(*d));
 	d->mem.base = d->mem.index = -1;
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(decoder(), buf, len, &in, ops)))
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&state(dx)->dec, buf, len, &in, ops)))
 		return false;
 	char *f = d->form;
 	if (in.attributes & ZYDIS_ATTRIB_HAS_LOCK)

@@ -5,6 +5,9 @@
  * Zydis: it turns bytes into struct insn, which says what the layout, CFG,
  * liveness and timing model need and nothing more, describes an
  * instruction for the timing model, and formats one for disassembly.
+ *
+ * The layer keeps no state of its own: every call is given the decoder
+ * context (struct x86_decoder) its caller owns.
  */
 #ifndef PI_DECODE_H
 #define PI_DECODE_H
@@ -12,6 +15,26 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/*
+ * The decoder's context: Zydis's 64-bit decoder and its AT&T formatter,
+ * set up by x86_decoder_init and only read after that, so that one context
+ * serves any number of calls.  The caller owns it, by value, inside a
+ * context of its own (the rewriter's struct code, profview's per command).
+ *
+ * Its bytes are Zydis's, which only decode.c may name: the header gives
+ * storage enough for them (Zydis 4's take about 610 bytes), and decode.c
+ * checks at compile time that they fit, so that this header needs no
+ * Zydis and the caller has nothing to allocate or free.
+ */
+#define X86_DECODER_SIZE 768
+struct x86_decoder {
+	_Alignas(16) unsigned char opaque[X86_DECODER_SIZE];
+};
+
+/* Make d ready for the calls below (x86-64, 64-bit stack, AT&T syntax).
+ * It holds no resource: nothing to release. */
+void x86_decoder_init(struct x86_decoder *d);
 
 enum insn_kind {
 	INSN_OTHER,
@@ -66,9 +89,11 @@ struct insn {
 	uint8_t disp_at, disp_len, imm_at, imm_len, imm2_at, imm2_len;
 };
 
-/* Decode one instruction at buf[0..avail). Returns false if the bytes are not
- * a valid x86-64 instruction. */
-bool insn_decode(const uint8_t *buf, size_t avail, uint64_t off, struct insn *out);
+/* Decode one instruction at buf[0..avail), at offset off of its section
+ * (what its branch target is relative to), into out.  Returns false if the
+ * bytes are not a valid x86-64 instruction (out then holds nothing but off). */
+bool insn_decode(const struct x86_decoder *dx, const uint8_t *buf, size_t avail, uint64_t off,
+		 struct insn *out);
 
 /*
  * What a timing model needs beyond struct insn: the instruction's form (the
@@ -125,10 +150,16 @@ struct insn_detail {
 	int32_t rsp_move;    /* what the instruction adds to rsp, when known */
 };
 
-/* Describe the instruction at buf[0..len). False if it does not decode. */
-bool insn_describe(const uint8_t *buf, size_t len, struct insn_detail *d);
+/* Describe the instruction at buf[0..len) into d.  False if it does not
+ * decode (d then says no memory operand and nothing else). */
+bool insn_describe(const struct x86_decoder *dx, const uint8_t *buf, size_t len,
+		   struct insn_detail *d);
 
-/* Format an instruction in AT&T syntax, for annotated disassembly. */
-void insn_format(const uint8_t *buf, size_t len, uint64_t addr, char *out, size_t outsz);
+/* Format the instruction at buf[0..len), at address addr (what its branch
+ * targets are shown relative to), in AT&T syntax into out[0..outsz),
+ * NUL-terminated, for annotated disassembly: "(bad)" if it does not
+ * decode. */
+void insn_format(const struct x86_decoder *dx, const uint8_t *buf, size_t len, uint64_t addr,
+		 char *out, size_t outsz);
 
 #endif

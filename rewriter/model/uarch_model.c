@@ -337,9 +337,10 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 /* An instruction's slot before the block around it counts (macro-fusion
  * does): its description and its form's cost, adjusted for the core.
  * Returns false if the form fell back to its category. */
-static bool describe_slot(const struct uarch *u, const uint8_t *bytes, const struct insn *in, struct slot *s)
+static bool describe_slot(const struct uarch *u, const struct x86_decoder *dx, const uint8_t *bytes,
+			  const struct insn *in, struct slot *s)
 {
-	if (!insn_describe(bytes, in->len, &s->d)) {
+	if (!insn_describe(dx, bytes, in->len, &s->d)) {
 		memset(&s->d, 0, sizeof(s->d));
 		snprintf(s->d.form, sizeof(s->d.form), "(bad)");
 	}
@@ -434,23 +435,24 @@ struct memo_ent {
 };
 static struct memo_ent *memo;
 
-static bool slot_of(const struct uarch *u, const uint8_t *bytes, const struct insn *in, struct slot *s)
+static bool slot_of(const struct uarch *u, const struct x86_decoder *dx, const uint8_t *bytes, const struct insn *in,
+		    struct slot *s)
 {
 	if (in->len == 0 || in->len > 15)
-		return describe_slot(u, bytes, in, s);
+		return describe_slot(u, dx, bytes, in, s);
 	uint64_t h = (uint64_t)(uintptr_t)u * 0x9e3779b97f4a7c15ull;
 	for (unsigned k = 0; k < in->len; k++)
 		h = (h ^ bytes[k]) * 0x100000001b3ull;
 	if (!memo)
 		memo = calloc((size_t)1 << MEMO_BITS, sizeof(*memo));
 	if (!memo)
-		return describe_slot(u, bytes, in, s);
+		return describe_slot(u, dx, bytes, in, s);
 	struct memo_ent *e = &memo[h >> (64 - MEMO_BITS)];
 	if (e->u == u && e->len == in->len && !memcmp(e->bytes, bytes, in->len)) {
 		*s = e->s;
 		return e->known;
 	}
-	bool known = describe_slot(u, bytes, in, s);
+	bool known = describe_slot(u, dx, bytes, in, s);
 	e->u = u;
 	e->len = in->len;
 	memcpy(e->bytes, bytes, in->len);
@@ -478,8 +480,8 @@ static inline uint32_t latest(const uint32_t *ready, uint64_t set)
  * for the 3.5 measured) */
 #define ITERS 10
 
-uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const struct insn *insns,
-			  size_t n, unsigned ctx, struct model_stats *st)
+uint32_t uarch_block_cost(const struct cpu_model *m, const struct x86_decoder *dx, const uint8_t *code,
+			  const struct insn *insns, size_t n, unsigned ctx, struct model_stats *st)
 {
 	const struct uarch *u = m->uarch;
 	if (!n)
@@ -492,7 +494,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const uint8_t *code, const 
 	uint32_t uops = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct slot *s = &v[i];
-		bool known = slot_of(u, code + insns[i].off, &insns[i], s);
+		bool known = slot_of(u, dx, code + insns[i].off, &insns[i], s);
 		if (st) {
 			st->insns++;
 			if (!known) {

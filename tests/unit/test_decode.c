@@ -1,4 +1,4 @@
-/* Unit tests of the rewriter's instruction vocabulary (rewriter/decode.c). */
+/* Unit tests of the rewriter's instruction vocabulary (x86/decode.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -47,11 +47,13 @@ static const struct want cases[] = {
 
 int main(void)
 {
+	struct x86_decoder dx;
+	x86_decoder_init(&dx);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct want *w = &cases[i];
 		const char *name = w->name;
 		struct insn in;
-		CHECK(insn_decode((const uint8_t *)w->bytes, w->len, 0x100, &in));
+		CHECK(insn_decode(&dx, (const uint8_t *)w->bytes, w->len, 0x100, &in));
 		CHECK(in.len == w->len);
 		CHECK(in.kind == w->kind);
 		CHECK(in.rel_size == w->rel_size);
@@ -61,33 +63,33 @@ int main(void)
 	struct insn in;
 	const char *name = "flags";
 	/* cmp writes all status flags, reads none */
-	CHECK(insn_decode((const uint8_t *)"\x48\x39\xd8", 3, 0, &in));
+	CHECK(insn_decode(&dx, (const uint8_t *)"\x48\x39\xd8", 3, 0, &in));
 	CHECK(in.flags_written == FLAGS_STATUS && in.flags_read == 0);
 	/* adc reads CF */
-	CHECK(insn_decode((const uint8_t *)"\x48\x11\xd8", 3, 0, &in));
+	CHECK(insn_decode(&dx, (const uint8_t *)"\x48\x11\xd8", 3, 0, &in));
 	CHECK(in.flags_read & 1);
 	/* inc leaves CF alone */
-	CHECK(insn_decode((const uint8_t *)"\x48\xff\xc0", 3, 0, &in));
+	CHECK(insn_decode(&dx, (const uint8_t *)"\x48\xff\xc0", 3, 0, &in));
 	CHECK(!(in.flags_written & 1) && (in.flags_written & 0x40));
 	/* a shift by %cl may shift by 0 and keep every flag: kills none */
-	CHECK(insn_decode((const uint8_t *)"\x48\xd3\xe0", 3, 0, &in));
+	CHECK(insn_decode(&dx, (const uint8_t *)"\x48\xd3\xe0", 3, 0, &in));
 	CHECK(in.flags_written == 0);
 	name = "rep";
-	CHECK(insn_decode((const uint8_t *)"\xf3\xa4", 2, 0, &in));
+	CHECK(insn_decode(&dx, (const uint8_t *)"\xf3\xa4", 2, 0, &in));
 	CHECK(in.rep == REP_REP && in.flags_written == 0);
-	CHECK(insn_decode((const uint8_t *)"\xf3\xa6", 2, 0, &in));
+	CHECK(insn_decode(&dx, (const uint8_t *)"\xf3\xa6", 2, 0, &in));
 	CHECK(in.rep == REP_REPE);
-	CHECK(insn_decode((const uint8_t *)"\xf2\xae", 2, 0, &in));
+	CHECK(insn_decode(&dx, (const uint8_t *)"\xf2\xae", 2, 0, &in));
 	CHECK(in.rep == REP_REPNE);
-	CHECK(insn_decode((const uint8_t *)"\xf3\xc3", 2, 0, &in)); /* rep ret is a ret */
+	CHECK(insn_decode(&dx, (const uint8_t *)"\xf3\xc3", 2, 0, &in)); /* rep ret is a ret */
 	CHECK(in.kind == INSN_RET && in.rep == REP_NONE);
 	name = "misc";
-	CHECK(insn_decode((const uint8_t *)"\xf3\x0f\x1e\xfa", 4, 0, &in));
+	CHECK(insn_decode(&dx, (const uint8_t *)"\xf3\x0f\x1e\xfa", 4, 0, &in));
 	CHECK(in.endbr);
-	CHECK(insn_decode((const uint8_t *)"\x48\x8d\x05\x10\x00\x00\x00", 7, 0, &in));
+	CHECK(insn_decode(&dx, (const uint8_t *)"\x48\x8d\x05\x10\x00\x00\x00", 7, 0, &in));
 	CHECK(in.rip_rel && in.disp_off == 3);
-	CHECK(!insn_decode((const uint8_t *)"\xd6", 1, 0, &in)); /* salc: invalid in 64-bit mode */
-	CHECK(!insn_decode((const uint8_t *)"\x0f", 1, 0, &in)); /* truncated */
+	CHECK(!insn_decode(&dx, (const uint8_t *)"\xd6", 1, 0, &in)); /* salc: invalid in 64-bit mode */
+	CHECK(!insn_decode(&dx, (const uint8_t *)"\x0f", 1, 0, &in)); /* truncated */
 	printf("test_decode: %s\n", failures ? "FAILED" : "ok");
 	return failures != 0;
 }

@@ -20,8 +20,10 @@ static uint32_t cost_of(const struct cpu_model *m, const uint8_t *code, size_t s
 {
 	struct insn v[64];
 	size_t n = 0;
+	struct x86_decoder dx;
+	x86_decoder_init(&dx);
 	for (size_t off = 0; off < size && n < 64; n++) {
-		if (!insn_decode(code + off, size - off, off, &v[n])) {
+		if (!insn_decode(&dx, code + off, size - off, off, &v[n])) {
 			fprintf(stderr, "test_model: cannot decode at +%zu\n", off);
 			exit(1);
 		}
@@ -29,7 +31,7 @@ static uint32_t cost_of(const struct cpu_model *m, const uint8_t *code, size_t s
 	}
 	*ninsns = n;
 	struct model_stats st = {0};
-	uint32_t c = m->block_cost(m, code, v, n, ctx, &st);
+	uint32_t c = m->block_cost(m, &dx, code, v, n, ctx, &st);
 	if (st.fallback) {
 		fprintf(stderr, "test_model: %llu instructions fell back (first: %s)\n",
 			(unsigned long long)st.fallback, st.missing[0].form);

@@ -35,11 +35,11 @@ static void list_text(const struct code *c, const struct text *t, struct listing
 	for (uint64_t off = 0; off < s->size;) {
 		struct insn in;
 		char text[160];
-		if (!insn_decode(s->data + off, s->size - off, off, &in)) {
+		if (!insn_decode(&c->dx, s->data + off, s->size - off, off, &in)) {
 			snprintf(text, sizeof text, "(bad)");
 			in.len = 1;
 		} else {
-			insn_format(s->data + off, in.len, off, text, sizeof text);
+			insn_format(&c->dx, s->data + off, in.len, off, text, sizeof text);
 		}
 		for (size_t i = 0; rs && i < rs->nrelas; i++) {
 			const struct rela *r = &rs->relas[i];
