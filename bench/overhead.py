@@ -2,12 +2,18 @@
 """Run-time overhead of instrumented programs against native ones.
 
   bench/overhead.py [--build DIR] [--runs N] [--cpu MODEL]
+                    [--baseline DIR] [--only NAME,...]
 
 Builds the real-archive drivers of tests/real natively and with profinst,
 runs native and instrumented alternately (the machines are shared and
 noisy: only ratios measured side by side in one run mean anything), and
 prints the best-of-N wall time of each and their ratio, then the geometric
-mean of the ratios."""
+mean of the ratios.  --baseline DIR also instruments with another build's
+profinst (another tree's build/, say) and runs it in the same rotation:
+its ratio and the new over the old are printed beside (CPU time, user and
+system, of each run: less moved by the machine's other work than wall
+time).  --only runs the drivers named (zlib, bzip2, crypto, sqlite3,
+lua5.4)."""
 import argparse
 import math
 import os
@@ -38,10 +44,13 @@ def build(tmp, profinst, cpu, name, driver, archive, cflags, libs):
 SCALE = {"zlib": "12", "sqlite3": "60", "lua5.4": "150", "bzip2": "8", "crypto": "30"}
 
 
-def timed(exe, arg, env, cwd):  # noqa: D103
+def timed(exe, arg, env, cwd, cpu=False):  # noqa: D103
     t = time.perf_counter()
-    subprocess.run([exe, arg], env=env, cwd=cwd, stdout=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - t
+    p = subprocess.Popen([exe, arg], env=env, cwd=cwd, stdout=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    if status:
+        raise SystemExit("%s %s: status %d" % (exe, arg, status))
+    return ru.ru_utime + ru.ru_stime if cpu else time.perf_counter() - t
 
 
 def main():
@@ -49,16 +58,20 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--cpu", default="host")
+    ap.add_argument("--baseline", help="another build directory whose profinst runs beside")
+    ap.add_argument("--only", help="the drivers to run, comma-separated")
     a = ap.parse_args()
     profinst = os.path.join(a.build, "rewriter", "profinst")
+    if a.baseline:
+        return compare(a, profinst, os.path.join(a.baseline, "rewriter", "profinst"))
     tmp = tempfile.mkdtemp(prefix="pi-bench-")
     env = dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "bench.prof"))
     try:
         print("%-10s %12s %12s %8s" % ("workload", "native s", "profinst s", "ratio"))
         ratios = []
         for case in real.CASES:
-            if case[0] not in SCALE:
-                continue  # a correctness case (libstdc++), not a workload
+            if case[0] not in SCALE or (a.only and case[0] not in a.only.split(",")):
+                continue  # a correctness case (libstdc++), not a workload, or not asked for
             nat, prof = build(tmp, profinst, a.cpu, *case)
             tn, tp = [], []
             cenv = dict(env, **real.ENV.get(case[0], {}))
@@ -69,6 +82,30 @@ def main():
             ratios.append(r)
             print("%-10s %12.4f %12.4f %7.2fx" % (case[0], min(tn), min(tp), r), flush=True)
         print("%-10s %12s %12s %7.2fx" % ("geomean", "", "", math.exp(sum(map(math.log, ratios)) / len(ratios))))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def compare(a, profinst, baseline):
+    """Native, the baseline's instrumented build and this one's, in turn."""
+    tmp = tempfile.mkdtemp(prefix="pi-bench-")
+    env = dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "bench.prof"))
+    try:
+        print("%-10s %12s %10s %10s %8s   (CPU time, best of %d)" % ("workload", "native s", "baseline",
+                                                                    "this", "this/base", a.runs))
+        for case in real.CASES:
+            if case[0] not in SCALE or (a.only and case[0] not in a.only.split(",")):
+                continue
+            base = os.path.join(tmp, case[0] + ".base")
+            shutil.copy(build(tmp, baseline, a.cpu, *case)[1], base)  # (the same path as this one's)
+            nat, prof = build(tmp, profinst, a.cpu, *case)
+            cenv = dict(env, **real.ENV.get(case[0], {}))
+            t = {nat: [], base: [], prof: []}
+            for _ in range(a.runs):
+                for exe in t:
+                    t[exe].append(timed(exe, SCALE[case[0]], cenv, tmp, cpu=True))
+            n, b, p = min(t[nat]), min(t[base]), min(t[prof])
+            print("%-10s %12.4f %9.2fx %9.2fx %8.3f" % (case[0], n, b / n, p / n, p / b), flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
