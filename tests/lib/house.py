@@ -97,5 +97,14 @@ def tests(ctx, Fail, sh, must):
             if "scripts/test.sh" not in f.read():
                 raise Fail(".ci/run does not run the README's test command (scripts/test.sh)")
 
+    def unit_cases():
+        # `meson test` runs the unit tier case by case (TAP): at least 40
+        # cases, every one passing
+        p = sh(["meson", "test", "-C", ctx.build, "--suite", "unit", "--no-rebuild", "--print-errorlogs"])
+        counts = [int(n) for n in re.findall(r"(\d+) subtests passed", p.stdout)]
+        if p.returncode != 0 or sum(counts) < 40:
+            raise Fail("meson test: status %d, %d cases passed (want 40 or more):\n%s"
+                       % (p.returncode, sum(counts), p.stdout[-3000:]))
+
     return [("house/no_call_cycles", rewriter), ("house/call_cycles_found", finds_cycle),
-            ("house/layers", layers), ("house/readme", readme)]
+            ("house/layers", layers), ("house/readme", readme), ("house/unit_cases", unit_cases)]

@@ -36,6 +36,7 @@
 #include "instrument.h"
 #include "loops.h"
 #include "stub_abi.h"
+#include "tap.h"
 #include "unit_obj.h"
 
 static const struct {
@@ -186,6 +187,7 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 {
 	int bad = 0;
 	bool *looped = xcalloc(c->nblocks + 1, sizeof(bool));
+	int *fbad = xcalloc(c->nfuncs + 1, sizeof(int)); /* each function's failures */
 	loops_mark_small(c, looped);
 	/* a function copied as it was is not decoded: its entry's line says */
 	for (size_t fi = 0; fi < c->nfuncs; fi++) {
@@ -197,7 +199,7 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 		if (f->instrument == !!(x->what & E_COPIED)) {
 			fprintf(stderr, "%s:%u: %s %s copied as it was\n", src, line, f->name,
 				f->instrument ? "is not" : "is");
-			bad++;
+			fbad[fi]++;
 		}
 		if (!f->instrument)
 			x->seen = true;
@@ -212,7 +214,7 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 			if (!line || line > nlines) {
 				fprintf(stderr, "%s: %s+%#llx: no line\n", src, f->name,
 					(unsigned long long)t->insns[k].off);
-				bad++;
+				fbad[t->fn[k]]++;
 				continue;
 			}
 			struct expect *x = &e[line - 1];
@@ -220,16 +222,16 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 			bool leader = (t->mark[k] & MARK_LEADER) != 0, tail = (t->mark[k] & MARK_TAIL) != 0;
 			if (leader != !!(x->what & E_LEADER)) {
 				fprintf(stderr, "%s:%u: %s a leader\n", src, line, leader ? "is" : "is not");
-				bad++;
+				fbad[t->fn[k]]++;
 			}
 			if (tail != !!(x->what & E_TAIL)) {
 				fprintf(stderr, "%s:%u: %s a tail call\n", src, line, tail ? "is" : "is not");
-				bad++;
+				fbad[t->fn[k]]++;
 			}
 			bool resync = (t->mark[k] & MARK_RESYNC) != 0;
 			if (resync != !!(x->what & E_RESYNC)) {
 				fprintf(stderr, "%s:%u: %s a resync point\n", src, line, resync ? "is" : "is not");
-				bad++;
+				fbad[t->fn[k]]++;
 			}
 			uint32_t word = t->chase ? t->chase[k] : 0;
 			if (!class_is(cl, x->follows, word >> STUB_LOAD_WAIT_SHIFT & STUB_LOAD_SLOT_MASK) ||
@@ -237,20 +239,20 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 				fprintf(stderr, "%s:%u: load stub word %#x: waits for class %u, sets class %u, "
 					"not as annotated\n", src, line, word, word >> STUB_LOAD_WAIT_SHIFT & STUB_LOAD_SLOT_MASK,
 					word & STUB_LOAD_SLOT_MASK);
-				bad++;
+				fbad[t->fn[k]]++;
 			}
 			if (!leader) {
 				if (x->live || (x->what & E_LOOP)) {
 					fprintf(stderr, "%s:%u: flags-live or loop on an instruction that starts no block\n",
 						src, line);
-					bad++;
+					fbad[t->fn[k]]++;
 				}
 				continue;
 			}
 			if (looped[t->block[k]] != !!(x->what & E_LOOP)) {
 				fprintf(stderr, "%s:%u: %s a small loop\n", src, line,
 					looped[t->block[k]] ? "on" : "not on");
-				bad++;
+				fbad[t->fn[k]]++;
 			}
 			uint16_t live = c->blocks[t->block[k]].live_in & FLAGS_STATUS;
 			if (live != x->live) {
@@ -258,14 +260,24 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 				flags_str(live, got, sizeof got);
 				flags_str(x->live, want, sizeof want);
 				fprintf(stderr, "%s:%u: flags live:%s, expected:%s\n", src, line, got, want);
-				bad++;
+				fbad[t->fn[k]]++;
 			}
 		}
 	}
 	free(looped);
+	/* a case a function, in the order of the file's symbols */
+	const char *base = strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
+	for (size_t fi = 0; fi < c->nfuncs; fi++) {
+		tap_case("%s: %s", base, c->funcs[fi].name);
+		if (fbad[fi])
+			tap_fail("%d of its annotations do not hold (above)", fbad[fi]);
+		bad += fbad[fi];
+	}
+	free(fbad);
+	tap_case("%s: every annotation on an instruction of a function", base);
 	for (size_t i = 0; i < nlines; i++) {
 		if ((e[i].what || e[i].live || e[i].follows >= 0 || e[i].sets >= 0) && !e[i].seen) {
-			fprintf(stderr, "%s:%zu: an annotation on no instruction of a function\n", src, i + 1);
+			tap_fail("%s:%zu: an annotation on no instruction of a function", src, i + 1);
 			bad++;
 		}
 	}
@@ -277,11 +289,14 @@ static int check_file(const char *src)
 	size_t nlines;
 	unsigned count;
 	struct classes cl = {.n = 0};
+	tap_case("%s: read, assembled and analysed", strrchr(src, '/') ? strrchr(src, '/') + 1 : src);
 	struct expect *e = read_expects(src, &cl, &nlines, &count);
-	if (!e)
+	if (!e) {
+		tap_fail("%s: cannot read it", src);
 		return 1;
+	}
 	if (!count) {
-		fprintf(stderr, "%s: no annotations\n", src);
+		tap_fail("%s: no annotations", src);
 		free(e);
 		return 1;
 	}
@@ -293,14 +308,18 @@ static int check_file(const char *src)
 		struct rewrite_opts ro = {.model = model_find("instructions"), .cache_sim = true};
 		if (!code_analyse(&c, &o, &ro))
 			bad = check_code(src, &c, e, nlines, &cl);
+		else
+			tap_fail("%s: the analysis failed", src);
 		code_free(&c);
+	} else {
+		tap_fail("%s: cannot assemble or read it", src);
 	}
 	obj_free(&o);
 	free(e);
 	for (int i = 0; i < cl.n; i++)
 		free(cl.name[i]);
 	if (!bad)
-		printf("%s: %u annotations hold\n", src, count);
+		printf("# %s: %u annotations hold\n", src, count);
 	return bad;
 }
 
@@ -311,8 +330,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	pi_quiet = true; /* functions copied as they were are expected here */
-	int bad = 0;
 	for (int i = 1; i < argc; i++)
-		bad += check_file(argv[i]);
-	return bad != 0;
+		check_file(argv[i]);
+	return tap_done();
 }

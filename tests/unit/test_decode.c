@@ -3,16 +3,12 @@
 #include <string.h>
 
 #include "decode.h"
+#include "tap.h"
 
-static int failures;
-
-#define CHECK(cond)                                                                 \
-	do {                                                                        \
-		if (!(cond)) {                                                      \
-			fprintf(stderr, "%s:%d: %s: CHECK(%s) failed\n", __FILE__,  \
-				__LINE__, name, #cond);                             \
-			failures++;                                                 \
-		}                                                                   \
+#define CHECK(cond)                                                                   \
+	do {                                                                          \
+		if (!(cond))                                                          \
+			tap_fail("%s:%d: CHECK(%s) failed", __FILE__, __LINE__, #cond); \
 	} while (0)
 
 struct want {
@@ -51,7 +47,7 @@ int main(void)
 	x86_decoder_init(&dx);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct want *w = &cases[i];
-		const char *name = w->name;
+		tap_case("decode %s", w->name);
 		struct insn in;
 		CHECK(insn_decode(&dx, (const uint8_t *)w->bytes, w->len, 0x100, &in));
 		CHECK(in.len == w->len);
@@ -61,35 +57,39 @@ int main(void)
 			CHECK(in.target == w->target);
 	}
 	struct insn in;
-	const char *name = "flags";
-	/* cmp writes all status flags, reads none */
+	tap_case("flags: cmp writes all status flags, reads none");
 	CHECK(insn_decode(&dx, (const uint8_t *)"\x48\x39\xd8", 3, 0, &in));
 	CHECK(in.flags_written == FLAGS_STATUS && in.flags_read == 0);
-	/* adc reads CF */
+	tap_case("flags: adc reads CF");
 	CHECK(insn_decode(&dx, (const uint8_t *)"\x48\x11\xd8", 3, 0, &in));
 	CHECK(in.flags_read & 1);
-	/* inc leaves CF alone */
+	tap_case("flags: inc leaves CF alone");
 	CHECK(insn_decode(&dx, (const uint8_t *)"\x48\xff\xc0", 3, 0, &in));
 	CHECK(!(in.flags_written & 1) && (in.flags_written & 0x40));
-	/* a shift by %cl may shift by 0 and keep every flag: kills none */
+	tap_case("flags: a shift by %%cl may shift by 0 and keep every flag, so kills none");
 	CHECK(insn_decode(&dx, (const uint8_t *)"\x48\xd3\xe0", 3, 0, &in));
 	CHECK(in.flags_written == 0);
-	name = "rep";
+	tap_case("rep movsb");
 	CHECK(insn_decode(&dx, (const uint8_t *)"\xf3\xa4", 2, 0, &in));
 	CHECK(in.rep == REP_REP && in.flags_written == 0);
+	tap_case("repe cmpsb");
 	CHECK(insn_decode(&dx, (const uint8_t *)"\xf3\xa6", 2, 0, &in));
 	CHECK(in.rep == REP_REPE);
+	tap_case("repne scasb");
 	CHECK(insn_decode(&dx, (const uint8_t *)"\xf2\xae", 2, 0, &in));
 	CHECK(in.rep == REP_REPNE);
-	CHECK(insn_decode(&dx, (const uint8_t *)"\xf3\xc3", 2, 0, &in)); /* rep ret is a ret */
+	tap_case("rep ret is a ret");
+	CHECK(insn_decode(&dx, (const uint8_t *)"\xf3\xc3", 2, 0, &in));
 	CHECK(in.kind == INSN_RET && in.rep == REP_NONE);
-	name = "misc";
+	tap_case("endbr64");
 	CHECK(insn_decode(&dx, (const uint8_t *)"\xf3\x0f\x1e\xfa", 4, 0, &in));
 	CHECK(in.endbr);
+	tap_case("lea of a RIP-relative address: its displacement's place");
 	CHECK(insn_decode(&dx, (const uint8_t *)"\x48\x8d\x05\x10\x00\x00\x00", 7, 0, &in));
 	CHECK(in.rip_rel && in.disp_off == 3);
-	CHECK(!insn_decode(&dx, (const uint8_t *)"\xd6", 1, 0, &in)); /* salc: invalid in 64-bit mode */
-	CHECK(!insn_decode(&dx, (const uint8_t *)"\x0f", 1, 0, &in)); /* truncated */
-	printf("test_decode: %s\n", failures ? "FAILED" : "ok");
-	return failures != 0;
+	tap_case("salc: invalid in 64-bit mode");
+	CHECK(!insn_decode(&dx, (const uint8_t *)"\xd6", 1, 0, &in));
+	tap_case("a truncated instruction");
+	CHECK(!insn_decode(&dx, (const uint8_t *)"\x0f", 1, 0, &in));
+	return tap_done();
 }

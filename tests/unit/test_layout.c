@@ -24,16 +24,10 @@
 #include "cfg.h"
 #include "addrmap.h"
 #include "instrument.h"
+#include "tap.h"
 #include "unit_obj.h"
 
-static int failures;
-
-#define FAIL(...)                                     \
-	do {                                          \
-		fprintf(stderr, __VA_ARGS__);         \
-		fputc('\n', stderr);                  \
-		failures++;                           \
-	} while (0)
+#define FAIL(...) tap_fail(__VA_ARGS__)
 
 struct fde {
 	const char *sec;   /* the code's section, by name */
@@ -197,11 +191,14 @@ static void check_unwind(const char *src, const struct code *c, const struct add
 {
 	struct fde *nv;
 	size_t nn = read_fdes(out, &nv);
+	tap_case("%s: as many FDEs after the rewrite", src);
 	if (nn != nin)
 		FAIL("%s: %zu FDEs, %zu after the rewrite", src, nin, nn);
 	size_t sites = 0;
 	for (size_t i = 0; i < nin; i++) {
 		const struct fde *f = &in[i];
+		tap_case("%s: the FDE of %s+%#llx%s, its code and LSDA where they went", src, f->sec,
+			 (unsigned long long)f->off, f->lsda >= 0 ? " (with an LSDA)" : "");
 		int ti = text_index(c, sec_by_name(c->o, f->sec));
 		if (ti < 0) {
 			FAIL("%s: %s: not a text section", src, f->sec);
@@ -245,8 +242,11 @@ static void check_unwind(const char *src, const struct code *c, const struct add
 		else if (f->lsda >= 0)
 			sites += check_lsda(src, t, tl, out, f, g);
 	}
-	if (!sites && strstr(src, ".cc"))
-		FAIL("%s: no call site of an LSDA to check", src);
+	if (strstr(src, ".cc")) {
+		tap_case("%s: call sites of LSDAs checked", src);
+		if (!sites)
+			FAIL("%s: no call site of an LSDA to check", src);
+	}
 	free(nv);
 }
 
@@ -254,9 +254,10 @@ static void check_file(const char *src)
 {
 	struct object o, out = {0};
 	struct code c;
+	tap_case("%s: compiled, read, analysed and rewritten", src);
 	if (unit_object(src, &o)) {
 		obj_free(&o);
-		failures++;
+		FAIL("%s: cannot compile or read it", src);
 		return;
 	}
 	struct fde *in;
@@ -271,7 +272,7 @@ static void check_file(const char *src)
 	struct rewrite_opts ro = {.model = model_find("instructions")};
 	struct buf img = {0};
 	if (code_analyse(&c, &o, &ro)) {
-		failures++;
+		FAIL("%s: the analysis failed", src);
 	} else {
 		struct addrmap map;
 		if (code_rewrite(&c, &map) || obj_write_image(&o, &img) || obj_read(&out, src, img.p, img.len))
@@ -289,8 +290,7 @@ static void check_file(const char *src)
 	buf_free(&img);
 	obj_free(&out);
 	obj_free(&o);
-	if (!failures)
-		printf("%s: %zu FDEs carried through\n", src, nin);
+	printf("# %s: %zu FDEs\n", src, nin);
 }
 
 int main(int argc, char **argv)
@@ -301,5 +301,5 @@ int main(int argc, char **argv)
 	}
 	for (int i = 1; i < argc; i++)
 		check_file(argv[i]);
-	return failures != 0;
+	return tap_done();
 }

@@ -12,8 +12,7 @@
 #include <string.h>
 
 #include "model.h"
-
-static int failures;
+#include "tap.h"
 
 static uint32_t cost_of(const struct cpu_model *m, const uint8_t *code, size_t size, unsigned ctx,
 			size_t *ninsns)
@@ -32,11 +31,9 @@ static uint32_t cost_of(const struct cpu_model *m, const uint8_t *code, size_t s
 	*ninsns = n;
 	struct model_stats st = {0};
 	uint32_t c = m->block_cost(m, &dx, code, v, n, ctx, &st);
-	if (st.fallback) {
-		fprintf(stderr, "test_model: %llu instructions fell back (first: %s)\n",
-			(unsigned long long)st.fallback, st.missing[0].form);
-		failures++;
-	}
+	if (st.fallback)
+		tap_fail("%llu instructions fell back (first: %s)", (unsigned long long)st.fallback,
+			 st.missing[0].form);
 	model_stats_free(&st);
 	return c;
 }
@@ -49,13 +46,14 @@ static uint32_t cost_of(const struct cpu_model *m, const uint8_t *code, size_t s
 	do {                                                                             \
 		static const uint8_t code[] = {__VA_ARGS__};                             \
 		size_t n;                                                                \
+		tap_case("%s: %s", (model)->name, label);                                \
 		double got = (double)cost_of(model, code, sizeof(code), ctx, &n) / (model)->units; \
-		printf("%-12s %-48s %2zu insns: %6.3f cycles (want %.3f)\n", (model)->name, label, n, got, \
-		       (double)(want));                                                  \
+		printf("# %-12s %-48s %2zu insns: %6.3f cycles (want %.3f)\n", (model)->name, label, n, \
+		       got, (double)(want));                                             \
 		/* within 1/32 of a cycle: the tables' hundredths and percentages \
 		 * leave a port's share that far from an exact fraction */       \
 		if (got < (want) - 1.0 / 32 || got > (want) + 1.0 / 32)                  \
-			failures++;                                                      \
+			tap_fail("%.3f cycles, want %.3f", got, (double)(want));         \
 	} while (0)
 
 int main(void)
@@ -63,14 +61,14 @@ int main(void)
 	const struct cpu_model *g = model_find("goldencove"), *sk = model_find("skylake");
 	const struct cpu_model *ins = model_find("instructions"), *z5 = model_find("zen5");
 	const struct cpu_model *z3 = model_find("zen3");
+	tap_case("every model is there");
 	if (!g || !sk || !ins || !z3 || !z5 || !model_find("host")) {
-		fprintf(stderr, "test_model: a model is missing\n");
-		return 1;
+		tap_fail("a model is missing");
+		return tap_done();
 	}
-	if (!model_tables_sorted(stderr)) {
-		fprintf(stderr, "test_model: a form table is out of order\n");
-		failures++;
-	}
+	tap_case("the form tables are in order");
+	if (!model_tables_sorted(stderr))
+		tap_fail("a form table is out of order");
 	/* imul %rax,%rax four times: one chain of 3-cycle multiplies */
 	CHECK(g, "dependency chain: 4x imul %rax,%rax", 12,
 	      0x48, 0x0f, 0xaf, 0xc0, 0x48, 0x0f, 0xaf, 0xc0, 0x48, 0x0f, 0xaf, 0xc0, 0x48, 0x0f, 0xaf, 0xc0);
@@ -159,12 +157,13 @@ int main(void)
 	CHECK(z5, "Zen 5: nop; call (the call's bubble: the runtime's)", 0.5, 0x90, 0xe8, 0x00, 0x00, 0x00, 0x00);
 	{
 		struct frontend_costs f5 = model_frontend(z5), fg = model_frontend(g);
-		printf("zen5 front end: call %u, ret %u, window %u units (want %u, %u, %u); goldencove %u %u %u (want 0)\n",
+		tap_case("front end: Zen 5's call and return bubbles, Golden Cove's none");
+		printf("# zen5 front end: call %u, ret %u, window %u units (want %u, %u, %u); goldencove %u %u %u (want 0)\n",
 		       f5.call, f5.ret, f5.window, 2 * z5->units, 2 * z5->units, 12 * z5->units, fg.call, fg.ret,
 		       fg.window);
 		if (f5.call != 2 * z5->units || f5.ret != 2 * z5->units || f5.window != 12 * z5->units ||
 		    fg.call || fg.ret || fg.window)
-			failures++;
+			tap_fail("the front end's costs");
 	}
 	/* measured (bench/probes/zen5.s): four load-store pipes take a store
 	 * as a load, 1.53 cycles (1.5; the tables' 34 hundredths on one
@@ -218,12 +217,12 @@ int main(void)
 	};
 	for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
 		const char *got = model_for_cpu(&hosts[i].id);
-		printf("host %-12s family %02xh model %02xh: %s (want %s)\n", hosts[i].id.vendor, hosts[i].id.family,
+		tap_case("--cpu=host on %s family %02xh model %02xh%s is %s", hosts[i].id.vendor, hosts[i].id.family,
+			 hosts[i].id.model, hosts[i].id.golden_cove_features ? " with AMX" : "", hosts[i].want);
+		printf("# host %-12s family %02xh model %02xh: %s (want %s)\n", hosts[i].id.vendor, hosts[i].id.family,
 		       hosts[i].id.model, got, hosts[i].want);
 		if (strcmp(got, hosts[i].want) || !model_find(got))
-			failures++;
+			tap_fail("%s", got);
 	}
-	if (failures)
-		fprintf(stderr, "test_model: %d failure(s)\n", failures);
-	return failures != 0;
+	return tap_done();
 }

@@ -15,16 +15,15 @@
 
 #include "rt.h"
 #include "stub_abi.h"
+#include "tap.h"
 
-static int failures;
-
+/* each check a case of its own */
 #define EXPECT(what, got, want)                                                                \
 	do {                                                                                   \
+		tap_case("%s", what);                                                          \
 		unsigned long long g_ = (unsigned long long)(got), w_ = (unsigned long long)(want); \
-		if (g_ != w_) {                                                                \
-			fprintf(stderr, "test_sim: %s: %llu, want %llu\n", what, g_, w_);      \
-			failures++;                                                            \
-		}                                                                              \
+		if (g_ != w_)                                                                  \
+			tap_fail("%llu, want %llu", g_, w_);                                   \
 	} while (0)
 
 /* ----- What the cores use of the runtime */
@@ -386,11 +385,9 @@ static void test_branch(void)
 	/* random bits are not: about half of them are mispredicted */
 	reset_thread();
 	uint64_t m = run_branch(PC, 20000, 0, random_bit);
-	if (m < 8000 || m > 12000) {
-		fprintf(stderr, "test_sim: branch: %llu of 20000 random outcomes mispredicted\n",
-			(unsigned long long)m);
-		failures++;
-	}
+	tap_case("branch: random outcomes, about half mispredicted");
+	if (m < 8000 || m > 12000)
+		tap_fail("%llu of 20000 random outcomes mispredicted", (unsigned long long)m);
 	EXPECT("branch: random, clock", t->clock, m * PENALTY);
 	rt_branch_free(t);
 
@@ -407,7 +404,5 @@ int main(void)
 	test_heap();
 	test_dcache();
 	test_branch();
-	if (failures)
-		fprintf(stderr, "test_sim: %d failures\n", failures);
-	return failures != 0;
+	return tap_done();
 }

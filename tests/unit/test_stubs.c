@@ -18,6 +18,7 @@
 #include "addrmap.h"
 #include "instrument.h"
 #include "stub_abi.h"
+#include "tap.h"
 #include "unit_obj.h"
 
 /* One line per instruction of the new code: its AT&T text, then
@@ -211,24 +212,26 @@ static int check_words(const char *src, const struct code *c, const struct listi
 	int bad = 0;
 	/* block i adds to the clock's part i % 4 (STUB_TLS_CLOCKPART) and
 	 * to its own count, the next word of the object's counters */
+	tap_case("block stubs: each block's clock part and count");
 	for (unsigned i = 0; i < stubs[S_BLOCK].want; i++) {
 		int64_t part = addend(l->line[at[S_BLOCK][i]]), count = addend(l->line[at[S_BLOCK][i] + 1]);
 		int64_t want = i % STUB_CLOCK_PARTS ? STUB_TLS_CLOCKPART + 8 * (int64_t)(i % STUB_CLOCK_PARTS - 1) : 0;
 		if (part != want || count - addend(l->line[at[S_BLOCK][0] + 1]) != 8 * (int64_t)i) {
-			fprintf(stderr, "%s: block %u adds to %%fs:clock%+lld and count %+lld\n", src, i, (long long)part,
-				(long long)count);
+			tap_fail("%s: block %u adds to %%fs:clock%+lld and count %+lld", src, i, (long long)part,
+				 (long long)count);
 			bad++;
 		}
 	}
 	/* a branch's word: the model's mispredict cost, no outcome (setCC
 	 * writes it), not an external's result here */
 	for (int b = S_JZ; b <= S_JNZ; b++) {
+		tap_case("%s stub: its word holds the model's mispredict cost", stubs[b].name);
 		uint64_t w = imm(l->line[at[b][0] + 3]);
 		uint64_t cost = (w >> STUB_BRANCH_COST_SHIFT) & STUB_BRANCH_COST_MAX;
 		uint64_t want = c->model->mispredict < STUB_BRANCH_COST_MAX ? c->model->mispredict : STUB_BRANCH_COST_MAX;
 		if ((w & 0xff) || cost != want || !want || (w & STUB_BRANCH_EXT_RESULT)) {
-			fprintf(stderr, "%s: %s: word %#llx, cost %llu, want %llu\n", src, stubs[b].name,
-				(unsigned long long)w, (unsigned long long)cost, (unsigned long long)want);
+			tap_fail("%s: %s: word %#llx, cost %llu, want %llu", src, stubs[b].name,
+				 (unsigned long long)w, (unsigned long long)cost, (unsigned long long)want);
 			bad++;
 		}
 	}
@@ -236,9 +239,10 @@ static int check_words(const char *src, const struct code *c, const struct listi
 	uint64_t w1 = imm(l->line[at[S_LOAD1][0] + 3]), w2 = imm(l->line[at[S_LOAD2][0] + 3]);
 	uint64_t done1 = w1 & STUB_LOAD_SLOT_MASK, wait1 = w1 >> STUB_LOAD_WAIT_SHIFT & STUB_LOAD_SLOT_MASK;
 	uint64_t wait2 = w2 >> STUB_LOAD_WAIT_SHIFT & STUB_LOAD_SLOT_MASK;
+	tap_case("load stubs: the second load waits for the slot the first completes");
 	if (!done1 || wait1 || wait2 != done1) {
-		fprintf(stderr, "%s: loads' words %#llx, %#llx: the second does not wait for the first\n", src,
-			(unsigned long long)w1, (unsigned long long)w2);
+		tap_fail("%s: loads' words %#llx, %#llx: the second does not wait for the first", src,
+			 (unsigned long long)w1, (unsigned long long)w2);
 		bad++;
 	}
 	return bad;
@@ -255,9 +259,13 @@ int main(int argc, char **argv)
 	struct object o;
 	struct code c;
 	int failures = 0;
+	if (!list)
+		tap_case("%s: assembled, analysed and rewritten under --branch-sim --cache-sim", src);
 	if (unit_object(src, &o)) {
 		obj_free(&o);
-		return 1;
+		if (!list)
+			tap_fail("cannot assemble or read it");
+		return list ? 1 : tap_done();
 	}
 	struct rewrite_opts ro = {.model = model_find("zen5"), .branch_sim = true, .cache_sim = true};
 	struct listing l = {0};
@@ -278,11 +286,13 @@ int main(int argc, char **argv)
 			puts(l.line[i]);
 	size_t at[sizeof stubs / sizeof *stubs][16];
 	bool analysed = !failures;
+	if (!list && !analysed)
+		tap_fail("the analysis or the rewrite failed");
 	for (size_t i = 0; !list && analysed && i < sizeof stubs / sizeof *stubs; i++) {
+		tap_case("the %s stub as stub_abi.h gives it, at each of its %u sites", stubs[i].name, stubs[i].want);
 		unsigned got = find_stub(&stubs[i], &l, at[i]);
 		if (got != stubs[i].want) {
-			fprintf(stderr, "%s: the %s stub as stub_abi.h gives it: %u found, %u sites\n", src,
-				stubs[i].name, got, stubs[i].want);
+			tap_fail("%s: %u found, %u sites", src, got, stubs[i].want);
 			failures++;
 		}
 	}
@@ -293,7 +303,5 @@ int main(int argc, char **argv)
 	free(l.line);
 	code_free(&c);
 	obj_free(&o);
-	if (!failures && !list)
-		printf("%s: %zu kinds of stub as stub_abi.h gives them\n", src, sizeof stubs / sizeof *stubs);
-	return failures != 0;
+	return list ? failures != 0 : tap_done();
 }
