@@ -885,6 +885,17 @@ END __profinst_ext_enter_slow
  * C.  Keeps %rax and %rdx, the return registers.  EXT_EXIT name, 0: the
  * external's measured time; EXT_EXIT name, 1: for an external the model
  * costs (PI_EXT_FIXED), the cost the enter helper put in its frame. */
+/* The exit helpers' seven pushes undone, last first. */
+.macro EXT_EXIT_POPS
+	CFI_POP %r11
+	CFI_POP %r8
+	CFI_POP %rdi
+	CFI_POP %rsi
+	CFI_POP %rcx
+	CFI_POP %rdx
+	CFI_POP %rax
+.endm
+
 .macro EXT_EXIT name, fixed
 ENTRY \name
 	.cfi_startproc
@@ -967,24 +978,12 @@ ENTRY \name
 .endif
 	movl $0, TLS(TLS_BUSY)
 .L\name\()_out:
-	CFI_POP %r11
-	CFI_POP %r8
-	CFI_POP %rdi
-	CFI_POP %rsi
-	CFI_POP %rcx
-	CFI_POP %rdx
-	CFI_POP %rax
+	EXT_EXIT_POPS
 	ret
 .L\name\()_slow_busy:
 	.cfi_adjust_cfa_offset 56
 	movl $0, TLS(TLS_BUSY)
-	CFI_POP %r11
-	CFI_POP %r8
-	CFI_POP %rdi
-	CFI_POP %rsi
-	CFI_POP %rcx
-	CFI_POP %rdx
-	CFI_POP %rax
+	EXT_EXIT_POPS
 	jmp __profinst_ext_exit_slow
 .L\name\()_busy:
 	.cfi_adjust_cfa_offset 56
@@ -996,13 +995,7 @@ ENTRY \name
 	 * measured exit stops it, a few instructions late. */
 .L\name\()_measured:
 	movl $0, TLS(TLS_BUSY)
-	CFI_POP %r11
-	CFI_POP %r8
-	CFI_POP %rdi
-	CFI_POP %rsi
-	CFI_POP %rcx
-	CFI_POP %rdx
-	CFI_POP %rax
+	EXT_EXIT_POPS
 	jmp __profinst_ext_exit
 .endif
 	.cfi_endproc
