@@ -41,7 +41,7 @@ def build(tmp, profinst, cpu, name, driver, archive, cflags, libs):
 
 
 # repetitions passed to each driver: about a second of native work
-SCALE = {"zlib": "12", "sqlite3": "60", "lua5.4": "150", "bzip2": "8", "crypto": "30"}
+SCALE = {"zlib": "12", "sqlite3": "400", "lua5.4": "150", "bzip2": "8", "crypto": "30"}
 
 
 def timed(exe, arg, env, cwd, cpu=False):  # noqa: D103
