@@ -99,9 +99,7 @@ static struct rt_node *child(struct rt_thread *th, struct rt_node *parent,
 	th->hcount++;
 hit:
 	parent->last_hit = c;
-	/* A callback from external code takes the C path, which pauses the
-	 * external's clock: nodes under an external are never cached. */
-	if (th->cache && !(parent->fn && rt_is_external(parent->fn)))
+	if (th->cache)
 		th->cache[rt_cache_index(parent, fn, ra)] = c;
 	return c;
 }

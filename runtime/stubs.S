@@ -364,6 +364,7 @@ ENTRY __profinst_enter
 	cmp %r11, ND_FN(%rsi)
 	je .Lenter_slow                   /* a self tail call: the C path counts it */
 3:
+.Lenter_push:                             /* %rdx: the function's %rsp */
 	mov %rdx, FR_SP(%rax)
 	mov (%rdx), %rdx                  /* return address */
 	mov FR_NODE-FRAME_SIZE(%rax), %rsi /* parent node */
@@ -383,6 +384,8 @@ ENTRY __profinst_enter
 	mov FR_SP(%rax), %rdx
 	cmp %rdx, FR_SP-FRAME_SIZE(%rax)
 	je 7f                             /* a tail call: the jump has no bubble */
+	cmpq $0, FR_EXT-FRAME_SIZE(%rax)
+	jne .Lenter_cb_push               /* external code's calls neither: its time holds them */
 	FE_EVENT rt_fe_call, %rdx, %rdi, %r8 /* the caller's time */
 7:	FILL_FRAME %rax, %rsi, %r11, %rcx, %rdx, %rdi
 	mov FR_ENTRY(%rax), %rdx
@@ -400,19 +403,38 @@ ENTRY __profinst_enter
 	ret
 .Lenter_cb:
 	/* A callback: the external's clock paused at .Lenter_hint (cb_tsc
-	 * later than where it last ran), else it pauses here; the C path
-	 * takes the time from cb_tsc (rt_push), less what the stubs cost
-	 * between the resumption after the callback before and the pause
-	 * (rt_cb_overhead_ticks, measured by pi_rt_probe_callback). */
+	 * later than where it last ran), else it pauses here.  Its time up
+	 * to the pause is the external's, less what the stubs cost between
+	 * the resumption after the callback before and the pause
+	 * (rt_cb_overhead_ticks, measured by pi_rt_probe_callback), as
+	 * rt_push takes it on the C path; a page fault since is in that
+	 * time already.  The frame is then pushed as any other, without the
+	 * call's bubble. */
 	.cfi_adjust_cfa_offset 48
 	mov TLS(TLS_CBTSC), %rdx
 	cmp FR_EXT_START-FRAME_SIZE(%rax), %rdx
-	ja .Lenter_slow
+	ja 1f
+	mov %rax, %rsi
 	lfence                            /* the external's work done, */
 	rdtsc
 	shl $32, %rdx
 	or %rdx, %rax
 	mov %rax, TLS(TLS_CBTSC)
+	mov %rsi, %rax
+1:	testq $RT_EXT_FIXED, FR_EXT-FRAME_SIZE(%rax)
+	jnz .Lenter_slow                  /* (from an external the model costs: rare) */
+	lea 6*8+ENTRY_STUB(%rsp), %rdx    /* the function's %rsp, past six pushes */
+	cmp %rdx, FR_SP-FRAME_SIZE(%rax)
+	jbe .Lenter_slow                  /* the external's frame must be live above */
+	jmp .Lenter_push
+.Lenter_cb_push:                          /* its node found: nothing goes to the C path now */
+	FAULTS_SKIP %rdx, %rdi
+	mov TLS(TLS_CBTSC), %rdx
+	sub FR_EXT_START-FRAME_SIZE(%rax), %rdx
+	sub rt_cb_overhead_ticks(%rip), %rdx
+	add %rdx, FR_EXT_TICKS-FRAME_SIZE(%rax)
+	movq $0, TLS(TLS_CBTSC)
+	jmp 7b
 .Lenter_slow:
 	movl $0, TLS(TLS_BUSY)
 	CFI_POP %r8
