@@ -303,8 +303,15 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 			idx[q] = (cmask >> q) & 1 ? (port_of[k] = q, k++) : UARCH_MAX_PORTS;
 		if (k > 12)
 			k = 12; /* (no table has a class this wide) */
-		uint32_t w[1u << 12], fs[1u << 12];
-		memset(w, 0, sizeof(w[0]) << k);
+		/* the work confined to a set only grows when the set takes in a
+		 * whole job's ports or a port with fixed work: the busiest set
+		 * is a union of those masks (atoms; a set's load at least that
+		 * of any set it holds with the same work), or a single port
+		 * (the load of jobs confined to no port, if any).  A block has
+		 * a few distinct masks, so their unions are far fewer than the
+		 * class's 2^k sets. */
+		uint32_t atom[64 + 12], awork[64 + 12], w0 = 0;
+		unsigned natoms = 0;
 		for (unsigned j = 0; j < njobs; j++) {
 			if (!(jobs[j].mask & cmask))
 				continue;
@@ -312,23 +319,64 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 			for (unsigned q = 0; q < u->nports; q++)
 				if ((jobs[j].mask >> q) & 1 && idx[q] < k)
 					cm |= 1u << idx[q];
-			w[cm] += jobs[j].work;
+			if (!cm) {
+				w0 += jobs[j].work;
+				continue;
+			}
+			unsigned a = 0;
+			while (a < natoms && atom[a] != cm)
+				a++;
+			if (a == natoms)
+				atom[natoms] = cm, awork[natoms++] = 0;
+			awork[a] += jobs[j].work;
 		}
-		/* sum over subsets: w[S] becomes the work of jobs confined to S */
-		for (unsigned b = 0; b < k; b++)
-			for (uint32_t S = 0; S < (1u << k); S++)
-				if ((S >> b) & 1)
-					w[S] += w[S ^ (1u << b)];
-		fs[0] = 0;
-		unsigned size[1u << 12];
-		size[0] = 0;
-		for (uint32_t S = 1; S < (1u << k); S++) {
-			unsigned low = (unsigned)__builtin_ctz(S);
-			fs[S] = fs[S & (S - 1)] + fixed[port_of[low]];
-			size[S] = size[S & (S - 1)] + 1;
-			uint64_t load = (uint64_t)(fs[S] + w[S]) / size[S];
+		unsigned njobatoms = natoms;
+		uint32_t fixed_c[12];
+		for (unsigned i = 0; i < k; i++) {
+			fixed_c[i] = fixed[port_of[i]];
+			if (!fixed_c[i])
+				continue;
+			unsigned a = 0;
+			while (a < natoms && atom[a] != 1u << i)
+				a++;
+			if (a == natoms)
+				atom[natoms] = 1u << i, awork[natoms++] = 0;
+		}
+		uint64_t seen_set[(1u << 12) / 64] = {0};
+		uint16_t stack[1u << 12];
+		unsigned nstack = 0;
+		for (unsigned a = 0; a < natoms; a++)
+			if (!((seen_set[atom[a] / 64] >> (atom[a] % 64)) & 1)) {
+				seen_set[atom[a] / 64] |= 1ull << (atom[a] % 64);
+				stack[nstack++] = (uint16_t)atom[a];
+			}
+		/* the single ports, as sets of their own (not grown from) */
+		for (unsigned i = 0; i < k; i++) {
+			uint32_t load = w0 + fixed_c[i];
+			for (unsigned a = 0; a < njobatoms; a++)
+				if (atom[a] == 1u << i)
+					load += awork[a];
 			if (load > best)
 				best = load;
+		}
+		while (nstack) {
+			uint32_t S = stack[--nstack];
+			uint32_t load = w0;
+			for (uint32_t b = S; b; b &= b - 1)
+				load += fixed_c[__builtin_ctz(b)];
+			for (unsigned a = 0; a < njobatoms; a++)
+				if (!(atom[a] & ~S))
+					load += awork[a];
+			uint64_t l = (uint64_t)load / (unsigned)__builtin_popcount(S);
+			if (l > best)
+				best = l;
+			for (unsigned a = 0; a < natoms; a++) {
+				uint32_t T = S | atom[a];
+				if (!((seen_set[T / 64] >> (T % 64)) & 1)) {
+					seen_set[T / 64] |= 1ull << (T % 64);
+					stack[nstack++] = (uint16_t)T;
+				}
+			}
 		}
 	}
 	return best;
