@@ -204,9 +204,10 @@ static void regval_update(struct regval *rv, const struct insn_detail *d)
 {
 	if (d->rsp_move && !d->imm_add)
 		rv->off[4] += d->rsp_move; /* push, pop, call, ret */
-	for (unsigned r = 0; r < 16; r++) {
-		if (!((d->wr >> r) & 1))
-			continue;
+	/* (the written general registers' bits only: this runs for every
+	 * instruction of every pass over every block costed) */
+	for (uint64_t w = d->wr & 0xffff; w; w &= w - 1) {
+		unsigned r = (unsigned)__builtin_ctzll(w);
 		if (d->imm_add && ((d->rd >> r) & 1 || (d->addr >> r) & 1)) {
 			rv->off[r] += d->imm; /* r plus a constant */
 		} else {
