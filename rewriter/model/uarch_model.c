@@ -619,6 +619,22 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const struct x86_decoder *d
 	bool stack_moved = false; /* %rsp moved by the stack engine since named */
 	for (int it = 0; it < ITERS; it++) {
 		memset(rv.ver, 0, sizeof(rv.ver)); /* the pass's first, second... values again */
+		if (it && (ctx & BLOCK_IN_FLOW)) {
+			/* in flow, the passes after the first count for the
+			 * addresses alone (the banks, the stores' lines): the
+			 * chains they carry are not charged, and a load waits
+			 * for a store's commit (fail_wait) in the first */
+			for (size_t i = 0; i < n; i++) {
+				const struct slot *s = &v[i];
+				struct addr a = addr_of(&s->d, &rv, i);
+				if (s->d.load && it == ITERS - 1 && (a.kind == 1 || a.kind == 3))
+					bank[(a.disp >> 3) & 7]++;
+				if (s->d.store && a.kind && stores)
+					stores[nst++] = a;
+				regval_update(&rv, &s->d);
+			}
+			continue;
+		}
 		for (size_t i = 0; i < n; i++) {
 			const struct slot *s = &v[i];
 			struct addr a = addr_of(&s->d, &rv, i);
@@ -713,7 +729,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const struct x86_decoder *d
 		}
 	}
 	uint32_t grew = 0;
-	for (unsigned r = 0; r < MAXREG; r++)
+	for (unsigned r = 0; r < MAXREG && !(ctx & BLOCK_IN_FLOW); r++)
 		if (ready[r] > first_ready[r] && ready[r] - first_ready[r] > grew)
 			grew = ready[r] - first_ready[r];
 	for (unsigned k = 0; k < nmem0; k++) /* (places stored in every pass) */
@@ -721,7 +737,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const struct x86_decoder *d
 			grew = mem[k].ready - first_mem[k];
 	/* a load that waits for a store's commit waits for all before it: a
 	 * chain through retirement, whatever reads the load's result */
-	if (retired - first_retired > grew)
+	if (!(ctx & BLOCK_IN_FLOW) && retired - first_retired > grew)
 		grew = retired - first_retired;
 	/* the first level cache: loads of one 8-byte bank (address bits 5:3)
 	 * are served load_bank a cycle, wherever their lines; stores commit in
