@@ -360,17 +360,28 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 			if (load > best)
 				best = load;
 		}
+		/* a set holding S has at most all the class's work over at least
+		 * |S| ports: no set grown from one with total / |S| <= best is
+		 * busier than the best found */
+		uint32_t total = w0;
+		for (unsigned i = 0; i < k; i++)
+			total += fixed_c[i];
+		for (unsigned a = 0; a < njobatoms; a++)
+			total += awork[a];
 		while (nstack) {
 			uint32_t S = stack[--nstack];
 			uint32_t load = w0;
-			for (uint32_t b = S; b; b &= b - 1)
+			unsigned size = 0;
+			for (uint32_t b = S; b; b &= b - 1, size++)
 				load += fixed_c[__builtin_ctz(b)];
 			for (unsigned a = 0; a < njobatoms; a++)
 				if (!(atom[a] & ~S))
 					load += awork[a];
-			uint64_t l = (uint64_t)load / (unsigned)__builtin_popcount(S);
+			uint64_t l = (uint64_t)load / size;
 			if (l > best)
 				best = l;
+			if ((uint64_t)total / size <= best)
+				continue;
 			for (unsigned a = 0; a < natoms; a++) {
 				uint32_t T = S | atom[a];
 				if (!((seen_set[T / 64] >> (T % 64)) & 1)) {
