@@ -75,7 +75,9 @@ static uint64_t cycle_cost(const struct code *c, const uint32_t *cyc, unsigned n
 void cost_blocks(struct code *c)
 {
 	bool *looped = xcalloc(c->nblocks + 1, sizeof(bool));
-	loops_mark_small(c, looped);
+	struct loops l;
+	loops_init(&l, c);
+	loops_mark_small(c, &l, looped);
 	for (size_t b = 0; b < c->nblocks; b++) {
 		struct block *bl = &c->blocks[b];
 		unsigned ctx = looped[b] ? BLOCK_REPEATED : BLOCK_IN_FLOW;
@@ -95,7 +97,7 @@ void cost_blocks(struct code *c)
 	for (size_t b = 0; b < c->nblocks; b++) {
 		share[b] = c->blocks[b].cost;
 		uint32_t cyc[LOOP_SMALL_BLOCKS];
-		unsigned n = looped[b] ? loops_small_cycle(c, (uint32_t)b, cyc) : 0;
+		unsigned n = looped[b] ? loops_small_cycle(&l, (uint32_t)b, cyc) : 0;
 		if (n < 2)
 			continue;
 		uint64_t whole = cycle_cost(c, cyc, n, flow_of), alone = 0;
@@ -106,6 +108,7 @@ void cost_blocks(struct code *c)
 	}
 	for (size_t b = 0; b < c->nblocks; b++)
 		c->blocks[b].cost = share[b] ? share[b] : 1;
+	loops_free(&l);
 	free(flow_of);
 	free(share);
 	free(looped);

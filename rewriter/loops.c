@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "loops.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
 
 /* The most blocks a search from one block keeps at one depth: past it the
  * code around the block branches too much for any one cycle through it to
@@ -45,7 +48,21 @@ static unsigned loop_succs(const struct code *c, uint32_t b, uint32_t out[2])
 	return 1;
 }
 
-unsigned loops_small_cycle(const struct code *c, uint32_t b, uint32_t out[LOOP_SMALL_BLOCKS])
+void loops_init(struct loops *l, const struct code *c)
+{
+	l->succ = xmalloc((c->nblocks + 1) * sizeof(*l->succ));
+	l->nsucc = xmalloc(c->nblocks + 1);
+	for (size_t b = 0; b < c->nblocks; b++)
+		l->nsucc[b] = (uint8_t)loop_succs(c, (uint32_t)b, l->succ[b]);
+}
+
+void loops_free(struct loops *l)
+{
+	free(l->succ);
+	free(l->nsucc);
+}
+
+unsigned loops_small_cycle(const struct loops *l, uint32_t b, uint32_t out[LOOP_SMALL_BLOCKS])
 {
 	/* a breadth-first search from b, depth by depth, for b, keeping each
 	 * block's parent (an index into seen, -1: b) to walk the cycle back */
@@ -56,8 +73,9 @@ unsigned loops_small_cycle(const struct code *c, uint32_t b, uint32_t out[LOOP_S
 	for (unsigned depth = 0; depth < LOOP_SMALL_BLOCKS; depth++) {
 		unsigned nnext = 0;
 		for (unsigned i = 0; i < (depth ? ncur : 1); i++) {
-			uint32_t from = depth ? seen[cur[i]] : b, s[2];
-			unsigned ns = loop_succs(c, from, s);
+			uint32_t from = depth ? seen[cur[i]] : b;
+			const uint32_t *s = l->succ[from];
+			unsigned ns = l->nsucc[from];
 			for (unsigned j = 0; j < ns; j++) {
 				if (s[j] == b) {
 					/* b, then the path to from */
@@ -83,9 +101,9 @@ unsigned loops_small_cycle(const struct code *c, uint32_t b, uint32_t out[LOOP_S
 	return 0;
 }
 
-void loops_mark_small(const struct code *c, bool *looped)
+void loops_mark_small(const struct code *c, const struct loops *l, bool *looped)
 {
 	uint32_t cyc[LOOP_SMALL_BLOCKS];
 	for (size_t b = 0; b < c->nblocks; b++)
-		looped[b] = c->funcs[c->blocks[b].fn].instrument && loops_small_cycle(c, (uint32_t)b, cyc);
+		looped[b] = c->funcs[c->blocks[b].fn].instrument && loops_small_cycle(l, (uint32_t)b, cyc);
 }
