@@ -11,11 +11,21 @@
  * run often. */
 #define FRONTIER 64
 
-static bool seen_in(const uint32_t *v, unsigned n, uint32_t x)
+/* The blocks a search has seen, as a set: open addressing over twice as
+ * many places as the search can see blocks (each index into seen, plus
+ * 1; 0 empty), a linear scan of up to hundreds of them being most of the
+ * search. */
+#define SEEN_BITS 10
+_Static_assert((1u << SEEN_BITS) >= 2 * FRONTIER * LOOP_SMALL_BLOCKS, "seen set too small");
+
+/* Whether x is in the set; adds it (as seen[idx]) if not. */
+static bool seen_add(uint16_t *set, const uint32_t *seen, uint32_t x, unsigned idx)
 {
-	for (unsigned i = 0; i < n; i++)
-		if (v[i] == x)
+	unsigned h = (x * 0x9e3779b1u) >> (32 - SEEN_BITS);
+	for (; set[h]; h = (h + 1) & ((1u << SEEN_BITS) - 1))
+		if (seen[set[h] - 1] == x)
 			return true;
+	set[h] = (uint16_t)(idx + 1);
 	return false;
 }
 
@@ -70,6 +80,8 @@ unsigned loops_small_cycle(const struct loops *l, uint32_t b, uint32_t out[LOOP_
 	int parent[FRONTIER * LOOP_SMALL_BLOCKS];
 	unsigned cur[FRONTIER], next[FRONTIER]; /* indices into seen */
 	unsigned ncur = 0, nseen = 0;
+	uint16_t set[1u << SEEN_BITS];
+	memset(set, 0, sizeof(set));
 	for (unsigned depth = 0; depth < LOOP_SMALL_BLOCKS; depth++) {
 		unsigned nnext = 0;
 		for (unsigned i = 0; i < (depth ? ncur : 1); i++) {
@@ -86,7 +98,7 @@ unsigned loops_small_cycle(const struct loops *l, uint32_t b, uint32_t out[LOOP_
 					out[0] = b;
 					return n;
 				}
-				if (seen_in(seen, nseen, s[j]) || nnext == FRONTIER)
+				if (nnext == FRONTIER || seen_add(set, seen, s[j], nseen))
 					continue;
 				parent[nseen] = depth ? (int)cur[i] : -1;
 				seen[nseen] = s[j];
