@@ -247,25 +247,31 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 		const struct form_cost *c = &v[i].c;
 		if (no_stores && v[i].d.store && !v[i].d.load)
 			continue;
-		/* per class: equal shares are a job, anything else is fixed */
-		uint32_t seen = 0;
-		for (unsigned p = 0; p < u->nports; p++) {
-			if (!c->press[p] || (seen >> p) & 1)
-				continue;
+		/* per class: equal shares are a job, anything else is fixed
+		 * (the ports with work as bits: an instruction uses a few of
+		 * the 16, and this runs for each of each block costed) */
+		uint32_t busy = 0;
+		for (unsigned p = 0; p < u->nports; p++)
+			if (c->press[p])
+				busy |= 1u << p;
+		for (uint32_t left = busy; left;) {
+			unsigned p = (unsigned)__builtin_ctz(left);
 			uint32_t mask = 0, work = 0;
 			bool even = true;
-			for (unsigned q = p; q < u->nports; q++) {
-				if (!c->press[q] || (cls ? cls[q] != cls[p] : false))
+			for (uint32_t qs = busy & ~((1u << p) - 1); qs; qs &= qs - 1) {
+				unsigned q = (unsigned)__builtin_ctz(qs);
+				if (cls && cls[q] != cls[p])
 					continue;
 				mask |= 1u << q, work += c->press[q];
 				if (c->press[q] + 2 < c->press[p] || c->press[q] > c->press[p] + 2)
 					even = false;
 			}
-			seen |= mask;
-			if (even && __builtin_popcount(mask) > 1 && njobs < 64) {
+			left &= ~mask;
+			bool several = (mask & (mask - 1)) != 0;
+			if (even && several && njobs < 64) {
 				jobs[njobs].mask = u->golden_cove_ports ? golden_cove_mask(mask) : mask;
 				jobs[njobs++].work = work;
-			} else if (even && __builtin_popcount(mask) == 1 && u->golden_cove_ports &&
+			} else if (even && !several && u->golden_cove_ports &&
 				   golden_cove_mask(mask) != mask && njobs < 64) {
 				jobs[njobs].mask = golden_cove_mask(mask);
 				jobs[njobs++].work = work;
@@ -317,9 +323,11 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 			if (!(jobs[j].mask & cmask))
 				continue;
 			uint32_t cm = 0;
-			for (unsigned q = 0; q < u->nports; q++)
-				if ((jobs[j].mask >> q) & 1 && idx[q] < k)
+			for (uint32_t qs = jobs[j].mask; qs; qs &= qs - 1) {
+				unsigned q = (unsigned)__builtin_ctz(qs);
+				if (q < u->nports && idx[q] < k)
 					cm |= 1u << idx[q];
+			}
 			if (!cm) {
 				w0 += jobs[j].work;
 				continue;
