@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "cost.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "loops.h"
 
@@ -35,8 +37,10 @@ uint32_t cost_block(const struct code *c, const struct block *bl, unsigned ctx, 
  * in it), but no less than its blocks cost in flow one after the other
  * (their issue, ports and taken jumps, which the body's cost sees only at
  * its end).  0 where the cycle cannot be costed so: through a call (whose
- * callee's work the body would leave out) or across sections. */
-static uint64_t cycle_cost(const struct code *c, const uint32_t *cyc, unsigned n)
+ * callee's work the body would leave out) or across sections.  flow_of[b] is
+ * block b's cost in flow once known (UINT32_MAX before): a block is in the
+ * cycle found from each of its members. */
+static uint64_t cycle_cost(const struct code *c, const uint32_t *cyc, unsigned n, uint32_t *flow_of)
 {
 	const struct text *t0 = &c->texts[c->blocks[cyc[0]].ts];
 	uint32_t total = 0;
@@ -54,7 +58,9 @@ static uint64_t cycle_cost(const struct code *c, const uint32_t *cyc, unsigned n
 	for (unsigned i = 0; i < n; i++) {
 		const struct block *bl = &c->blocks[cyc[i]];
 		nv += costed_insns(c, bl, v + nv);
-		flow += cost_block(c, bl, BLOCK_IN_FLOW, NULL);
+		if (flow_of[cyc[i]] == UINT32_MAX)
+			flow_of[cyc[i]] = cost_block(c, bl, BLOCK_IN_FLOW, NULL);
+		flow += flow_of[cyc[i]];
 	}
 	const uint8_t *code = c->o->secs[t0->sec].data;
 	uint64_t body = nv ? c->model->block_cost(c->model, &c->dx, code, v, nv, BLOCK_REPEATED, NULL) : 0;
@@ -69,7 +75,9 @@ static uint64_t cycle_cost(const struct code *c, const uint32_t *cyc, unsigned n
 void cost_blocks(struct code *c)
 {
 	bool *looped = xcalloc(c->nblocks + 1, sizeof(bool));
-	loops_mark_small(c, looped);
+	struct loops l;
+	loops_init(&l, c);
+	loops_mark_small(c, &l, looped);
 	for (size_t b = 0; b < c->nblocks; b++) {
 		struct block *bl = &c->blocks[b];
 		unsigned ctx = looped[b] ? BLOCK_REPEATED : BLOCK_IN_FLOW;
@@ -84,13 +92,15 @@ void cost_blocks(struct code *c)
 	/* a block of a loop of several: its share of a pass, by what it
 	 * costs repeated alone (the blocks' own costs, all computed first) */
 	uint32_t *share = xcalloc(c->nblocks + 1, sizeof(uint32_t));
+	uint32_t *flow_of = xmalloc((c->nblocks + 1) * sizeof(uint32_t));
+	memset(flow_of, 0xff, (c->nblocks + 1) * sizeof(uint32_t));
 	for (size_t b = 0; b < c->nblocks; b++) {
 		share[b] = c->blocks[b].cost;
 		uint32_t cyc[LOOP_SMALL_BLOCKS];
-		unsigned n = looped[b] ? loops_small_cycle(c, (uint32_t)b, cyc) : 0;
+		unsigned n = looped[b] ? loops_small_cycle(&l, (uint32_t)b, cyc) : 0;
 		if (n < 2)
 			continue;
-		uint64_t whole = cycle_cost(c, cyc, n), alone = 0;
+		uint64_t whole = cycle_cost(c, cyc, n, flow_of), alone = 0;
 		for (unsigned i = 0; i < n; i++)
 			alone += c->blocks[cyc[i]].cost;
 		if (whole && alone)
@@ -98,6 +108,8 @@ void cost_blocks(struct code *c)
 	}
 	for (size_t b = 0; b < c->nblocks; b++)
 		c->blocks[b].cost = share[b] ? share[b] : 1;
+	loops_free(&l);
+	free(flow_of);
 	free(share);
 	free(looped);
 }

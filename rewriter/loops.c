@@ -1,18 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 #include "loops.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
 
 /* The most blocks a search from one block keeps at one depth: past it the
  * code around the block branches too much for any one cycle through it to
  * run often. */
 #define FRONTIER 64
 
-static bool seen_in(const uint32_t *v, unsigned n, uint32_t x)
+/* The blocks a search has seen, as a set: open addressing over twice as
+ * many places as the search can see blocks (each index into seen, plus
+ * 1; 0 empty), a linear scan of up to hundreds of them being most of the
+ * search. */
+#define SEEN_BITS 10
+_Static_assert((1u << SEEN_BITS) >= 2 * FRONTIER * LOOP_SMALL_BLOCKS, "seen set too small");
+
+/* Whether x is in the set; adds it (as seen[idx]) if not. */
+static bool seen_add(uint16_t *set, const uint32_t *seen, uint32_t x, unsigned idx)
 {
-	for (unsigned i = 0; i < n; i++)
-		if (v[i] == x)
+	unsigned h = (x * 0x9e3779b1u) >> (32 - SEEN_BITS);
+	for (; set[h]; h = (h + 1) & ((1u << SEEN_BITS) - 1))
+		if (seen[set[h] - 1] == x)
 			return true;
+	set[h] = (uint16_t)(idx + 1);
 	return false;
 }
 
@@ -45,7 +58,21 @@ static unsigned loop_succs(const struct code *c, uint32_t b, uint32_t out[2])
 	return 1;
 }
 
-unsigned loops_small_cycle(const struct code *c, uint32_t b, uint32_t out[LOOP_SMALL_BLOCKS])
+void loops_init(struct loops *l, const struct code *c)
+{
+	l->succ = xmalloc((c->nblocks + 1) * sizeof(*l->succ));
+	l->nsucc = xmalloc(c->nblocks + 1);
+	for (size_t b = 0; b < c->nblocks; b++)
+		l->nsucc[b] = (uint8_t)loop_succs(c, (uint32_t)b, l->succ[b]);
+}
+
+void loops_free(struct loops *l)
+{
+	free(l->succ);
+	free(l->nsucc);
+}
+
+unsigned loops_small_cycle(const struct loops *l, uint32_t b, uint32_t out[LOOP_SMALL_BLOCKS])
 {
 	/* a breadth-first search from b, depth by depth, for b, keeping each
 	 * block's parent (an index into seen, -1: b) to walk the cycle back */
@@ -53,11 +80,14 @@ unsigned loops_small_cycle(const struct code *c, uint32_t b, uint32_t out[LOOP_S
 	int parent[FRONTIER * LOOP_SMALL_BLOCKS];
 	unsigned cur[FRONTIER], next[FRONTIER]; /* indices into seen */
 	unsigned ncur = 0, nseen = 0;
+	uint16_t set[1u << SEEN_BITS];
+	memset(set, 0, sizeof(set));
 	for (unsigned depth = 0; depth < LOOP_SMALL_BLOCKS; depth++) {
 		unsigned nnext = 0;
 		for (unsigned i = 0; i < (depth ? ncur : 1); i++) {
-			uint32_t from = depth ? seen[cur[i]] : b, s[2];
-			unsigned ns = loop_succs(c, from, s);
+			uint32_t from = depth ? seen[cur[i]] : b;
+			const uint32_t *s = l->succ[from];
+			unsigned ns = l->nsucc[from];
 			for (unsigned j = 0; j < ns; j++) {
 				if (s[j] == b) {
 					/* b, then the path to from */
@@ -68,7 +98,7 @@ unsigned loops_small_cycle(const struct code *c, uint32_t b, uint32_t out[LOOP_S
 					out[0] = b;
 					return n;
 				}
-				if (seen_in(seen, nseen, s[j]) || nnext == FRONTIER)
+				if (nnext == FRONTIER || seen_add(set, seen, s[j], nseen))
 					continue;
 				parent[nseen] = depth ? (int)cur[i] : -1;
 				seen[nseen] = s[j];
@@ -83,9 +113,9 @@ unsigned loops_small_cycle(const struct code *c, uint32_t b, uint32_t out[LOOP_S
 	return 0;
 }
 
-void loops_mark_small(const struct code *c, bool *looped)
+void loops_mark_small(const struct code *c, const struct loops *l, bool *looped)
 {
 	uint32_t cyc[LOOP_SMALL_BLOCKS];
 	for (size_t b = 0; b < c->nblocks; b++)
-		looped[b] = c->funcs[c->blocks[b].fn].instrument && loops_small_cycle(c, (uint32_t)b, cyc);
+		looped[b] = c->funcs[c->blocks[b].fn].instrument && loops_small_cycle(l, (uint32_t)b, cyc);
 }

@@ -286,10 +286,18 @@ static const char *reg_form(ZydisRegister r)
 	}
 }
 
+/* Appends s to the form f (of sz bytes), cut to fit as snprintf would cut
+ * it (a copy: every instruction the models cost is described, and
+ * snprintf was most of that). */
 static void form_add(char *f, size_t sz, const char *s)
 {
-	size_t n = strlen(f);
-	snprintf(f + n, sz - n, "%s", s);
+	size_t n = strlen(f), m = strlen(s);
+	if (n + 1 >= sz)
+		return;
+	if (m > sz - n - 1)
+		m = sz - n - 1;
+	memcpy(f + n, s, m);
+	f[n + m] = '\0';
 }
 
 bool insn_describe(const struct x86_decoder *dx, const uint8_t *buf, size_t len,

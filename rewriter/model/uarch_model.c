@@ -204,9 +204,10 @@ static void regval_update(struct regval *rv, const struct insn_detail *d)
 {
 	if (d->rsp_move && !d->imm_add)
 		rv->off[4] += d->rsp_move; /* push, pop, call, ret */
-	for (unsigned r = 0; r < 16; r++) {
-		if (!((d->wr >> r) & 1))
-			continue;
+	/* (the written general registers' bits only: this runs for every
+	 * instruction of every pass over every block costed) */
+	for (uint64_t w = d->wr & 0xffff; w; w &= w - 1) {
+		unsigned r = (unsigned)__builtin_ctzll(w);
 		if (d->imm_add && ((d->rd >> r) & 1 || (d->addr >> r) & 1)) {
 			rv->off[r] += d->imm; /* r plus a constant */
 		} else {
@@ -246,25 +247,31 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 		const struct form_cost *c = &v[i].c;
 		if (no_stores && v[i].d.store && !v[i].d.load)
 			continue;
-		/* per class: equal shares are a job, anything else is fixed */
-		uint32_t seen = 0;
-		for (unsigned p = 0; p < u->nports; p++) {
-			if (!c->press[p] || (seen >> p) & 1)
-				continue;
+		/* per class: equal shares are a job, anything else is fixed
+		 * (the ports with work as bits: an instruction uses a few of
+		 * the 16, and this runs for each of each block costed) */
+		uint32_t busy = 0;
+		for (unsigned p = 0; p < u->nports; p++)
+			if (c->press[p])
+				busy |= 1u << p;
+		for (uint32_t left = busy; left;) {
+			unsigned p = (unsigned)__builtin_ctz(left);
 			uint32_t mask = 0, work = 0;
 			bool even = true;
-			for (unsigned q = p; q < u->nports; q++) {
-				if (!c->press[q] || (cls ? cls[q] != cls[p] : false))
+			for (uint32_t qs = busy & ~((1u << p) - 1); qs; qs &= qs - 1) {
+				unsigned q = (unsigned)__builtin_ctz(qs);
+				if (cls && cls[q] != cls[p])
 					continue;
 				mask |= 1u << q, work += c->press[q];
 				if (c->press[q] + 2 < c->press[p] || c->press[q] > c->press[p] + 2)
 					even = false;
 			}
-			seen |= mask;
-			if (even && __builtin_popcount(mask) > 1 && njobs < 64) {
+			left &= ~mask;
+			bool several = (mask & (mask - 1)) != 0;
+			if (even && several && njobs < 64) {
 				jobs[njobs].mask = u->golden_cove_ports ? golden_cove_mask(mask) : mask;
 				jobs[njobs++].work = work;
-			} else if (even && __builtin_popcount(mask) == 1 && u->golden_cove_ports &&
+			} else if (even && !several && u->golden_cove_ports &&
 				   golden_cove_mask(mask) != mask && njobs < 64) {
 				jobs[njobs].mask = golden_cove_mask(mask);
 				jobs[njobs++].work = work;
@@ -303,32 +310,93 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 			idx[q] = (cmask >> q) & 1 ? (port_of[k] = q, k++) : UARCH_MAX_PORTS;
 		if (k > 12)
 			k = 12; /* (no table has a class this wide) */
-		uint32_t w[1u << 12], fs[1u << 12];
-		memset(w, 0, sizeof(w[0]) << k);
+		/* the work confined to a set only grows when the set takes in a
+		 * whole job's ports or a port with fixed work: the busiest set
+		 * is a union of those masks (atoms; a set's load at least that
+		 * of any set it holds with the same work), or a single port
+		 * (the load of jobs confined to no port, if any).  A block has
+		 * a few distinct masks, so their unions are far fewer than the
+		 * class's 2^k sets. */
+		uint32_t atom[64 + 12], awork[64 + 12], w0 = 0;
+		unsigned natoms = 0;
 		for (unsigned j = 0; j < njobs; j++) {
 			if (!(jobs[j].mask & cmask))
 				continue;
 			uint32_t cm = 0;
-			for (unsigned q = 0; q < u->nports; q++)
-				if ((jobs[j].mask >> q) & 1 && idx[q] < k)
+			for (uint32_t qs = jobs[j].mask; qs; qs &= qs - 1) {
+				unsigned q = (unsigned)__builtin_ctz(qs);
+				if (q < u->nports && idx[q] < k)
 					cm |= 1u << idx[q];
-			w[cm] += jobs[j].work;
+			}
+			if (!cm) {
+				w0 += jobs[j].work;
+				continue;
+			}
+			unsigned a = 0;
+			while (a < natoms && atom[a] != cm)
+				a++;
+			if (a == natoms)
+				atom[natoms] = cm, awork[natoms++] = 0;
+			awork[a] += jobs[j].work;
 		}
-		/* sum over subsets: w[S] becomes the work of jobs confined to S */
-		for (unsigned b = 0; b < k; b++)
-			for (uint32_t S = 0; S < (1u << k); S++)
-				if ((S >> b) & 1)
-					w[S] += w[S ^ (1u << b)];
-		fs[0] = 0;
-		unsigned size[1u << 12];
-		size[0] = 0;
-		for (uint32_t S = 1; S < (1u << k); S++) {
-			unsigned low = (unsigned)__builtin_ctz(S);
-			fs[S] = fs[S & (S - 1)] + fixed[port_of[low]];
-			size[S] = size[S & (S - 1)] + 1;
-			uint64_t load = (uint64_t)(fs[S] + w[S]) / size[S];
+		unsigned njobatoms = natoms;
+		uint32_t fixed_c[12];
+		for (unsigned i = 0; i < k; i++) {
+			fixed_c[i] = fixed[port_of[i]];
+			if (!fixed_c[i])
+				continue;
+			unsigned a = 0;
+			while (a < natoms && atom[a] != 1u << i)
+				a++;
+			if (a == natoms)
+				atom[natoms] = 1u << i, awork[natoms++] = 0;
+		}
+		uint64_t seen_set[(1u << 12) / 64] = {0};
+		uint16_t stack[1u << 12];
+		unsigned nstack = 0;
+		for (unsigned a = 0; a < natoms; a++)
+			if (!((seen_set[atom[a] / 64] >> (atom[a] % 64)) & 1)) {
+				seen_set[atom[a] / 64] |= 1ull << (atom[a] % 64);
+				stack[nstack++] = (uint16_t)atom[a];
+			}
+		/* the single ports, as sets of their own (not grown from) */
+		for (unsigned i = 0; i < k; i++) {
+			uint32_t load = w0 + fixed_c[i];
+			for (unsigned a = 0; a < njobatoms; a++)
+				if (atom[a] == 1u << i)
+					load += awork[a];
 			if (load > best)
 				best = load;
+		}
+		/* a set holding S has at most all the class's work over at least
+		 * |S| ports: no set grown from one with total / |S| <= best is
+		 * busier than the best found */
+		uint32_t total = w0;
+		for (unsigned i = 0; i < k; i++)
+			total += fixed_c[i];
+		for (unsigned a = 0; a < njobatoms; a++)
+			total += awork[a];
+		while (nstack) {
+			uint32_t S = stack[--nstack];
+			uint32_t load = w0;
+			unsigned size = 0;
+			for (uint32_t b = S; b; b &= b - 1, size++)
+				load += fixed_c[__builtin_ctz(b)];
+			for (unsigned a = 0; a < njobatoms; a++)
+				if (!(atom[a] & ~S))
+					load += awork[a];
+			uint64_t l = (uint64_t)load / size;
+			if (l > best)
+				best = l;
+			if ((uint64_t)total / size <= best)
+				continue;
+			for (unsigned a = 0; a < natoms; a++) {
+				uint32_t T = S | atom[a];
+				if (!((seen_set[T / 64] >> (T % 64)) & 1)) {
+					seen_set[T / 64] |= 1ull << (T % 64);
+					stack[nstack++] = (uint16_t)T;
+				}
+			}
 		}
 	}
 	return best;
@@ -423,9 +491,13 @@ static bool describe_slot(const struct uarch *u, const struct x86_decoder *dx, c
 /* describe_slot is a function of the instruction's bytes (and the core):
  * a block is costed several times (in flow, repeated, in each loop it is
  * part of) and the same instructions recur across a library, so slots are
- * kept by content, in a direct-mapped table of 64 Ki entries (its pages
- * are touched only as they fill). */
-#define MEMO_BITS 16
+ * kept by content, in a table of 16 Ki entries, two ways a set: most hits
+ * are of a block costed again soon after, and the table's 4 MB of pages
+ * are all touched in a library of any size (on libsqlite3.a, a direct-
+ * mapped table of 64 Ki entries, 16 MB, ran 0.7 % more instructions and
+ * took 2,900 more page faults, 13,500 in all; on liblua5.4.a 1,950 more,
+ * of 5,000). */
+#define MEMO_BITS 14
 struct memo_ent {
 	const struct uarch *u;
 	uint8_t len;
@@ -447,12 +519,16 @@ static bool slot_of(const struct uarch *u, const struct x86_decoder *dx, const u
 		memo = calloc((size_t)1 << MEMO_BITS, sizeof(*memo));
 	if (!memo)
 		return describe_slot(u, dx, bytes, in, s);
-	struct memo_ent *e = &memo[h >> (64 - MEMO_BITS)];
-	if (e->u == u && e->len == in->len && !memcmp(e->bytes, bytes, in->len)) {
-		*s = e->s;
-		return e->known;
-	}
+	/* two ways a set, the newer first: a block costed again finds its
+	 * instructions though others have come between */
+	struct memo_ent *e = &memo[(h >> (64 - MEMO_BITS + 1)) * 2];
+	for (unsigned w = 0; w < 2; w++)
+		if (e[w].u == u && e[w].len == in->len && !memcmp(e[w].bytes, bytes, in->len)) {
+			*s = e[w].s;
+			return e[w].known;
+		}
 	bool known = describe_slot(u, dx, bytes, in, s);
+	e[1] = e[0];
 	e->u = u;
 	e->len = in->len;
 	memcpy(e->bytes, bytes, in->len);
@@ -570,6 +646,22 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const struct x86_decoder *d
 	bool stack_moved = false; /* %rsp moved by the stack engine since named */
 	for (int it = 0; it < ITERS; it++) {
 		memset(rv.ver, 0, sizeof(rv.ver)); /* the pass's first, second... values again */
+		if (it && (ctx & BLOCK_IN_FLOW)) {
+			/* in flow, the passes after the first count for the
+			 * addresses alone (the banks, the stores' lines): the
+			 * chains they carry are not charged, and a load waits
+			 * for a store's commit (fail_wait) in the first */
+			for (size_t i = 0; i < n; i++) {
+				const struct slot *s = &v[i];
+				struct addr a = addr_of(&s->d, &rv, i);
+				if (s->d.load && it == ITERS - 1 && (a.kind == 1 || a.kind == 3))
+					bank[(a.disp >> 3) & 7]++;
+				if (s->d.store && a.kind && stores)
+					stores[nst++] = a;
+				regval_update(&rv, &s->d);
+			}
+			continue;
+		}
 		for (size_t i = 0; i < n; i++) {
 			const struct slot *s = &v[i];
 			struct addr a = addr_of(&s->d, &rv, i);
@@ -664,7 +756,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const struct x86_decoder *d
 		}
 	}
 	uint32_t grew = 0;
-	for (unsigned r = 0; r < MAXREG; r++)
+	for (unsigned r = 0; r < MAXREG && !(ctx & BLOCK_IN_FLOW); r++)
 		if (ready[r] > first_ready[r] && ready[r] - first_ready[r] > grew)
 			grew = ready[r] - first_ready[r];
 	for (unsigned k = 0; k < nmem0; k++) /* (places stored in every pass) */
@@ -672,7 +764,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const struct x86_decoder *d
 			grew = mem[k].ready - first_mem[k];
 	/* a load that waits for a store's commit waits for all before it: a
 	 * chain through retirement, whatever reads the load's result */
-	if (retired - first_retired > grew)
+	if (!(ctx & BLOCK_IN_FLOW) && retired - first_retired > grew)
 		grew = retired - first_retired;
 	/* the first level cache: loads of one 8-byte bank (address bits 5:3)
 	 * are served load_bank a cycle, wherever their lines; stores commit in

@@ -188,7 +188,10 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 	int bad = 0;
 	bool *looped = xcalloc(c->nblocks + 1, sizeof(bool));
 	int *fbad = xcalloc(c->nfuncs + 1, sizeof(int)); /* each function's failures */
-	loops_mark_small(c, looped);
+	struct loops lp;
+	loops_init(&lp, c);
+	loops_mark_small(c, &lp, looped);
+	loops_free(&lp);
 	/* a function copied as it was is not decoded: its entry's line says */
 	for (size_t fi = 0; fi < c->nfuncs; fi++) {
 		const struct func *f = &c->funcs[fi];
