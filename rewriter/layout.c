@@ -15,6 +15,9 @@ struct emit {
 	struct text_layout *tl; /* t's, in m */
 	struct section *s;
 	bool final;
+	/* per instruction: its direct branch in its long form (rel32, or
+	 * the sequence for a rel8-only one); branch_forms and relax */
+	bool *wide;
 	struct rela *relas; /* new relocations of this section (final pass) */
 	size_t nrelas, cap;
 	uint64_t *newval;   /* new symbol values (final pass) */
@@ -114,6 +117,31 @@ static void emit_rel32_to_target(struct emit *e, uint32_t k, enum map_kind kind,
 	}
 	uint64_t nt = addrmap_lookup(e->m, e->ti, in->target, kind);
 	wr32(e->tl->out.p + field, (uint32_t)(int32_t)(nt - end));
+}
+
+static bool rel8_reaches(int64_t d)
+{
+	return d >= -128 && d <= 127;
+}
+
+/* The rel8 field of instruction k's short branch, at the end of the bytes
+ * just emitted. relax chose the short form only where the target is in
+ * reach, in this very layout. */
+static void emit_rel8_to_target(struct emit *e, uint32_t k)
+{
+	const struct insn *in = &e->t->insns[k];
+	uint64_t field = cur(e);
+	buf_u8(&e->tl->out, 0);
+	if (!e->final)
+		return;
+	int64_t d = (int64_t)(addrmap_lookup(e->m, e->ti, in->target, branch_kind(e, k)) - (field + 1));
+	if (!rel8_reaches(d)) {
+		/* the final pass lays out what relax last checked: cannot happen */
+		pi_error("internal error: the short branch at %#llx of %s is out of reach",
+			 (unsigned long long)in->off, e->s->name);
+		abort();
+	}
+	e->tl->out.p[field] = (uint8_t)(int8_t)d;
 }
 
 static void emit_call_rt(struct emit *e, int sym)
@@ -527,13 +555,18 @@ static void emit_icall(struct emit *e, uint32_t k)
 	PUT(e, call_r11);
 }
 
-/* The instruction itself, branches widened to rel32. */
+/* The instruction itself, each direct branch in the form relax chose. */
 static void emit_body(struct emit *e, uint32_t k, const struct func *f)
 {
 	const struct insn *in = &e->t->insns[k];
 	const uint8_t *orig = e->s->data + in->off;
 	switch (in->kind) {
 	case INSN_JMP:
+		if (!e->wide[k]) {
+			buf_u8(&e->tl->out, 0xeb);
+			emit_rel8_to_target(e, k);
+			return;
+		}
 		buf_u8(&e->tl->out, 0xe9);
 		emit_rel32_to_target(e, k, branch_kind(e, k), false);
 		return;
@@ -560,11 +593,21 @@ static void emit_body(struct emit *e, uint32_t k, const struct func *f)
 			wr32(e->tl->out.p + field, (uint32_t)(cur(e) - field - 4));
 			return;
 		}
+		if (!e->wide[k]) {
+			buf_u8(&e->tl->out, (uint8_t)(0x70 | in->cc));
+			emit_rel8_to_target(e, k);
+			return;
+		}
 		buf_u8(&e->tl->out, 0x0f);
 		buf_u8(&e->tl->out, (uint8_t)(0x80 | in->cc));
 		emit_rel32_to_target(e, k, branch_kind(e, k), false);
 		return;
 	case INSN_LOOP: {
+		if (!e->wide[k]) {
+			buf_put(&e->tl->out, orig, in->len - 1);
+			emit_rel8_to_target(e, k);
+			return;
+		}
 		/* loop +2; jmp +5; jmp rel32 target */
 		buf_put(&e->tl->out, orig, in->len - 1);
 		static const uint8_t seq[] = {0x02, 0xeb, 0x05, 0xe9};
@@ -754,6 +797,51 @@ static void emit_text(struct emit *e)
 	tl->nsize = tl->out.len;
 }
 
+/*
+ * Branch relaxation, as an assembler does it: a direct branch that was
+ * rel8 in the original starts short, the text is laid out, and every short
+ * one whose target is then out of reach grows to its long form; again,
+ * until none grows.  Growing only (a long branch never shrinks back)
+ * bounds the rounds by the number of branches, and the last layout, in
+ * which every short branch reaches, is the one the final pass emits.
+ * Widening every branch instead costs time and code even without stubs.
+ * A branch that was rel32 stays rel32: compilers' assemblers relax
+ * already, so it needed it, or was written so on purpose.  Long for good:
+ * a branch through a relocation or out of its section (the linker places
+ * its target), and a tail call (a jump to another function, or with a
+ * stub around it).
+ */
+static bool *branch_forms(const struct emit *e)
+{
+	const struct text *t = e->t;
+	bool *wide = xcalloc((size_t)t->ninsns + 1, sizeof(*wide));
+	for (uint32_t k = 0; k < t->ninsns; k++) {
+		const struct insn *in = &t->insns[k];
+		bool branch = in->kind == INSN_JMP || in->kind == INSN_JCC || in->kind == INSN_LOOP;
+		wide[k] = !branch || in->rel_size != 1 || (t->mark[k] & (MARK_TAIL | MARK_EXT)) ||
+			  in->target >= t->size || rela_at(e, in->off + in->rel_off);
+	}
+	return wide;
+}
+
+/* After a pass over e's text: widen each short branch out of reach in
+ * it; did any grow? */
+static bool relax(struct emit *e)
+{
+	const struct text *t = e->t;
+	bool grew = false;
+	for (uint32_t k = 0; k < t->ninsns; k++) {
+		if (e->wide[k])
+			continue;
+		const struct insn *in = &t->insns[k];
+		uint64_t end = e->tl->pos[k] + (in->kind == INSN_LOOP ? in->len : 2);
+		int64_t d = (int64_t)(addrmap_lookup(e->m, e->ti, in->target, branch_kind(e, k)) - end);
+		if (!rel8_reaches(d))
+			e->wide[k] = grew = true;
+	}
+	return grew;
+}
+
 /* New value of every symbol, from the first pass's positions. */
 static uint64_t *new_symbol_values(struct code *c, const struct addrmap *m)
 {
@@ -822,7 +910,11 @@ void layout_object(struct code *c, struct layout *l)
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		es[ti] = (struct emit){.c = c, .m = m, .ti = ti, .t = &c->texts[ti], .tl = &m->texts[ti],
 				       .s = &o->secs[c->texts[ti].sec]};
-		emit_text(&es[ti]);
+		es[ti].wide = branch_forms(&es[ti]);
+		/* a branch's reach is inside its text: each text on its own */
+		do
+			emit_text(&es[ti]);
+		while (relax(&es[ti]));
 	}
 	uint64_t *nv = new_symbol_values(c, m);
 	for (int ti = 0; ti < c->ntexts; ti++) {
@@ -868,6 +960,7 @@ void layout_finish(struct code *c, struct layout *l)
 			es[ti].relas = NULL;
 		}
 		free(es[ti].relas);
+		free(es[ti].wide);
 	}
 	update_symbols(c, m, nv);
 	free(nv);
