@@ -425,7 +425,9 @@ static inline uint64_t rt_rdtsc(void)
 /* A measured external's clock starts, or runs again after a callback:
  * last thing, fenced on both sides, so that neither the runtime's own
  * work nor the external's falls on the wrong side of it (stubs.S does
- * the same); and an entry from here on is a callback (pi_tls.cb_hint). */
+ * the same where a callback returns; its external-call fast path starts
+ * the clock with the first fence only, as pi_rt_probe_window measures);
+ * and an entry from here on is a callback (pi_tls.cb_hint). */
 static inline void rt_ext_clock_run(struct pi_tls *t, struct rt_frame *f)
 {
 	uint32_t lo, hi;
