@@ -53,6 +53,22 @@ def timed(exe, arg, env, cwd, cpu=False):  # noqa: D103
     return ru.ru_utime + ru.ru_stime if cpu else time.perf_counter() - t
 
 
+def workloads(a):
+    """The drivers to run: tests/real's cases that are workloads (not the
+    libstdc++ correctness case), those --only names."""
+    return [c for c in real.CASES if c[0] in SCALE and (not a.only or c[0] in a.only.split(","))]
+
+
+def best_times(exes, case, a, env, tmp, cpu):
+    """Each program's least time over --runs rounds, the programs in turn."""
+    cenv = dict(env, **real.ENV.get(case[0], {}))
+    t = {exe: [] for exe in exes}
+    for _ in range(a.runs):
+        for exe in exes:
+            t[exe].append(timed(exe, SCALE[case[0]], cenv, tmp, cpu))
+    return [min(t[exe]) for exe in exes]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -62,50 +78,30 @@ def main():
     ap.add_argument("--only", help="the drivers to run, comma-separated")
     a = ap.parse_args()
     profinst = os.path.join(a.build, "rewriter", "profinst")
-    if a.baseline:
-        return compare(a, profinst, os.path.join(a.baseline, "rewriter", "profinst"))
+    baseline = a.baseline and os.path.join(a.baseline, "rewriter", "profinst")
     tmp = tempfile.mkdtemp(prefix="pi-bench-")
     env = dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "bench.prof"))
     try:
-        print("%-10s %12s %12s %8s" % ("workload", "native s", "profinst s", "ratio"))
+        if baseline:
+            print("%-10s %12s %10s %10s %8s   (CPU time, best of %d)" % ("workload", "native s", "baseline",
+                                                                        "this", "this/base", a.runs))
+        else:
+            print("%-10s %12s %12s %8s" % ("workload", "native s", "profinst s", "ratio"))
         ratios = []
-        for case in real.CASES:
-            if case[0] not in SCALE or (a.only and case[0] not in a.only.split(",")):
-                continue  # a correctness case (libstdc++), not a workload, or not asked for
-            nat, prof = build(tmp, profinst, a.cpu, *case)
-            tn, tp = [], []
-            cenv = dict(env, **real.ENV.get(case[0], {}))
-            for _ in range(a.runs):
-                tn.append(timed(nat, SCALE[case[0]], cenv, tmp))
-                tp.append(timed(prof, SCALE[case[0]], cenv, tmp))
-            r = min(tp) / min(tn)
-            ratios.append(r)
-            print("%-10s %12.4f %12.4f %7.2fx" % (case[0], min(tn), min(tp), r), flush=True)
-        print("%-10s %12s %12s %7.2fx" % ("geomean", "", "", math.exp(sum(map(math.log, ratios)) / len(ratios))))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def compare(a, profinst, baseline):
-    """Native, the baseline's instrumented build and this one's, in turn."""
-    tmp = tempfile.mkdtemp(prefix="pi-bench-")
-    env = dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "bench.prof"))
-    try:
-        print("%-10s %12s %10s %10s %8s   (CPU time, best of %d)" % ("workload", "native s", "baseline",
-                                                                    "this", "this/base", a.runs))
-        for case in real.CASES:
-            if case[0] not in SCALE or (a.only and case[0] not in a.only.split(",")):
+        for case in workloads(a):
+            if baseline:
+                base = os.path.join(tmp, case[0] + ".base")
+                shutil.copy(build(tmp, baseline, a.cpu, *case)[1], base)  # (the same path as this one's)
+                nat, prof = build(tmp, profinst, a.cpu, *case)
+                n, b, p = best_times([nat, base, prof], case, a, env, tmp, cpu=True)
+                print("%-10s %12.4f %9.2fx %9.2fx %8.3f" % (case[0], n, b / n, p / n, p / b), flush=True)
                 continue
-            base = os.path.join(tmp, case[0] + ".base")
-            shutil.copy(build(tmp, baseline, a.cpu, *case)[1], base)  # (the same path as this one's)
             nat, prof = build(tmp, profinst, a.cpu, *case)
-            cenv = dict(env, **real.ENV.get(case[0], {}))
-            t = {nat: [], base: [], prof: []}
-            for _ in range(a.runs):
-                for exe in t:
-                    t[exe].append(timed(exe, SCALE[case[0]], cenv, tmp, cpu=True))
-            n, b, p = min(t[nat]), min(t[base]), min(t[prof])
-            print("%-10s %12.4f %9.2fx %9.2fx %8.3f" % (case[0], n, b / n, p / n, p / b), flush=True)
+            n, p = best_times([nat, prof], case, a, env, tmp, cpu=False)
+            ratios.append(p / n)
+            print("%-10s %12.4f %12.4f %7.2fx" % (case[0], n, p, p / n), flush=True)
+        if ratios:
+            print("%-10s %12s %12s %7.2fx" % ("geomean", "", "", math.exp(sum(map(math.log, ratios)) / len(ratios))))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
