@@ -158,6 +158,20 @@
 	CFI_POP %rax
 .endm
 
+/* A jump to busy unless the thread is idle: busy and dead both clear.  Two
+ * 32-bit loads, not one 64-bit load of the pair: busy was last written by
+ * a 32-bit store (the previous helper's way out), and a load wider than
+ * the store it follows cannot take its data from it, but waits for the
+ * store to reach the cache (perf put half of the helpers' samples on it
+ * in a program of small calls, on Zen 5; that program ran 4-12 % faster
+ * without it, Lua and sqlite3 the same within the noise). */
+.macro IDLE_OR busy
+	cmpl $0, TLS(TLS_BUSY)
+	jne \busy
+	cmpl $0, TLS(TLS_DEAD)
+	jne \busy
+.endm
+
 /* busy = 1, then dead read again: a thread that writes the profile sets
  * dead, makes every thread pass a memory barrier (rt_stop_threads), then
  * waits for busy to clear, so one of the two sees the other.  A thread
@@ -339,8 +353,7 @@ ENTRY __profinst_enter
 	CFI_PUSH %rsi
 	CFI_PUSH %rdi
 	CFI_PUSH %r8
-	cmpq $0, TLS(TLS_BUSY)
-	jne .Lenter_skip                  /* inside the runtime, or done */
+	IDLE_OR .Lenter_skip
 	/* A signal handler running instrumented code from here on is not
 	 * recorded (its time goes to the function it interrupted), so it
 	 * cannot see a half-built frame. */
@@ -506,8 +519,7 @@ ENTRY __profinst_exit
 	CFI_PUSH %rsi
 	CFI_PUSH %r11
 	CFI_PUSH %rdi
-	cmpq $0, TLS(TLS_BUSY)
-	jne .Lexit_busy
+	IDLE_OR .Lexit_busy
 	TAKE_BUSY .Lexit_slow
 	FOLD_CLOCK %rcx, %rdx, %rsi
 	/* the loads the core ran ahead of (dcache.c) are done before the
@@ -636,8 +648,7 @@ ENTRY __profinst_tailexit
 	CFI_PUSH %rcx
 	CFI_PUSH %rdx
 	CFI_PUSH %rsi
-	cmpq $0, TLS(TLS_BUSY)
-	jne .Ltail_busy
+	IDLE_OR .Ltail_busy
 	TAKE_BUSY .Ltail_slow
 	FOLD_CLOCK %rcx, %rdx, %rsi
 	TOP_FRAME %rcx, %rax, .Ltail_slow
@@ -778,8 +789,7 @@ ENTRY __profinst_ext_enter
 	.cfi_startproc
 	CFI_PUSH %rax
 	PUSH_ARGS
-	cmpq $0, TLS(TLS_BUSY)
-	jne .Lxe_skip
+	IDLE_OR .Lxe_skip
 	movl FREC_EXTFLAGS(%r11), %r9d
 	FOLD_CLOCK %rcx, %rdx, %rsi       /* for the C path too */
 	test $(PI_EXT_CHECK | PI_EXT_TTYREAD | PI_EXT_SWITCH | PI_EXT_SETCTX | PI_EXT_HEAP_MASK | PI_EXT_LOCALE), %r9d /* the C path's */
@@ -935,8 +945,7 @@ ENTRY \name
 	CFI_PUSH %rdi
 	CFI_PUSH %r8
 	CFI_PUSH %r11
-	cmpq $0, TLS(TLS_BUSY)
-	jne .L\name\()_busy
+	IDLE_OR .L\name\()_busy
 	TAKE_BUSY .L\name\()_slow_busy
 	FOLD_CLOCK %rcx, %rsi, %rdi       /* (%rax holds the time) */
 	TOP_FRAME %rcx, %rsi, .L\name\()_slow_busy
