@@ -2,13 +2,14 @@
 """Run-time overhead of instrumented programs against native ones.
 
   bench/overhead.py [--build DIR] [--runs N] [--cpu MODEL]
-                    [--baseline DIR] [--only NAME,...] [--cache DIR]
+                    [--baseline DIR] [--only NAME,...] [--cache DIR] [--wall]
 
 Builds each workload natively (gcc -O2) and with profinst, runs native and
 instrumented alternately (the machines are shared and noisy: only ratios
 measured side by side in one run mean anything), and prints the CPU it ran
-on, the best-of-N wall time of each and their ratio, then the geometric
-mean of the ratios.  The workloads (--only names them, comma-separated):
+on, the best-of-N CPU time (user and system: less moved by the machine's
+other work than wall time; --wall for wall time) of each and their ratio,
+then the geometric mean of the ratios.  The workloads (--only names them, comma-separated):
 
   zlib, bzip2, crypto, sqlite3, lua5.4
       the drivers of tests/real linked with Debian's archives, built with
@@ -35,9 +36,8 @@ Every instrumented program must print what its native one prints (checked
 on the first round); their profiles go to a temporary directory, removed
 at the end.  --baseline DIR also instruments with another build's profinst
 (another tree's build/, say) and runs it in the same rotation: its ratio
-and the new over the old are printed beside (CPU time, user and system, of
-each run: less moved by the machine's other work than wall time).  Timing,
-so not part of the tests."""
+and the new over the old are printed beside.  Timing, so not part of the
+tests."""
 import argparse
 import glob
 import hashlib
@@ -258,14 +258,14 @@ def real_cases():
     return {c[0]: c for c in real.CASES if c[0] in SCALE}
 
 
-def timed(exe, args, env, cwd, cpu, out):
-    """One run's time (wall, or user + system CPU time), its output to out."""
+def timed(exe, args, env, cwd, wall, out):
+    """One run's time (user + system CPU time, or wall), its output to out."""
     t = time.perf_counter()
     p = subprocess.Popen([exe] + args, env=env, cwd=cwd, stdout=out)
     _, status, ru = os.wait4(p.pid, 0)
     if status:
         raise SystemExit("%s %s: status %d" % (exe, " ".join(args), status))
-    return ru.ru_utime + ru.ru_stime if cpu else time.perf_counter() - t
+    return time.perf_counter() - t if wall else ru.ru_utime + ru.ru_stime
 
 
 def digest(f):
@@ -277,7 +277,7 @@ def digest(f):
     return h.hexdigest()
 
 
-def best_times(row, a, env, tmp, cpu):
+def best_times(row, a, env, tmp):
     """Each program's least time over --runs rounds, the programs in turn;
     the first round's output of each compared with the native program's."""
     label, exes, cmds, extra = row
@@ -287,7 +287,7 @@ def best_times(row, a, env, tmp, cpu):
         digests = set()
         for exe in exes:
             out = tempfile.TemporaryFile(dir=tmp) if r == 0 else None
-            t[exe].append(sum(timed(exe, args, renv, tmp, cpu, out or subprocess.DEVNULL) for args in cmds))
+            t[exe].append(sum(timed(exe, args, renv, tmp, a.wall, out or subprocess.DEVNULL) for args in cmds))
             if out:
                 digests.add(digest(out))
                 out.close()
@@ -303,6 +303,7 @@ def main():
     ap.add_argument("--cpu", default="host")
     ap.add_argument("--baseline", help="another build directory whose profinst runs beside")
     ap.add_argument("--only", help="the workloads to run, comma-separated: " + ",".join(ORDER))
+    ap.add_argument("--wall", action="store_true", help="wall time instead of CPU time")
     ap.add_argument("--cache", default=os.path.join(os.environ.get("XDG_CACHE_HOME") or tempfile.gettempdir(),
                                                     "profinst-bench"),
                     help="where jq and xz are fetched and built")
@@ -319,12 +320,11 @@ def main():
     env = dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "bench.prof"))
     try:
         print("CPU: %s; load average %.2f %.2f %.2f" % ((cpu_name(),) + os.getloadavg()))
+        measure = "(%s time, best of %d)" % ("wall" if a.wall else "CPU", a.runs)
         if a.baseline:
-            print("%-10s %12s %10s %10s %8s   (CPU time, best of %d)" % ("workload", "native s", "baseline",
-                                                                        "this", "this/base", a.runs))
+            print("%-10s %12s %10s %10s %8s   %s" % ("workload", "native s", "baseline", "this", "this/base", measure))
         else:
-            print("%-10s %12s %12s %8s   (wall time, best of %d)" % ("workload", "native s", "profinst s", "ratio",
-                                                                     a.runs))
+            print("%-10s %12s %12s %8s   %s" % ("workload", "native s", "profinst s", "ratio", measure))
         sys.stdout.flush()
         ratios = []
         for name in [n for n in ORDER if n in names]:
@@ -335,10 +335,10 @@ def main():
                 continue
             for row in todo:
                 if a.baseline:
-                    n, b, p = best_times(row, a, env, tmp, cpu=True)
+                    n, b, p = best_times(row, a, env, tmp)
                     print("%-10s %12.4f %9.2fx %9.2fx %8.3f" % (row[0], n, b / n, p / n, p / b), flush=True)
                     continue
-                n, p = best_times(row, a, env, tmp, cpu=False)
+                n, p = best_times(row, a, env, tmp)
                 ratios.append(p / n)
                 print("%-10s %12.4f %12.4f %7.2fx" % (row[0], n, p, p / n), flush=True)
         if ratios:
