@@ -9,7 +9,8 @@ instrumented alternately (the machines are shared and noisy: only ratios
 measured side by side in one run mean anything), and prints the CPU it ran
 on, the best-of-N CPU time (user and system: less moved by the machine's
 other work than wall time; --wall for wall time) of each and their ratio,
-then the geometric mean of the ratios.  The workloads (--only names them, comma-separated):
+then the geometric mean of the ratios.  The workloads (--only names them,
+comma-separated):
 
   zlib, bzip2, crypto, sqlite3, lua5.4
       the drivers of tests/real linked with Debian's archives, built with
@@ -24,7 +25,7 @@ then the geometric mean of the ratios.  The workloads (--only names them, comma-
       libonig-dev) with ./configure --disable-shared and `make`, natively
       with CC=gcc CFLAGS=-O2 and with CC="profinst -q --cpu=MODEL cc": jq
       runs a filter over a generated 6 MB JSON file; xz compresses a
-      generated 1.5 MB file (`xz -c -6 -T1`, the row "xz -6") and
+      generated 1.5 MiB file (`xz -c -6 -T1`, the row "xz -6") and
       decompresses 32 copies of its compressed stream (`xz -dc`, "xz -d").
       The sources and both builds are kept in --cache (default
       $XDG_CACHE_HOME/profinst-bench, else /tmp/profinst-bench) and reused;
@@ -56,14 +57,14 @@ import real  # noqa: E402
 PROGRAMS = os.path.join(ROOT, "bench", "programs")
 # repetitions passed to each driver: about a second of native work
 SCALE = {"zlib": "12", "sqlite3": "400", "lua5.4": "150", "bzip2": "8", "crypto": "30", "tinycalls": "800"}
-# name: sources, cflags, link arguments
+# tinycalls' sources, cflags, link arguments
 TINYCALLS = ([os.path.join(PROGRAMS, "tinycalls.c"), os.path.join(PROGRAMS, "tinycalls_ext.c")], [], [])
 JQ_FILTER = ("[.[] | select(.score > 30) | {id, name: (.name | ascii_upcase), tag,"
              " total: (((.values | add) // 0) * .ratio)}]"
              " | group_by(.tag) | map({tag: .[0].tag, n: length, total: (map(.total) | add),"
              " names: (map(.name) | sort | .[:3])})")
-# Debian source package, what configure is given, the program, make's
-# target for it in its directory
+# Debian source package, configure's options, the program (made by its
+# name in its directory)
 PROJECTS = {
     "jq": ("jq", ["--disable-docs", "--disable-valgrind", "--disable-maintainer-mode"], "jq"),
     "xz": ("xz-utils", ["--disable-nls", "--disable-doc", "--disable-scripts", "--disable-xzdec",
@@ -230,27 +231,26 @@ def xz_input(path, size=3 << 19):
 
 
 def rows(name, tmp, cache, profinsts, cpu):
-    """The rows a workload gives: (label, programs, commands, environment),
-    the programs native first, each command the arguments of one run (a
-    row's time is its commands' together)."""
+    """The rows a workload gives: (label, programs, arguments, environment),
+    the programs native first."""
     if name in real_cases():
         _, driver, archive, cflags, libs = real_cases()[name]
         exes = compile_link(tmp, profinsts, cpu, name, [os.path.join(ROOT, "tests", "real", driver)], cflags,
                             [os.path.join(real.LIBDIR, archive)] + libs)
-        return [(name, exes, [[SCALE[name]]], real.ENV.get(name, {}))]
+        return [(name, exes, [SCALE[name]], real.ENV.get(name, {}))]
     if name == "tinycalls":
-        return [(name, compile_link(tmp, profinsts, cpu, name, *TINYCALLS), [[SCALE[name]]], {})]
+        return [(name, compile_link(tmp, profinsts, cpu, name, *TINYCALLS), [SCALE[name]], {})]
     exes = project_exes(tmp, cache, profinsts, cpu, name)
     if name == "jq":
         data = os.path.join(tmp, "jq.json")
         jq_input(data)
-        return [("jq", exes, [[JQ_FILTER, data]], {})]
+        return [("jq", exes, [JQ_FILTER, data], {})]
     data = os.path.join(tmp, "xz.data")
     xz_input(data)
     packed = subprocess.run([exes[0], "-c", "-6", "-T1", data], stdout=subprocess.PIPE, check=True).stdout
     with open(data + ".xz", "wb") as f:
         f.write(packed * 32)  # concatenated streams: xz -d reads them all
-    return [("xz -6", exes, [["-c", "-6", "-T1", data]], {}), ("xz -d", exes, [["-dc", "-T1", data + ".xz"]], {})]
+    return [("xz -6", exes, ["-c", "-6", "-T1", data], {}), ("xz -d", exes, ["-dc", "-T1", data + ".xz"], {})]
 
 
 def real_cases():
@@ -280,14 +280,14 @@ def digest(f):
 def best_times(row, a, env, tmp):
     """Each program's least time over --runs rounds, the programs in turn;
     the first round's output of each compared with the native program's."""
-    label, exes, cmds, extra = row
+    label, exes, args, extra = row
     renv = dict(env, **extra)
     t = {exe: [] for exe in exes}
     for r in range(a.runs):
         digests = set()
         for exe in exes:
             out = tempfile.TemporaryFile(dir=tmp) if r == 0 else None
-            t[exe].append(sum(timed(exe, args, renv, tmp, a.wall, out or subprocess.DEVNULL) for args in cmds))
+            t[exe].append(timed(exe, args, renv, tmp, a.wall, out or subprocess.DEVNULL))
             if out:
                 digests.add(digest(out))
                 out.close()
