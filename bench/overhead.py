@@ -3,6 +3,7 @@
 
   bench/overhead.py [--build DIR] [--runs N] [--cpu MODEL]
                     [--baseline DIR] [--only NAME,...] [--cache DIR] [--wall]
+                    [--args 'PROFINST OPTIONS'] [--baseline-args 'PROFINST OPTIONS']
 
 Builds each workload natively (gcc -O2) and with profinst, runs native and
 instrumented alternately (the machines are shared and noisy: only ratios
@@ -98,7 +99,7 @@ def compile_link(tmp, profinsts, cpu, name, sources, cflags, libs):
     subprocess.run(["gcc"] + objs + libs + ["-o", exes[0]], check=True)
     for i, profinst in enumerate(profinsts):
         exes.append(os.path.join(tmp, "%s.prof%d" % (name, i)))
-        subprocess.run([profinst, "-q", "--cpu=" + cpu] + objs + libs + ["-o", exes[-1]], check=True)
+        subprocess.run(profinst + ["-q", "--cpu=" + cpu] + objs + libs + ["-o", exes[-1]], check=True)
     return exes
 
 
@@ -180,7 +181,7 @@ def project_exes(tmp, cache, profinsts, cpu, name):
     exes = [os.path.join(tmp, name + ".native")]
     shutil.copy(os.path.join(build_project(cache, name, "native", "gcc"), prog), exes[0])
     for i, profinst in enumerate(profinsts):
-        cc = "%s -q --cpu=%s cc" % (profinst, cpu)
+        cc = "%s -q --cpu=%s cc" % (" ".join(profinst), cpu)
         tree = build_project(cache, name, "prof", cc)
         target = os.path.join(tree, prog)
         os.remove(target)
@@ -304,6 +305,8 @@ def main():
     ap.add_argument("--baseline", help="another build directory whose profinst runs beside")
     ap.add_argument("--only", help="the workloads to run, comma-separated: " + ",".join(ORDER))
     ap.add_argument("--wall", action="store_true", help="wall time instead of CPU time")
+    ap.add_argument("--args", default="", help="more profinst options for the build measured (e.g. --counts)")
+    ap.add_argument("--baseline-args", default="", help="more profinst options for the baseline's")
     ap.add_argument("--cache", default=os.path.join(os.environ.get("XDG_CACHE_HOME") or tempfile.gettempdir(),
                                                     "profinst-bench"),
                     help="where jq and xz are fetched and built")
@@ -312,9 +315,9 @@ def main():
     unknown = [n for n in names if n not in ORDER]
     if unknown:
         ap.error("no workload %s (%s)" % (", ".join(unknown), ", ".join(ORDER)))
-    profinst = os.path.join(os.path.abspath(a.build), "rewriter", "profinst")
-    profinsts = [os.path.join(os.path.abspath(a.baseline), "rewriter", "profinst"), profinst] if a.baseline \
-        else [profinst]
+    profinst = [os.path.join(os.path.abspath(a.build), "rewriter", "profinst")] + a.args.split()
+    profinsts = [[os.path.join(os.path.abspath(a.baseline), "rewriter", "profinst")] + a.baseline_args.split(),
+                 profinst] if a.baseline else [profinst]
     os.makedirs(a.cache, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="pi-bench-")
     env = dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "bench.prof"))
