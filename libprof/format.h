@@ -68,6 +68,7 @@ struct pi_map_hdr {
 #define PI_MAP_CACHE_SIM 0x8    /* --cache-sim: dependent loads' misses are in the cycles */
 #define PI_MAP_RELOCS 0x10      /* the header goes on with nrelocs and relocs_off */
 #define PI_MAP_INLINES 0x20     /* and then with ninlines, inlines_off, ninrows, inrows_off */
+#define PI_MAP_COUNTING 0x40    /* --counts: the stubs count per context (runtime/counting.c) */
 
 /* The header's size in a map without PI_MAP_RELOCS, and in one without
  * PI_MAP_INLINES. */
@@ -172,6 +173,20 @@ struct pi_map_site {
 	uint32_t block;   /* block holding the call */
 };
 
+/* The map's tables. */
+static inline const struct pi_map_func *pi_map_funcs(const struct pi_map_hdr *m)
+{
+	return (const struct pi_map_func *)((const char *)m + m->funcs_off);
+}
+static inline const struct pi_map_block *pi_map_blocks(const struct pi_map_hdr *m)
+{
+	return (const struct pi_map_block *)((const char *)m + m->blocks_off);
+}
+static inline const struct pi_map_site *pi_map_sites(const struct pi_map_hdr *m)
+{
+	return (const struct pi_map_site *)((const char *)m + m->sites_off);
+}
+
 /* ----- Run-time records, in the instrumented executable. */
 
 #define PI_MAX_PIECES 4
@@ -247,7 +262,9 @@ struct pi_objdesc {
 struct pi_funcrec {
 	const struct pi_objdesc *obj;
 	uint32_t index;          /* into the object's map funcs */
-	uint32_t npieces;
+	uint16_t npieces;
+	uint16_t nslots;         /* --counts: its nodes' call slots (the map's
+				    sites, then its tail jumps) */
 	uint64_t addr[PI_MAX_PIECES]; /* instrumented address of each piece */
 	uint32_t size[PI_MAX_PIECES]; /* instrumented size of each piece */
 };

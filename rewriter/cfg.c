@@ -1086,6 +1086,12 @@ void code_liveness(struct code *c)
 
 void code_find_sites(struct code *c)
 {
+	if (c->opts->counting)
+		for (int ti = 0; ti < c->ntexts; ti++) {
+			struct text *t = &c->texts[ti];
+			t->cslot = xmalloc((t->ninsns + 1) * sizeof(*t->cslot));
+			memset(t->cslot, 0xff, (t->ninsns + 1) * sizeof(*t->cslot));
+		}
 	for (size_t fi = 0; fi < c->nfuncs; fi++) {
 		struct func *f = &c->funcs[fi];
 		f->first_site = (uint32_t)c->nsites;
@@ -1100,6 +1106,8 @@ void code_find_sites(struct code *c)
 									     t->insns[k].kind == INSN_JMP_IND);
 				if (t->insns[k].kind != INSN_CALL && t->insns[k].kind != INSN_CALL_IND && !ext_tail)
 					continue;
+				if (t->cslot)
+					t->cslot[k] = (uint32_t)c->nsites - f->first_site;
 				struct site *s = VEC_PUSH(c->sites, c->nsites, c->sitecap);
 				s->fn = (uint32_t)fi;
 				s->ts = bl->ts;
@@ -1113,6 +1121,18 @@ void code_find_sites(struct code *c)
 			}
 		}
 		f->nsites = (uint32_t)c->nsites - f->first_site;
+		f->nslots_counting = f->nsites;
+		if (!c->opts->counting)
+			continue;
+		/* direct tail jumps to instrumented code take slots after the sites */
+		for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
+			struct block *bl = &c->blocks[b];
+			struct text *t = &c->texts[bl->ts];
+			for (uint32_t k = bl->first; k < bl->first + bl->n; k++)
+				if ((t->mark[k] & MARK_TAIL) && !(t->mark[k] & MARK_EXT) &&
+				    (t->insns[k].kind == INSN_JMP || t->insns[k].kind == INSN_JCC))
+					t->cslot[k] = f->nslots_counting++;
+		}
 	}
 }
 
@@ -1202,7 +1222,7 @@ void code_free(struct code *c)
 {
 	for (int i = 0; i < c->ntexts; i++) {
 		struct text *t = &c->texts[i];
-		free(t->insns), free(t->at), free(t->fn), free(t->mark), free(t->block);
+		free(t->insns), free(t->at), free(t->fn), free(t->mark), free(t->block), free(t->cslot);
 		free(t->vr), free(t->rel_at), free(t->ext), free(t->chase);
 	}
 	for (size_t i = 0; i < c->nfuncs; i++)

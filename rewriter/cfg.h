@@ -39,6 +39,7 @@ struct func {
 	int group;          /* COMDAT group section, or 0 */
 	uint32_t first_block, nblocks;
 	uint32_t first_site, nsites;
+	uint32_t nslots_counting; /* --counts: sites, then direct tail jumps */
 	uint32_t ninsns;
 	int rec_sec;        /* section of its pi_funcrec */
 	uint64_t rec_off;
@@ -71,6 +72,8 @@ struct text {
 	uint32_t *at;       /* [size+1]: instruction index starting at offset, or NO_INSN */
 	int32_t *fn;        /* per instruction: function index or -1 */
 	uint16_t *mark;     /* per instruction: MARK_* */
+	uint32_t *cslot;    /* --counts: per instruction, the call slot of a call
+			       or direct tail jump (UINT32_MAX: none) */
 	uint32_t *ext;      /* per instruction: the external a MARK_EXT call calls
 			       (external.c), or NULL if the text calls none */
 	uint32_t *block;    /* per instruction: block index (instrumented funcs) */
@@ -113,6 +116,7 @@ struct rewrite_opts {
 					    model has caches) */
 	bool no_page_faults;             /* --no-page-faults: the runtime does
 					    not charge them */
+	bool counting;                   /* --counts: runtime/counting.c's stubs */
 };
 
 /* A function outside instrumented code that the object calls. */
@@ -152,6 +156,8 @@ struct code {
 	int sym_tls, sym_enter, sym_enter_flags, sym_exit, sym_tailexit, sym_rep, sym_resync, sym_flush, sym_branch,
 	    sym_load;
 	int sym_ext_enter, sym_ext_exit, sym_ext_exit_fixed, sym_sys_enter, sym_sys_exit, sym_icall;
+	int sym_centry, sym_centry_flags, sym_cextnew, sym_cresync, sym_cmeas_start, sym_cmeas_stop;
+	int r11_used; /* --counts: some instruction reads or writes %r11 (-1: not known yet) */
 	int counts_sec, desc_sec, map_sec;
 	uint32_t nwarn;
 	/* kept from before the rewrite, for the map: line tables, and the

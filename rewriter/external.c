@@ -175,6 +175,38 @@ static const char *called_external(const struct code *c, const struct text *t, u
 	return NULL;
 }
 
+static bool func_at_instrumented(const struct code *c, const struct text *t, uint64_t off)
+{
+	if (off >= c->o->secs[t->sec].size || t->at[off] == NO_INSN)
+		return false;
+	int32_t fi = t->fn[t->at[off]];
+	return fi >= 0 && c->funcs[fi].instrument;
+}
+
+bool calls_instrumented(const struct code *c, const struct text *t, uint32_t k)
+{
+	const struct insn *in = &t->insns[k];
+	if (in->kind != INSN_CALL && in->kind != INSN_JMP && in->kind != INSN_JCC)
+		return false;
+	if (t->mark[k] & (MARK_EXT | MARK_NOCOST))
+		return false;
+	const struct rela *r = reloc_find(c->o, t->sec, in->off + in->rel_off);
+	if (!r)
+		return func_at_instrumented(c, t, in->target);
+	if (r->sym >= c->o->nsyms)
+		return false;
+	const struct symbol *s = &c->o->syms[r->sym];
+	if (ELF64_ST_TYPE(s->info) == STT_SECTION)
+		return (int)s->shndx == t->sec && r->addend >= -4 &&
+		       func_at_instrumented(c, t, (uint64_t)(r->addend + 4));
+	if (!s->name || !*s->name || never_wrapped(s->name) || ELF64_ST_TYPE(s->info) == STT_TLS)
+		return false;
+	if (s->shndx == SHN_UNDEF)
+		return true; /* another input defines it (else it would be external) */
+	int32_t fi = c->func_of_sym ? c->func_of_sym[r->sym] : -1;
+	return fi >= 0 && c->funcs[fi].instrument;
+}
+
 void find_external_calls(struct code *c)
 {
 	for (int ti = 0; ti < c->ntexts; ti++) {

@@ -32,6 +32,9 @@ struct text;
  * defined names (-c), every undefined function is taken as external and the
  * runtime checks whether the target is instrumented after all. */
 void find_external_calls(struct code *c);
+/* Whether the direct call or jump k goes to an instrumented function's
+ * entry (--counts: its node is in the caller's slot). */
+bool calls_instrumented(const struct code *c, const struct text *t, uint32_t k);
 
 /* Does the conditional jump k test what the external call just before its
  * block returned, the external being one the model costs (PI_EXT_FIXED)?

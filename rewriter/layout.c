@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "external.h"
 #include "stub_abi.h"
 
 struct emit {
@@ -478,7 +479,7 @@ static bool wraps_icall(const struct emit *e, uint32_t k)
 {
 	const struct text *t = e->t;
 	const struct insn *in = &t->insns[k];
-	if (in->kind != INSN_CALL_IND || (t->mark[k] & (MARK_EXT | MARK_NOCOST)) || t->fn[k] < 0 ||
+	if (e->c->opts->counting || in->kind != INSN_CALL_IND || (t->mark[k] & (MARK_EXT | MARK_NOCOST)) || t->fn[k] < 0 ||
 	    !e->c->funcs[t->fn[k]].instrument)
 		return false;
 	const struct rela *r = rela_at(e, in->off);
@@ -556,6 +557,281 @@ static void emit_icall(struct emit *e, uint32_t k)
 }
 
 /* The instruction itself, each direct branch in the form relax chose. */
+
+/* ----- --counts (runtime/counting.c, stub_abi.h) */
+
+/* Whether any instruction of the object reads or writes %r11: gcc keeps
+ * values in it across calls to functions it knows leave it alone, so the
+ * stubs keep it where it might be live. */
+static bool r11_used(struct emit *e)
+{
+	struct code *c = e->c;
+	if (c->r11_used >= 0)
+		return c->r11_used;
+	c->r11_used = 0;
+	for (int ti = 0; ti < c->ntexts && !c->r11_used; ti++) {
+		const struct text *t = &c->texts[ti];
+		const struct section *s = &c->o->secs[t->sec];
+		for (uint32_t k = 0; k < t->ninsns; k++) {
+			struct insn_detail d;
+			if (!insn_describe(&c->dx, s->data + t->insns[k].off, t->insns[k].len, &d) ||
+			    ((d.rd | d.wr | d.addr) & (1ull << 11))) {
+				c->r11_used = 1;
+				break;
+			}
+		}
+	}
+	return c->r11_used;
+}
+
+static bool operand_uses_r11(struct emit *e, uint32_t k)
+{
+	struct insn_detail d;
+	const struct insn *in = &e->t->insns[k];
+	return !insn_describe(&e->c->dx, e->s->data + in->off, in->len, &d) ||
+	       ((d.rd | d.addr) & (1ull << 11));
+}
+
+/* mov %fs:__profinst_tls+off,%r11 (op 0x8b) or mov %r11,%fs:... (0x89) */
+static void emit_fs_r11(struct emit *e, uint8_t op, uint32_t off)
+{
+	uint8_t b[] = {0x64, 0x4c, op, 0x1c, 0x25};
+	PUT(e, b);
+	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, off);
+	buf_u32(&e->tl->out, 0);
+}
+
+/* OP disp32(%r11) with the ModRM's reg field reg, under rex */
+static void emit_r11m(struct emit *e, uint8_t rex, uint8_t op, uint8_t reg, uint32_t disp)
+{
+	uint8_t b[] = {rex, op, (uint8_t)(0x80 | (reg & 7) << 3 | 3)};
+	PUT(e, b);
+	buf_u32(&e->tl->out, disp);
+}
+
+/* lea disp(%rsp),%r11 */
+static void emit_lea_rsp_r11(struct emit *e, int32_t disp)
+{
+	static const uint8_t b[] = {0x4c, 0x8d, 0x9c, 0x24};
+	PUT(e, b);
+	buf_u32(&e->tl->out, (uint32_t)disp);
+}
+
+static void emit_fs_zero(struct emit *e, uint32_t off)
+{
+	static const uint8_t b[] = {0x64, 0x48, 0xc7, 0x04, 0x25};
+	PUT(e, b);
+	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, off);
+	buf_u32(&e->tl->out, 0);
+	buf_u32(&e->tl->out, 0);
+}
+
+static const uint8_t TEST_R11[] = {0x4d, 0x85, 0xdb};
+
+static uint32_t slot_disp(const struct emit *e, const struct func *f, uint32_t slot)
+{
+	(void)e;
+	return STUB_CN_COUNTS + 8 * (f->nblocks + slot);
+}
+
+/* The entry: the call a site set up finds its node in the slot; anything
+ * else asks the runtime (__profinst_centry). */
+static const uint8_t FLAGS_SAVE[] = {0x50, 0x9f, 0x0f, 0x90, 0xc0};  /* push %rax; lahf; seto %al */
+static const uint8_t FLAGS_RESTORE[] = {0x04, 0x7f, 0x9e, 0x58};     /* add $0x7f,%al; sahf; pop %rax */
+
+static void emit_centry(struct emit *e, const struct func *f)
+{
+	/* a function that reads flags it did not set keeps them */
+	bool flags = e->c->blocks[f->first_block].live_in & FLAGS_STATUS;
+	PUT(e, PUSH_R11);
+	if (flags) {
+		PUT(e, FLAGS_SAVE);
+		static const uint8_t lea[] = {0x4c, 0x8d, 0x5c, 0x24, 0x08}; /* lea 8(%rsp),%r11 */
+		PUT(e, lea);
+		static const uint8_t cmp[] = {0x64, 0x4c, 0x39, 0x1c, 0x25}; /* cmp %r11,%fs: */
+		PUT(e, cmp);
+	} else {
+		static const uint8_t cmp[] = {0x64, 0x48, 0x39, 0x24, 0x25}; /* cmp %rsp,%fs: */
+		PUT(e, cmp);
+	}
+	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_NEXTSP);
+	buf_u32(&e->tl->out, 0);
+	buf_u8(&e->tl->out, 0x75); /* jne slow */
+	uint64_t j1 = cur(e);
+	buf_u8(&e->tl->out, 0);
+	emit_fs_r11(e, 0x8b, STUB_TLS_NEXT);
+	static const uint8_t load[] = {0x4d, 0x8b, 0x1b}; /* mov (%r11),%r11 */
+	PUT(e, load);
+	PUT(e, TEST_R11);
+	buf_u8(&e->tl->out, 0x74); /* je slow */
+	uint64_t j2 = cur(e);
+	buf_u8(&e->tl->out, 0);
+	emit_fs_r11(e, 0x89, STUB_TLS_CUR);
+	static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS}; /* incq calls(%r11) */
+	PUT(e, inc);
+	static const uint8_t sp[] = {0x49, 0x89, 0x63, STUB_CN_SP}; /* mov %rsp,sp(%r11) */
+	PUT(e, sp);
+	emit_fs_zero(e, STUB_TLS_NEXTSP);
+	if (flags)
+		PUT(e, FLAGS_RESTORE);
+	PUT(e, POP_R11);
+	buf_u8(&e->tl->out, 0xeb);
+	uint64_t j3 = cur(e);
+	buf_u8(&e->tl->out, 0);
+	e->tl->out.p[j1] = (uint8_t)(cur(e) - j1 - 1);
+	e->tl->out.p[j2] = (uint8_t)(cur(e) - j2 - 1);
+	if (flags)
+		PUT(e, FLAGS_RESTORE);
+	emit_lea_r11_funcrec(e, f);
+	emit_call_rt(e, flags ? e->c->sym_centry_flags : e->c->sym_centry);
+	PUT(e, POP_R11);
+	e->tl->out.p[j3] = (uint8_t)(cur(e) - j3 - 1);
+}
+
+static void emit_cblock(struct emit *e, uint32_t b, const struct func *f)
+{
+	const struct block *bl = &e->c->blocks[b];
+	bool flags = bl->live_in & FLAGS_STATUS, save = r11_used(e);
+	if (flags || save)
+		PUT(e, LEA_RSP_M128);
+	if (flags)
+		PUT(e, FLAGS_SAVE);
+	if (save)
+		PUT(e, PUSH_R11);
+	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
+	emit_r11m(e, 0x49, 0xff, 0, STUB_CN_COUNTS + 8 * (b - f->first_block));
+	if (save)
+		PUT(e, POP_R11);
+	if (flags)
+		PUT(e, FLAGS_RESTORE);
+	if (flags || save)
+		PUT(e, LEA_RSP_P128);
+}
+
+/* Name the slot for the call or jump coming: next = its address,
+ * nextsp = the callee's %rsp past its entry's push (sp_at_entry: the
+ * callee's %rsp at entry relative to ours; odd: a call through a pointer,
+ * which the runtime settles). */
+static void emit_cset(struct emit *e, const struct func *f, uint32_t slot, int32_t sp_at_entry, bool save)
+{
+	int32_t shift = save ? 136 : 0;
+	if (save) {
+		PUT(e, LEA_RSP_M128);
+		PUT(e, PUSH_R11);
+	}
+	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
+	emit_r11m(e, 0x4d, 0x8d, 3, slot_disp(e, f, slot)); /* lea slot(%r11),%r11 */
+	emit_fs_r11(e, 0x89, STUB_TLS_NEXT);
+	emit_lea_rsp_r11(e, sp_at_entry - 8 + shift);
+	emit_fs_r11(e, 0x89, STUB_TLS_NEXTSP);
+	if (save) {
+		PUT(e, POP_R11);
+		PUT(e, LEA_RSP_P128);
+	}
+}
+
+/* After a call: the current node is the caller's again. */
+static void emit_cback(struct emit *e, bool save)
+{
+	if (save) {
+		PUT(e, LEA_RSP_M128);
+		PUT(e, PUSH_R11);
+	}
+	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
+	emit_r11m(e, 0x4d, 0x8b, 3, STUB_CN_FPARENT);
+	emit_fs_r11(e, 0x89, STUB_TLS_CUR);
+	if (save) {
+		PUT(e, POP_R11);
+		PUT(e, LEA_RSP_P128);
+	}
+}
+
+/* The node in the slot, made by the runtime the first time (rec: the
+ * external's record; none: a call through a pointer's node), made
+ * current for the call. */
+static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, const struct external *x)
+{
+	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
+	emit_r11m(e, 0x4d, 0x8d, 3, slot_disp(e, f, slot));
+	emit_fs_r11(e, 0x89, STUB_TLS_NEXT);
+	static const uint8_t load[] = {0x4d, 0x8b, 0x1b};
+	PUT(e, load);
+	PUT(e, TEST_R11);
+	buf_u8(&e->tl->out, 0x75); /* jnz have */
+	uint64_t j = cur(e);
+	buf_u8(&e->tl->out, 0);
+	if (x)
+		emit_lea_r11_rec(e, x->rec_sec, x->rec_off);
+	else {
+		static const uint8_t zero[] = {0x45, 0x31, 0xdb}; /* xor %r11d,%r11d */
+		PUT(e, zero);
+	}
+	emit_call_rt(e, e->c->sym_cextnew);
+	e->tl->out.p[j] = (uint8_t)(cur(e) - j - 1);
+	if (x) {
+		static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
+		PUT(e, inc);
+		static const uint8_t argreg[] = {0, 7, 6, 2}; /* %rdi, %rsi, %rdx */
+		uint32_t arg = x->cost.arg & 0xff;
+		if ((x->flags & PI_EXT_FIXED) && arg >= 1 && arg <= 3) /* add %reg, bytes(%r11) */
+			emit_r11m(e, 0x49, 0x01, argreg[arg], STUB_CN_COUNTS + 8);
+	}
+	emit_fs_r11(e, 0x89, STUB_TLS_CUR);
+}
+
+/* Whether instruction k is a call or jump the counting stubs handle, and
+ * emit what goes before it.  *after: emit_cback after it. */
+static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool *after, bool *save_after,
+			 bool *measured)
+{
+	const struct text *t = e->t;
+	const struct insn *in = &t->insns[k];
+	uint32_t slot = t->cslot ? t->cslot[k] : UINT32_MAX;
+	*after = false;
+	*save_after = false;
+	*measured = false;
+	if (slot == UINT32_MAX || (t->mark[k] & MARK_NOCOST))
+		return;
+	bool ext = t->mark[k] & MARK_EXT;
+	if (in->kind == INSN_CALL && !ext) {
+		if (!calls_instrumented(e->c, t, k))
+			return; /* setjmp, __tls_get_addr...: left as they are */
+		emit_cset(e, f, slot, -8, r11_used(e));
+		*after = true;
+		*save_after = r11_used(e);
+	} else if (in->kind == INSN_CALL && ext) {
+		const struct external *x = &e->c->exts[t->ext[k]];
+		emit_cnode(e, f, slot, x);
+		*after = true;
+		*measured = !(x->flags & PI_EXT_FIXED);
+	} else if (in->kind == INSN_CALL_IND && !ext) {
+		if (operand_uses_r11(e, k))
+			return;
+		const struct rela *r = rela_at(e, in->off);
+		if (r && r->type == R_X86_64_TLSDESC_CALL)
+			return;
+		emit_cnode(e, f, slot, NULL);
+		emit_lea_rsp_r11(e, -8 - 8 + 1);
+		emit_fs_r11(e, 0x89, STUB_TLS_NEXTSP);
+		*after = true;
+	} else if (in->kind == INSN_CALL_IND && ext) {
+		const struct external *x = &e->c->exts[t->ext[k]];
+		emit_cnode(e, f, slot, x);
+		*after = true;
+		*measured = !(x->flags & PI_EXT_FIXED);
+	} else if (in->kind == INSN_JMP && (t->mark[k] & MARK_TAIL) && calls_instrumented(e->c, t, k)) {
+		emit_cset(e, f, slot, 0, r11_used(e));
+	}
+}
+
+/* A conditional tail jump's slot, between the inverted jump and the jump */
+static void emit_ctail(struct emit *e, uint32_t k, const struct func *f)
+{
+	uint32_t slot = e->t->cslot ? e->t->cslot[k] : UINT32_MAX;
+	if (slot != UINT32_MAX && calls_instrumented(e->c, e->t, k))
+		emit_cset(e, f, slot, 0, r11_used(e));
+}
+
 static void emit_body(struct emit *e, uint32_t k, const struct func *f)
 {
 	const struct insn *in = &e->t->insns[k];
@@ -587,7 +863,10 @@ static void emit_body(struct emit *e, uint32_t k, const struct func *f)
 			buf_u8(&e->tl->out, (uint8_t)(0x80 | (in->cc ^ 1)));
 			uint64_t field = cur(e);
 			buf_u32(&e->tl->out, 0);
-			emit_tail_direct(e, k, f);
+			if (e->c->opts->counting)
+				emit_ctail(e, k, f);
+			else
+				emit_tail_direct(e, k, f);
 			buf_u8(&e->tl->out, 0xe9);
 			emit_rel32_to_target(e, k, MAP_PLACE, false);
 			wr32(e->tl->out.p + field, (uint32_t)(cur(e) - field - 4));
@@ -649,28 +928,43 @@ static void emit_insn(struct emit *e, uint32_t k)
 		buf_put(&tl->out, e->s->data + in->off, in->len);
 		done = true;
 	}
+	bool counting = e->c->opts->counting;
 	if (f && (t->mark[k] & MARK_FSTART))
-		emit_entry_stub(e, f);
+		counting ? emit_centry(e, f) : emit_entry_stub(e, f);
 	tl->lab[k] = (uint32_t)((f && (t->mark[k] & MARK_FSTART)) ? cur(e) : start);
 	if (f && (t->mark[k] & MARK_RESYNC)) {
 		/* before the block stub: its cost belongs to the code resuming */
 		PUT(e, LEA_RSP_M128);
-		emit_call_rt(e, e->c->sym_resync);
+		emit_call_rt(e, counting ? e->c->sym_cresync : e->c->sym_resync);
 		PUT(e, LEA_RSP_P128);
 	}
 	if (f && (t->mark[k] & MARK_LEADER))
-		emit_block_stub(e, t->block[k]);
+		counting ? emit_cblock(e, t->block[k], f) : emit_block_stub(e, t->block[k]);
 	if (f && (t->mark[k] & MARK_FLUSH)) {
 		PUT(e, LEA_RSP_M128);
 		emit_call_rt(e, e->c->sym_flush);
 		PUT(e, LEA_RSP_P128);
 	}
 	bool ext = f && (t->mark[k] & MARK_EXT);
-	if (ext && (in->kind == INSN_JMP || in->kind == INSN_JMP_IND)) {
+	bool cafter = false, csave = false, cmeasured = false;
+	if (counting && f) {
+		/* calls and tail jumps name their slot; a return does nothing;
+		 * a jump out of instrumented code is a plain jump (the caller's
+		 * node is current again after its call); an external the model
+		 * does not cost is timed */
+		emit_cbefore(e, k, f, &cafter, &csave, &cmeasured);
+		if (cmeasured)
+			emit_call_rt(e, e->c->sym_cmeas_start);
+		if (ext && in->kind != INSN_SYSCALL)
+			ext = false;
+	} else if (ext && (in->kind == INSN_JMP || in->kind == INSN_JMP_IND)) {
 		emit_ext_tail(e, k);
 		return;
 	}
-	if (f) {
+	if (f && counting) {
+		if (in->rep)
+			emit_rep_pre(e);
+	} else if (f) {
 		if (in->kind == INSN_RET) {
 			emit_call_rt(e, e->c->sym_exit);
 			/* the frame is closed: this is the caller's time (the
@@ -718,6 +1012,10 @@ static void emit_insn(struct emit *e, uint32_t k)
 	}
 	if (f && in->rep)
 		emit_rep_post(e, in);
+	if (cmeasured)
+		emit_call_rt(e, e->c->sym_cmeas_stop);
+	if (cafter)
+		emit_cback(e, csave);
 }
 
 static void emit_verbatim(struct emit *e, const struct vrange *v)

@@ -81,6 +81,9 @@ static const char usage_text[] =
 	"  --no-page-faults  do not charge page faults (by default a model that costs\n"
 	"                    them, see --describe-cpu, charges each minor fault the\n"
 	"                    kernel reports to the function that took it)\n"
+	"  --counts          experimental: count every block per calling context and\n"
+	"                    cost the counts when the profile is written, with no\n"
+	"                    helper call on a call or a return\n"
 	"  --charge-waits    charge the time of calls that wait on the outside world\n"
 	"                    (sleeps, poll/select, waits for children and threads,\n"
 	"                    reads from a terminal); by default it is measured and\n"
@@ -778,6 +781,8 @@ int main(int argc, char **argv)
 			op.ro.cache_sim = true;
 		} else if (!strcmp(a, "--no-page-faults")) {
 			op.ro.no_page_faults = true;
+		} else if (!strcmp(a, "--counts")) {
+			op.ro.counting = true;
 		} else if (!strcmp(a, "--model-stats")) {
 			op.model_stats = true;
 		} else if (!strcmp(a, "--dump-blocks")) {
@@ -837,6 +842,12 @@ int main(int argc, char **argv)
 	if (op.ro.cache_sim && !op.model->cache) {
 		pi_error("--cache-sim needs a model of the core's caches; '%s' has none (see profinst --list-cpus)",
 			 op.model->name);
+		free(op.inputs);
+		return 2;
+	}
+	if (op.ro.counting && (op.ro.branch_sim || op.ro.cache_sim)) {
+		pi_error("--counts does not run the simulations yet: leave out --counts or --%s",
+			 op.ro.branch_sim ? "branch-sim" : "cache-sim");
 		free(op.inputs);
 		return 2;
 	}

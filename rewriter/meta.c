@@ -34,6 +34,15 @@ void meta_prepare(struct code *c)
 	c->sym_sys_enter = undef(o, STUB_SYS_ENTER_SYMBOL, STT_NOTYPE);
 	c->sym_sys_exit = undef(o, STUB_SYS_EXIT_SYMBOL, STT_NOTYPE);
 	c->sym_icall = undef(o, STUB_ICALL_SYMBOL, STT_NOTYPE);
+	if (c->opts->counting) {
+		c->sym_centry = undef(o, STUB_CENTRY_SYMBOL, STT_NOTYPE);
+		c->sym_cextnew = undef(o, STUB_CEXTNEW_SYMBOL, STT_NOTYPE);
+		c->sym_centry_flags = undef(o, STUB_CENTRY_FLAGS_SYMBOL, STT_NOTYPE);
+		c->sym_cresync = undef(o, STUB_CRESYNC_SYMBOL, STT_NOTYPE);
+		c->sym_cmeas_start = undef(o, STUB_CMEAS_START_SYMBOL, STT_NOTYPE);
+		c->sym_cmeas_stop = undef(o, STUB_CMEAS_STOP_SYMBOL, STT_NOTYPE);
+	}
+	c->r11_used = -1;
 	/* each block's executions and, under a simulation, its
 	 * mispredictions and memory waits (format.h, pi_counters) */
 	size_t per_block = c->opts->branch_sim || c->opts->cache_sim ? 3 : 1;
@@ -97,7 +106,8 @@ static void fill_funcrecs(struct code *c, const struct addrmap *m)
 		obj_add_rela(o, f->rec_sec, f->rec_off + offsetof(struct pi_funcrec, obj), R_X86_64_64,
 			     (uint32_t)o->secs[c->desc_sec].secsym, 0);
 		wr32(r + offsetof(struct pi_funcrec, index), (uint32_t)fi);
-		wr32(r + offsetof(struct pi_funcrec, npieces), (uint32_t)f->npieces);
+		wr16(r + offsetof(struct pi_funcrec, npieces), (uint16_t)f->npieces);
+		wr16(r + offsetof(struct pi_funcrec, nslots), (uint16_t)f->nslots_counting);
 		for (int p = 0; p < f->npieces; p++) {
 			const struct piece *pc = &f->pieces[p];
 			int tsec = c->texts[pc->ts].sec;
@@ -139,7 +149,8 @@ static void build_map(struct code *c, const struct addrmap *m, struct buf *b)
 		.reserved = (c->model->charges_os ? PI_MAP_CHARGE_OS : 0) |
 			    (c->opts->charge_waits ? PI_MAP_CHARGE_WAITS : 0) |
 			    (c->opts->branch_sim ? PI_MAP_BRANCH_SIM : 0) |
-			    (c->opts->cache_sim ? PI_MAP_CACHE_SIM : 0),
+			    (c->opts->cache_sim ? PI_MAP_CACHE_SIM : 0) |
+			    (c->opts->counting ? PI_MAP_COUNTING : 0),
 	};
 	struct buf body = {0};
 	h.funcs_off = sizeof(h);

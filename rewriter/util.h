@@ -69,6 +69,10 @@ static inline void wr32(uint8_t *p, uint32_t v)
 {
 	p[0] = v, p[1] = v >> 8, p[2] = v >> 16, p[3] = v >> 24;
 }
+static inline void wr16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8);
+}
 static inline void wr64(uint8_t *p, uint64_t v)
 {
 	wr32(p, (uint32_t)v), wr32(p + 4, (uint32_t)(v >> 32));

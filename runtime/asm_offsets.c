@@ -20,6 +20,12 @@ _Static_assert(offsetof(struct pi_tls, clock) == STUB_TLS_CLOCK &&
 		       offsetof(struct pi_tls, repsave) == STUB_TLS_REPSAVE &&
 		       offsetof(struct pi_tls, clock_part) == STUB_TLS_CLOCKPART,
 	       "the block stubs' TLS words (stub_abi.h)");
+_Static_assert(offsetof(struct pi_tls, cur) == STUB_TLS_CUR && offsetof(struct pi_tls, next) == STUB_TLS_NEXT &&
+		       offsetof(struct pi_tls, nextsp) == STUB_TLS_NEXTSP &&
+		       offsetof(struct rt_cnode, fparent) == STUB_CN_FPARENT &&
+		       offsetof(struct rt_cnode, calls) == STUB_CN_CALLS && offsetof(struct rt_cnode, sp) == STUB_CN_SP &&
+		       offsetof(struct rt_cnode, counts) == STUB_CN_COUNTS,
+	       "the counting stubs' words (stub_abi.h)");
 _Static_assert(offsetof(struct pi_tls, dead) == offsetof(struct pi_tls, busy) + 4,
 	       "busy and dead, one 64-bit word (the helpers test both at once)");
 

@@ -373,6 +373,8 @@ static void close_threads(struct rt_thread *head, struct pi_tls *self)
 		rt_dcache_settle(t);
 		rt_close_all(th, t->clock);
 		th->final_clock = t->clock;
+		if (th->counting)
+			rt_counting_convert(th);
 		th->skipped += t->skipped;
 		t->skipped = 0;
 	}

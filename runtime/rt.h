@@ -29,6 +29,32 @@ struct rt_node {
 	uint64_t os_left; /* measured there but not charged (waits) */
 };
 
+/* A calling context under --counts (counting.c): counters of its
+ * function's blocks, then a slot per call site (the map's sites, then
+ * its tail jumps) holding the callee's node. */
+struct rt_cnode {
+	const struct pi_funcrec *fn;
+	struct rt_cnode *fparent; /* current again when its frame returns */
+	struct rt_cnode *parent;
+	uint64_t calls;
+	uint64_t extra;   /* units the helpers added (string ops) */
+	uint64_t os;      /* measured (an external's own time) */
+	struct rt_cnode *outside; /* children entered from outside */
+	struct rt_cnode *sibling; /* next in its parent's outside list or slot */
+	uint32_t slot;    /* in its parent, UINT32_MAX: entered from outside */
+	uint32_t nblocks, nslots;
+	uint32_t reserved;
+	uint64_t sp;      /* %rsp in its last activation (its entry's, less 8
+			     or 16): where a longjmp or an exception lands
+			     finds the frame it lands in by it */
+	uint64_t counts[]; /* nblocks (an external's: calls, bytes), then nslots */
+};
+static inline struct rt_cnode **rt_cnode_slots(struct rt_cnode *n)
+{
+	return (struct rt_cnode **)(n->counts + n->nblocks);
+}
+struct rt_cthread;
+
 struct rt_frame {
 	struct rt_node *node;  /* the node charged */
 	struct rt_node *alias; /* the recursive edge taken, or NULL */
@@ -97,6 +123,7 @@ struct rt_thread {
 		struct rt_frame *frames;
 	} *parked;
 	uint64_t nparked, parkcap;
+	struct rt_cthread *counting; /* --counts: its tree (counting.c) */
 };
 
 /* Same computation as the entry fast path in stubs.S. */
@@ -148,6 +175,12 @@ struct pi_tls {
 	uint64_t clock_part[3];
 	uint64_t skipped;    /* calls not recorded: the thread was busy or
 				stopped (PI_LOSS_NESTED) */
+	/* --counts (counting.c): the current node; the slot a call site
+	 * names for its call, and the callee's %rsp at entry (past its
+	 * push of %r11) that says the entry is that call's */
+	struct rt_cnode *cur;
+	uint64_t next;
+	uint64_t nextsp;
 };
 
 extern __thread struct pi_tls __profinst_tls;
@@ -491,5 +524,20 @@ void rt_signals_init(void);
  * ends. */
 void rt_altstack_open(void);
 void rt_altstack_close(void);
+
+/* ----- The counting runtime (counting.c) */
+
+bool rt_counting(void);
+void rt_counting_init(void);
+/* th's rt_node tree and block counters from its counting nodes */
+void rt_counting_convert(struct rt_thread *th);
+/* called from stubs.S */
+void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp);
+uint64_t pi_rt_ctramp(uint64_t sp);
+struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x);
+void pi_rt_cresync(uint64_t sp);
+void pi_rt_cmeas_start(void);
+void pi_rt_cmeas_stop(void);
+void __profinst_ctramp(void);
 
 #endif

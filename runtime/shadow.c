@@ -394,5 +394,8 @@ void pi_rt_rep(uint64_t kind, uint64_t rcx, uint64_t flags)
 	} else {
 		extra = k * (kind >> STUB_REP_COST_SHIFT);
 	}
-	t->clock += extra;
+	if (t->cur)
+		t->cur->extra += extra; /* --counts: its node's */
+	else
+		t->clock += extra;
 }

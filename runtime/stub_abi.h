@@ -98,6 +98,36 @@
  * called others keeps both, its frame closing after the return's and its
  * entry moved back by the call's (runtime/frontend.c).
  *
+ * Under --counts (runtime/counting.c) the stubs keep the calling-context
+ * tree themselves, through the thread's current node (%fs:cur), and
+ * count instead of adding to the clock.  Where %r11 may be live (the
+ * object uses it anywhere), each stub keeps it below the red zone.
+ * Entry      push %r11; cmp %rsp,%fs:nextsp; jne 1f; mov %fs:next,%r11;
+ *              mov (%r11),%r11; test %r11,%r11; je 1f; mov %r11,%fs:cur;
+ *              incq calls(%r11); mov %rsp,sp(%r11); movq $0,%fs:nextsp;
+ *              pop %r11; jmp 2f;
+ *              1: lea funcrec(%rip),%r11; call __profinst_centry; pop %r11; 2:
+ *              (flags saved with lahf/seto around it where the first block
+ *              reads them, and __profinst_centry_flags)
+ * Block      mov %fs:cur,%r11; incq counts+8*i(%r11)  (i: the block's
+ *              index in its function)
+ * Call       mov %fs:cur,%r11; lea slot(%r11),%r11; mov %r11,%fs:next;
+ *              lea -16(%rsp),%r11; mov %r11,%fs:nextsp; CALL;
+ *              mov %fs:cur,%r11; mov fparent(%r11),%r11; mov %r11,%fs:cur
+ *              for a direct call to an instrumented function (a direct
+ *              tail jump: the same with -8, and nothing after)
+ * External   mov %fs:cur,%r11; lea slot(%r11),%r11; mov %r11,%fs:next;
+ *              mov (%r11),%r11; test %r11,%r11; jnz 1f;
+ *              lea extrec(%rip),%r11; call __profinst_cextnew;
+ *              1: incq calls(%r11); [add %ARG,counts+8(%r11)];
+ *              mov %r11,%fs:cur; [call __profinst_cmeas_start]; CALL;
+ *              [call __profinst_cmeas_stop]; and the call's after
+ *              (a call through a pointer: the same with %r11 = 0 for the
+ *              record and no count, then lea -15(%rsp),%r11;
+ *              mov %r11,%fs:nextsp, odd: the runtime settles the entry)
+ * Resync     lea -128(%rsp),%rsp; call __profinst_cresync; lea 128(%rsp),%rsp
+ * A ret, and a jump out of instrumented code, have no stub.
+ *
  * Every helper preserves every register.  The status flags are dead at a
  * function's entry and at its ret by the ABI, so __profinst_enter and
  * __profinst_exit may change them; where liveness shows a function reading
@@ -138,6 +168,23 @@
  * every helper that reads the clock adds the parts into it first. */
 #define STUB_TLS_CLOCKPART 144
 #define STUB_CLOCK_PARTS 4
+
+/* --counts (runtime/counting.c): the thread's current node, the slot a
+ * call site names, the callee's %rsp (past its push of %r11) at the
+ * entry that is the site's call; and the node's fields the stubs use. */
+#define STUB_TLS_CUR 176
+#define STUB_TLS_NEXT 184
+#define STUB_TLS_NEXTSP 192
+#define STUB_CN_FPARENT 8
+#define STUB_CN_CALLS 24
+#define STUB_CN_SP 80
+#define STUB_CN_COUNTS 88
+#define STUB_CENTRY_SYMBOL "__profinst_centry"
+#define STUB_CENTRY_FLAGS_SYMBOL "__profinst_centry_flags"
+#define STUB_CEXTNEW_SYMBOL "__profinst_cextnew"
+#define STUB_CRESYNC_SYMBOL "__profinst_cresync"
+#define STUB_CMEAS_START_SYMBOL "__profinst_cmeas_start"
+#define STUB_CMEAS_STOP_SYMBOL "__profinst_cmeas_stop"
 
 /* kind passed to __profinst_rep: bits 0-1 enum rep_kind (1 rep, 2 repe,
  * 3 repne), bit 2 count passes as valgrind does, bits 8-31 per-iteration

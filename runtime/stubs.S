@@ -1290,6 +1290,86 @@ ENTRY __profinst_resync
 	RESTORE
 END __profinst_resync
 
+/*
+ * --counts (counting.c).  The entry stub's slow way: %r11 = the function's
+ * record; after the nine pushes, the function's %rsp at entry is
+ * %rsp + 88 (the stub's push of %r11 and this call's return between).
+ */
+ENTRY __profinst_centry
+	SAVE_LIGHT
+	mov %r11, %rdi
+	lea SAVED_LIGHT+16(%rsp), %rsi
+	call pi_rt_centry
+	RESTORE_LIGHT
+END __profinst_centry
+
+/* The same, where the function's first block reads flags it did not set. */
+ENTRY __profinst_centry_flags
+	SAVE
+	mov %r11, %rdi
+	lea SAVED+16(%rbx), %rsi
+	call pi_rt_centry
+	RESTORE
+END __profinst_centry_flags
+
+/* Where control lands without a return (setjmp's second return, a landing
+ * pad), below the red zone (lea -128(%rsp),%rsp first). */
+ENTRY __profinst_cresync
+	SAVE_LIGHT
+	lea SAVED_LIGHT+8+128(%rsp), %rdi
+	call pi_rt_cresync
+	RESTORE_LIGHT
+END __profinst_cresync
+
+/* Around a call to an external the model does not cost: its clock starts
+ * (the current node is its node), and stops after it.  Every register is
+ * kept; the flags are dead at a call and after it. */
+ENTRY __profinst_cmeas_start
+	SAVE_LIGHT
+	call pi_rt_cmeas_start
+	RESTORE_LIGHT
+END __profinst_cmeas_start
+
+ENTRY __profinst_cmeas_stop
+	SAVE_LIGHT
+	call pi_rt_cmeas_stop
+	RESTORE_LIGHT
+END __profinst_cmeas_stop
+
+/* A slot's first external (or call through a pointer, %r11 = 0) node:
+ * %r11 = the external's record; returns the node in %r11. */
+ENTRY __profinst_cextnew
+	.cfi_startproc
+	CFI_PUSH %rax
+	PUSH_ARGS
+	mov %r11, %rdi
+	call pi_rt_cextnew
+	mov %rax, %r11
+	POP_ARGS
+	CFI_POP %rax
+	ret
+	.cfi_endproc
+END __profinst_cextnew
+
+/* Where a function entered from outside returns: the current node goes
+ * back, and the return goes on to where it was going. */
+ENTRY __profinst_ctramp
+	.cfi_startproc
+	.cfi_undefined rip
+	sub $8, %rsp
+	CFI_PUSH %rax
+	PUSH_ARGS
+	CFI_PUSH %r11
+	lea 80(%rsp), %rdi        /* %rsp after the function's ret */
+	call pi_rt_ctramp
+	mov %rax, 72(%rsp)
+	CFI_POP %r11
+	POP_ARGS
+	CFI_POP %rax
+	ret
+	.cfi_endproc
+END __profinst_ctramp
+
 	.section .note.GNU-stack,"",@progbits
 
 /* The helpers are only reached by direct calls and return normally: they

@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The counting runtime (profinst --counts): the calling-context tree kept
+ * by the stubs themselves, without helper calls on the way in or out, and
+ * counts instead of clocks.
+ *
+ * A node (struct rt_cnode) holds a counter per block of its function and a
+ * slot per call site: the stubs find a callee's node in the caller's slot,
+ * so a call costs a few loads and stores and nothing runs at ret.  The
+ * thread's current node is pi_tls.cur; a call site sets it for the call
+ * (pi_tls.next names the slot, pi_tls.nextsp the callee's %rsp at its
+ * entry, so that the entry knows the call is the site's), and sets it back
+ * after the call from the callee's node (its fparent).  Anything else, a
+ * call from code that is not instrumented (main, a callback, a signal
+ * handler, a thread's start) or through a pointer, enters here: its node
+ * hangs under the current one, and its return goes through a trampoline
+ * (__profinst_ctramp) that puts the current node back.
+ *
+ * Cycles are the counts times the map's block costs, added up when the
+ * profile is written (rt_counting_convert): the profile is the same from
+ * run to run by construction.
+ */
+#include "rt.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* Trampoline records: calls entered from outside, most recent last. */
+struct rt_tramp {
+	uint64_t ra;         /* where the function returns */
+	uint64_t sp;         /* the function's %rsp at entry (its return address slot) */
+	struct rt_cnode *cur; /* current node before the call */
+	bool measured;        /* cur's clock (an external's) was stopped */
+};
+
+#define TRAMP_CAP 4096
+
+struct rt_cthread {
+	struct rt_cnode root;
+	struct rt_tramp *tramp;
+	uint32_t ntramp;
+	char *arena, *arena_end;
+};
+
+static bool counting_on = false;
+
+bool rt_counting(void)
+{
+	return counting_on;
+}
+
+void rt_counting_init(void)
+{
+	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
+		if (d->map->reserved & PI_MAP_COUNTING)
+			counting_on = true;
+}
+
+/* An external's clock: its node's sp holds where it started (an
+ * external's node is no frame of instrumented code, so the landing
+ * search passes it by), 0 while a callback from it runs. */
+static inline uint64_t ext_now(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi)::"memory");
+	return (uint64_t)hi << 32 | lo;
+}
+
+static struct rt_cthread *cthread(struct pi_tls *t)
+{
+	struct rt_thread *th = t->th ? t->th : rt_thread_init(t);
+	if (!th)
+		return NULL;
+	if (!th->counting) {
+		struct rt_cthread *ct = rt_alloc_keep(sizeof(*ct));
+		if (!ct)
+			return NULL;
+		ct->tramp = rt_alloc_keep(TRAMP_CAP * sizeof(struct rt_tramp));
+		if (!ct->tramp)
+			return NULL;
+		ct->root.slot = UINT32_MAX;
+		th->counting = ct;
+	}
+	return th->counting;
+}
+
+static struct rt_cnode *new_cnode(struct rt_cthread *ct, const struct pi_funcrec *fn, struct rt_cnode *parent,
+				  uint32_t slot, struct rt_cnode *fparent)
+{
+	uint32_t nblocks = fn ? 2 : 0, nslots = 0; /* an external's calls and bytes; a pointer's none */
+	if (fn && !rt_is_external(fn)) {
+		const struct pi_map_func *mf = pi_map_funcs(fn->obj->map) + fn->index;
+		nblocks = mf->nblocks;
+		nslots = fn->nslots;
+	}
+	uint64_t size = sizeof(struct rt_cnode) + 8ull * (nblocks + nslots);
+	size = (size + 15) & ~15ull;
+	/* One add takes the room, so that a signal handler's entry, which
+	 * may come in the middle of this, takes other room; a piece that is
+	 * full is left (the process's allocator is lock-free). */
+	struct rt_cnode *n = NULL;
+	if (ct) {
+		char *at = __atomic_fetch_add(&ct->arena, size, __ATOMIC_RELAXED);
+		char *end = __atomic_load_n(&ct->arena_end, __ATOMIC_RELAXED);
+		if (at && end && at + size <= end && at >= end - (1u << 20) - size)
+			n = (struct rt_cnode *)at;
+		else {
+			uint64_t piece = size > (1u << 20) ? size : (1u << 20);
+			char *p = rt_alloc_keep(piece);
+			if (!p)
+				return NULL;
+			n = (struct rt_cnode *)p;
+			/* no end first: a handler's entry meanwhile takes a
+			 * piece of its own (lost room, never shared room) */
+			__atomic_store_n(&ct->arena_end, NULL, __ATOMIC_RELAXED);
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			__atomic_store_n(&ct->arena, p + size, __ATOMIC_RELAXED);
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			__atomic_store_n(&ct->arena_end, p + piece, __ATOMIC_RELAXED);
+		}
+	} else if (!(n = rt_alloc_keep(size)))
+		return NULL;
+	memset(n, 0, size);
+	n->fn = fn;
+	n->parent = parent;
+	n->fparent = fparent;
+	n->slot = slot;
+	n->nblocks = nblocks;
+	n->nslots = nslots;
+	return n;
+}
+
+/* The child of parent in slot (a call site's) for fn: a direct call's
+ * slot holds one function; a call through a pointer may find another
+ * there, and chains them. */
+static struct rt_cnode *slot_child(struct rt_cthread *ct, struct rt_cnode *parent, uint32_t slot,
+				   const struct pi_funcrec *fn, bool tail)
+{
+	struct rt_cnode **sl = rt_cnode_slots(parent) + slot;
+	for (struct rt_cnode *c = *sl; c; c = c->sibling)
+		if (c->fn == fn)
+			return c;
+	struct rt_cnode *c = new_cnode(ct, fn, parent, slot, tail ? parent->fparent : parent);
+	if (!c)
+		return NULL;
+	/* the first is the one the stubs read */
+	if (*sl) {
+		c->sibling = (*sl)->sibling;
+		(*sl)->sibling = c;
+	} else
+		*sl = c;
+	return c;
+}
+
+static struct rt_cnode *outside_child(struct rt_cthread *ct, struct rt_cnode *parent, const struct pi_funcrec *fn,
+				     struct rt_cnode *fparent)
+{
+	for (struct rt_cnode *c = parent->outside; c; c = c->sibling)
+		if (c->fn == fn)
+			return c;
+	struct rt_cnode *c = new_cnode(ct, fn, parent, UINT32_MAX, fparent);
+	if (!c)
+		return NULL;
+	c->sibling = parent->outside;
+	parent->outside = c;
+	return c;
+}
+
+/* The slot a call site named: its index in parent's slots, or -1. */
+static int64_t slot_index(const struct rt_cnode *parent, uint64_t slotaddr)
+{
+	uint64_t base = (uint64_t)rt_cnode_slots((struct rt_cnode *)parent);
+	if (slotaddr < base || slotaddr >= base + 8ull * parent->nslots || (slotaddr - base) % 8)
+		return -1;
+	return (int64_t)((slotaddr - base) / 8);
+}
+
+/*
+ * A function's entry that its stub could not settle: fn's record, sp its
+ * %rsp at entry (the return address's slot).  Either a site set the call
+ * up (nextsp == sp) and its slot is empty or holds another function (a
+ * call through a pointer), or the call came from outside.
+ */
+void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
+{
+	struct pi_tls *t = &__profinst_tls;
+	/* The function's code counts in the current node as soon as this
+	 * returns: it must be one of fn's, even where this interrupts the
+	 * runtime (a signal handler's entry). */
+	bool entered = rt_enter(t);
+	struct rt_cthread *ct = entered ? cthread(t) : t->th ? t->th->counting : NULL;
+	if (!ct) {
+		/* no thread's tree yet, or no memory: a node of its own */
+		struct rt_cnode *n = new_cnode(NULL, fn, t->cur, UINT32_MAX, t->cur);
+		if (n) {
+			n->calls++;
+			t->cur = n;
+		}
+		t->nextsp = 0;
+		goto out;
+	}
+	struct rt_cnode *parent = t->cur ? t->cur : &ct->root;
+	struct rt_cnode *n = NULL;
+	if ((t->nextsp & ~1ull) == sp - 8 && t->cur) {
+		int64_t s = slot_index(parent, t->next);
+		if (t->nextsp & 1) {
+			/* through a pointer: under the site's node for it; the
+			 * site's stub makes the caller current after the call,
+			 * from this node or, if the target was not
+			 * instrumented, from the site's */
+			if (!parent->fn)
+				n = outside_child(ct, parent, fn, parent->fparent);
+		} else if (s >= 0) {
+			const struct pi_map_func *mf = pi_map_funcs(parent->fn->obj->map) + parent->fn->index;
+			n = slot_child(ct, parent, (uint32_t)s, fn, (uint64_t)s >= mf->nsites);
+		}
+	}
+	t->nextsp = 0;
+	if (n) {
+		n->calls++;
+		n->sp = sp - 8;
+		t->cur = n;
+		goto out;
+	}
+	/* from outside: under the current node, back through the trampoline;
+	 * an external's clock stops while its callback runs */
+	bool paused = parent->fn && rt_is_external(parent->fn) && parent->sp;
+	if (paused) {
+		parent->os += ext_now() - parent->sp;
+		parent->sp = 0;
+	}
+	n = outside_child(ct, parent, fn, parent);
+	if (!n)
+		goto out; /* (no memory: counted where it is) */
+	uint32_t i = ct->ntramp;
+	while (i && ct->tramp[i - 1].sp <= sp)
+		i--; /* below us: dead (a longjmp past their returns) */
+	if (i == TRAMP_CAP) {
+		t->skipped++;
+		goto out;
+	}
+	ct->tramp[i] = (struct rt_tramp){.ra = *(uint64_t *)sp, .sp = sp, .cur = t->cur, .measured = paused};
+	ct->ntramp = i + 1;
+	*(uint64_t *)sp = (uint64_t)__profinst_ctramp;
+	n->calls++;
+	n->sp = sp - 8;
+	t->cur = n;
+out:
+	if (entered)
+		rt_leave(t);
+}
+
+/* A function entered from outside returns (sp: its %rsp after the ret):
+ * the current node goes back, and the real return address comes back. */
+uint64_t pi_rt_ctramp(uint64_t sp)
+{
+	struct pi_tls *t = &__profinst_tls;
+	struct rt_cthread *ct = t->th ? t->th->counting : NULL;
+	/* busy or not, the return must go where it belongs */
+	while (ct && ct->ntramp) {
+		/* the record read before it is let go: a signal handler's entry
+		 * meanwhile puts its own above it */
+		struct rt_tramp r = ct->tramp[ct->ntramp - 1];
+		ct->ntramp--;
+		if (r.sp + 8 == sp) {
+			t->cur = r.cur;
+			if (r.cur && r.cur->fn && rt_is_external(r.cur->fn) && r.measured)
+				r.cur->sp = ext_now(); /* the external's clock runs again */
+			return r.ra;
+		}
+	}
+	__builtin_trap(); /* a return the runtime did not divert: nowhere to go */
+}
+
+/* An external call's node, first time in this context: slot named by
+ * pi_tls.next, parent the current node, x the external's record. */
+struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x)
+{
+	struct pi_tls *t = &__profinst_tls;
+	const struct pi_funcrec *shared = x ? (const struct pi_funcrec *)x->addr[0] : NULL;
+	if (shared)
+		x = shared; /* the record all externals of the name share */
+	/* Where no node can be had (inside the runtime already, or no
+	 * memory), one that is not kept, which gives the current node back
+	 * after the call. */
+	static __thread struct {
+		struct rt_cnode n;
+		uint64_t counts[2];
+	} lost;
+	lost.n.fparent = t->cur;
+	lost.n.nblocks = 2;
+	bool entered = rt_enter(t);
+	struct rt_cthread *ct = entered ? cthread(t) : t->th ? t->th->counting : NULL;
+	struct rt_cnode *n = NULL;
+	if (ct && t->cur) {
+		int64_t s = slot_index(t->cur, t->next);
+		if (s >= 0)
+			n = slot_child(ct, t->cur, (uint32_t)s, x, false);
+	}
+	if (entered)
+		rt_leave(t);
+	return n ? n : &lost.n;
+}
+
+void pi_rt_cmeas_start(void)
+{
+	struct rt_cnode *n = __profinst_tls.cur;
+	if (n && n->fn && rt_is_external(n->fn))
+		n->sp = ext_now();
+}
+
+void pi_rt_cmeas_stop(void)
+{
+	uint64_t now = ext_now();
+	struct rt_cnode *n = __profinst_tls.cur;
+	if (n && n->fn && rt_is_external(n->fn) && n->sp) {
+		n->os += now - n->sp;
+		n->sp = 0;
+	}
+}
+
+/* Where control lands without a return (a longjmp's second return of
+ * setjmp, an exception's landing pad), sp the code's %rsp: the node of the
+ * frame it lands in is current again, the first up the path from the
+ * current one whose last activation's %rsp is above the frames that are
+ * gone (a frame's calls are made at most 8 below its stored %rsp, its
+ * callees store theirs at least 16 below that). */
+void pi_rt_cresync(uint64_t sp)
+{
+	struct pi_tls *t = &__profinst_tls;
+	struct rt_cthread *ct = t->th ? t->th->counting : NULL;
+	if (!ct)
+		return;
+	struct rt_cnode *n = t->cur;
+	while (n && n->fn && (rt_is_external(n->fn) || n->sp <= sp - 16))
+		n = n->fparent;
+	while (n && !n->fn && n->fparent)
+		n = n->fparent; /* (a call through a pointer's node is no frame) */
+	if (n)
+		t->cur = n;
+	while (ct->ntramp && ct->tramp[ct->ntramp - 1].sp < sp)
+		ct->ntramp--; /* returns it went past */
+}
+
+/* ----- the profile: counts to cycles */
+
+static uint64_t ext_cost(const struct rt_cnode *n)
+{
+	const struct pi_funcrec *x = n->fn;
+	uint32_t flags = x->size[0];
+	if (!(flags & PI_EXT_FIXED))
+		return 0;
+	return n->calls * x->size[1] + n->counts[1] * x->size[2] / 256;
+}
+
+/* An external's measured time in units, and whether it is charged (as
+ * the timed runtime decides: a cycle model's, and not a wait unless
+ * --charge-waits). */
+static uint64_t ext_measured(const struct rt_cnode *n, bool *charged)
+{
+	uint32_t f = n->fn->size[0];
+	*charged = (f & PI_EXT_CHARGE) && (!(f & PI_EXT_WAIT) || (f & PI_EXT_CHARGE_WAITS));
+	return rt_ticks_to_cycles(n->os);
+}
+
+static uint64_t node_self(const struct rt_cnode *n)
+{
+	if (!n->fn)
+		return 0;
+	if (rt_is_external(n->fn)) {
+		bool charged;
+		uint64_t m = ext_measured(n, &charged);
+		return ext_cost(n) + n->extra + (charged ? m : 0);
+	}
+	const struct pi_map_hdr *m = n->fn->obj->map;
+	const struct pi_map_func *mf = pi_map_funcs(m) + n->fn->index;
+	const struct pi_map_block *b = pi_map_blocks(m) + mf->first_block;
+	uint64_t s = n->extra;
+	for (uint32_t i = 0; i < n->nblocks; i++)
+		s += n->counts[i] * b[i].cost;
+	return s;
+}
+
+/* Children of n, in no particular order: slots (and their chains), then
+ * those entered from outside. */
+struct citer {
+	const struct rt_cnode *n;
+	uint32_t slot;
+	const struct rt_cnode *c;
+	int outside;
+	bool spliced;        /* a call through a pointer's node: its children are its parent's */
+	struct rt_node *to;  /* the rt_node its children go under */
+	struct rt_node *own; /* the rt_node its figures went to (the ancestor's, if recursive) */
+	struct rt_node *edge; /* a recursive call's edge, or NULL */
+	bool outermost;      /* the first activation of its function on the path */
+	uint64_t sub;        /* its figures and its descendants' */
+};
+
+static const struct rt_cnode *cnext(struct citer *it)
+{
+	for (;;) {
+		if (it->c) {
+			const struct rt_cnode *r = it->c;
+			it->c = r->sibling;
+			return r;
+		}
+		if (it->outside)
+			return NULL;
+		if (it->slot < it->n->nslots) {
+			it->c = rt_cnode_slots((struct rt_cnode *)it->n)[it->slot++];
+			continue;
+		}
+		it->outside = 1;
+		it->c = it->n->outside;
+	}
+}
+
+/* Where the call of c returns: its site's return address, 0 if it came
+ * from outside or by a tail jump. */
+static uint64_t node_ra(const struct rt_cnode *c)
+{
+	if (c->slot == UINT32_MAX && c->parent && !c->parent->fn && c->parent->parent)
+		c = c->parent; /* through a pointer: that site's */
+	if (c->slot == UINT32_MAX || !c->parent || !c->parent->fn)
+		return 0;
+	const struct pi_funcrec *pf = c->parent->fn;
+	const struct pi_map_hdr *m = pf->obj->map;
+	const struct pi_map_func *mf = pi_map_funcs(m) + pf->index;
+	if (c->slot >= mf->nsites)
+		return 0;
+	const struct pi_map_site *s = pi_map_sites(m) + mf->first_site + c->slot;
+	return pf->addr[s->piece] + s->ret_off;
+}
+
+/* parent's child for (fn, ra, alias), made if there is none: the timed
+ * runtime's key, so that contexts the slots tell apart but it does not
+ * (two calls through one pointer site) add up as they would there. */
+static struct rt_node *rt_child(struct rt_node *parent, const struct pi_funcrec *fn, uint64_t ra,
+				struct rt_node *alias)
+{
+	for (struct rt_node *n = parent->first_child; n; n = n->next_sibling)
+		if (n->fn == fn && n->ra == ra && n->alias == alias)
+			return n;
+	struct rt_node *n = rt_alloc_keep(sizeof(*n));
+	if (!n)
+		return NULL;
+	memset(n, 0, sizeof(*n));
+	n->fn = fn;
+	n->ra = ra;
+	n->alias = alias;
+	n->parent = parent;
+	n->next_sibling = parent->first_child;
+	parent->first_child = n;
+	return n;
+}
+
+/* The block counters of fn's object in th. */
+static uint64_t *thread_counts(struct rt_thread *th, const struct pi_objdesc *d)
+{
+	if (!th->saved_counts)
+		return (uint64_t *)(th->tp + (int64_t)d->counts_tpoff);
+	uint64_t off = 0;
+	for (const struct pi_objdesc *e = rt_objs_begin(); e < d; e++)
+		off += pi_counters(e->map);
+	return th->saved_counts + off;
+}
+
+/*
+ * Build th's calling-context tree as the timed runtime keeps it (rt_node:
+ * a recursive call is an edge back to the function's node up the path,
+ * which takes its figures; a node's incl is the time of its function's
+ * outermost activations under it), and its block counters, from its
+ * counting nodes.
+ */
+void rt_counting_convert(struct rt_thread *th)
+{
+	struct rt_cthread *ct = th->counting;
+	if (!ct)
+		return;
+	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
+		memset(thread_counts(th, d), 0, 8ull * d->nblocks);
+	th->root.first_child = NULL;
+	th->root.incl = 0;
+	/* the rt_node of each function's activation on the path, if any */
+	uint64_t nfuncs = (uint64_t)(rt_funcs_end() - rt_funcs_begin());
+	struct rt_node **onpath = rt_alloc_keep((nfuncs + 1) * sizeof(*onpath));
+	uint64_t cap = 256, depth = 0;
+	struct citer *st = rt_alloc_keep(cap * sizeof(*st));
+	if (!st || !onpath)
+		return;
+	memset(onpath, 0, (nfuncs + 1) * sizeof(*onpath));
+	st[0] = (struct citer){.n = &ct->root, .to = &th->root, .own = &th->root};
+	depth = 1;
+	while (depth) {
+		if (depth == cap) { /* room for one more level */
+			struct citer *ns = rt_alloc_keep(2 * cap * sizeof(*ns));
+			if (!ns)
+				return;
+			memcpy(ns, st, cap * sizeof(*ns));
+			st = ns, cap *= 2;
+		}
+		struct citer *it = &st[depth - 1];
+		const struct rt_cnode *c = cnext(it);
+		if (!c) {
+			/* done: its time to where the timed runtime puts it */
+			if (it->edge)
+				it->edge->incl += it->sub;
+			else if (it->outermost)
+				it->own->incl += it->sub;
+			if (it->outermost && it->n->fn)
+				onpath[it->n->fn - rt_funcs_begin()] = NULL;
+			if (depth > 1)
+				st[depth - 2].sub += it->sub;
+			depth--;
+			continue;
+		}
+		struct citer *nx = &st[depth];
+		if (!c->fn) {
+			/* a call through a pointer's node: its children are the caller's */
+			*nx = (struct citer){.n = c, .spliced = true, .to = it->to, .own = it->own};
+			depth++;
+			continue;
+		}
+		uint64_t self = node_self(c);
+		uint64_t fi = (uint64_t)(c->fn - rt_funcs_begin());
+		struct rt_node *anc = fi < nfuncs ? onpath[fi] : NULL;
+		*nx = (struct citer){.n = c, .sub = self};
+		if (anc) {
+			/* a recursive call: an edge to the ancestor, which takes it */
+			nx->edge = rt_child(it->to, c->fn, node_ra(c), anc);
+			if (!nx->edge)
+				return;
+			nx->edge->calls += c->calls;
+			anc->rec_calls += c->calls;
+			nx->own = nx->to = anc;
+		} else {
+			nx->own = nx->to = rt_child(it->to, c->fn, node_ra(c), NULL);
+			if (!nx->own)
+				return;
+			nx->outermost = true;
+			if (fi < nfuncs)
+				onpath[fi] = nx->own;
+		}
+		nx->own->calls += c->calls;
+		nx->own->self += self;
+		if (rt_is_external(c->fn)) {
+			bool charged;
+			uint64_t m = ext_measured(c, &charged);
+			if (charged)
+				nx->own->os += m;
+			else
+				nx->own->os_left += m;
+		}
+		else {
+			const struct pi_objdesc *d = c->fn->obj;
+			uint64_t *cnt = thread_counts(th, d);
+			const struct pi_map_func *mf = pi_map_funcs(d->map) + c->fn->index;
+			for (uint32_t i = 0; i < c->nblocks; i++)
+				cnt[mf->first_block + i] += c->counts[i];
+		}
+		depth++;
+	}
+	th->root.incl = st[0].sub;
+	th->final_clock = th->root.incl;
+}
