@@ -1078,6 +1078,8 @@ def collect(ctx, args):
     tests += large.tests(ctx, Fail, sh, must, profile_json)
     import cpaths
     tests += cpaths.tests(ctx, Fail, sh, must, directives)
+    import counting
+    tests += counting.tests(ctx, Fail, sh, must, directives)
     import maps
     tests += maps.tests(ctx, Fail, sh, must, profile_json)
     import house
