@@ -156,7 +156,8 @@ struct code {
 	int sym_tls, sym_enter, sym_enter_flags, sym_exit, sym_tailexit, sym_rep, sym_resync, sym_flush, sym_branch,
 	    sym_load;
 	int sym_ext_enter, sym_ext_exit, sym_ext_exit_fixed, sym_sys_enter, sym_sys_exit, sym_icall;
-	int sym_centry, sym_centry_flags, sym_cextnew, sym_cresync, sym_cmeas_start, sym_cmeas_stop;
+	int sym_centry, sym_centry_flags, sym_cextnew, sym_cresync, sym_cmeas_start, sym_cmeas_stop, sym_cpark,
+	    sym_cunpark;
 	int r11_used; /* --counts: some instruction reads or writes %r11 (-1: not known yet) */
 	int counts_sec, desc_sec, map_sec;
 	uint32_t nwarn;

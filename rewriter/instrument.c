@@ -171,15 +171,6 @@ int instrument_object(struct object *o, const struct rewrite_opts *opts, struct 
 		code_free(&c);
 		return 0;
 	}
-	if (ro.counting)
-		for (size_t i = 0; i < c.nexts; i++)
-			if (c.exts[i].flags & (PI_EXT_SWITCH | PI_EXT_SETCTX)) {
-				/* the current node would be another stack's */
-				pi_error("%s: calls %s, which --counts does not handle yet (leave --counts out)",
-					 o->name, c.exts[i].name);
-				code_free(&c);
-				return -1;
-			}
 	struct addrmap map;
 	int rc = code_rewrite(&c, &map);
 	addrmap_free(&map);

@@ -946,13 +946,16 @@ static void emit_insn(struct emit *e, uint32_t k)
 		PUT(e, LEA_RSP_P128);
 	}
 	bool ext = f && (t->mark[k] & MARK_EXT);
-	bool cafter = false, csave = false, cmeasured = false;
+	bool cafter = false, csave = false, cmeasured = false, cswitch = false;
 	if (counting && f) {
 		/* calls and tail jumps name their slot; a return does nothing;
 		 * a jump out of instrumented code is a plain jump (the caller's
 		 * node is current again after its call); an external the model
 		 * does not cost is timed */
 		emit_cbefore(e, k, f, &cafter, &csave, &cmeasured);
+		cswitch = ext && t->ext && (e->c->exts[t->ext[k]].flags & (PI_EXT_SWITCH | PI_EXT_SETCTX));
+		if (cswitch) /* another context runs on: this one's node waits for it */
+			emit_call_rt(e, e->c->sym_cpark);
 		if (cmeasured)
 			emit_call_rt(e, e->c->sym_cmeas_start);
 		if (ext && in->kind != INSN_SYSCALL)
@@ -1014,6 +1017,8 @@ static void emit_insn(struct emit *e, uint32_t k)
 		emit_rep_post(e, in);
 	if (cmeasured)
 		emit_call_rt(e, e->c->sym_cmeas_stop);
+	if (cswitch)
+		emit_call_rt(e, e->c->sym_cunpark);
 	if (cafter)
 		emit_cback(e, csave);
 }

@@ -41,6 +41,8 @@ void meta_prepare(struct code *c)
 		c->sym_cresync = undef(o, STUB_CRESYNC_SYMBOL, STT_NOTYPE);
 		c->sym_cmeas_start = undef(o, STUB_CMEAS_START_SYMBOL, STT_NOTYPE);
 		c->sym_cmeas_stop = undef(o, STUB_CMEAS_STOP_SYMBOL, STT_NOTYPE);
+		c->sym_cpark = undef(o, STUB_CPARK_SYMBOL, STT_NOTYPE);
+		c->sym_cunpark = undef(o, STUB_CUNPARK_SYMBOL, STT_NOTYPE);
 	}
 	c->r11_used = -1;
 	/* each block's executions and, under a simulation, its

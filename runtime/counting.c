@@ -39,6 +39,10 @@ struct rt_cthread {
 	struct rt_cnode root;
 	struct rt_tramp *tramp;
 	uint32_t ntramp;
+	/* contexts switched away from (swapcontext): the call's %rsp and
+	 * the node current there */
+	struct rt_tramp *park;
+	uint32_t npark;
 	char *arena, *arena_end;
 };
 
@@ -76,7 +80,8 @@ static struct rt_cthread *cthread(struct pi_tls *t)
 		if (!ct)
 			return NULL;
 		ct->tramp = rt_alloc_keep(TRAMP_CAP * sizeof(struct rt_tramp));
-		if (!ct->tramp)
+		ct->park = rt_alloc_keep(TRAMP_CAP * sizeof(struct rt_tramp));
+		if (!ct->tramp || !ct->park)
 			return NULL;
 		ct->root.slot = UINT32_MAX;
 		th->counting = ct;
@@ -229,7 +234,13 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 		parent->os += ext_now() - parent->sp;
 		parent->sp = 0;
 	}
-	n = outside_child(ct, parent, fn, parent);
+	/* a context's first function (makecontext), entered from a
+	 * swapcontext or setcontext: a root of its own, as the timed
+	 * runtime has it */
+	struct rt_cnode *under = parent;
+	if (parent->fn && rt_is_external(parent->fn) && (parent->fn->size[0] & (PI_EXT_SWITCH | PI_EXT_SETCTX)))
+		under = &ct->root;
+	n = outside_child(ct, under, fn, under);
 	if (!n)
 		goto out; /* (no memory: counted where it is) */
 	uint32_t i = ct->ntramp;
@@ -317,6 +328,40 @@ void pi_rt_cmeas_stop(void)
 		n->os += now - n->sp;
 		n->sp = 0;
 	}
+}
+
+/* Before a swapcontext or setcontext call (sp: the caller's %rsp there):
+ * when a switch comes back to this context, the call returns at that
+ * %rsp and its node must be current again. */
+void pi_rt_cpark(uint64_t sp)
+{
+	struct pi_tls *t = &__profinst_tls;
+	if (!rt_enter(t))
+		return;
+	struct rt_cthread *ct = cthread(t);
+	if (ct) {
+		uint32_t i = 0;
+		while (i < ct->npark && ct->park[i].sp != sp)
+			i++; /* (the same context switching again) */
+		if (i < TRAMP_CAP) {
+			ct->park[i] = (struct rt_tramp){.sp = sp, .cur = t->cur};
+			if (i == ct->npark)
+				ct->npark++;
+		}
+	}
+	rt_leave(t);
+}
+
+void pi_rt_cunpark(uint64_t sp)
+{
+	struct pi_tls *t = &__profinst_tls;
+	struct rt_cthread *ct = t->th ? t->th->counting : NULL;
+	for (uint32_t i = 0; ct && i < ct->npark; i++)
+		if (ct->park[i].sp == sp) {
+			t->cur = ct->park[i].cur;
+			ct->park[i] = ct->park[--ct->npark];
+			return;
+		}
 }
 
 /* Where control lands without a return (a longjmp's second return of

@@ -537,6 +537,8 @@ uint64_t pi_rt_ctramp(uint64_t sp);
 struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x);
 void pi_rt_cresync(uint64_t sp);
 void pi_rt_cmeas_start(void);
+void pi_rt_cpark(uint64_t sp);
+void pi_rt_cunpark(uint64_t sp);
 void pi_rt_cmeas_stop(void);
 void __profinst_ctramp(void);
 

@@ -183,6 +183,8 @@
 #define STUB_CENTRY_FLAGS_SYMBOL "__profinst_centry_flags"
 #define STUB_CEXTNEW_SYMBOL "__profinst_cextnew"
 #define STUB_CRESYNC_SYMBOL "__profinst_cresync"
+#define STUB_CPARK_SYMBOL "__profinst_cpark"
+#define STUB_CUNPARK_SYMBOL "__profinst_cunpark"
 #define STUB_CMEAS_START_SYMBOL "__profinst_cmeas_start"
 #define STUB_CMEAS_STOP_SYMBOL "__profinst_cmeas_stop"
 

@@ -1321,6 +1321,22 @@ ENTRY __profinst_cresync
 	RESTORE_LIGHT
 END __profinst_cresync
 
+/* Around swapcontext: the context leaving keeps its node (the %rsp of the
+ * call names it), the one coming back takes it again. */
+ENTRY __profinst_cpark
+	SAVE_LIGHT
+	lea SAVED_LIGHT+8(%rsp), %rdi
+	call pi_rt_cpark
+	RESTORE_LIGHT
+END __profinst_cpark
+
+ENTRY __profinst_cunpark
+	SAVE_LIGHT
+	lea SAVED_LIGHT+8(%rsp), %rdi
+	call pi_rt_cunpark
+	RESTORE_LIGHT
+END __profinst_cunpark
+
 /* Around a call to an external the model does not cost: its clock starts
  * (the current node is its node), and stops after it.  Every register is
  * kept; the flags are dead at a call and after it. */

@@ -20,8 +20,6 @@ NOT_YET = {
     # the runtime's trampoline stands in main's return address, where the
     # unwinder stops: the program runs, its backtrace is shorter
     "020_backtrace": "runs",
-    # profinst says it does not handle it, and builds nothing
-    "034_swapcontext": "refused",
 }
 
 
