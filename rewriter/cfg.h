@@ -61,7 +61,8 @@ struct block {
 	uint32_t ret_excess; /* a block ending in ret: what the return costs
 				beyond cost, charged after the exit stub, to
 				the caller (BLOCK_RET_AT_CALLER) */
-	uint16_t live_in;   /* status flags live at the block's start */
+	uint16_t live_in;   /* status flags live at the block's start, and
+			       LIVE_R11 (--counts: r11_liveness) */
 };
 
 /* One executable section. */
@@ -72,6 +73,8 @@ struct text {
 	uint32_t *at;       /* [size+1]: instruction index starting at offset, or NO_INSN */
 	int32_t *fn;        /* per instruction: function index or -1 */
 	uint16_t *mark;     /* per instruction: MARK_* */
+	bool *r11_after;    /* --counts: per call, %r11 live after it, and at the
+			       last instruction of each block (r11live.c) */
 	uint32_t *cslot;    /* --counts: per instruction, the call slot of a call
 			       or direct tail jump (UINT32_MAX: none) */
 	uint32_t *ext;      /* per instruction: the external a MARK_EXT call calls
@@ -86,6 +89,10 @@ struct text {
 	uint32_t *chase;    /* per instruction, under --cache-sim: the word of a
 			       load stub before it, or 0 (chase.h); or NULL */
 };
+
+/* block.live_in: %r11, which gcc keeps across calls to functions of its
+ * own unit that leave it alone (--counts: a stub may use it where not) */
+#define LIVE_R11 0x8000u
 
 #define MARK_LEADER   0x01
 #define MARK_FSTART   0x02 /* first instruction of a function's entry piece */
@@ -158,7 +165,6 @@ struct code {
 	int sym_ext_enter, sym_ext_exit, sym_ext_exit_fixed, sym_sys_enter, sym_sys_exit, sym_icall;
 	int sym_centry, sym_centry_flags, sym_cextnew, sym_cresync, sym_cmeas_start, sym_cmeas_stop, sym_cpark,
 	    sym_cunpark;
-	int r11_used; /* --counts: some instruction reads or writes %r11 (-1: not known yet) */
 	int counts_sec, desc_sec, map_sec;
 	uint32_t nwarn;
 	/* kept from before the rewrite, for the map: line tables, and the

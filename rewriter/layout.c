@@ -560,28 +560,20 @@ static void emit_icall(struct emit *e, uint32_t k)
 
 /* ----- --counts (runtime/counting.c, stub_abi.h) */
 
-/* Whether any instruction of the object reads or writes %r11: gcc keeps
- * values in it across calls to functions it knows leave it alone, so the
- * stubs keep it where it might be live. */
-static bool r11_used(struct emit *e)
+/* Whether %r11 may be live before instruction k (a call or a jump), as
+ * r11_liveness found it: a call to a function of this object lets it
+ * live through, so it is live before if live after. */
+static bool r11_live_at(const struct emit *e, uint32_t k)
 {
-	struct code *c = e->c;
-	if (c->r11_used >= 0)
-		return c->r11_used;
-	c->r11_used = 0;
-	for (int ti = 0; ti < c->ntexts && !c->r11_used; ti++) {
-		const struct text *t = &c->texts[ti];
-		const struct section *s = &c->o->secs[t->sec];
-		for (uint32_t k = 0; k < t->ninsns; k++) {
-			struct insn_detail d;
-			if (!insn_describe(&c->dx, s->data + t->insns[k].off, t->insns[k].len, &d) ||
-			    ((d.rd | d.wr | d.addr) & (1ull << 11))) {
-				c->r11_used = 1;
-				break;
-			}
-		}
-	}
-	return c->r11_used;
+	const struct text *t = e->t;
+	return t->r11_after ? t->r11_after[k] : true;
+}
+
+/* At a tail jump, which ends its block (its callee returns to the
+ * function's caller). */
+static bool jump_r11_live(const struct emit *e, uint32_t k)
+{
+	return e->t->r11_after ? e->t->r11_after[k] : true;
 }
 
 static bool operand_uses_r11(struct emit *e, uint32_t k)
@@ -691,7 +683,7 @@ static void emit_centry(struct emit *e, const struct func *f)
 static void emit_cblock(struct emit *e, uint32_t b, const struct func *f)
 {
 	const struct block *bl = &e->c->blocks[b];
-	bool flags = bl->live_in & FLAGS_STATUS, save = r11_used(e);
+	bool flags = bl->live_in & FLAGS_STATUS, save = bl->live_in & LIVE_R11;
 	if (flags || save)
 		PUT(e, LEA_RSP_M128);
 	if (flags)
@@ -796,9 +788,9 @@ static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool 
 	if (in->kind == INSN_CALL && !ext) {
 		if (!calls_instrumented(e->c, t, k))
 			return; /* setjmp, __tls_get_addr...: left as they are */
-		emit_cset(e, f, slot, -8, r11_used(e));
+		emit_cset(e, f, slot, -8, r11_live_at(e, k));
 		*after = true;
-		*save_after = r11_used(e);
+		*save_after = r11_live_at(e, k);
 	} else if (in->kind == INSN_CALL && ext) {
 		const struct external *x = &e->c->exts[t->ext[k]];
 		emit_cnode(e, f, slot, x);
@@ -820,7 +812,7 @@ static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool 
 		*after = true;
 		*measured = !(x->flags & PI_EXT_FIXED);
 	} else if (in->kind == INSN_JMP && (t->mark[k] & MARK_TAIL) && calls_instrumented(e->c, t, k)) {
-		emit_cset(e, f, slot, 0, r11_used(e));
+		emit_cset(e, f, slot, 0, jump_r11_live(e, k));
 	}
 }
 
@@ -829,7 +821,7 @@ static void emit_ctail(struct emit *e, uint32_t k, const struct func *f)
 {
 	uint32_t slot = e->t->cslot ? e->t->cslot[k] : UINT32_MAX;
 	if (slot != UINT32_MAX && calls_instrumented(e->c, e->t, k))
-		emit_cset(e, f, slot, 0, r11_used(e));
+		emit_cset(e, f, slot, 0, jump_r11_live(e, k));
 }
 
 static void emit_body(struct emit *e, uint32_t k, const struct func *f)

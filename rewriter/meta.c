@@ -44,7 +44,6 @@ void meta_prepare(struct code *c)
 		c->sym_cpark = undef(o, STUB_CPARK_SYMBOL, STT_NOTYPE);
 		c->sym_cunpark = undef(o, STUB_CUNPARK_SYMBOL, STT_NOTYPE);
 	}
-	c->r11_used = -1;
 	/* each block's executions and, under a simulation, its
 	 * mispredictions and memory waits (format.h, pi_counters) */
 	size_t per_block = c->opts->branch_sim || c->opts->cache_sim ? 3 : 1;

@@ -38,7 +38,7 @@ struct rt_tramp {
 struct rt_cthread {
 	struct rt_cnode root;
 	struct rt_tramp *tramp;
-	uint32_t ntramp;
+	uint32_t ntramp, tcap;
 	/* contexts switched away from (swapcontext): the call's %rsp and
 	 * the node current there */
 	struct rt_tramp *park;
@@ -80,6 +80,7 @@ static struct rt_cthread *cthread(struct pi_tls *t)
 		if (!ct)
 			return NULL;
 		ct->tramp = rt_alloc_keep(TRAMP_CAP * sizeof(struct rt_tramp));
+		ct->tcap = TRAMP_CAP;
 		ct->park = rt_alloc_keep(TRAMP_CAP * sizeof(struct rt_tramp));
 		if (!ct->tramp || !ct->park)
 			return NULL;
@@ -171,6 +172,35 @@ static struct rt_cnode *outside_child(struct rt_cthread *ct, struct rt_cnode *pa
 	return c;
 }
 
+/* Stacks (a thread's, a signal stack, a context's) are far apart: records
+ * within this of each other are of one stack. */
+#define STACK_SPAN (64ull << 20)
+
+/* Forget the records of sp's stack below sp: their functions are gone
+ * (a longjmp or an exception went past their returns).  The others keep
+ * their order. */
+static void drop_dead(struct rt_cthread *ct, uint64_t sp)
+{
+	uint32_t k = 0;
+	for (uint32_t m = 0; m < ct->ntramp; m++) {
+		uint64_t s = ct->tramp[m].sp;
+		if (!(s < sp && sp - s < STACK_SPAN))
+			ct->tramp[k++] = ct->tramp[m];
+	}
+	ct->ntramp = k;
+}
+
+static bool grow_tramp(struct rt_cthread *ct)
+{
+	struct rt_tramp *n = rt_alloc_keep(2ull * ct->tcap * sizeof(*n));
+	if (!n)
+		return false;
+	memcpy(n, ct->tramp, ct->ntramp * sizeof(*n));
+	ct->tramp = n;
+	ct->tcap *= 2;
+	return true;
+}
+
 /* The slot a call site named: its index in parent's slots, or -1. */
 static int64_t slot_index(const struct rt_cnode *parent, uint64_t slotaddr)
 {
@@ -243,16 +273,15 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 	n = outside_child(ct, under, fn, under);
 	if (!n)
 		goto out; /* (no memory: counted where it is) */
-	uint32_t i = ct->ntramp;
-	while (i && ct->tramp[i - 1].sp <= sp)
-		i--; /* below us: dead (a longjmp past their returns) */
-	if (i == TRAMP_CAP) {
-		t->skipped++;
-		goto out;
-	}
-	ct->tramp[i] = (struct rt_tramp){.ra = *(uint64_t *)sp, .sp = sp, .cur = t->cur, .measured = paused};
-	ct->ntramp = i + 1;
-	*(uint64_t *)sp = (uint64_t)__profinst_ctramp;
+	if (*(uint64_t *)sp != (uint64_t)__profinst_ctramp) {
+		drop_dead(ct, sp + 1); /* this stack's below us: a longjmp went past their returns */
+		if (ct->ntramp == ct->tcap && !grow_tramp(ct))
+			goto out; /* (no memory: counted where it is) */
+		ct->tramp[ct->ntramp] =
+			(struct rt_tramp){.ra = *(uint64_t *)sp, .sp = sp, .cur = t->cur, .measured = paused};
+		ct->ntramp++;
+		*(uint64_t *)sp = (uint64_t)__profinst_ctramp;
+	} /* else a function entered from outside jumped here: its record stands */
 	n->calls++;
 	n->sp = sp - 8;
 	t->cur = n;
@@ -267,18 +296,19 @@ uint64_t pi_rt_ctramp(uint64_t sp)
 {
 	struct pi_tls *t = &__profinst_tls;
 	struct rt_cthread *ct = t->th ? t->th->counting : NULL;
-	/* busy or not, the return must go where it belongs */
-	while (ct && ct->ntramp) {
-		/* the record read before it is let go: a signal handler's entry
-		 * meanwhile puts its own above it */
-		struct rt_tramp r = ct->tramp[ct->ntramp - 1];
+	/* busy or not, the return must go where it belongs: the newest
+	 * record of its %rsp (other stacks' records may be newer) */
+	for (uint32_t j = ct ? ct->ntramp : 0; j-- > 0;) {
+		if (ct->tramp[j].sp + 8 != sp)
+			continue;
+		struct rt_tramp r = ct->tramp[j];
+		ct->tramp[j] = ct->tramp[ct->ntramp - 1];
 		ct->ntramp--;
-		if (r.sp + 8 == sp) {
-			t->cur = r.cur;
-			if (r.cur && r.cur->fn && rt_is_external(r.cur->fn) && r.measured)
-				r.cur->sp = ext_now(); /* the external's clock runs again */
-			return r.ra;
-		}
+		drop_dead(ct, sp); /* and this stack's below it */
+		t->cur = r.cur;
+		if (r.cur && r.cur->fn && rt_is_external(r.cur->fn) && r.measured)
+			r.cur->sp = ext_now(); /* the external's clock runs again */
+		return r.ra;
 	}
 	__builtin_trap(); /* a return the runtime did not divert: nowhere to go */
 }
@@ -383,8 +413,7 @@ void pi_rt_cresync(uint64_t sp)
 		n = n->fparent; /* (a call through a pointer's node is no frame) */
 	if (n)
 		t->cur = n;
-	while (ct->ntramp && ct->tramp[ct->ntramp - 1].sp < sp)
-		ct->ntramp--; /* returns it went past */
+	drop_dead(ct, sp); /* returns it went past */
 }
 
 /* ----- the profile: counts to cycles */
