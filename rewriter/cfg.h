@@ -62,7 +62,8 @@ struct block {
 				beyond cost, charged after the exit stub, to
 				the caller (BLOCK_RET_AT_CALLER) */
 	uint16_t live_in;   /* status flags live at the block's start, and
-			       LIVE_R11 (--counts: r11_liveness) */
+			       LIVE_R11 (--counts: reglive.h) */
+	uint16_t gpr_live;  /* --counts: general registers maybe live there */
 };
 
 /* One executable section. */
@@ -74,7 +75,7 @@ struct text {
 	int32_t *fn;        /* per instruction: function index or -1 */
 	uint16_t *mark;     /* per instruction: MARK_* */
 	bool *r11_after;    /* --counts: per call, %r11 live after it, and at the
-			       last instruction of each block (r11live.c) */
+			       last instruction of each block (reglive.h) */
 	uint32_t *cslot;    /* --counts: per instruction, the call slot of a call
 			       or direct tail jump (UINT32_MAX: none) */
 	uint32_t *ext;      /* per instruction: the external a MARK_EXT call calls

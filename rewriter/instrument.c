@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "instrument.h"
-#include "r11live.h"
+#include "reglive.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -118,7 +118,7 @@ int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *op
 		chase_find(c);
 	code_liveness(c);
 	if (opts->counting)
-		r11_liveness(c);
+		reg_liveness(c);
 	code_find_sites(c);
 	line_table_read(&c->lines, o);
 	/* after the line table: an inlined call's file is one of its unit's */

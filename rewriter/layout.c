@@ -593,12 +593,19 @@ static void emit_fs_r11(struct emit *e, uint8_t op, uint32_t off)
 	buf_u32(&e->tl->out, 0);
 }
 
-/* OP disp32(%r11) with the ModRM's reg field reg, under rex */
-static void emit_r11m(struct emit *e, uint8_t rex, uint8_t op, uint8_t reg, uint32_t disp)
+/* OP disp32(%base) with the ModRM's reg field reg, under rex (base
+ * neither %rsp nor %r12) */
+static void emit_r11m_reg(struct emit *e, uint8_t rex, uint8_t op, uint8_t reg, uint8_t base, uint32_t disp)
 {
-	uint8_t b[] = {rex, op, (uint8_t)(0x80 | (reg & 7) << 3 | 3)};
+	uint8_t b[] = {rex, op, (uint8_t)(0x80 | (reg & 7) << 3 | (base & 7))};
 	PUT(e, b);
 	buf_u32(&e->tl->out, disp);
+}
+
+/* OP disp32(%r11) */
+static void emit_r11m(struct emit *e, uint8_t rex, uint8_t op, uint8_t reg, uint32_t disp)
+{
+	emit_r11m_reg(e, rex, op, reg, 11, disp);
 }
 
 /* lea disp(%rsp),%r11 */
@@ -680,23 +687,54 @@ static void emit_centry(struct emit *e, const struct func *f)
 	e->tl->out.p[j3] = (uint8_t)(cur(e) - j3 - 1);
 }
 
+/* A register dead at the block's start (reglive.h), -1 if none: %r11
+ * first; never %rsp or %r12 (whose addressing takes a SIB byte). */
+static int dead_reg(const struct block *bl, bool not_rax)
+{
+	static const int order[] = {11, 10, 9, 8, 7, 6, 2, 1, 0, 3, 5, 13, 14, 15};
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (!(bl->gpr_live & (1u << order[i])) && !(not_rax && order[i] == 0))
+			return order[i];
+	return -1;
+}
+
 static void emit_cblock(struct emit *e, uint32_t b, const struct func *f)
 {
 	const struct block *bl = &e->c->blocks[b];
-	bool flags = bl->live_in & FLAGS_STATUS, save = bl->live_in & LIVE_R11;
-	if (flags || save)
+	bool flags = bl->live_in & FLAGS_STATUS;
+	/* flags kept in %al (lahf; seto): in %rax where it is dead, else
+	 * with %rax pushed below the red zone */
+	bool push_rax = flags && (bl->gpr_live & 1);
+	int r = dead_reg(bl, flags);
+	bool push_r11 = r < 0;
+	if (push_r11)
+		r = 11;
+	if (push_rax || push_r11)
 		PUT(e, LEA_RSP_M128);
-	if (flags)
-		PUT(e, FLAGS_SAVE);
-	if (save)
+	if (push_rax)
+		buf_u8(&e->tl->out, 0x50);
+	if (flags) {
+		static const uint8_t keep[] = {0x9f, 0x0f, 0x90, 0xc0}; /* lahf; seto %al */
+		PUT(e, keep);
+	}
+	if (push_r11)
 		PUT(e, PUSH_R11);
-	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
-	emit_r11m(e, 0x49, 0xff, 0, STUB_CN_COUNTS + 8 * (b - f->first_block));
-	if (save)
+	/* mov %fs:cur,%R; incq counts+8*i(%R) */
+	uint8_t mov[] = {0x64, (uint8_t)(r >= 8 ? 0x4c : 0x48), 0x8b, (uint8_t)(0x04 | (r & 7) << 3), 0x25};
+	PUT(e, mov);
+	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_CUR);
+	buf_u32(&e->tl->out, 0);
+	emit_r11m_reg(e, (uint8_t)(r >= 8 ? 0x49 : 0x48), 0xff, 0, (uint8_t)r,
+		      STUB_CN_COUNTS + 8 * (b - f->first_block));
+	if (push_r11)
 		PUT(e, POP_R11);
-	if (flags)
-		PUT(e, FLAGS_RESTORE);
-	if (flags || save)
+	if (flags) {
+		static const uint8_t back[] = {0x04, 0x7f, 0x9e}; /* add $0x7f,%al; sahf */
+		PUT(e, back);
+	}
+	if (push_rax)
+		buf_u8(&e->tl->out, 0x58);
+	if (push_rax || push_r11)
 		PUT(e, LEA_RSP_P128);
 }
 

@@ -1,17 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-#include "r11live.h"
+#include "reglive.h"
 
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "external.h"
 #include "reloc.h"
 #include "util.h"
 
-#define R11 (1ull << 11)
+enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15 };
+#define B(r) (1u << (r))
+#define ALL 0xffffu
+/* what no call keeps, by the ABI */
+#define SCRATCH (B(RAX) | B(RCX) | B(RDX) | B(RSI) | B(RDI) | B(R8) | B(R9) | B(R10) | B(R11))
+/* what a call or a jump to a function may read: its arguments, %rax
+ * (a variadic call's vector count), %r10 (a nested function's chain) */
+#define ARGS (B(RDI) | B(RSI) | B(RDX) | B(RCX) | B(R8) | B(R9) | B(RAX) | B(R10))
+/* what a function's caller reads after it returns */
+#define AT_RET (B(RBX) | B(RBP) | B(R12) | B(R13) | B(R14) | B(R15) | B(RAX) | B(RDX) | B(RSP))
 
-/* The function of this object a direct call or jump k goes to, or -1. */
+/* The function of this object a direct call goes to, or -1. */
 static int32_t local_callee(const struct code *c, const struct text *t, uint32_t k)
 {
 	const struct insn *in = &t->insns[k];
@@ -31,41 +39,52 @@ static int32_t local_callee(const struct code *c, const struct text *t, uint32_t
 	return t->fn[t->at[off]];
 }
 
-/* What k does to %r11: *use, *def. */
-static void r11_effect(const struct code *c, const struct text *t, uint32_t k, bool *use, bool *def)
+/* The registers instruction k reads and writes whole. */
+static void effect(const struct code *c, const struct text *t, uint32_t k, uint16_t *use, uint16_t *def)
 {
 	const struct insn *in = &t->insns[k];
 	struct insn_detail d;
-	if (!insn_describe(&c->dx, c->o->secs[t->sec].data + in->off, in->len, &d)) {
-		*use = true, *def = false;
+	if (in->kind == INSN_SYSCALL) {
+		*use = B(RAX) | B(RDI) | B(RSI) | B(RDX) | B(R10) | B(R8) | B(R9);
+		*def = B(RAX) | B(RCX) | B(R11);
 		return;
 	}
-	*use = (d.rd | d.addr) & R11;
-	*def = (d.wr & R11) && !((d.merge | d.rd) & R11);
+	if (!insn_describe(&c->dx, c->o->secs[t->sec].data + in->off, in->len, &d)) {
+		*use = ALL, *def = 0;
+		return;
+	}
+	*use = (uint16_t)((d.rd | d.addr | d.merge) & ALL);
+	*def = (uint16_t)(d.wr & ~(d.merge | d.rd) & ALL);
 }
 
-/* %r11 live at the end of block b of f, from its successors' live_in;
- * keep: f must keep %r11 for its callers. */
-static bool live_out(struct code *c, const struct func *f, const struct block *b, bool keep)
+static uint16_t live_in_of(const struct block *b)
+{
+	return b->gpr_live;
+}
+
+/* Registers live at the end of block b of f; keep: what f must keep for
+ * its callers beyond the ABI. */
+static uint16_t live_out(struct code *c, const struct func *f, const struct block *b, uint16_t keep)
 {
 	struct text *t = &c->texts[b->ts];
 	uint32_t k = b->first + b->n - 1;
 	const struct insn *last = &t->insns[k];
-	bool out = false, falls = true;
+	uint16_t out = 0;
+	bool falls = true;
 	int tsec;
 	uint64_t toff;
 	switch (last->kind) {
 	case INSN_RET:
-		return keep;
+		return AT_RET | keep;
 	case INSN_TRAP:
-		return false;
+		return 0;
 	case INSN_JMP_IND:
 		if (t->mark[k] & MARK_TAIL)
-			return keep || !(t->mark[k] & MARK_EXT);
+			return AT_RET | ARGS | keep;
 		for (uint32_t i = f->first_block; i < f->first_block + f->nblocks; i++) {
 			const struct block *x = &c->blocks[i];
 			if (c->texts[x->ts].mark[x->first] & MARK_ADDR)
-				out |= (x->live_in & LIVE_R11) != 0;
+				out |= live_in_of(x);
 		}
 		return out;
 	case INSN_JMP:
@@ -73,16 +92,16 @@ static bool live_out(struct code *c, const struct func *f, const struct block *b
 		/* fallthrough */
 	case INSN_JCC: case INSN_LOOP:
 		if (t->mark[k] & MARK_TAIL)
-			out |= keep; /* its callee returns to f's caller */
+			out |= AT_RET | ARGS | keep; /* its callee returns to f's caller */
 		else if (code_branch_target(c, t, k, &tsec, &toff) && is_text(c, tsec)) {
 			struct text *tt = &c->texts[text_index(c, tsec)];
 			uint32_t ti = toff <= c->o->secs[tsec].size ? tt->at[toff] : NO_INSN;
 			if (ti != NO_INSN && tt->fn[ti] >= 0 && c->funcs[tt->fn[ti]].instrument)
-				out |= (c->blocks[tt->block[ti]].live_in & LIVE_R11) != 0;
+				out |= live_in_of(&c->blocks[tt->block[ti]]);
 			else
-				out = true;
+				out = ALL;
 		} else
-			out = true;
+			out = ALL;
 		break;
 	default:
 		break;
@@ -91,20 +110,18 @@ static bool live_out(struct code *c, const struct func *f, const struct block *b
 		uint32_t nk = k + 1;
 		if (nk < t->ninsns && t->fn[nk] == t->fn[k] && t->fn[nk] >= 0 &&
 		    t->insns[nk].off == last->off + last->len)
-			out |= (c->blocks[t->block[nk]].live_in & LIVE_R11) != 0;
+			out |= live_in_of(&c->blocks[t->block[nk]]);
 		else
-			out = true; /* falls out of the function: be safe */
+			out = ALL; /* falls out of the function: be safe */
 	}
 	return out;
 }
 
-void r11_liveness(struct code *c)
+void reg_liveness(struct code *c)
 {
-	bool *keep = xcalloc(c->nfuncs + 1, sizeof(*keep));
+	uint16_t *keep = xcalloc(c->nfuncs + 1, sizeof(*keep));
 	for (int ti = 0; ti < c->ntexts; ti++)
 		c->texts[ti].r11_after = xcalloc(c->texts[ti].ninsns + 1, sizeof(bool));
-	/* a function of the object whose address is taken may be called by
-	 * anything; only direct calls from its unit rely on it keeping %r11 */
 	bool again = true;
 	while (again) {
 		again = false;
@@ -118,34 +135,35 @@ void r11_liveness(struct code *c)
 				for (uint32_t b = f->first_block + f->nblocks; b-- > f->first_block;) {
 					struct block *bl = &c->blocks[b];
 					struct text *t = &c->texts[bl->ts];
-					bool live = live_out(c, f, bl, keep[fi]);
-					t->r11_after[bl->first + bl->n - 1] = live; /* (a jump's: at it) */
+					uint16_t live = live_out(c, f, bl, keep[fi]);
+					t->r11_after[bl->first + bl->n - 1] = live & B(R11); /* (a jump's: at it) */
 					for (uint32_t k = bl->first + bl->n; k-- > bl->first;) {
 						const struct insn *in = &t->insns[k];
 						if (in->kind == INSN_CALL || in->kind == INSN_CALL_IND) {
-							t->r11_after[k] = live;
+							t->r11_after[k] = live & B(R11);
 							int32_t g = in->kind == INSN_CALL && !(t->mark[k] & MARK_EXT)
 									    ? local_callee(c, t, k) : -1;
 							if (g >= 0) {
-								/* lives through it, which must keep it */
-								if (live && !keep[g]) {
-									keep[g] = true;
+								/* all live through it, which must keep them */
+								uint16_t need = live & SCRATCH;
+								if (need & ~keep[g]) {
+									keep[g] |= need;
 									again = true;
 								}
 							} else
-								live = false; /* clobbered by the ABI */
+								live &= (uint16_t)~SCRATCH; /* clobbered by the ABI */
+							live |= ARGS;
 						}
-						bool use, def;
-						r11_effect(c, t, k, &use, &def);
-						if (def)
-							live = false;
-						if (use)
-							live = true;
+						uint16_t use, def;
+						effect(c, t, k, &use, &def);
+						live = (uint16_t)((live & ~def) | use);
 					}
-					if (live && !(bl->live_in & LIVE_R11)) {
-						bl->live_in |= LIVE_R11;
+					if (live & ~bl->gpr_live) {
+						bl->gpr_live |= live;
 						changed = true;
 					}
+					if (live & B(R11))
+						bl->live_in |= LIVE_R11;
 				}
 			}
 		}
