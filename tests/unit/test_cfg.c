@@ -21,6 +21,10 @@
  *                      is any name, the same name the same class, two
  *                      names two classes
  *   copied             it starts a function left as it was (no blocks)
+ *   regs-live R...     the general registers R (rax ... r15) may be live
+ *                      where its block starts, as --counts finds them
+ *                      (reglive.h): a counting stub keeps them
+ *   regs-dead R...     ... and these are not: a stub may use them
  *
  * Checked both ways, in every instrumented function: an instruction
  * without `leader` does not start a block, a jump without `tail` does
@@ -55,6 +59,7 @@ static const struct {
 struct expect {
 	unsigned what;   /* E_* */
 	uint16_t live;   /* flags-live */
+	uint16_t regs_live, regs_dead; /* regs-live, regs-dead */
 	int follows, sets; /* classes by name (an index into the names), or -1 */
 	bool seen;       /* an instruction is on its line */
 };
@@ -97,6 +102,17 @@ static bool class_is(struct classes *cl, int i, uint32_t id)
 }
 
 /* The annotations of src by line: lines[n] for n < *nlines. */
+static const char *const reg_names[16] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+					  "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
+
+static int reg_named(const char *w)
+{
+	for (int i = 0; i < 16; i++)
+		if (!strcmp(w, reg_names[i]))
+			return i;
+	return -1;
+}
+
 static struct expect *read_expects(const char *src, struct classes *cl, size_t *nlines, unsigned *count)
 {
 	FILE *f = fopen(src, "r");
@@ -118,8 +134,15 @@ static struct expect *read_expects(const char *src, struct classes *cl, size_t *
 			continue;
 		(*count)++;
 		bool in_flags = false;
+		uint16_t *in_regs = NULL;
 		for (char *w = strtok(a + 9, " \t\n"); w; w = strtok(NULL, " \t\n")) {
 			size_t i;
+			int r = reg_named(w);
+			if (in_regs && r >= 0) {
+				*in_regs |= (uint16_t)(1u << r);
+				continue;
+			}
+			in_regs = NULL;
 			for (i = 0; in_flags && i < sizeof flag_names / sizeof *flag_names; i++)
 				if (!strcmp(w, flag_names[i].name))
 					break;
@@ -147,6 +170,9 @@ static struct expect *read_expects(const char *src, struct classes *cl, size_t *
 				x->what |= E_COPIED;
 			} else if (!strcmp(w, "flags-live")) {
 				in_flags = true;
+			} else if (!strcmp(w, "regs-live") || !strcmp(w, "regs-dead")) {
+				in_regs = w[5] == 'l' ? &x->regs_live : &x->regs_dead;
+				in_flags = false;
 			} else {
 				fprintf(stderr, "%s:%zu: unknown word in an annotation: %s\n", src, n, w);
 				free(e);
@@ -257,6 +283,17 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 					looped[t->block[k]] ? "on" : "not on");
 				fbad[t->fn[k]]++;
 			}
+			uint16_t gl = c->blocks[t->block[k]].gpr_live;
+			for (int r = 0; r < 16; r++) {
+				if ((x->regs_live >> r & 1) && !(gl >> r & 1)) {
+					fprintf(stderr, "%s:%u: %%%s dead, expected live\n", src, line, reg_names[r]);
+					fbad[t->fn[k]]++;
+				}
+				if ((x->regs_dead >> r & 1) && (gl >> r & 1)) {
+					fprintf(stderr, "%s:%u: %%%s live, expected dead\n", src, line, reg_names[r]);
+					fbad[t->fn[k]]++;
+				}
+			}
 			uint16_t live = c->blocks[t->block[k]].live_in & FLAGS_STATUS;
 			if (live != x->live) {
 				char got[64], want[64];
@@ -308,7 +345,8 @@ static int check_file(const char *src)
 	int bad = 1;
 	if (!unit_object(src, &o)) {
 		/* --cache-sim's analysis too (chase.c) */
-		struct rewrite_opts ro = {.model = model_find("instructions"), .cache_sim = true};
+		/* and --counts' (reglive.c) */
+		struct rewrite_opts ro = {.model = model_find("instructions"), .cache_sim = true, .counting = true};
 		if (!code_analyse(&c, &o, &ro))
 			bad = check_code(src, &c, e, nlines, &cl);
 		else
