@@ -1124,6 +1124,12 @@ void code_find_sites(struct code *c)
 		f->nslots_counting = f->nsites;
 		if (!c->opts->counting)
 			continue;
+		for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
+			const struct block *bl = &c->blocks[b];
+			for (uint32_t k = bl->first; k < bl->first + bl->n; k++)
+				if (c->texts[bl->ts].mark[k] & MARK_RESYNC)
+					f->resyncs = true;
+		}
 		/* direct tail jumps to instrumented code take slots after the sites */
 		for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
 			struct block *bl = &c->blocks[b];

@@ -40,6 +40,7 @@ struct func {
 	uint32_t first_block, nblocks;
 	uint32_t first_site, nsites;
 	uint32_t nslots_counting; /* --counts: sites, then direct tail jumps */
+	bool resyncs;       /* --counts: holds a resync point (setjmp's return, a landing pad) */
 	uint32_t ninsns;
 	int rec_sec;        /* section of its pi_funcrec */
 	uint64_t rec_off;

@@ -175,6 +175,26 @@ static const char *called_external(const struct code *c, const struct text *t, u
 	return NULL;
 }
 
+/* The function of this object a direct call goes to, or -1. */
+int32_t local_callee(const struct code *c, const struct text *t, uint32_t k)
+{
+	const struct insn *in = &t->insns[k];
+	const struct rela *r = reloc_find(c->o, t->sec, in->off + in->rel_off);
+	uint64_t off;
+	if (!r)
+		off = in->target;
+	else if (r->sym < c->o->nsyms && ELF64_ST_TYPE(c->o->syms[r->sym].info) == STT_SECTION &&
+		 (int)c->o->syms[r->sym].shndx == t->sec && r->addend >= -4)
+		off = (uint64_t)(r->addend + 4);
+	else if (r->sym < c->o->nsyms && c->o->syms[r->sym].shndx != SHN_UNDEF && c->func_of_sym)
+		return c->func_of_sym[r->sym];
+	else
+		return -1;
+	if (off >= c->o->secs[t->sec].size || t->at[off] == NO_INSN)
+		return -1;
+	return t->fn[t->at[off]];
+}
+
 static bool func_at_instrumented(const struct code *c, const struct text *t, uint64_t off)
 {
 	if (off >= c->o->secs[t->sec].size || t->at[off] == NO_INSN)

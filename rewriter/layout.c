@@ -668,8 +668,11 @@ static void emit_centry(struct emit *e, const struct func *f)
 	emit_fs_r11(e, 0x89, STUB_TLS_CUR);
 	static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS}; /* incq calls(%r11) */
 	PUT(e, inc);
-	static const uint8_t sp[] = {0x49, 0x89, 0x63, STUB_CN_SP}; /* mov %rsp,sp(%r11) */
-	PUT(e, sp);
+	if (f->resyncs) {
+		/* where a longjmp or an exception lands in it finds its node */
+		static const uint8_t sp[] = {0x49, 0x89, 0x63, STUB_CN_SP}; /* mov %rsp,sp(%r11) */
+		PUT(e, sp);
+	}
 	emit_fs_zero(e, STUB_TLS_NEXTSP);
 	if (flags)
 		PUT(e, FLAGS_RESTORE);
@@ -811,8 +814,48 @@ static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, cons
 
 /* Whether instruction k is a call or jump the counting stubs handle, and
  * emit what goes before it.  *after: emit_cback after it. */
+static void emit_body(struct emit *e, uint32_t k, const struct func *f);
+
+/* A direct call to a function of this object that keeps no resync point,
+ * where %r11 is free: the caller finds the callee's node itself and calls
+ * past its entry stub (emit_cinner). */
+static bool inner_call(const struct emit *e, uint32_t k)
+{
+	if (r11_live_at(e, k))
+		return false;
+	int32_t g = local_callee(e->c, e->t, k);
+	return g >= 0 && e->c->funcs[g].instrument && !e->c->funcs[g].resyncs;
+}
+
+/* mov %fs:cur,%r11; mov slot(%r11),%r11; test; jz 1f; mov %r11,%fs:cur;
+ * incq calls(%r11); call past the callee's entry stub; jmp 2f;
+ * 1: the call as any other (the callee's entry makes its node); 2: */
+static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32_t slot)
+{
+	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
+	emit_r11m(e, 0x4d, 0x8b, 3, slot_disp(e, f, slot));
+	PUT(e, TEST_R11);
+	static const uint8_t jz[] = {0x0f, 0x84};
+	PUT(e, jz);
+	uint64_t j1 = cur(e);
+	buf_u32(&e->tl->out, 0);
+	emit_fs_r11(e, 0x89, STUB_TLS_CUR);
+	static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
+	PUT(e, inc);
+	buf_u8(&e->tl->out, 0xe8);
+	emit_rel32_to_target(e, k, MAP_BRANCH, false);
+	buf_u8(&e->tl->out, 0xe9);
+	uint64_t j2 = cur(e);
+	buf_u32(&e->tl->out, 0);
+	wr32(e->tl->out.p + j1, (uint32_t)(cur(e) - j1 - 4));
+	emit_cset(e, f, slot, -8, false);
+	e->tl->pos[k] = (uint32_t)cur(e);
+	emit_body(e, k, f);
+	wr32(e->tl->out.p + j2, (uint32_t)(cur(e) - j2 - 4));
+}
+
 static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool *after, bool *save_after,
-			 bool *measured)
+			 bool *measured, uint32_t *inner)
 {
 	const struct text *t = e->t;
 	const struct insn *in = &t->insns[k];
@@ -820,12 +863,18 @@ static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool 
 	*after = false;
 	*save_after = false;
 	*measured = false;
+	*inner = 0;
 	if (slot == UINT32_MAX || (t->mark[k] & MARK_NOCOST))
 		return;
 	bool ext = t->mark[k] & MARK_EXT;
 	if (in->kind == INSN_CALL && !ext) {
 		if (!calls_instrumented(e->c, t, k))
 			return; /* setjmp, __tls_get_addr...: left as they are */
+		if (inner_call(e, k)) {
+			*after = true;
+			*inner = slot + 1;
+			return;
+		}
 		emit_cset(e, f, slot, -8, r11_live_at(e, k));
 		*after = true;
 		*save_after = r11_live_at(e, k);
@@ -965,6 +1014,8 @@ static void emit_insn(struct emit *e, uint32_t k)
 	if (f && (t->mark[k] & MARK_RESYNC)) {
 		/* before the block stub: its cost belongs to the code resuming */
 		PUT(e, LEA_RSP_M128);
+		if (counting) /* (%r11 is dead where a call returns or an exception lands) */
+			emit_lea_r11_funcrec(e, f);
 		emit_call_rt(e, counting ? e->c->sym_cresync : e->c->sym_resync);
 		PUT(e, LEA_RSP_P128);
 	}
@@ -977,12 +1028,13 @@ static void emit_insn(struct emit *e, uint32_t k)
 	}
 	bool ext = f && (t->mark[k] & MARK_EXT);
 	bool cafter = false, csave = false, cmeasured = false, cswitch = false;
+	uint32_t cinner = 0;
 	if (counting && f) {
 		/* calls and tail jumps name their slot; a return does nothing;
 		 * a jump out of instrumented code is a plain jump (the caller's
 		 * node is current again after its call); an external the model
 		 * does not cost is timed */
-		emit_cbefore(e, k, f, &cafter, &csave, &cmeasured);
+		emit_cbefore(e, k, f, &cafter, &csave, &cmeasured, &cinner);
 		cswitch = ext && t->ext && (e->c->exts[t->ext[k]].flags & (PI_EXT_SWITCH | PI_EXT_SETCTX));
 		if (cswitch) /* another context runs on: this one's node waits for it */
 			emit_call_rt(e, e->c->sym_cpark);
@@ -1027,6 +1079,10 @@ static void emit_insn(struct emit *e, uint32_t k)
 		const struct external *x = &e->c->exts[t->ext[k]];
 		emit_lea_r11_rec(e, x->rec_sec, x->rec_off);
 		emit_call_rt(e, e->c->sym_ext_enter);
+	}
+	if (cinner) {
+		emit_cinner(e, k, f, cinner - 1); /* the call itself, twice */
+		done = true;
 	}
 	if (!done) {
 		tl->pos[k] = (uint32_t)cur(e);

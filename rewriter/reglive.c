@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "external.h"
 #include "reloc.h"
 #include "util.h"
 
@@ -18,26 +19,6 @@ enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, 
 #define ARGS (B(RDI) | B(RSI) | B(RDX) | B(RCX) | B(R8) | B(R9) | B(RAX) | B(R10))
 /* what a function's caller reads after it returns */
 #define AT_RET (B(RBX) | B(RBP) | B(R12) | B(R13) | B(R14) | B(R15) | B(RAX) | B(RDX) | B(RSP))
-
-/* The function of this object a direct call goes to, or -1. */
-static int32_t local_callee(const struct code *c, const struct text *t, uint32_t k)
-{
-	const struct insn *in = &t->insns[k];
-	const struct rela *r = reloc_find(c->o, t->sec, in->off + in->rel_off);
-	uint64_t off;
-	if (!r)
-		off = in->target;
-	else if (r->sym < c->o->nsyms && ELF64_ST_TYPE(c->o->syms[r->sym].info) == STT_SECTION &&
-		 (int)c->o->syms[r->sym].shndx == t->sec && r->addend >= -4)
-		off = (uint64_t)(r->addend + 4);
-	else if (r->sym < c->o->nsyms && c->o->syms[r->sym].shndx != SHN_UNDEF && c->func_of_sym)
-		return c->func_of_sym[r->sym];
-	else
-		return -1;
-	if (off >= c->o->secs[t->sec].size || t->at[off] == NO_INSN)
-		return -1;
-	return t->fn[t->at[off]];
-}
 
 /* The registers instruction k reads and writes whole. */
 static void effect(const struct code *c, const struct text *t, uint32_t k, uint16_t *use, uint16_t *def)

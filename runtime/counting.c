@@ -395,22 +395,21 @@ void pi_rt_cunpark(uint64_t sp)
 }
 
 /* Where control lands without a return (a longjmp's second return of
- * setjmp, an exception's landing pad), sp the code's %rsp: the node of the
- * frame it lands in is current again, the first up the path from the
- * current one whose last activation's %rsp is above the frames that are
- * gone (a frame's calls are made at most 8 below its stored %rsp, its
+ * setjmp, an exception's landing pad) in fn, sp the code's %rsp: the node
+ * of the frame it lands in is current again, the first of fn's up the
+ * path from the current one whose last activation's %rsp (stored by the
+ * entry stub of a function with such places) is above the frames that
+ * are gone (a frame calls at most 8 below the %rsp it stored, and its
  * callees store theirs at least 16 below that). */
-void pi_rt_cresync(uint64_t sp)
+void pi_rt_cresync(uint64_t sp, const struct pi_funcrec *fn)
 {
 	struct pi_tls *t = &__profinst_tls;
 	struct rt_cthread *ct = t->th ? t->th->counting : NULL;
 	if (!ct)
 		return;
 	struct rt_cnode *n = t->cur;
-	while (n && n->fn && (rt_is_external(n->fn) || n->sp <= sp - 16))
+	while (n && !(n->fn == fn && n->sp > sp - 16))
 		n = n->fparent;
-	while (n && !n->fn && n->fparent)
-		n = n->fparent; /* (a call through a pointer's node is no frame) */
 	if (n)
 		t->cur = n;
 	drop_dead(ct, sp); /* returns it went past */

@@ -535,7 +535,7 @@ void rt_counting_convert(struct rt_thread *th);
 void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp);
 uint64_t pi_rt_ctramp(uint64_t sp);
 struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x);
-void pi_rt_cresync(uint64_t sp);
+void pi_rt_cresync(uint64_t sp, const struct pi_funcrec *fn);
 void pi_rt_cmeas_start(void);
 void pi_rt_cpark(uint64_t sp);
 void pi_rt_cunpark(uint64_t sp);

@@ -1317,6 +1317,7 @@ END __profinst_centry_flags
 ENTRY __profinst_cresync
 	SAVE_LIGHT
 	lea SAVED_LIGHT+8+128(%rsp), %rdi
+	mov %r11, %rsi            /* the function's record */
 	call pi_rt_cresync
 	RESTORE_LIGHT
 END __profinst_cresync
