@@ -104,18 +104,25 @@
  * object uses it anywhere), each stub keeps it below the red zone.
  * Entry      push %r11; cmp %rsp,%fs:nextsp; jne 1f; mov %fs:next,%r11;
  *              mov (%r11),%r11; test %r11,%r11; je 1f; mov %r11,%fs:cur;
- *              incq calls(%r11); mov %rsp,sp(%r11); movq $0,%fs:nextsp;
+ *              incq calls(%r11); [mov %rsp,sp(%r11)]; movq $0,%fs:nextsp;
  *              pop %r11; jmp 2f;
  *              1: lea funcrec(%rip),%r11; call __profinst_centry; pop %r11; 2:
  *              (flags saved with lahf/seto around it where the first block
- *              reads them, and __profinst_centry_flags)
- * Block      mov %fs:cur,%r11; incq counts+8*i(%r11)  (i: the block's
- *              index in its function)
+ *              reads them, and __profinst_centry_flags; %rsp stored in
+ *              the node by functions with resync points)
+ * Block      mov %fs:cur,%R; incq counts+8*i(%R)  (i: the block's index
+ *              in its function, R a register dead there, else %r11 kept
+ *              below the red zone; the flags kept in %al with lahf/seto
+ *              where live)
  * Call       mov %fs:cur,%r11; lea slot(%r11),%r11; mov %r11,%fs:next;
  *              lea -16(%rsp),%r11; mov %r11,%fs:nextsp; CALL;
  *              mov %fs:cur,%r11; mov fparent(%r11),%r11; mov %r11,%fs:cur
  *              for a direct call to an instrumented function (a direct
- *              tail jump: the same with -8, and nothing after)
+ *              tail jump: the same with -8, and nothing after).  To a
+ *              function of the same object without resync points, where
+ *              %r11 is dead: mov %fs:cur,%r11; mov slot(%r11),%r11;
+ *              test %r11,%r11; jz 1f; mov %r11,%fs:cur; incq calls(%r11);
+ *              call past its entry stub; jmp 2f; 1: the above; 2: after
  * External   mov %fs:cur,%r11; lea slot(%r11),%r11; mov %r11,%fs:next;
  *              mov (%r11),%r11; test %r11,%r11; jnz 1f;
  *              lea extrec(%rip),%r11; call __profinst_cextnew;
@@ -125,7 +132,8 @@
  *              (a call through a pointer: the same with %r11 = 0 for the
  *              record and no count, then lea -15(%rsp),%r11;
  *              mov %r11,%fs:nextsp, odd: the runtime settles the entry)
- * Resync     lea -128(%rsp),%rsp; call __profinst_cresync; lea 128(%rsp),%rsp
+ * Resync     lea -128(%rsp),%rsp; lea funcrec(%rip),%r11;
+ *              call __profinst_cresync; lea 128(%rsp),%rsp
  * A ret, and a jump out of instrumented code, have no stub.
  *
  * Every helper preserves every register.  The status flags are dead at a
