@@ -1006,41 +1006,46 @@ unsigned code_block_succs(const struct code *c, uint32_t b, uint32_t out[2])
 	return n;
 }
 
-/* Backward liveness of the status flags, per function, to a fixed point. */
-static uint16_t block_live_out(struct code *c, const struct func *f, const struct block *b)
+unsigned code_block_flow(const struct code *c, const struct func *f, const struct block *b,
+			 void (*each)(void *ctx, const struct block *succ), void *ctx)
 {
-	struct text *t = &c->texts[b->ts];
-	const struct insn *last = &t->insns[b->first + b->n - 1];
+	const struct text *t = &c->texts[b->ts];
 	uint32_t k = b->first + b->n - 1;
-	uint16_t out = 0;
+	const struct insn *last = &t->insns[k];
+	unsigned ends = 0;
+	bool falls = true;
 	int tsec;
 	uint64_t toff;
-	bool falls = true;
 	switch (last->kind) {
-	case INSN_RET: case INSN_TRAP:
+	case INSN_RET:
+		return FLOW_RET;
+	case INSN_TRAP:
 		return 0;
 	case INSN_JMP_IND:
-		if (!(t->mark[k] & MARK_TAIL)) {
-			/* any address-taken block of the function */
-			for (uint32_t i = f->first_block; i < f->first_block + f->nblocks; i++) {
-				const struct block *x = &c->blocks[i];
-				if (c->texts[x->ts].mark[x->first] & MARK_ADDR)
-					out |= x->live_in;
-			}
+		if (t->mark[k] & MARK_TAIL)
+			return FLOW_TAIL;
+		/* any address-taken block of the function */
+		for (uint32_t i = f->first_block; i < f->first_block + f->nblocks; i++) {
+			const struct block *x = &c->blocks[i];
+			if (c->texts[x->ts].mark[x->first] & MARK_ADDR)
+				each(ctx, x);
 		}
-		return out;
+		return 0;
 	case INSN_JMP:
 		falls = false;
 		/* fallthrough */
 	case INSN_JCC: case INSN_LOOP:
-		if (!(t->mark[k] & MARK_TAIL) && code_branch_target(c, t, k, &tsec, &toff) && is_text(c, tsec)) {
-			struct text *tt = &c->texts[text_index(c, tsec)];
+		if (t->mark[k] & MARK_TAIL)
+			ends |= FLOW_TAIL;
+		else if (code_branch_target(c, t, k, &tsec, &toff) && is_text(c, tsec)) {
+			const struct text *tt = &c->texts[text_index(c, tsec)];
 			uint32_t ti = insn_at(tt, &c->o->secs[tsec], toff);
 			if (ti != NO_INSN && tt->fn[ti] >= 0 && c->funcs[tt->fn[ti]].instrument)
-				out |= c->blocks[tt->block[ti]].live_in;
+				each(ctx, &c->blocks[tt->block[ti]]);
 			else
-				out |= FLAGS_STATUS;
-		}
+				ends |= FLOW_OUT;
+		} else
+			ends |= FLOW_UNSEEN;
 		break;
 	default:
 		break;
@@ -1049,10 +1054,27 @@ static uint16_t block_live_out(struct code *c, const struct func *f, const struc
 		uint32_t nk = k + 1;
 		if (nk < t->ninsns && t->fn[nk] == t->fn[k] && t->fn[nk] >= 0 &&
 		    t->insns[nk].off == last->off + last->len)
-			out |= c->blocks[t->block[nk]].live_in;
-		else if (last->kind != INSN_CALL && last->kind != INSN_CALL_IND)
-			out |= FLAGS_STATUS; /* falls out of the function: be safe */
+			each(ctx, &c->blocks[t->block[nk]]);
+		else
+			ends |= last->kind == INSN_CALL || last->kind == INSN_CALL_IND ? FLOW_OUT_AFTER_CALL : FLOW_OUT;
 	}
+	return ends;
+}
+
+static void or_flags(void *ctx, const struct block *succ)
+{
+	*(uint16_t *)ctx |= succ->live_in & FLAGS_STATUS;
+}
+
+/* Backward liveness of the status flags, per function, to a fixed point:
+ * dead where the function returns or jumps to another (the ABI), live
+ * where control goes where the analysis does not see (but after a call,
+ * which clobbers them). */
+static uint16_t block_live_out(struct code *c, const struct func *f, const struct block *b)
+{
+	uint16_t out = 0;
+	if (code_block_flow(c, f, b, or_flags, &out) & FLOW_OUT)
+		out |= FLAGS_STATUS;
 	return out;
 }
 

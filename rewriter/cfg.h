@@ -253,6 +253,21 @@ void code_keep_blocks(struct code *c);
  * branch's target, its own start included, and the next block it falls
  * into; not indirect jumps' targets): how many, at most 2, in out. */
 unsigned code_block_succs(const struct code *c, uint32_t b, uint32_t out[2]);
+/* What may follow block b of f, for a backward analysis: each block of f
+ * it may go on to is passed to each (an indirect jump's: every
+ * address-taken block of f), and the other ways it may end are returned:
+ * FLOW_RET a return, FLOW_TAIL a jump to another function (a tail call),
+ * FLOW_OUT a jump or fall to code the analysis does not see,
+ * FLOW_OUT_AFTER_CALL a fall out of the function after a call (that does
+ * not return), FLOW_UNSEEN a jump whose target is not known; 0 for a
+ * trap. */
+#define FLOW_RET 1u
+#define FLOW_TAIL 2u
+#define FLOW_OUT 4u
+#define FLOW_OUT_AFTER_CALL 8u
+#define FLOW_UNSEEN 16u
+unsigned code_block_flow(const struct code *c, const struct func *f, const struct block *b,
+			 void (*each)(void *ctx, const struct block *succ), void *ctx);
 
 /*
  * Questions about the decoded code that the passes in files of their own

@@ -38,63 +38,23 @@ static void effect(const struct code *c, const struct text *t, uint32_t k, uint1
 	*def = (uint16_t)(d.wr & ~(d.merge | d.rd) & ALL);
 }
 
-static uint16_t live_in_of(const struct block *b)
+static void or_regs(void *ctx, const struct block *succ)
 {
-	return b->gpr_live;
+	*(uint16_t *)ctx |= succ->gpr_live;
 }
 
 /* Registers live at the end of block b of f; keep: what f must keep for
  * its callers beyond the ABI. */
 static uint16_t live_out(struct code *c, const struct func *f, const struct block *b, uint16_t keep)
 {
-	struct text *t = &c->texts[b->ts];
-	uint32_t k = b->first + b->n - 1;
-	const struct insn *last = &t->insns[k];
 	uint16_t out = 0;
-	bool falls = true;
-	int tsec;
-	uint64_t toff;
-	switch (last->kind) {
-	case INSN_RET:
-		return AT_RET | keep;
-	case INSN_TRAP:
-		return 0;
-	case INSN_JMP_IND:
-		if (t->mark[k] & MARK_TAIL)
-			return AT_RET | ARGS | keep;
-		for (uint32_t i = f->first_block; i < f->first_block + f->nblocks; i++) {
-			const struct block *x = &c->blocks[i];
-			if (c->texts[x->ts].mark[x->first] & MARK_ADDR)
-				out |= live_in_of(x);
-		}
-		return out;
-	case INSN_JMP:
-		falls = false;
-		/* fallthrough */
-	case INSN_JCC: case INSN_LOOP:
-		if (t->mark[k] & MARK_TAIL)
-			out |= AT_RET | ARGS | keep; /* its callee returns to f's caller */
-		else if (code_branch_target(c, t, k, &tsec, &toff) && is_text(c, tsec)) {
-			struct text *tt = &c->texts[text_index(c, tsec)];
-			uint32_t ti = toff <= c->o->secs[tsec].size ? tt->at[toff] : NO_INSN;
-			if (ti != NO_INSN && tt->fn[ti] >= 0 && c->funcs[tt->fn[ti]].instrument)
-				out |= live_in_of(&c->blocks[tt->block[ti]]);
-			else
-				out = ALL;
-		} else
-			out = ALL;
-		break;
-	default:
-		break;
-	}
-	if (falls) {
-		uint32_t nk = k + 1;
-		if (nk < t->ninsns && t->fn[nk] == t->fn[k] && t->fn[nk] >= 0 &&
-		    t->insns[nk].off == last->off + last->len)
-			out |= live_in_of(&c->blocks[t->block[nk]]);
-		else
-			out = ALL; /* falls out of the function: be safe */
-	}
+	unsigned ends = code_block_flow(c, f, b, or_regs, &out);
+	if (ends & FLOW_RET)
+		out |= AT_RET | keep;
+	if (ends & FLOW_TAIL)
+		out |= AT_RET | ARGS | keep; /* its callee returns to f's caller */
+	if (ends & (FLOW_OUT | FLOW_OUT_AFTER_CALL | FLOW_UNSEEN))
+		out = ALL;
 	return out;
 }
 

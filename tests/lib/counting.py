@@ -12,6 +12,8 @@ import shutil
 import subprocess
 import tempfile
 
+import cpaths
+
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 E2E = os.path.join(HERE, "e2e")
 
@@ -82,14 +84,7 @@ def tests(ctx, Fail, sh, must, directives):
                 shutil.rmtree(tmp, ignore_errors=True)
 
     out = []
-    for f in sorted(os.listdir(E2E)):
-        if not f.endswith((".c", ".cc")):
-            continue
-        d = directives(os.path.join(E2E, f))
-        if int(d.get("profiles", ["1"])[0]) != 1:
-            continue
-        if d.get("deterministic", ["yes"])[0].split()[0] == "no":
-            continue
+    for f in cpaths.comparable_programs(directives):
         base = f.rsplit(".", 1)[0]
         out.append(("counting/%s" % base,
                     lambda f=f, base=base: case(os.path.join(E2E, f), NOT_YET.get(base, "same"))))

@@ -63,6 +63,20 @@ def tree_text(ctx, prof, sh):
     return "\n".join(sorted("\n".join(b) for b in blocks))
 
 
+def comparable_programs(directives):
+    """The end-to-end programs whose one run gives one profile, the same
+    figures every run: their file names, in order."""
+    for f in sorted(os.listdir(E2E)):
+        if not f.endswith((".c", ".cc")):
+            continue
+        d = directives(os.path.join(E2E, f))
+        if int(d.get("profiles", ["1"])[0]) != 1:
+            continue  # a fork or an exec: one process's figures against another's
+        if d.get("deterministic", ["yes"])[0].split()[0] == "no":
+            continue  # its figures differ from run to run (the file says why)
+        yield f
+
+
 def tests(ctx, Fail, sh, must, directives):
     def case(src, cpu):
         d = directives(src)
@@ -112,14 +126,7 @@ def tests(ctx, Fail, sh, must, directives):
                 shutil.rmtree(tmp, ignore_errors=True)
 
     out = []
-    for f in sorted(os.listdir(E2E)):
-        if not f.endswith((".c", ".cc")):
-            continue
-        d = directives(os.path.join(E2E, f))
-        if int(d.get("profiles", ["1"])[0]) != 1:
-            continue  # a fork or an exec: one process's figures against another's
-        if d.get("deterministic", ["yes"])[0].split()[0] == "no":
-            continue  # its figures differ from run to run (the file says why)
+    for f in comparable_programs(directives):
         for cpu in ("instructions", "zen5"):
             out.append(("cpaths/%s[%s]" % (f.rsplit(".", 1)[0], cpu),
                         lambda f=f, cpu=cpu: case(os.path.join(E2E, f), cpu)))
