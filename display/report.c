@@ -231,8 +231,12 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 	/* what a cycle model's blocks leave out, unless simulated: a reader
 	 * comparing with a sampling profiler should know */
 	if (os && !(bsim && csim))
-		printf("Not in the cycles: %s%s%s\n", bsim ? "" : "mispredicted branches (profinst --branch-sim)",
-		       bsim || csim ? "" : ", ", csim ? "" : "cache misses (profinst --cache-sim)");
+		printf("Not in the cycles: %s%s%s%s\n", bsim ? "" : "mispredicted branches (profinst --branch-sim)",
+		       bsim || csim ? "" : ", ", csim ? "" : "cache misses (profinst --cache-sim)",
+		       prof_counted(p) ? ", call and return bubbles, page faults (profinst --counts)" : "");
+	if (prof_counted(p))
+		printf("Counted per calling context (profinst --counts): cycles are the blocks' counts times the "
+		       "model's costs; no per-call minimum and maximum\n");
 	putchar('\n');
 	printf("%12s %14s %6s %14s %6s %10s %10s ", "Calls", "Self", "Self%", "Incl", "Incl%", "MinSelf", "MaxSelf");
 	if (os)

@@ -800,6 +800,11 @@ bool prof_cache_sim(const struct profile *p)
 	return any_obj_has(p, PI_MAP_CACHE_SIM);
 }
 
+bool prof_counted(const struct profile *p)
+{
+	return any_obj_has(p, PI_MAP_COUNTING);
+}
+
 bool prof_charges_os(const struct profile *p)
 {
 	for (uint32_t i = 0; i < p->nobjs; i++)

@@ -165,5 +165,9 @@ bool prof_branch_sim(const struct profile *p);
 /* Was an object of the profile instrumented with --cache-sim (the misses
  * of its loads that wait for loads are in the cycles)? */
 bool prof_cache_sim(const struct profile *p);
+/* Instrumented with --counts: the cycles are block counts times the
+ * model's costs, without call and return bubbles, page faults or per-call
+ * minimum and maximum. */
+bool prof_counted(const struct profile *p);
 
 #endif
