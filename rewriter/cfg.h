@@ -117,6 +117,8 @@ struct rewrite_opts {
 	const struct cpu_model *model;
 	struct model_stats *mstats;      /* or NULL */
 	const struct nameset *defined;   /* functions the link's inputs define; NULL with -c */
+	const struct nameset *left;      /* --counts: of those, the ones left as they
+					    were (external to their callers) */
 	bool charge_waits;               /* --charge-waits */
 	bool branch_sim;                 /* --branch-sim: a stub before each jcc
 					    (the model has a mispredict cost) */

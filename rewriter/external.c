@@ -166,7 +166,8 @@ static const char *called_external(const struct code *c, const struct text *t, u
 	if (s->shndx == SHN_UNDEF) {
 		if (ELF64_ST_TYPE(s->info) == STT_TLS)
 			return NULL;
-		return nameset_has(c->opts->defined, s->name) ? NULL : s->name;
+		return nameset_has(c->opts->defined, s->name) && !nameset_has(c->opts->left, s->name) ? NULL
+											  : s->name;
 	}
 	/* a function of this object left as it was */
 	int32_t fi = c->func_of_sym ? c->func_of_sym[r->sym] : -1;

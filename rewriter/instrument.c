@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "instrument.h"
-#include "reglive.h"
 
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +15,7 @@
 #include "external.h"
 #include "layout.h"
 #include "meta.h"
+#include "reglive.h"
 #include "unnamed.h"
 
 /*
@@ -184,6 +185,10 @@ int instrument_object(struct object *o, const struct rewrite_opts *opts, struct 
 		for (size_t i = 0; i < c.nfuncs; i++) {
 			st->insns += c.funcs[i].ninsns;
 			st->uninstrumented += !c.funcs[i].instrument;
+			const struct symbol *s = c.funcs[i].sym >= 0 ? &o->syms[c.funcs[i].sym] : NULL;
+			if (st->left && !c.funcs[i].instrument && s && s->name &&
+			    ELF64_ST_BIND(s->info) != STB_LOCAL)
+				nameset_add(st->left, s->name);
 		}
 		st->externals += c.nexts;
 	}

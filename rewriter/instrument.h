@@ -9,6 +9,9 @@
 struct istats {
 	size_t objects, functions, uninstrumented, blocks, insns, externals;
 	struct model_stats model;
+	/* --counts: the global functions left as they were, which calls
+	 * from other objects must treat as external (or NULL) */
+	struct nameset *left;
 };
 
 /* Analyse o for its rewrite: functions, instructions, blocks and their

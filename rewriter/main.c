@@ -583,6 +583,14 @@ static int do_link(struct opts *op)
 	argv[na++] = "-o";
 	argv[na++] = linked;
 	size_t nobj = 0;
+	/* --counts: a global function some object leaves as it was must be
+	 * external to its callers in the others (its caller's node would
+	 * stay current in it): a second pass, if any was */
+	struct nameset left = {0};
+	if (op->ro.counting)
+		st.left = &left;
+	size_t na0 = na;
+pass:
 	for (size_t i = 0; i < op->ninputs && !rc; i++) {
 		const char *in = op->inputs[i];
 		if (!is_input_file(in)) {
@@ -602,6 +610,20 @@ static int do_link(struct opts *op)
 			rc = 1;
 		argv[na++] = p;
 	}
+	if (!rc && st.left && left.n && !op->ro.left) {
+		/* again, every input, with those names external */
+		op->ro.left = &left;
+		st.left = NULL;
+		model_stats_free(&st.model);
+		st = (struct istats){0};
+		cxx = false;
+		for (size_t i = 0; i < nown; i++)
+			free(owned[i]);
+		nown = 0, nobj = 0, na = na0;
+		goto pass;
+	}
+	op->ro.left = NULL;
+	nameset_free(&left);
 	if (!rc && !nobj) {
 		pi_error("no object or archive to instrument");
 		rc = 2;
