@@ -25,6 +25,24 @@ NOT_YET = {
 }
 
 
+ODD_S = """\t.text
+\t.globl\todd_one
+\t.type\todd_one, @function
+odd_one:
+\tleaq\tdata(%rip), %rax
+\tret
+data:
+\t.byte 0x0f, 0x0b, 0xff, 0xff
+\t.size\todd_one, .-odd_one
+\t.section .note.GNU-stack,"",@progbits
+"""
+ODD_MAIN = """#include <stdio.h>
+extern void *odd_one(void);
+__attribute__((noinline)) long work(int i) { return (long)odd_one() + i; }
+int main(void) { long s = 0; for (int i = 0; i < 1000; i++) s += work(i) & 1; printf("%ld\\n", s); return 0; }
+"""
+
+
 def rows(ctx, must, pf):
     pj = json.loads(must([ctx.profview, "report", pf, "--format=json"], "report").stdout)
     out = {}
@@ -83,7 +101,33 @@ def tests(ctx, Fail, sh, must, directives):
             if not ctx.keep:
                 shutil.rmtree(tmp, ignore_errors=True)
 
-    out = []
+    def left_as_it_was():
+        """A global function profinst leaves as it was (data in its code),
+        called from another object: external to its caller there, so that
+        the caller's node does not stay current in it."""
+        tmp = tempfile.mkdtemp(prefix="pi-counting-left-")
+        try:
+            with open(os.path.join(tmp, "odd.s"), "w") as f:
+                f.write(ODD_S)
+            with open(os.path.join(tmp, "main.c"), "w") as f:
+                f.write(ODD_MAIN)
+            must(["as", os.path.join(tmp, "odd.s"), "-o", os.path.join(tmp, "odd.o")], "as")
+            must(["gcc", "-O2", "-c", os.path.join(tmp, "main.c"), "-o", os.path.join(tmp, "main.o")], "compile")
+            exe, pf = os.path.join(tmp, "c"), os.path.join(tmp, "c.pf")
+            must([ctx.profinst, "-q", "--counts", "--cpu=instructions", os.path.join(tmp, "main.o"),
+                  os.path.join(tmp, "odd.o"), "-o", exe, "-Wl,-z,noexecstack"], "profinst")
+            p = subprocess.run([exe], env=dict(os.environ, PROFINST_OUTPUT=pf), capture_output=True, text=True)
+            if p.returncode or p.stdout != "500\n":
+                raise Fail("status %d, output %r" % (p.returncode, p.stdout))
+            pj = json.loads(must([ctx.profview, "report", pf, "--format=json"], "report").stdout)
+            got = {f["name"]: f["calls"] for f in pj["functions"]}
+            if got.get("<external:odd_one>") != 1000 or got.get("work") != 1000 or got.get("main") != 1:
+                raise Fail("calls: %r" % got)
+        finally:
+            if not ctx.keep:
+                shutil.rmtree(tmp, ignore_errors=True)
+
+    out = [("counting/left_as_it_was", left_as_it_was)]
     for f in cpaths.comparable_programs(directives):
         base = f.rsplit(".", 1)[0]
         out.append(("counting/%s" % base,
