@@ -17,6 +17,7 @@
 
 #include "archive.h"
 #include "cleanup.h"
+#include "insndesc.h"
 #include "inspect.h"
 #include "instrument.h"
 #include "model.h"
@@ -841,18 +842,21 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	op.ro.model = op.model;
-	if (wrap)
-		return do_wrap(&op, wrap, nwrap);
-	if (op.dump_blocks || op.dump_forms || (op.model_stats && !op.out)) {
-		int rc = do_inspect(&op);
-		free(op.inputs);
-		return rc;
-	}
-	if (!op.out) {
+	if (!wrap && !op.out && !op.dump_blocks && !op.dump_forms && !op.model_stats) {
 		pi_error("no output file (-o FILE)");
 		return 2;
 	}
-	int rc = op.compile_only ? do_compile(&op) : do_link(&op);
+	/* one table of the instructions described for all the objects */
+	struct insn_descs descs = {0};
+	op.ro.descs = &descs;
+	int rc;
+	if (wrap)
+		rc = do_wrap(&op, wrap, nwrap);
+	else if (op.dump_blocks || op.dump_forms || (op.model_stats && !op.out))
+		rc = do_inspect(&op);
+	else
+		rc = op.compile_only ? do_compile(&op) : do_link(&op);
+	insn_descs_free(&descs);
 	free(op.inputs);
 	return rc;
 }

@@ -30,7 +30,7 @@ static uint32_t cost_of(const struct cpu_model *m, const uint8_t *code, size_t s
 	}
 	*ninsns = n;
 	struct model_stats st = {0};
-	uint32_t c = m->block_cost(m, &dx, code, v, n, ctx, &st);
+	uint32_t c = m->block_cost(m, NULL, &dx, code, v, n, ctx, &st);
 	if (st.fallback)
 		tap_fail("%llu instructions fell back (first: %s)", (unsigned long long)st.fallback,
 			 st.missing[0].form);

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The distinct instructions a run meets, each described once
+ * (insn_describe) and numbered.  The objects of an archive share most of
+ * their instructions (libsqlite3.a: 255,000 instructions, 47,000
+ * distinct), and the timing model costs each of them over and over: in
+ * every block and context it costs it in.  An instruction decoded into a
+ * text carries its number (insn.desc), and is described from the same
+ * decoding when its bytes are new; the timing model keeps what it makes
+ * of a description by the same number (model.h).
+ */
+#ifndef PI_INSNDESC_H
+#define PI_INSNDESC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decode.h"
+
+struct uarch_slot; /* the analytical model's, uarch_model.c */
+
+struct insn_descs {
+	/* by number, from 1: the instruction's bytes and its description */
+	struct insn_key {
+		uint8_t len;
+		uint8_t bytes[15];
+	} *key;
+	struct insn_detail *detail;
+	size_t n, cap;
+	/* the numbers by the bytes' hash (open addressing; 0: empty) */
+	uint32_t *index;
+	size_t index_mask;
+	/* what the analytical model made of each number, for the core
+	 * costs_of (its struct uarch): grown and filled by the model,
+	 * freed with the table */
+	struct uarch_slot *costs;
+	size_t ncosts;
+	const void *costs_of;
+};
+
+/* The number of the instruction decoded into z from bytes[0..len), len
+ * 1..15, describing it (insn_describe_decoded) if it is new to t.  A
+ * zeroed struct is an empty table. */
+uint32_t insn_descs_add(struct insn_descs *t, const uint8_t *bytes, unsigned len, const struct x86_decoded *z);
+
+/* The description numbered desc (insn_descs_add). */
+static inline const struct insn_detail *insn_descs_get(const struct insn_descs *t, uint32_t desc)
+{
+	return &t->detail[desc];
+}
+
+void insn_descs_free(struct insn_descs *t);
+
+#endif
