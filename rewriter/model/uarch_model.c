@@ -638,9 +638,13 @@ uint32_t uarch_block_cost(const struct cpu_model *m, struct insn_descs *descs, c
 	 * (everything ready at its start): what the block waits in flow */
 	uint32_t fail_wait = 0;
 	unsigned nmem = 0, nst = 0, bank[8] = {0};
-	struct addr stores_tmp[128], *stores = stores_tmp;
-	if (ITERS * n > 128)
-		stores = malloc(ITERS * n * sizeof(*stores));
+	/* the stores' addresses, on a core that commits them by pairs */
+	struct addr stores_tmp[128], *stores = NULL;
+	if (u->store_pairs)
+		stores = ITERS * n > 128 ? xmalloc(ITERS * n * sizeof(*stores)) : stores_tmp;
+	/* in flow, the passes after the first count for the addresses alone
+	 * (below), which only a core with load banks or store pairs reads */
+	int iters = (ctx & BLOCK_IN_FLOW) && !u->load_bank && !u->store_pairs ? 1 : ITERS;
 	/* what each register and each stored place holds is ready when, after
 	 * the second pass (the first one's are early: the pass began with
 	 * everything ready): a chain the block carries makes it later by the
@@ -650,7 +654,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, struct insn_descs *descs, c
 	uint32_t first_ready[MAXREG], first_mem[16];
 	unsigned nmem0 = 0;
 	bool stack_moved = false; /* %rsp moved by the stack engine since named */
-	for (int it = 0; it < ITERS; it++) {
+	for (int it = 0; it < iters; it++) {
 		memset(rv.ver, 0, sizeof(rv.ver)); /* the pass's first, second... values again */
 		if (it && (ctx & BLOCK_IN_FLOW)) {
 			/* in flow, the passes after the first count for the
