@@ -574,9 +574,12 @@ uint32_t uarch_block_cost(const struct cpu_model *m, struct insn_descs *descs, c
 		own = !insns[i].desc;
 	struct insn_detail *scratch = own ? xmalloc(n * sizeof(*scratch)) : NULL;
 	uint32_t uops = 0;
+	bool any_load = false, any_store = false;
 	for (size_t i = 0; i < n; i++) {
 		struct slot *s = &v[i];
 		bool known = slot_of(u, descs, dx, code + insns[i].off, &insns[i], s, scratch ? &scratch[i] : NULL);
+		any_load |= s->d->load;
+		any_store |= s->d->store;
 		if (st) {
 			st->insns++;
 			if (!known) {
@@ -643,8 +646,10 @@ uint32_t uarch_block_cost(const struct cpu_model *m, struct insn_descs *descs, c
 	if (u->store_pairs)
 		stores = ITERS * n > 128 ? xmalloc(ITERS * n * sizeof(*stores)) : stores_tmp;
 	/* in flow, the passes after the first count for the addresses alone
-	 * (below), which only a core with load banks or store pairs reads */
-	int iters = (ctx & BLOCK_IN_FLOW) && !u->load_bank && !u->store_pairs ? 1 : ITERS;
+	 * (below): the loads' on a core with load banks, the stores' on one
+	 * with store pairs */
+	bool flow_addrs = (u->load_bank && any_load) || (u->store_pairs && any_store);
+	int iters = (ctx & BLOCK_IN_FLOW) && !flow_addrs ? 1 : ITERS;
 	/* what each register and each stored place holds is ready when, after
 	 * the second pass (the first one's are early: the pass began with
 	 * everything ready): a chain the block carries makes it later by the
@@ -663,12 +668,17 @@ uint32_t uarch_block_cost(const struct cpu_model *m, struct insn_descs *descs, c
 			 * for a store's commit (fail_wait) in the first */
 			for (size_t i = 0; i < n; i++) {
 				const struct slot *s = &v[i];
-				struct addr a = addr_of(s->d, &rv, i);
-				if (s->d->load && it == ITERS - 1 && (a.kind == 1 || a.kind == 3))
-					bank[(a.disp >> 3) & 7]++;
-				if (s->d->store && a.kind && stores)
-					stores[nst++] = a;
-				regval_update(&rv, s->d);
+				bool bank_load = s->d->load && it == ITERS - 1 && u->load_bank;
+				bool kept_store = s->d->store && stores;
+				if (bank_load || kept_store) {
+					struct addr a = addr_of(s->d, &rv, i);
+					if (bank_load && (a.kind == 1 || a.kind == 3))
+						bank[(a.disp >> 3) & 7]++;
+					if (kept_store && a.kind)
+						stores[nst++] = a;
+				}
+				if ((s->d->wr & 0xffff) || s->d->rsp_move)
+					regval_update(&rv, s->d);
 			}
 			continue;
 		}
