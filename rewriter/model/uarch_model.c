@@ -324,14 +324,18 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 			idx[q] = (cmask >> q) & 1 ? (port_of[k] = q, k++) : UARCH_MAX_PORTS;
 		if (k > 12)
 			k = 12; /* (no table has a class this wide) */
-		/* the work confined to a set only grows when the set takes in a
-		 * whole job's ports or a port with fixed work: the busiest set
-		 * is a union of those masks (atoms; a set's load at least that
-		 * of any set it holds with the same work), or a single port
-		 * (the load of jobs confined to no port, if any).  A block has
-		 * a few distinct masks, so their unions are far fewer than the
-		 * class's 2^k sets. */
-		uint32_t atom[64 + 12], awork[64 + 12], w0 = 0;
+		/* the busiest set S of the class's ports: the most work
+		 * confined to it (its ports' fixed work, the jobs whose ports
+		 * it holds all of, and the jobs confined to no port of the
+		 * class, w0) over |S|.  S holds the union M of the jobs it
+		 * takes in whole, and other ports for their fixed work alone:
+		 * for each union M of the jobs' masks, the ports outside it
+		 * with the most fixed work, while each raises the average (the
+		 * next, with less, no longer can).  A block has a few distinct
+		 * masks, so their unions are far fewer than the class's 2^k
+		 * sets, which a union of single ports with fixed work would
+		 * otherwise run through. */
+		uint32_t atom[64], awork[64], w0 = 0;
 		unsigned natoms = 0;
 		for (unsigned j = 0; j < njobs; j++) {
 			if (!(jobs[j].mask & cmask))
@@ -353,59 +357,42 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 				atom[natoms] = cm, awork[natoms++] = 0;
 			awork[a] += jobs[j].work;
 		}
-		unsigned njobatoms = natoms;
 		uint32_t fixed_c[12];
+		unsigned order[12]; /* the ports by fixed work, the most first */
 		for (unsigned i = 0; i < k; i++) {
 			fixed_c[i] = fixed[port_of[i]];
-			if (!fixed_c[i])
-				continue;
-			unsigned a = 0;
-			while (a < natoms && atom[a] != 1u << i)
-				a++;
-			if (a == natoms)
-				atom[natoms] = 1u << i, awork[natoms++] = 0;
+			unsigned o = i;
+			for (; o > 0 && fixed_c[order[o - 1]] < fixed_c[i]; o--)
+				order[o] = order[o - 1];
+			order[o] = i;
 		}
-		uint64_t seen_set[(1u << 12) / 64] = {0};
+		uint64_t seen_set[(1u << 12) / 64] = {1};
 		uint16_t stack[1u << 12];
 		unsigned nstack = 0;
-		for (unsigned a = 0; a < natoms; a++)
-			if (!((seen_set[atom[a] / 64] >> (atom[a] % 64)) & 1)) {
-				seen_set[atom[a] / 64] |= 1ull << (atom[a] % 64);
-				stack[nstack++] = (uint16_t)atom[a];
-			}
-		/* the single ports, as sets of their own (not grown from) */
-		for (unsigned i = 0; i < k; i++) {
-			uint32_t load = w0 + fixed_c[i];
-			for (unsigned a = 0; a < njobatoms; a++)
-				if (atom[a] == 1u << i)
-					load += awork[a];
-			if (load > best)
-				best = load;
-		}
-		/* a set holding S has at most all the class's work over at least
-		 * |S| ports: no set grown from one with total / |S| <= best is
-		 * busier than the best found */
-		uint32_t total = w0;
-		for (unsigned i = 0; i < k; i++)
-			total += fixed_c[i];
-		for (unsigned a = 0; a < njobatoms; a++)
-			total += awork[a];
+		stack[nstack++] = 0; /* no job whole */
 		while (nstack) {
-			uint32_t S = stack[--nstack];
-			uint32_t load = w0;
+			uint32_t M = stack[--nstack];
+			uint64_t load = w0;
 			unsigned size = 0;
-			for (uint32_t b = S; b; b &= b - 1, size++)
+			for (uint32_t b = M; b; b &= b - 1, size++)
 				load += fixed_c[__builtin_ctz(b)];
-			for (unsigned a = 0; a < njobatoms; a++)
-				if (!(atom[a] & ~S))
+			for (unsigned a = 0; a < natoms; a++)
+				if (!(atom[a] & ~M))
 					load += awork[a];
-			uint64_t l = (uint64_t)load / size;
-			if (l > best)
-				best = l;
-			if ((uint64_t)total / size <= best)
-				continue;
+			if (size && load / size > best)
+				best = load / size;
+			for (unsigned o = 0; o < k; o++) {
+				unsigned i = order[o];
+				if ((M >> i) & 1)
+					continue;
+				if (size && (uint64_t)fixed_c[i] * size <= load)
+					break;
+				load += fixed_c[i], size++;
+				if (load / size > best)
+					best = load / size;
+			}
 			for (unsigned a = 0; a < natoms; a++) {
-				uint32_t T = S | atom[a];
+				uint32_t T = M | atom[a];
 				if (!((seen_set[T / 64] >> (T % 64)) & 1)) {
 					seen_set[T / 64] |= 1ull << (T % 64);
 					stack[nstack++] = (uint16_t)T;
