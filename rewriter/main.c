@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <ar.h>
@@ -185,9 +186,10 @@ static int read_file(const char *path, struct file *f)
 	return 0;
 }
 
-/* Write data to the output path: through a temporary next to it, renamed
- * over it (libprof/safefile.h), which no planted link redirects. */
-static int write_output(const char *path, const void *data, size_t size)
+/* Write the bytes of parts[0..nparts), one after the other, to the output
+ * path: through a temporary next to it, renamed over it
+ * (libprof/safefile.h), which no planted link redirects. */
+static int write_output(const char *path, const struct iovec *parts, size_t nparts)
 {
 	struct pi_out out;
 	const char *why;
@@ -200,17 +202,18 @@ static int write_output(const char *path, const void *data, size_t size)
 		return -1;
 	}
 	bool ok = true;
-	for (size_t at = 0; at < size && ok;) {
-		ssize_t n = write(out.fd, (const char *)data + at, size - at);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			why = strerror(n < 0 ? errno : EIO);
-			ok = false;
+	for (size_t i = 0; i < nparts && ok; i++)
+		for (size_t at = 0; at < parts[i].iov_len && ok;) {
+			ssize_t n = write(out.fd, (const char *)parts[i].iov_base + at, parts[i].iov_len - at);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				why = strerror(n < 0 ? errno : EIO);
+				ok = false;
+			}
+			else
+				at += (size_t)n;
 		}
-		else
-			at += (size_t)n;
-	}
 	const char *cwhy;
 	if (!ok) {
 		pi_out_abort(&out);
@@ -272,12 +275,13 @@ static const char *base_name(const char *p)
 /*
  * Call fn on every object of path: the object itself, or each ELF member of
  * an archive (named "lib.a(member.o)"; other members are kept as they are).
- * fn may replace an object's bytes; with result, the file as it is then
- * (the archive rebuilt) is put there.  0, or -1 after a message.
+ * fn may replace an object's bytes; with out_path, the file as it is then
+ * (the archive rebuilt) is written there (write_output).  0, or -1 after a
+ * message.
  */
 typedef int (*object_fn)(const char *name, bool member, uint8_t **data, size_t *size, void *arg);
 
-static int each_object(const char *path, object_fn fn, void *arg, struct buf *result)
+static int each_object(const char *path, object_fn fn, void *arg, const char *out_path)
 {
 	struct file f;
 	if (read_file(path, &f))
@@ -302,17 +306,21 @@ static int each_object(const char *path, object_fn fn, void *arg, struct buf *re
 			free(name);
 		}
 		progress(base_name(path), a.n, a.n);
-		if (!rc && result)
-			rc = archive_image(&a, path, result);
+		if (!rc && out_path) {
+			struct buf head = {0};
+			struct iovec *parts;
+			size_t nparts;
+			rc = archive_image(&a, path, &head, &parts, &nparts);
+			if (!rc)
+				rc = write_output(out_path, parts, nparts);
+			free(parts);
+			buf_free(&head);
+		}
 		archive_free(&a);
 	} else if (f.size >= 4 && !memcmp(f.data, "\177ELF", 4)) {
 		rc = fn(base_name(path), false, &f.data, &f.size, arg);
-		if (!rc && result) {
-			buf_free(result);
-			result->p = f.data;
-			result->len = result->cap = f.size;
-			f.data = NULL;
-		}
+		if (!rc && out_path)
+			rc = write_output(out_path, &(struct iovec){f.data, f.size}, 1);
 	} else {
 		/* let obj_read say what it is */
 		struct object o;
@@ -354,12 +362,7 @@ static int instrument_file(const char *path, const char *out_path, const struct 
 			   struct istats *st, bool *cxx)
 {
 	struct instrument_job j = {op, st, cxx};
-	struct buf img = {0};
-	int rc = each_object(path, instrument_one, &j, &img);
-	if (!rc)
-		rc = write_output(out_path, img.p, img.len);
-	buf_free(&img);
-	return rc;
+	return each_object(path, instrument_one, &j, out_path);
 }
 
 static int inspect_one(const char *name, bool member, uint8_t **data, size_t *size, void *arg)
