@@ -14,21 +14,26 @@ static uint64_t hash_bytes(const uint8_t *bytes, unsigned len)
 	return h ^ (h >> 29);
 }
 
+static struct insn_key *key_of(const struct insn_descs *t, uint32_t d)
+{
+	return &t->chunk[d >> INSN_DESC_CHUNK_BITS]->key[d & (INSN_DESC_CHUNK - 1)];
+}
+
 /* Room for one more number, and an index at most half full. */
 static void make_room(struct insn_descs *t)
 {
-	if (t->n + 1 >= t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-		t->key = xrealloc(t->key, cap * sizeof(*t->key));
-		t->detail = xrealloc(t->detail, cap * sizeof(*t->detail));
-		t->cap = cap;
+	size_t next = t->n + 1;
+	if (next >> INSN_DESC_CHUNK_BITS >= t->nchunks) {
+		t->chunk = xrealloc(t->chunk, (t->nchunks + 1) * sizeof(*t->chunk));
+		t->chunk[t->nchunks++] = xmalloc(sizeof(**t->chunk));
 	}
-	if (2 * (t->n + 1) <= t->index_mask)
+	if (2 * next <= t->index_mask)
 		return;
 	size_t size = t->index_mask ? 2 * (t->index_mask + 1) : 8192;
 	uint32_t *index = xcalloc(size, sizeof(*index));
 	for (uint32_t d = 1; d <= t->n; d++) {
-		size_t i = hash_bytes(t->key[d].bytes, t->key[d].len) & (size - 1);
+		const struct insn_key *k = key_of(t, d);
+		size_t i = hash_bytes(k->bytes, k->len) & (size - 1);
 		while (index[i])
 			i = (i + 1) & (size - 1);
 		index[i] = d;
@@ -43,24 +48,28 @@ uint32_t insn_descs_add(struct insn_descs *t, const uint8_t *bytes, unsigned len
 	make_room(t);
 	size_t i = hash_bytes(bytes, len) & t->index_mask;
 	for (; t->index[i]; i = (i + 1) & t->index_mask) {
-		const struct insn_key *k = &t->key[t->index[i]];
+		const struct insn_key *k = key_of(t, t->index[i]);
 		if (k->len == len && !memcmp(k->bytes, bytes, len))
 			return t->index[i];
 	}
 	uint32_t d = (uint32_t)++t->n;
 	t->index[i] = d;
-	memset(&t->key[d], 0, sizeof(t->key[d]));
-	t->key[d].len = (uint8_t)len;
-	memcpy(t->key[d].bytes, bytes, len);
-	insn_describe_decoded(z, &t->detail[d]);
+	struct insn_key *k = key_of(t, d);
+	memset(k, 0, sizeof(*k));
+	k->len = (uint8_t)len;
+	memcpy(k->bytes, bytes, len);
+	insn_describe_decoded(z, &t->chunk[d >> INSN_DESC_CHUNK_BITS]->detail[d & (INSN_DESC_CHUNK - 1)]);
 	return d;
 }
 
 void insn_descs_free(struct insn_descs *t)
 {
-	free(t->key);
-	free(t->detail);
-	free(t->index);
+	for (size_t c = 0; c < t->nchunks; c++)
+		free(t->chunk[c]);
+	for (size_t c = 0; c < t->ncosts; c++)
+		free(t->costs[c]);
+	free(t->chunk);
 	free(t->costs);
+	free(t->index);
 	memset(t, 0, sizeof(*t));
 }

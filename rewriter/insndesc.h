@@ -17,23 +17,30 @@
 
 #include "decode.h"
 
+/* Descriptions are kept in chunks of this many, never moved: a table
+ * grown by copying would fault in its pages twice over. */
+#define INSN_DESC_CHUNK_BITS 12
+#define INSN_DESC_CHUNK (1u << INSN_DESC_CHUNK_BITS)
+
 struct uarch_slot; /* the analytical model's, uarch_model.c */
 
 struct insn_descs {
 	/* by number, from 1: the instruction's bytes and its description */
-	struct insn_key {
-		uint8_t len;
-		uint8_t bytes[15];
-	} *key;
-	struct insn_detail *detail;
-	size_t n, cap;
+	struct insn_desc_chunk {
+		struct insn_key {
+			uint8_t len;
+			uint8_t bytes[15];
+		} key[INSN_DESC_CHUNK];
+		struct insn_detail detail[INSN_DESC_CHUNK];
+	} **chunk;
+	size_t n, nchunks;
 	/* the numbers by the bytes' hash (open addressing; 0: empty) */
 	uint32_t *index;
 	size_t index_mask;
 	/* what the analytical model made of each number, for the core
-	 * costs_of (its struct uarch): grown and filled by the model,
-	 * freed with the table */
-	struct uarch_slot *costs;
+	 * costs_of (its struct uarch), by chunk as the descriptions:
+	 * allocated and filled by the model, freed with the table */
+	struct uarch_slot **costs;
 	size_t ncosts;
 	const void *costs_of;
 };
@@ -46,7 +53,7 @@ uint32_t insn_descs_add(struct insn_descs *t, const uint8_t *bytes, unsigned len
 /* The description numbered desc (insn_descs_add). */
 static inline const struct insn_detail *insn_descs_get(const struct insn_descs *t, uint32_t desc)
 {
-	return &t->detail[desc];
+	return &t->chunk[desc >> INSN_DESC_CHUNK_BITS]->detail[desc & (INSN_DESC_CHUNK - 1)];
 }
 
 void insn_descs_free(struct insn_descs *t);

@@ -501,19 +501,20 @@ static bool slot_of(const struct uarch *u, struct insn_descs *descs, const struc
 		return cost_slot(u, in, s);
 	}
 	if (descs->costs_of != u) { /* (a table serves one core at a time) */
-		if (descs->ncosts)
-			memset(descs->costs, 0, descs->ncosts * sizeof(*descs->costs));
+		for (size_t c = 0; c < descs->ncosts; c++)
+			if (descs->costs[c])
+				memset(descs->costs[c], 0, INSN_DESC_CHUNK * sizeof(*descs->costs[c]));
 		descs->costs_of = u;
 	}
-	if (in->desc >= descs->ncosts) {
-		size_t n = descs->ncosts ? descs->ncosts : 4096;
-		while (n <= in->desc)
-			n *= 2;
-		descs->costs = xrealloc(descs->costs, n * sizeof(*descs->costs));
-		memset(descs->costs + descs->ncosts, 0, (n - descs->ncosts) * sizeof(*descs->costs));
-		descs->ncosts = n;
+	size_t chunk = in->desc >> INSN_DESC_CHUNK_BITS;
+	if (chunk >= descs->ncosts) {
+		descs->costs = xrealloc(descs->costs, (chunk + 1) * sizeof(*descs->costs));
+		memset(descs->costs + descs->ncosts, 0, (chunk + 1 - descs->ncosts) * sizeof(*descs->costs));
+		descs->ncosts = chunk + 1;
 	}
-	struct uarch_slot *k = &descs->costs[in->desc];
+	if (!descs->costs[chunk])
+		descs->costs[chunk] = xcalloc(INSN_DESC_CHUNK, sizeof(*descs->costs[chunk]));
+	struct uarch_slot *k = &descs->costs[chunk][in->desc & (INSN_DESC_CHUNK - 1)];
 	s->d = insn_descs_get(descs, in->desc);
 	if (!k->filled) {
 		k->known = cost_slot(u, in, s);
