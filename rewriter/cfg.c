@@ -320,18 +320,21 @@ static void func_warn(struct code *c, struct func *f, const char *fmt, uint64_t 
 }
 
 /* Decode [start,end) of a text, numbering each instruction's description
- * in descs; false if it is not all instructions. */
+ * in descs (and decoding only what descs does not know); false if it is
+ * not all instructions. */
 static bool decode_range(struct insn_descs *descs, const struct x86_decoder *dx, const uint8_t *data, uint64_t start,
 			 uint64_t end, struct insn **ins, size_t *nins, size_t *cap, uint64_t *badoff)
 {
 	for (uint64_t off = start; off < end;) {
 		struct insn in;
-		struct x86_decoded z;
-		if (!insn_decode_kept(dx, data + off, end - off, off, &in, &z) || in.kind == INSN_BAD) {
-			*badoff = off;
-			return false;
+		if (!insn_descs_find(descs, data + off, end - off, off, &in)) {
+			struct x86_decoded z;
+			if (!insn_decode_kept(dx, data + off, end - off, off, &in, &z) || in.kind == INSN_BAD) {
+				*badoff = off;
+				return false;
+			}
+			in.desc = insn_descs_add(descs, data + off, &in, &z);
 		}
-		in.desc = insn_descs_add(descs, data + off, in.len, &z);
 		*VEC_PUSH(*ins, *nins, *cap) = in;
 		off += in.len;
 	}

@@ -8,6 +8,12 @@
  * text carries its number (insn.desc), and is described from the same
  * decoding when its bytes are new; the timing model keeps what it makes
  * of a description by the same number (model.h).
+ *
+ * An instruction met again is not decoded again either: x86 encodings are
+ * prefix-free (the decoder reads an instruction's bytes and no byte past
+ * them), so bytes that begin with a known instruction's are that
+ * instruction, and all that struct insn says of it but its place follows
+ * from them.
  */
 #ifndef PI_INSNDESC_H
 #define PI_INSNDESC_H
@@ -32,6 +38,7 @@ struct insn_descs {
 			uint8_t bytes[15];
 		} key[INSN_DESC_CHUNK];
 		struct insn_detail detail[INSN_DESC_CHUNK];
+		struct insn insn[INSN_DESC_CHUNK]; /* as decoded at offset 0 */
 	} **chunk;
 	size_t n, nchunks;
 	/* the numbers by the bytes' hash (open addressing; 0: empty) */
@@ -45,10 +52,17 @@ struct insn_descs {
 	const void *costs_of;
 };
 
-/* The number of the instruction decoded into z from bytes[0..len), len
- * 1..15, describing it (insn_describe_decoded) if it is new to t.  A
- * zeroed struct is an empty table. */
-uint32_t insn_descs_add(struct insn_descs *t, const uint8_t *bytes, unsigned len, const struct x86_decoded *z);
+/* The instruction at bytes[0..avail), at offset off of its section, if t
+ * knows it: into *out (its number in out->desc), as insn_decode would
+ * decode it.  False if t does not know it. */
+bool insn_descs_find(const struct insn_descs *t, const uint8_t *bytes, size_t avail, uint64_t off,
+		     struct insn *out);
+
+/* The number of instruction in (insn_decode_kept decoded it into z from
+ * bytes[0..in->len)), describing it (insn_describe_decoded) if it is new to
+ * t.  A zeroed struct is an empty table. */
+uint32_t insn_descs_add(struct insn_descs *t, const uint8_t *bytes, const struct insn *in,
+			const struct x86_decoded *z);
 
 /* The description numbered desc (insn_descs_add). */
 static inline const struct insn_detail *insn_descs_get(const struct insn_descs *t, uint32_t desc)
