@@ -33,17 +33,25 @@ struct uarch_slot; /* the analytical model's, uarch_model.c */
 struct insn_descs {
 	/* by number, from 1: the instruction's bytes and its description */
 	struct insn_desc_chunk {
-		struct insn_key {
+		/* what finding an instruction reads, in one cache line: its
+		 * bytes, and it as decoded at offset 0 */
+		struct insn_entry {
+			_Alignas(64) struct insn insn;
 			uint8_t len;
 			uint8_t bytes[15];
-		} key[INSN_DESC_CHUNK];
+		} ent[INSN_DESC_CHUNK];
 		struct insn_detail detail[INSN_DESC_CHUNK];
-		struct insn insn[INSN_DESC_CHUNK]; /* as decoded at offset 0 */
 	} **chunk;
 	size_t n, nchunks;
-	/* the numbers by the bytes' hash (open addressing; 0: empty) */
-	uint32_t *index;
+	/* the numbers by the bytes' hash (open addressing), each with the
+	 * hash's high half beside it, which most probes that miss tell from
+	 * without reading the entry; 0: empty */
+	uint64_t *index;
 	size_t index_mask;
+	/* the lengths of the instructions known, as bits (1 << len), by their
+	 * first byte (len 1) and first two bytes: the lengths worth a probe */
+	uint16_t len1[256];
+	uint16_t *len2;
 	/* what the analytical model made of each number, for the core
 	 * costs_of (its struct uarch), by chunk as the descriptions:
 	 * allocated and filled by the model, freed with the table */

@@ -39,6 +39,14 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+void *xaligned(size_t align, size_t n)
+{
+	void *p;
+	if (posix_memalign(&p, align, n ? n : 1))
+		oom();
+	return p;
+}
+
 char *xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;

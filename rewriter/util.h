@@ -14,6 +14,8 @@
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
+/* n bytes aligned to align (a power of 2, a multiple of sizeof(void *)). */
+void *xaligned(size_t align, size_t n);
 char *xstrdup(const char *s);
 /* FNV-1a of a string, for the hash tables of names. */
 uint32_t str_hash(const char *s);
