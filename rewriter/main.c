@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -747,6 +748,12 @@ static int do_compile(struct opts *op)
 
 int main(int argc, char **argv)
 {
+	/* the objects of an archive are instrumented one after the other,
+	 * each in memory the one before freed: kept by malloc for the next
+	 * (not handed back to the kernel, a large block at each free, and
+	 * faulted in again, zeroed, at the next object's first touch) */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	struct opts op = {0};
 	const char *cpu = "host";
 	char **wrap = NULL;
