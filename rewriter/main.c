@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -746,14 +747,36 @@ static int do_compile(struct opts *op)
 	return rc ? 1 : 0;
 }
 
-int main(int argc, char **argv)
+/* HEAP_RESERVE bytes of heap at the start, in huge pages where the kernel
+ * gives them on request (transparent huge pages in madvise mode): an
+ * archive's instrumentation touches tens of megabytes (its images, the
+ * instructions' descriptions, each object's analysis), and a fault of a
+ * 4 KiB page each was a fifth of profinst's time (libsqlite3.a: 9,100
+ * faults; in huge pages, 800).  Untouched, the reserve is address space
+ * alone. */
+#define HEAP_RESERVE (256u << 20)
+
+static void heap_setup(void)
 {
 	/* the objects of an archive are instrumented one after the other,
 	 * each in memory the one before freed: kept by malloc for the next
 	 * (not handed back to the kernel, a large block at each free, and
 	 * faulted in again, zeroed, at the next object's first touch) */
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	mallopt(M_TRIM_THRESHOLD, 1 << 30);
+	/* the heap grown by the reserve at once, and advised */
+	mallopt(M_TOP_PAD, HEAP_RESERVE);
+	void *p = malloc(1 << 20);
+	uintptr_t start = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, end = (uintptr_t)sbrk(0);
+	if (p && end > start && end - start <= 2 * (size_t)HEAP_RESERVE)
+		madvise((void *)start, end - start, MADV_HUGEPAGE);
+	free(p);
+	mallopt(M_TOP_PAD, 128 << 10); /* (its default) */
+}
+
+int main(int argc, char **argv)
+{
+	heap_setup();
 	struct opts op = {0};
 	const char *cpu = "host";
 	char **wrap = NULL;
