@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <ar.h>
 
@@ -164,8 +165,26 @@ static void put_be32(struct buf *b, uint32_t v)
 	buf_put(b, t, 4);
 }
 
-int archive_image(const struct archive *a, const char *path, struct buf *out)
+/* A piece of the archive's file: len bytes of a member's data, or (data
+ * NULL) of the headers' buffer from off. */
+struct piece {
+	const uint8_t *data;
+	size_t off, len;
+};
+
+/* The bytes added to b since *from, as a piece of the headers. */
+static void head_piece(const struct buf *b, size_t *from, struct piece **v, size_t *n, size_t *cap)
 {
+	if (b->len > *from)
+		*VEC_PUSH(*v, *n, *cap) = (struct piece){NULL, *from, b->len - *from};
+	*from = b->len;
+}
+
+int archive_image(const struct archive *a, const char *path, struct buf *head, struct iovec **parts,
+		  size_t *nparts)
+{
+	*parts = NULL;
+	*nparts = 0;
 	struct symcollect sc = {0};
 	for (size_t i = 0; i < a->n; i++) {
 		sc.cur = (uint32_t)i;
@@ -198,8 +217,12 @@ int archive_image(const struct archive *a, const char *path, struct buf *out)
 		rc = -1;
 		goto out;
 	}
+	/* the headers in one buffer, the members' bytes where they are:
+	 * an instrumented archive is several times its input, and a copy
+	 * of it all would be as many more pages to fault in */
 	struct buf b = {0};
-	buf_room(&b, pos);
+	struct piece *pc = NULL;
+	size_t npc = 0, pccap = 0, from = 0;
 	buf_put(&b, ARMAG, SARMAG);
 	put_hdr(&b, "/", symsize);
 	put_be32(&b, (uint32_t)sc.n);
@@ -221,12 +244,20 @@ int archive_image(const struct archive *a, const char *path, struct buf *out)
 		else
 			snprintf(nm, sizeof(nm), "%s/", a->m[i].name);
 		put_hdr(&b, nm, a->m[i].size);
-		buf_put(&b, a->m[i].data, a->m[i].size);
+		head_piece(&b, &from, &pc, &npc, &pccap);
+		if (a->m[i].size)
+			*VEC_PUSH(pc, npc, pccap) = (struct piece){a->m[i].data, 0, a->m[i].size};
 		if (a->m[i].size & 1)
 			buf_u8(&b, '\n');
 	}
-	buf_free(out);
-	*out = b;
+	head_piece(&b, &from, &pc, &npc, &pccap);
+	buf_free(head);
+	*head = b;
+	*parts = xcalloc(npc + 1, sizeof(**parts));
+	for (size_t i = 0; i < npc; i++)
+		(*parts)[i] = (struct iovec){(void *)(pc[i].data ? pc[i].data : head->p + pc[i].off), pc[i].len};
+	*nparts = npc;
+	free(pc);
 out:
 	buf_free(&longn);
 	buf_free(&sc.names);

@@ -22,10 +22,14 @@ struct archive {
 bool is_archive(const void *image, size_t size);
 /* Read all members of the archive image. 0 or -1 (message names path). */
 int archive_read(struct archive *a, const char *path, const void *image, size_t size);
-/* The archive as a file, into out (its bytes replaced). 0, or -1 after a
- * message naming path. */
+/* The archive as a file: the bytes of (*parts)[0..*nparts) one after the
+ * other (free *parts), which are the headers and the index, in head (its
+ * bytes replaced), and the members' own bytes, not copied: valid while a
+ * and head are.  0, or -1 after a message naming path. */
 struct buf;
-int archive_image(const struct archive *a, const char *path, struct buf *out);
+struct iovec;
+int archive_image(const struct archive *a, const char *path, struct buf *head, struct iovec **parts,
+		  size_t *nparts);
 void archive_free(struct archive *a);
 
 /* Global symbols an ELF object defines, for the archive index. */

@@ -319,20 +319,25 @@ static void func_warn(struct code *c, struct func *f, const char *fmt, uint64_t 
 	free(msg);
 }
 
-/* Decode [start,end) of text t; false if it is not all instructions. */
-static bool decode_range(struct text *t, const struct x86_decoder *dx, const uint8_t *data, uint64_t start,
+/* Decode [start,end) of a text, numbering each instruction's description
+ * in descs (and decoding only what descs does not know); false if it is
+ * not all instructions. */
+static bool decode_range(struct insn_descs *descs, const struct x86_decoder *dx, const uint8_t *data, uint64_t start,
 			 uint64_t end, struct insn **ins, size_t *nins, size_t *cap, uint64_t *badoff)
 {
 	for (uint64_t off = start; off < end;) {
 		struct insn in;
-		if (!insn_decode(dx, data + off, end - off, off, &in) || in.kind == INSN_BAD) {
-			*badoff = off;
-			return false;
+		if (!insn_descs_find(descs, data + off, end - off, off, &in)) {
+			struct x86_decoded z;
+			if (!insn_decode_kept(dx, data + off, end - off, off, &in, &z) || in.kind == INSN_BAD) {
+				*badoff = off;
+				return false;
+			}
+			in.desc = insn_descs_add(descs, data + off, &in, &z);
 		}
 		*VEC_PUSH(*ins, *nins, *cap) = in;
 		off += in.len;
 	}
-	(void)t;
 	return true;
 }
 
@@ -391,7 +396,7 @@ static void decode_text(struct code *c, int ti, const bool *verbatim)
 			c->funcs[rg[i].fn].warned = true;
 			continue;
 		}
-		if (!decode_range(t, &c->dx, s->data, rg[i].start, rg[i].end, &ins, &nins, &cap, &bad)) {
+		if (!decode_range(c->descs, &c->dx, s->data, rg[i].start, rg[i].end, &ins, &nins, &cap, &bad)) {
 			nins = before;
 			add_vrange(t, rg[i].start, rg[i].end, false);
 			if (rg[i].fn >= 0) {
@@ -740,21 +745,18 @@ static void reach_run(struct reach *r)
 	}
 }
 
-bool code_used_as_base(const struct x86_decoder *dx, const struct text *t, const struct section *s, uint32_t k)
+bool code_used_as_base(const struct code *c, const struct text *t, uint32_t k)
 {
-	struct insn_detail d;
-	if (!insn_describe(dx, s->data + t->insns[k].off, t->insns[k].len, &d))
-		return false;
-	uint64_t regs = d.wr & 0xffff; /* the general registers it writes */
+	uint64_t regs = code_detail(c, &t->insns[k])->wr & 0xffff; /* the general registers it writes */
 	for (uint32_t j = k + 1; j < t->ninsns && j < k + 32 && regs; j++) {
 		const struct insn *in = &t->insns[j];
-		if (in->off != t->insns[j - 1].off + t->insns[j - 1].len ||
-		    !insn_describe(dx, s->data + in->off, in->len, &d))
+		if (in->off != t->insns[j - 1].off + t->insns[j - 1].len)
 			break;
-		if ((d.load || d.store) && ((d.mem.base >= 0 && d.mem.base < 16 && (regs >> d.mem.base & 1)) ||
-					    (d.mem.index >= 0 && d.mem.index < 16 && (regs >> d.mem.index & 1))))
+		const struct insn_detail *d = code_detail(c, in);
+		if ((d->load || d->store) && ((d->mem.base >= 0 && d->mem.base < 16 && (regs >> d->mem.base & 1)) ||
+					      (d->mem.index >= 0 && d->mem.index < 16 && (regs >> d->mem.index & 1))))
 			return true;
-		regs &= ~d.wr;
+		regs &= ~d->wr;
 		if (in->kind != INSN_OTHER)
 			break;
 	}
@@ -773,7 +775,7 @@ static void address_taken(struct code *c, const struct reach *r, bool *by_code, 
 	if (x == NO_INSN)
 		return;
 	by_code[r->first[tti] + x] = true;
-	if (tt->fn[x] >= 0 && code_used_as_base(&c->dx, t, &c->o->secs[t->sec], k))
+	if (tt->fn[x] >= 0 && code_used_as_base(c, t, k))
 		data_in(c, tt->fn[x], tti, toff, "the code reads memory at this address (data)");
 }
 
@@ -1169,6 +1171,9 @@ void code_init(struct code *c, struct object *o, const struct rewrite_opts *opts
 	memset(c, 0, sizeof(*c));
 	c->o = o;
 	x86_decoder_init(&c->dx);
+	c->descs = opts->descs;
+	if (!c->descs)
+		c->descs = c->own_descs = xcalloc(1, sizeof(*c->own_descs));
 	c->opts = opts;
 	c->model = opts->model;
 	c->mstats = opts->mstats;
@@ -1267,5 +1272,8 @@ void code_free(struct code *c)
 	line_table_free(&c->lines);
 	inline_table_free(&c->inlines);
 	buf_free(&c->code);
+	if (c->own_descs)
+		insn_descs_free(c->own_descs);
+	free(c->own_descs);
 	memset(c, 0, sizeof(*c));
 }

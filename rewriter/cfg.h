@@ -16,6 +16,7 @@
 #include "dwarfinfo.h"
 #include "dwarfline.h"
 #include "format.h"
+#include "insndesc.h"
 #include "model.h"
 #include "objfile.h"
 #include "reloc.h"
@@ -128,6 +129,9 @@ struct rewrite_opts {
 	bool no_page_faults;             /* --no-page-faults: the runtime does
 					    not charge them */
 	bool counting;                   /* --counts: runtime/counting.c's stubs */
+	struct insn_descs *descs;        /* the instructions described so far,
+					    shared by the objects of a run; NULL:
+					    each analysis keeps its own */
 };
 
 /* A function outside instrumented code that the object calls. */
@@ -143,6 +147,9 @@ struct external {
 struct code {
 	struct object *o;
 	struct x86_decoder dx; /* what every pass decodes o's code with */
+	struct insn_descs *descs; /* the texts' instructions described (insn.desc):
+				     the run's (rewrite_opts), or own_descs */
+	struct insn_descs *own_descs;
 	const struct cpu_model *model;
 	struct model_stats *mstats; /* or NULL */
 	const struct rewrite_opts *opts;
@@ -188,6 +195,12 @@ struct code {
 	} *kept_relas;
 	size_t nkept, keptcap;
 };
+
+/* What insn_describe says of in, an instruction of one of c's texts. */
+static inline const struct insn_detail *code_detail(const struct code *c, const struct insn *in)
+{
+	return insn_descs_get(c->descs, in->desc);
+}
 
 /* The text index of section sec, or -1 (also for sections added later). */
 static inline int text_index(const struct code *c, int sec)
@@ -297,11 +310,10 @@ bool code_branch_target(const struct code *c, const struct text *t, uint32_t k, 
  * wrong. */
 void code_each_data_address(struct code *c, bool pcrel, void (*fn)(void *arg, int tsec, uint64_t toff),
 			    void *arg);
-/* Instruction k of t (of section s) puts an address in a register: does
- * the code after it, before a jump or before the register changes, read
- * or write memory through that register?  Then the address is of data (a
- * table's base). */
-bool code_used_as_base(const struct x86_decoder *dx, const struct text *t, const struct section *s, uint32_t k);
+/* Instruction k of t puts an address in a register: does the code after
+ * it, before a jump or before the register changes, read or write memory
+ * through that register?  Then the address is of data (a table's base). */
+bool code_used_as_base(const struct code *c, const struct text *t, uint32_t k);
 /* The instruction of t whose bytes hold offset off, or NO_INSN. */
 uint32_t text_insn_containing(const struct text *t, uint64_t off);
 /* Does relocation r sit on a field of instruction in, as an assembler

@@ -224,17 +224,12 @@ static void chase_func(struct code *c, const struct func *f)
 	for (uint32_t i = 0; i < nb; i++) {
 		const struct block *bl = &c->blocks[f->first_block + i];
 		const struct text *t = &c->texts[bl->ts];
-		const uint8_t *data = c->o->secs[t->sec].data;
 		for (uint32_t j = 0; j < bl->n; j++) {
 			const struct insn *in = &t->insns[bl->first + j];
 			struct step *s = &steps[first[i] + j];
 			s->load = -1;
 			s->call = in->kind == INSN_CALL || in->kind == INSN_CALL_IND;
-			struct insn_detail d;
-			if (!insn_describe(&c->dx, data + in->off, in->len, &d)) {
-				s->out = 0xffff; /* unknown: everything it may write is lost */
-				continue;
-			}
+			const struct insn_detail d = *code_detail(c, in);
 			s->out = gprs(d.wr);
 			if (d.zero_idiom)
 				continue;

@@ -26,7 +26,7 @@ uint32_t cost_block(const struct code *c, const struct block *bl, unsigned ctx, 
 	if (bl->n > 64)
 		v = xmalloc(bl->n * sizeof(*v));
 	uint32_t n = costed_insns(c, bl, v);
-	uint32_t cost = c->model->block_cost(c->model, &c->dx, c->o->secs[t->sec].data, v, n, ctx, st);
+	uint32_t cost = c->model->block_cost(c->model, c->descs, &c->dx, c->o->secs[t->sec].data, v, n, ctx, st);
 	if (v != tmp)
 		free(v);
 	return cost;
@@ -63,7 +63,7 @@ static uint64_t cycle_cost(const struct code *c, const uint32_t *cyc, unsigned n
 		flow += flow_of[cyc[i]];
 	}
 	const uint8_t *code = c->o->secs[t0->sec].data;
-	uint64_t body = nv ? c->model->block_cost(c->model, &c->dx, code, v, nv, BLOCK_REPEATED, NULL) : 0;
+	uint64_t body = nv ? c->model->block_cost(c->model, c->descs, &c->dx, code, v, nv, BLOCK_REPEATED, NULL) : 0;
 	free(v);
 	return body > flow ? body : flow;
 }

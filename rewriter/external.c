@@ -265,18 +265,15 @@ bool tests_external_result(const struct code *c, const struct text *t, uint32_t 
 	    !(c->exts[t->ext[call]].flags & PI_EXT_FIXED))
 		return false;
 	/* which registers hold something computed from %rax as returned */
-	const uint8_t *data = c->o->secs[t->sec].data;
 	uint64_t from_result = 1ull << REGN_GPR; /* %rax */
 	for (uint32_t i = b->first; i < k; i++) {
-		struct insn_detail d;
-		if (!insn_describe(&c->dx, data + t->insns[i].off, t->insns[i].len, &d))
-			return false;
+		const struct insn_detail *d = code_detail(c, &t->insns[i]);
 		/* (a zeroing idiom reads nothing, as insn_describe says) */
-		bool dep = (d.rd | d.addr | d.merge) & from_result;
+		bool dep = (d->rd | d->addr | d->merge) & from_result;
 		if (dep)
-			from_result |= d.wr;
+			from_result |= d->wr;
 		else
-			from_result &= ~d.wr;
+			from_result &= ~d->wr;
 	}
 	return (from_result >> REGN_FLAGS) & 1;
 }

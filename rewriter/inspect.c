@@ -59,12 +59,12 @@ static void dump_block(struct inspect *in, const struct code *c, const struct bl
 	uint32_t body;
 	if (bl->n > 1 && (last->kind == INSN_JMP || last->kind == INSN_JMP_IND || last->kind == INSN_CALL ||
 			  last->kind == INSN_CALL_IND || last->kind == INSN_RET)) {
-		body = c->model->block_cost(c->model, &c->dx, s->data, first, bl->n - 1, BLOCK_REPEATED, NULL);
+		body = c->model->block_cost(c->model, c->descs, &c->dx, s->data, first, bl->n - 1, BLOCK_REPEATED, NULL);
 	} else if (last->kind == INSN_JCC && last->target <= last->off) {
 		struct insn *v = xmalloc(bl->n * sizeof(*v));
 		memcpy(v, first, bl->n * sizeof(*v));
 		v[bl->n - 1].target = last->off + last->len; /* falls through */
-		body = c->model->block_cost(c->model, &c->dx, s->data, v, bl->n, BLOCK_REPEATED, NULL);
+		body = c->model->block_cost(c->model, c->descs, &c->dx, s->data, v, bl->n, BLOCK_REPEATED, NULL);
 		free(v);
 	} else {
 		body = cost_block(c, bl, BLOCK_REPEATED, NULL);
@@ -92,10 +92,7 @@ int inspect_object(struct inspect *in, struct object *o)
 		const uint8_t *data = c.o->secs[t->sec].data;
 		for (uint32_t k = bl->first; k < bl->first + bl->n; k++) {
 			const struct insn *ins = &t->insns[k];
-			struct insn_detail d;
-			if (!insn_describe(&c.dx, data + ins->off, ins->len, &d))
-				continue;
-			struct form_seen *fs = form_slot(in, d.form);
+			struct form_seen *fs = form_slot(in, code_detail(&c, ins)->form);
 			if (!fs->n++) {
 				insn_format(&c.dx, data + ins->off, ins->len, 0, fs->example, sizeof(fs->example));
 				fs->len = ins->len;

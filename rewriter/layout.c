@@ -430,9 +430,7 @@ static void emit_branch_stub(struct emit *e, uint32_t k, const struct func *f)
 static void emit_load_stub(struct emit *e, uint32_t k)
 {
 	const struct insn *in = &e->t->insns[k];
-	struct insn_detail d;
-	if (!insn_describe(&e->c->dx, e->s->data + in->off, in->len, &d))
-		return; /* chase.c described it: cannot happen */
+	const struct insn_detail d = *code_detail(e->c, in);
 	/* a relocated displacement (absolute addressing, as in non-PIC
 	 * code) is relocated again in the lea; any other relocation in the
 	 * load is in an immediate, which the lea does not have */

@@ -15,11 +15,11 @@
 
 /* --cpu=instructions: every instruction costs one cycle, so a profile
  * counts instructions exactly as callgrind's Ir does. */
-static uint32_t instructions_cost(const struct cpu_model *m, const struct x86_decoder *dx,
-				  const uint8_t *code, const struct insn *insns, size_t n, unsigned ctx,
-				  struct model_stats *st)
+static uint32_t instructions_cost(const struct cpu_model *m, struct insn_descs *descs,
+				  const struct x86_decoder *dx, const uint8_t *code, const struct insn *insns,
+				  size_t n, unsigned ctx, struct model_stats *st)
 {
-	(void)m, (void)dx, (void)insns, (void)code, (void)ctx;
+	(void)m, (void)descs, (void)dx, (void)insns, (void)code, (void)ctx;
 	if (st)
 		st->insns += n;
 	return (uint32_t)n;

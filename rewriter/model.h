@@ -16,6 +16,8 @@
 #include "decode.h"
 #include "format.h"
 
+struct insn_descs; /* insndesc.h */
+
 /* What the models did with the instructions they costed: how many were
  * found in the model's tables and how many fell back to their category
  * (with the forms that did, for --model-stats). */
@@ -68,10 +70,13 @@ struct cpu_model {
 	uint32_t units;
 	/* Fixed cost of a straight-line block, in 1/units of a cycle, where it
 	 * runs as ctx (BLOCK_* flags) says.  code is the section the
-	 * instructions' offsets (insn.off) point into, described with dx; st,
-	 * when not NULL, is updated. */
-	uint32_t (*block_cost)(const struct cpu_model *m, const struct x86_decoder *dx, const uint8_t *code,
-			       const struct insn *insns, size_t n, unsigned ctx, struct model_stats *st);
+	 * instructions' offsets (insn.off) point into; their descriptions are
+	 * in descs (by insn.desc), where the model also keeps what it makes
+	 * of them between blocks, or, with descs NULL, the model describes
+	 * their bytes with dx.  st, when not NULL, is updated. */
+	uint32_t (*block_cost)(const struct cpu_model *m, struct insn_descs *descs, const struct x86_decoder *dx,
+			       const uint8_t *code, const struct insn *insns, size_t n, unsigned ctx,
+			       struct model_stats *st);
 	/* Cost of one iteration of a rep-prefixed string instruction (units):
 	 * see model_rep_iter_cost. */
 	uint32_t rep_iter_cost;

@@ -96,7 +96,7 @@ static void unnamed_fde(void *arg, int sec, uint64_t off, uint64_t size)
  * at instruction k of t. */
 static void unnamed_addr(struct unnamed_set *us, const struct text *t, uint32_t k, int tsec, uint64_t toff)
 {
-	if (!code_used_as_base(&us->c->dx, t, &us->c->o->secs[t->sec], k))
+	if (!code_used_as_base(us->c, t, k))
 		unnamed_add(us, tsec, toff, 0, U_ADDR, -1);
 }
 

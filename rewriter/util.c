@@ -39,6 +39,14 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+void *xaligned(size_t align, size_t n)
+{
+	void *p;
+	if (posix_memalign(&p, align, n ? n : 1))
+		oom();
+	return p;
+}
+
 char *xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
@@ -56,7 +64,7 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
-void grow(void *pp, size_t *cap, size_t n, size_t sz)
+void grow_more(void *pp, size_t *cap, size_t n, size_t sz)
 {
 	void **p = pp;
 	if (n <= *cap)
@@ -72,7 +80,7 @@ void grow(void *pp, size_t *cap, size_t n, size_t sz)
 /* Unlike grow, the new room is not zeroed: a
  * buffer's bytes are only read up to len, and an archive's or a large
  * object's image would be written twice over. */
-void buf_room(struct buf *b, size_t n)
+void buf_room_more(struct buf *b, size_t n)
 {
 	if (b->len + n <= b->cap)
 		return;
@@ -83,29 +91,6 @@ void buf_room(struct buf *b, size_t n)
 	b->cap = c;
 }
 
-void buf_put(struct buf *b, const void *d, size_t n)
-{
-	buf_room(b, n);
-	if (n)
-		memcpy(b->p + b->len, d, n);
-	b->len += n;
-}
-
-void buf_u8(struct buf *b, uint8_t v) { buf_put(b, &v, 1); }
-
-void buf_u32(struct buf *b, uint32_t v)
-{
-	uint8_t t[4];
-	wr32(t, v);
-	buf_put(b, t, 4);
-}
-
-void buf_u64(struct buf *b, uint64_t v)
-{
-	uint8_t t[8];
-	wr64(t, v);
-	buf_put(b, t, 8);
-}
 
 void buf_zero(struct buf *b, size_t n)
 {

@@ -18,6 +18,17 @@ _Static_assert(sizeof(struct x86_state) <= X86_DECODER_SIZE,
 _Static_assert(_Alignof(struct x86_state) <= _Alignof(struct x86_decoder),
 	       "struct x86_decoder (decode.h) is aligned too weakly for this Zydis");
 
+/* What struct x86_decoded's opaque storage holds: one instruction as Zydis
+ * decoded it, read by this file alone. */
+struct x86_insn {
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+};
+_Static_assert(sizeof(struct x86_insn) <= X86_DECODED_SIZE,
+	       "X86_DECODED_SIZE (decode.h) is too small for this Zydis");
+_Static_assert(_Alignof(struct x86_insn) <= _Alignof(struct x86_decoded),
+	       "struct x86_decoded (decode.h) is aligned too weakly for this Zydis");
+
 static const struct x86_state *state(const struct x86_decoder *d)
 {
 	return (const struct x86_state *)(const void *)d->opaque;
@@ -95,32 +106,28 @@ static uint8_t classify(const ZydisDecodedInstruction *in, bool mem_read, bool m
 	return ICLS_ALU;
 }
 
-bool insn_decode(const struct x86_decoder *dx, const uint8_t *buf, size_t avail, uint64_t off,
-		 struct insn *out)
+/* struct insn from Zydis's decoding of the instruction at section offset
+ * off. */
+static void insn_from(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, uint64_t off,
+		      struct insn *out)
 {
-	ZydisDecodedInstruction in;
-	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-	memset(out, 0, sizeof(*out));
-	out->off = off;
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&state(dx)->dec, buf, avail, &in, ops)))
-		return false;
-	out->len = in.length;
-	out->mnemonic = (uint16_t)in.mnemonic;
-	out->nops = in.operand_count_visible;
-	if (in.cpu_flags) {
-		uint32_t w = in.cpu_flags->modified | in.cpu_flags->set_0 |
-			     in.cpu_flags->set_1 | in.cpu_flags->undefined;
-		out->flags_read = (uint16_t)(in.cpu_flags->tested & FLAGS_STATUS);
+	out->len = in->length;
+	out->mnemonic = (uint16_t)in->mnemonic;
+	out->nops = in->operand_count_visible;
+	if (in->cpu_flags) {
+		uint32_t w = in->cpu_flags->modified | in->cpu_flags->set_0 |
+			     in->cpu_flags->set_1 | in->cpu_flags->undefined;
+		out->flags_read = (uint16_t)(in->cpu_flags->tested & FLAGS_STATUS);
 		out->flags_written = (uint16_t)(w & FLAGS_STATUS);
 	}
-	if (is_shift_by_reg(&in, ops))
+	if (is_shift_by_reg(in, ops))
 		out->flags_written = 0;
-	for (int i = 0; i < in.operand_count; i++) {
+	for (int i = 0; i < in->operand_count; i++) {
 		if (ops[i].type != ZYDIS_OPERAND_TYPE_MEMORY)
 			continue;
 		if (ops[i].mem.base == ZYDIS_REGISTER_RIP) {
 			out->rip_rel = true;
-			out->disp_off = in.raw.disp.offset;
+			out->disp_off = in->raw.disp.offset;
 		}
 		if (ops[i].mem.type == ZYDIS_MEMOP_TYPE_AGEN)
 			continue;
@@ -129,34 +136,38 @@ bool insn_decode(const struct x86_decoder *dx, const uint8_t *buf, size_t avail,
 		if (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
 			out->mem_write = true;
 	}
-	out->cls = classify(&in, out->mem_read, out->mem_write);
-	if (in.meta.category == ZYDIS_CATEGORY_STRINGOP) {
-		if (in.attributes & ZYDIS_ATTRIB_HAS_REPE)
+	out->cls = classify(in, out->mem_read, out->mem_write);
+	if (in->meta.category == ZYDIS_CATEGORY_STRINGOP) {
+		if (in->attributes & ZYDIS_ATTRIB_HAS_REPE)
 			out->rep = REP_REPE;
-		else if (in.attributes & ZYDIS_ATTRIB_HAS_REPNE)
+		else if (in->attributes & ZYDIS_ATTRIB_HAS_REPNE)
 			out->rep = REP_REPNE;
-		else if (in.attributes & ZYDIS_ATTRIB_HAS_REP)
+		else if (in->attributes & ZYDIS_ATTRIB_HAS_REP)
 			out->rep = REP_REP;
 		/* With a count of zero a repeated string op writes no flag. */
 		if (out->rep)
 			out->flags_written = 0;
 	}
-	out->endbr = in.mnemonic == ZYDIS_MNEMONIC_ENDBR64;
-	if (in.raw.disp.size)
-		out->disp_at = in.raw.disp.offset, out->disp_len = in.raw.disp.size / 8;
-	if (in.raw.imm[0].size)
-		out->imm_at = in.raw.imm[0].offset, out->imm_len = in.raw.imm[0].size / 8;
-	if (in.raw.imm[1].size)
-		out->imm2_at = in.raw.imm[1].offset, out->imm2_len = in.raw.imm[1].size / 8;
+	out->endbr = in->mnemonic == ZYDIS_MNEMONIC_ENDBR64;
+	if (in->raw.disp.size)
+		out->disp_at = in->raw.disp.offset, out->disp_len = in->raw.disp.size / 8;
+	if (in->raw.imm[0].size)
+		out->imm_at = in->raw.imm[0].offset, out->imm_len = in->raw.imm[0].size / 8;
+	if (in->raw.imm[1].size)
+		out->imm2_at = in->raw.imm[1].offset, out->imm2_len = in->raw.imm[1].size / 8;
 
-	bool rel = (in.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && in.raw.imm[0].is_relative;
-	if (in.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
-		return out->kind = INSN_BAD, true; /* far jmp/call: cannot be moved */
+	bool rel = (in->attributes & ZYDIS_ATTRIB_IS_RELATIVE) && in->raw.imm[0].is_relative;
+	if (in->meta.branch_type == ZYDIS_BRANCH_TYPE_FAR) {
+		out->kind = INSN_BAD; /* far jmp/call: cannot be moved */
+		return;
+	}
 	const ZydisDecodedOperand *op0 = &ops[0];
-	switch (in.meta.category) {
+	switch (in->meta.category) {
 	case ZYDIS_CATEGORY_UNCOND_BR:
-		if (in.mnemonic != ZYDIS_MNEMONIC_JMP)
-			return out->kind = INSN_BAD, true;
+		if (in->mnemonic != ZYDIS_MNEMONIC_JMP) {
+			out->kind = INSN_BAD;
+			return;
+		}
 		if (rel)
 			out->kind = INSN_JMP;
 		else if (op0->type == ZYDIS_OPERAND_TYPE_REGISTER || op0->type == ZYDIS_OPERAND_TYPE_MEMORY)
@@ -165,36 +176,36 @@ bool insn_decode(const struct x86_decoder *dx, const uint8_t *buf, size_t avail,
 			out->kind = INSN_BAD; /* far jump */
 		break;
 	case ZYDIS_CATEGORY_COND_BR:
-		switch (in.mnemonic) {
+		switch (in->mnemonic) {
 		case ZYDIS_MNEMONIC_LOOP: case ZYDIS_MNEMONIC_LOOPE: case ZYDIS_MNEMONIC_LOOPNE:
 		case ZYDIS_MNEMONIC_JCXZ: case ZYDIS_MNEMONIC_JECXZ: case ZYDIS_MNEMONIC_JRCXZ:
 			out->kind = INSN_LOOP;
 			break;
 		default:
 			out->kind = INSN_JCC;
-			out->cc = in.opcode & 0xf;
+			out->cc = in->opcode & 0xf;
 		}
 		break;
 	case ZYDIS_CATEGORY_CALL:
 		if (rel)
 			out->kind = INSN_CALL;
-		else if (in.mnemonic == ZYDIS_MNEMONIC_CALL &&
+		else if (in->mnemonic == ZYDIS_MNEMONIC_CALL &&
 			 (op0->type == ZYDIS_OPERAND_TYPE_REGISTER || op0->type == ZYDIS_OPERAND_TYPE_MEMORY) &&
 			 !(op0->type == ZYDIS_OPERAND_TYPE_MEMORY && op0->mem.segment != ZYDIS_REGISTER_DS &&
 			   op0->mem.segment != ZYDIS_REGISTER_SS && op0->mem.segment != ZYDIS_REGISTER_NONE &&
-			   in.operand_width != 64))
+			   in->operand_width != 64))
 			out->kind = INSN_CALL_IND;
 		else
 			out->kind = INSN_BAD;
 		break;
 	case ZYDIS_CATEGORY_RET:
-		out->kind = in.mnemonic == ZYDIS_MNEMONIC_RET ? INSN_RET : INSN_BAD;
+		out->kind = in->mnemonic == ZYDIS_MNEMONIC_RET ? INSN_RET : INSN_BAD;
 		break;
 	case ZYDIS_CATEGORY_SYSCALL:
-		out->kind = in.mnemonic == ZYDIS_MNEMONIC_SYSCALL ? INSN_SYSCALL : INSN_BAD;
+		out->kind = in->mnemonic == ZYDIS_MNEMONIC_SYSCALL ? INSN_SYSCALL : INSN_BAD;
 		break;
 	default:
-		switch (in.mnemonic) {
+		switch (in->mnemonic) {
 		case ZYDIS_MNEMONIC_UD0: case ZYDIS_MNEMONIC_UD1: case ZYDIS_MNEMONIC_UD2:
 		case ZYDIS_MNEMONIC_HLT: case ZYDIS_MNEMONIC_INT3:
 			out->kind = INSN_TRAP;
@@ -209,9 +220,9 @@ bool insn_decode(const struct x86_decoder *dx, const uint8_t *buf, size_t avail,
 		}
 	}
 	if (rel && out->kind != INSN_BAD) {
-		out->rel_off = in.raw.imm[0].offset;
-		out->rel_size = in.raw.imm[0].size / 8;
-		out->target = off + in.length + (uint64_t)in.raw.imm[0].value.s;
+		out->rel_off = in->raw.imm[0].offset;
+		out->rel_size = in->raw.imm[0].size / 8;
+		out->target = off + in->length + (uint64_t)in->raw.imm[0].value.s;
 	}
 	if (out->kind == INSN_JMP_IND || out->kind == INSN_CALL_IND) {
 		if (op0->type == ZYDIS_OPERAND_TYPE_REGISTER) {
@@ -219,12 +230,30 @@ bool insn_decode(const struct x86_decoder *dx, const uint8_t *buf, size_t avail,
 			if (ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64, op0->reg.value) != 64)
 				out->kind = INSN_BAD;
 		} else {
-			out->modrm_off = in.raw.modrm.offset;
+			out->modrm_off = in->raw.modrm.offset;
 			if (op0->mem.segment == ZYDIS_REGISTER_FS || op0->mem.segment == ZYDIS_REGISTER_GS)
 				out->kind = INSN_BAD;
 		}
 	}
+}
+
+bool insn_decode_kept(const struct x86_decoder *dx, const uint8_t *buf, size_t avail, uint64_t off,
+		      struct insn *out, struct x86_decoded *z)
+{
+	struct x86_insn *zi = (struct x86_insn *)(void *)z->opaque;
+	memset(out, 0, sizeof(*out));
+	out->off = off;
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&state(dx)->dec, buf, avail, &zi->in, zi->ops)))
+		return false;
+	insn_from(&zi->in, zi->ops, off, out);
 	return true;
+}
+
+bool insn_decode(const struct x86_decoder *dx, const uint8_t *buf, size_t avail, uint64_t off,
+		 struct insn *out)
+{
+	struct x86_decoded z;
+	return insn_decode_kept(dx, buf, avail, off, out, &z);
 }
 
 void insn_format(const struct x86_decoder *dx, const uint8_t *buf, size_t len, uint64_t addr,
@@ -300,26 +329,28 @@ static void form_add(char *f, size_t sz, const char *s)
 	f[n + m] = '\0';
 }
 
-bool insn_describe(const struct x86_decoder *dx, const uint8_t *buf, size_t len,
-		   struct insn_detail *d)
+/* What describes nothing: no form, no register, no memory operand. */
+static void describe_none(struct insn_detail *d)
 {
-	ZydisDecodedInstruction in;
-	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	memset(d, 0, sizeof(*d));
 	d->mem.base = d->mem.index = -1;
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&state(dx)->dec, buf, len, &in, ops)))
-		return false;
+}
+
+/* Describe into d, which describes nothing yet, the instruction Zydis
+ * decoded as in and ops. */
+static void describe(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, struct insn_detail *d)
+{
 	char *f = d->form;
-	if (in.attributes & ZYDIS_ATTRIB_HAS_LOCK)
+	if (in->attributes & ZYDIS_ATTRIB_HAS_LOCK)
 		form_add(f, sizeof(d->form), "lock ");
-	if (in.meta.category == ZYDIS_CATEGORY_STRINGOP) {
-		if (in.attributes & (ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE))
+	if (in->meta.category == ZYDIS_CATEGORY_STRINGOP) {
+		if (in->attributes & (ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE))
 			form_add(f, sizeof(d->form), "repcc ");
-		else if (in.attributes & ZYDIS_ATTRIB_HAS_REP)
+		else if (in->attributes & ZYDIS_ATTRIB_HAS_REP)
 			form_add(f, sizeof(d->form), "rep ");
 	}
-	form_add(f, sizeof(d->form), ZydisMnemonicGetString(in.mnemonic));
-	for (int i = 0; i < in.operand_count_visible; i++) {
+	form_add(f, sizeof(d->form), ZydisMnemonicGetString(in->mnemonic));
+	for (int i = 0; i < in->operand_count_visible; i++) {
 		const ZydisDecodedOperand *op = &ops[i];
 		char tmp[16];
 		const char *s = "?";
@@ -352,9 +383,9 @@ bool insn_describe(const struct x86_decoder *dx, const uint8_t *buf, size_t len,
 	 * of rep), except the stack pointer that push, pop, call and ret
 	 * move: the cores' stack engine does that at decode, without a
 	 * dependency */
-	bool stack_engine = in.mnemonic == ZYDIS_MNEMONIC_PUSH || in.mnemonic == ZYDIS_MNEMONIC_POP ||
-			    in.mnemonic == ZYDIS_MNEMONIC_CALL || in.mnemonic == ZYDIS_MNEMONIC_RET;
-	for (int i = 0; i < in.operand_count; i++) {
+	bool stack_engine = in->mnemonic == ZYDIS_MNEMONIC_PUSH || in->mnemonic == ZYDIS_MNEMONIC_POP ||
+			    in->mnemonic == ZYDIS_MNEMONIC_CALL || in->mnemonic == ZYDIS_MNEMONIC_RET;
+	for (int i = 0; i < in->operand_count; i++) {
 		const ZydisDecodedOperand *op = &ops[i];
 		if (stack_engine && op->visibility == ZYDIS_OPERAND_VISIBILITY_HIDDEN &&
 		    ((op->type == ZYDIS_OPERAND_TYPE_REGISTER && op->reg.value == ZYDIS_REGISTER_RSP) ||
@@ -366,8 +397,8 @@ bool insn_describe(const struct x86_decoder *dx, const uint8_t *buf, size_t len,
 					d->store = true;
 				if (d->mem.base < 0) /* an explicit operand wins */
 					d->mem.base = (int8_t)regn(ZYDIS_REGISTER_RSP), d->mem.scale = 1,
-					d->mem.disp = in.mnemonic == ZYDIS_MNEMONIC_PUSH ||
-						      in.mnemonic == ZYDIS_MNEMONIC_CALL ? -8 : 0,
+					d->mem.disp = in->mnemonic == ZYDIS_MNEMONIC_PUSH ||
+						      in->mnemonic == ZYDIS_MNEMONIC_CALL ? -8 : 0,
 					d->mem.size = 8;
 			}
 			continue;
@@ -405,9 +436,9 @@ bool insn_describe(const struct x86_decoder *dx, const uint8_t *buf, size_t len,
 			d->mem.rip = op->mem.base == ZYDIS_REGISTER_RIP;
 			d->mem.size = (uint16_t)(op->size / 8);
 			d->mem.other_seg = op->mem.segment == ZYDIS_REGISTER_FS || op->mem.segment == ZYDIS_REGISTER_GS;
-			d->mem.addr32 = in.address_width == 32;
-			d->mem.disp_at = in.raw.disp.offset;
-			d->mem.disp_size = (uint8_t)(in.raw.disp.size / 8);
+			d->mem.addr32 = in->address_width == 32;
+			d->mem.disp_at = in->raw.disp.offset;
+			d->mem.disp_size = (uint8_t)(in->raw.disp.size / 8);
 			if (op->mem.base != ZYDIS_REGISTER_RIP) {
 				/* addresses written alike are the same address while
 				 * their registers do not change: what store-to-load
@@ -425,9 +456,9 @@ bool insn_describe(const struct x86_decoder *dx, const uint8_t *buf, size_t len,
 	/* a shift or rotate by cl leaves the flags as they were when the count
 	 * is 0: its flags merge the old ones (a chain through the flags alone;
 	 * measured here) */
-	bool by_cl = in.operand_count_visible == 2 && ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+	bool by_cl = in->operand_count_visible == 2 && ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
 		     ops[1].reg.value == ZYDIS_REGISTER_CL;
-	switch (in.mnemonic) {
+	switch (in->mnemonic) {
 	case ZYDIS_MNEMONIC_SHL: case ZYDIS_MNEMONIC_SHR: case ZYDIS_MNEMONIC_SAR:
 	case ZYDIS_MNEMONIC_ROL: case ZYDIS_MNEMONIC_ROR:
 		d->flags_merge = by_cl;
@@ -435,21 +466,21 @@ bool insn_describe(const struct x86_decoder *dx, const uint8_t *buf, size_t len,
 	default:
 		break;
 	}
-	if (in.cpu_flags) {
-		if (in.cpu_flags->tested & FLAGS_STATUS)
+	if (in->cpu_flags) {
+		if (in->cpu_flags->tested & FLAGS_STATUS)
 			d->rd |= 1ull << REGN_FLAGS;
-		if ((in.cpu_flags->modified | in.cpu_flags->set_0 | in.cpu_flags->set_1 |
-		     in.cpu_flags->undefined) & FLAGS_STATUS)
+		if ((in->cpu_flags->modified | in->cpu_flags->set_0 | in->cpu_flags->set_1 |
+		     in->cpu_flags->undefined) & FLAGS_STATUS)
 			d->wr |= 1ull << REGN_FLAGS;
 	}
 
 	/* idioms the renamer resolves without executing a dependency */
-	bool two_regs = in.operand_count_visible >= 2 && ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+	bool two_regs = in->operand_count_visible >= 2 && ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
 			ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER;
 	bool same = two_regs && ops[0].reg.value == ops[1].reg.value;
-	bool three_same = in.operand_count_visible >= 3 && two_regs &&
+	bool three_same = in->operand_count_visible >= 3 && two_regs &&
 			  ops[2].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[1].reg.value == ops[2].reg.value;
-	switch (in.mnemonic) {
+	switch (in->mnemonic) {
 	case ZYDIS_MNEMONIC_XOR: case ZYDIS_MNEMONIC_SUB: case ZYDIS_MNEMONIC_PXOR:
 	case ZYDIS_MNEMONIC_XORPS: case ZYDIS_MNEMONIC_XORPD: case ZYDIS_MNEMONIC_PSUBB:
 	case ZYDIS_MNEMONIC_PSUBD: case ZYDIS_MNEMONIC_PSUBQ: case ZYDIS_MNEMONIC_PCMPGTD:
@@ -474,19 +505,19 @@ bool insn_describe(const struct x86_decoder *dx, const uint8_t *buf, size_t len,
 	/* a 64-bit register plus a constant: the renamer can keep the
 	 * constant beside the register (measured here: 32-bit forms, which
 	 * zero the upper half, are executed) */
-	bool r64 = in.operand_count_visible >= 1 && ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+	bool r64 = in->operand_count_visible >= 1 && ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
 		   ZydisRegisterGetClass(ops[0].reg.value) == ZYDIS_REGCLASS_GPR64;
-	switch (in.mnemonic) {
+	switch (in->mnemonic) {
 	case ZYDIS_MNEMONIC_ADD: case ZYDIS_MNEMONIC_SUB:
-		if (r64 && in.operand_count_visible == 2 && ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+		if (r64 && in->operand_count_visible == 2 && ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 			d->imm_add = true;
-			d->imm = in.mnemonic == ZYDIS_MNEMONIC_ADD ? ops[1].imm.value.s : -ops[1].imm.value.s;
+			d->imm = in->mnemonic == ZYDIS_MNEMONIC_ADD ? ops[1].imm.value.s : -ops[1].imm.value.s;
 		}
 		break;
 	case ZYDIS_MNEMONIC_INC: case ZYDIS_MNEMONIC_DEC:
-		if (r64 && in.operand_count_visible == 1) {
+		if (r64 && in->operand_count_visible == 1) {
 			d->imm_add = true;
-			d->imm = in.mnemonic == ZYDIS_MNEMONIC_INC ? 1 : -1;
+			d->imm = in->mnemonic == ZYDIS_MNEMONIC_INC ? 1 : -1;
 		}
 		break;
 	case ZYDIS_MNEMONIC_LEA:
@@ -499,7 +530,7 @@ bool insn_describe(const struct x86_decoder *dx, const uint8_t *buf, size_t len,
 	default:
 		break;
 	}
-	switch (in.mnemonic) {
+	switch (in->mnemonic) {
 	case ZYDIS_MNEMONIC_MOV: case ZYDIS_MNEMONIC_MOVZX: case ZYDIS_MNEMONIC_MOVSX:
 	case ZYDIS_MNEMONIC_MOVSXD: case ZYDIS_MNEMONIC_MOVD: case ZYDIS_MNEMONIC_MOVQ:
 	case ZYDIS_MNEMONIC_MOVSD: case ZYDIS_MNEMONIC_MOVSS: case ZYDIS_MNEMONIC_MOVAPS:
@@ -507,33 +538,51 @@ bool insn_describe(const struct x86_decoder *dx, const uint8_t *buf, size_t len,
 	case ZYDIS_MNEMONIC_MOVAPD: case ZYDIS_MNEMONIC_MOVUPD: case ZYDIS_MNEMONIC_VMOVDQU:
 	case ZYDIS_MNEMONIC_VMOVDQA: case ZYDIS_MNEMONIC_VMOVUPS: case ZYDIS_MNEMONIC_VMOVAPS:
 		d->plain_move = true;
-		d->zext_load = in.mnemonic == ZYDIS_MNEMONIC_MOVZX && d->load;
+		d->zext_load = in->mnemonic == ZYDIS_MNEMONIC_MOVZX && d->load;
 		break;
 	default:
 		break;
 	}
-	switch (in.mnemonic) {
+	switch (in->mnemonic) {
 	case ZYDIS_MNEMONIC_PUSH: case ZYDIS_MNEMONIC_CALL: d->rsp_move = -8; break;
 	case ZYDIS_MNEMONIC_POP: case ZYDIS_MNEMONIC_RET: d->rsp_move = 8; break;
 	default:
-		if (d->imm_add && ops[0].reg.value == ZYDIS_REGISTER_RSP && in.mnemonic != ZYDIS_MNEMONIC_LEA)
+		if (d->imm_add && ops[0].reg.value == ZYDIS_REGISTER_RSP && in->mnemonic != ZYDIS_MNEMONIC_LEA)
 			d->rsp_move = (int32_t)d->imm;
 		break;
 	}
-	if (in.mnemonic == ZYDIS_MNEMONIC_NOP) {
+	if (in->mnemonic == ZYDIS_MNEMONIC_NOP) {
 		/* a long nop's operands are padding: nothing is read */
 		d->load = d->store = false;
 		d->rd = d->wr = d->addr = d->merge = d->mem_key = 0;
 		d->mem.base = d->mem.index = -1;
 	}
-	if (in.mnemonic == ZYDIS_MNEMONIC_LEA && ops[1].mem.base == ZYDIS_REGISTER_RIP)
+	if (in->mnemonic == ZYDIS_MNEMONIC_LEA && ops[1].mem.base == ZYDIS_REGISTER_RIP)
 		d->lea_rip = true;
-	if (in.mnemonic == ZYDIS_MNEMONIC_LEA && ops[1].mem.base != ZYDIS_REGISTER_NONE &&
+	if (in->mnemonic == ZYDIS_MNEMONIC_LEA && ops[1].mem.base != ZYDIS_REGISTER_NONE &&
 	    ops[1].mem.base != ZYDIS_REGISTER_RIP && ops[1].mem.index != ZYDIS_REGISTER_NONE &&
 	    ops[1].mem.disp.value != 0)
 		d->lea3 = true;
 	d->merge &= ~d->rd; /* read for their own sake too: a full dependency */
 	if (d->zero_idiom)
 		d->rd = d->merge = 0;
+}
+
+bool insn_describe(const struct x86_decoder *dx, const uint8_t *buf, size_t len,
+		   struct insn_detail *d)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	describe_none(d);
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&state(dx)->dec, buf, len, &in, ops)))
+		return false;
+	describe(&in, ops, d);
 	return true;
+}
+
+void insn_describe_decoded(const struct x86_decoded *z, struct insn_detail *d)
+{
+	const struct x86_insn *zi = (const struct x86_insn *)(const void *)z->opaque;
+	describe_none(d);
+	describe(&zi->in, zi->ops, d);
 }

@@ -87,6 +87,9 @@ struct insn {
 	 * immediates (the branch's included), offset and bytes; 0 bytes if
 	 * none */
 	uint8_t disp_at, disp_len, imm_at, imm_len, imm2_at, imm2_len;
+	/* the caller's: the rewriter's number of its description (insndesc.h),
+	 * 0 for none; insn_decode leaves it 0 */
+	uint32_t desc;
 };
 
 /* Decode one instruction at buf[0..avail), at offset off of its section
@@ -94,6 +97,22 @@ struct insn {
  * bytes are not a valid x86-64 instruction (out then holds nothing but off). */
 bool insn_decode(const struct x86_decoder *dx, const uint8_t *buf, size_t avail, uint64_t off,
 		 struct insn *out);
+
+/*
+ * An instruction as Zydis decoded it, kept by the caller (by value, as
+ * struct x86_decoder is) so that it can also be described without decoding
+ * its bytes again: describing is for each distinct instruction, and the
+ * decoding was half of it.  decode.c checks at compile time that Zydis's
+ * instruction and operands fit.
+ */
+#define X86_DECODED_SIZE 1152
+struct x86_decoded {
+	_Alignas(16) unsigned char opaque[X86_DECODED_SIZE];
+};
+
+/* insn_decode, keeping Zydis's decoding in *z for insn_describe_decoded. */
+bool insn_decode_kept(const struct x86_decoder *dx, const uint8_t *buf, size_t avail, uint64_t off,
+		      struct insn *out, struct x86_decoded *z);
 
 /*
  * What a timing model needs beyond struct insn: the instruction's form (the
@@ -154,6 +173,9 @@ struct insn_detail {
  * decode (d then says no memory operand and nothing else). */
 bool insn_describe(const struct x86_decoder *dx, const uint8_t *buf, size_t len,
 		   struct insn_detail *d);
+/* What insn_describe says of the instruction insn_decode_kept decoded
+ * into z (and returned true for). */
+void insn_describe_decoded(const struct x86_decoded *z, struct insn_detail *d);
 
 /* Format the instruction at buf[0..len), at address addr (what its branch
  * targets are shown relative to), in AT&T syntax into out[0..outsz),

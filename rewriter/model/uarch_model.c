@@ -25,7 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "insndesc.h"
 #include "uarch_model.h"
+#include "util.h"
 
 static int cmp_form(const void *key, const void *elem)
 {
@@ -36,8 +38,20 @@ static int cmp_form(const void *key, const void *elem)
  * idioms and fusion, and what insn_describe says of it. */
 struct slot {
 	struct form_cost c;
-	struct insn_detail d;
+	const struct insn_detail *d;
 	bool vec_result; /* writes a vector register */
+	bool fusible;    /* may fuse with a jcc after it (fusible_first) */
+};
+
+/* What the model makes of one description, whatever the block, kept in
+ * the run's table of descriptions by its number (insndesc.h): a block is
+ * costed several times (in flow, repeated, in each loop it is part of)
+ * and the same instructions recur across a library. */
+struct uarch_slot {
+	struct form_cost c;
+	bool vec_result, fusible;
+	bool known;  /* in the tables (not a fallback) */
+	bool filled; /* made yet */
 };
 
 static const struct form_cost *lookup(const struct uarch *u, const char *form)
@@ -245,7 +259,7 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 	unsigned njobs = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct form_cost *c = &v[i].c;
-		if (no_stores && v[i].d.store && !v[i].d.load)
+		if (no_stores && v[i].d->store && !v[i].d->load)
 			continue;
 		/* per class: equal shares are a job, anything else is fixed
 		 * (the ports with work as bits: an instruction uses a few of
@@ -310,14 +324,18 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 			idx[q] = (cmask >> q) & 1 ? (port_of[k] = q, k++) : UARCH_MAX_PORTS;
 		if (k > 12)
 			k = 12; /* (no table has a class this wide) */
-		/* the work confined to a set only grows when the set takes in a
-		 * whole job's ports or a port with fixed work: the busiest set
-		 * is a union of those masks (atoms; a set's load at least that
-		 * of any set it holds with the same work), or a single port
-		 * (the load of jobs confined to no port, if any).  A block has
-		 * a few distinct masks, so their unions are far fewer than the
-		 * class's 2^k sets. */
-		uint32_t atom[64 + 12], awork[64 + 12], w0 = 0;
+		/* the busiest set S of the class's ports: the most work
+		 * confined to it (its ports' fixed work, the jobs whose ports
+		 * it holds all of, and the jobs confined to no port of the
+		 * class, w0) over |S|.  S holds the union M of the jobs it
+		 * takes in whole, and other ports for their fixed work alone:
+		 * for each union M of the jobs' masks, the ports outside it
+		 * with the most fixed work, while each raises the average (the
+		 * next, with less, no longer can).  A block has a few distinct
+		 * masks, so their unions are far fewer than the class's 2^k
+		 * sets, which a union of single ports with fixed work would
+		 * otherwise run through. */
+		uint32_t atom[64], awork[64], w0 = 0;
 		unsigned natoms = 0;
 		for (unsigned j = 0; j < njobs; j++) {
 			if (!(jobs[j].mask & cmask))
@@ -339,59 +357,42 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 				atom[natoms] = cm, awork[natoms++] = 0;
 			awork[a] += jobs[j].work;
 		}
-		unsigned njobatoms = natoms;
 		uint32_t fixed_c[12];
+		unsigned order[12]; /* the ports by fixed work, the most first */
 		for (unsigned i = 0; i < k; i++) {
 			fixed_c[i] = fixed[port_of[i]];
-			if (!fixed_c[i])
-				continue;
-			unsigned a = 0;
-			while (a < natoms && atom[a] != 1u << i)
-				a++;
-			if (a == natoms)
-				atom[natoms] = 1u << i, awork[natoms++] = 0;
+			unsigned o = i;
+			for (; o > 0 && fixed_c[order[o - 1]] < fixed_c[i]; o--)
+				order[o] = order[o - 1];
+			order[o] = i;
 		}
-		uint64_t seen_set[(1u << 12) / 64] = {0};
+		uint64_t seen_set[(1u << 12) / 64] = {1};
 		uint16_t stack[1u << 12];
 		unsigned nstack = 0;
-		for (unsigned a = 0; a < natoms; a++)
-			if (!((seen_set[atom[a] / 64] >> (atom[a] % 64)) & 1)) {
-				seen_set[atom[a] / 64] |= 1ull << (atom[a] % 64);
-				stack[nstack++] = (uint16_t)atom[a];
-			}
-		/* the single ports, as sets of their own (not grown from) */
-		for (unsigned i = 0; i < k; i++) {
-			uint32_t load = w0 + fixed_c[i];
-			for (unsigned a = 0; a < njobatoms; a++)
-				if (atom[a] == 1u << i)
-					load += awork[a];
-			if (load > best)
-				best = load;
-		}
-		/* a set holding S has at most all the class's work over at least
-		 * |S| ports: no set grown from one with total / |S| <= best is
-		 * busier than the best found */
-		uint32_t total = w0;
-		for (unsigned i = 0; i < k; i++)
-			total += fixed_c[i];
-		for (unsigned a = 0; a < njobatoms; a++)
-			total += awork[a];
+		stack[nstack++] = 0; /* no job whole */
 		while (nstack) {
-			uint32_t S = stack[--nstack];
-			uint32_t load = w0;
+			uint32_t M = stack[--nstack];
+			uint64_t load = w0;
 			unsigned size = 0;
-			for (uint32_t b = S; b; b &= b - 1, size++)
+			for (uint32_t b = M; b; b &= b - 1, size++)
 				load += fixed_c[__builtin_ctz(b)];
-			for (unsigned a = 0; a < njobatoms; a++)
-				if (!(atom[a] & ~S))
+			for (unsigned a = 0; a < natoms; a++)
+				if (!(atom[a] & ~M))
 					load += awork[a];
-			uint64_t l = (uint64_t)load / size;
-			if (l > best)
-				best = l;
-			if ((uint64_t)total / size <= best)
-				continue;
+			if (size && load / size > best)
+				best = load / size;
+			for (unsigned o = 0; o < k; o++) {
+				unsigned i = order[o];
+				if ((M >> i) & 1)
+					continue;
+				if (size && (uint64_t)fixed_c[i] * size <= load)
+					break;
+				load += fixed_c[i], size++;
+				if (load / size > best)
+					best = load / size;
+			}
 			for (unsigned a = 0; a < natoms; a++) {
-				uint32_t T = S | atom[a];
+				uint32_t T = M | atom[a];
 				if (!((seen_set[T / 64] >> (T % 64)) & 1)) {
 					seen_set[T / 64] |= 1ull << (T % 64);
 					stack[nstack++] = (uint16_t)T;
@@ -403,24 +404,19 @@ static uint64_t port_bound(const struct uarch *u, const struct slot *v, size_t n
 }
 
 /* An instruction's slot before the block around it counts (macro-fusion
- * does): its description and its form's cost, adjusted for the core.
+ * does): its form's cost for description s->d, adjusted for the core.
  * Returns false if the form fell back to its category. */
-static bool describe_slot(const struct uarch *u, const struct x86_decoder *dx, const uint8_t *bytes,
-			  const struct insn *in, struct slot *s)
+static bool cost_slot(const struct uarch *u, const struct insn *in, struct slot *s)
 {
-	if (!insn_describe(dx, bytes, in->len, &s->d)) {
-		memset(&s->d, 0, sizeof(s->d));
-		snprintf(s->d.form, sizeof(s->d.form), "(bad)");
-	}
 	const struct form_cost *fc = NULL;
-	if (s->d.lea_rip && u->nmeasured) /* the measured cost, where the core differs */
+	if (s->d->lea_rip && u->nmeasured) /* the measured cost, where the core differs */
 		fc = bsearch("lea rip", u->measured, u->nmeasured, sizeof(*u->measured), cmp_form);
 	if (!fc)
-		fc = lookup(u, s->d.form);
+		fc = lookup(u, s->d->form);
 	if (fc) {
 		s->c = *fc;
 	} else {
-		fallback(u, in, &s->d, &s->c);
+		fallback(u, in, s->d, &s->c);
 	}
 	if (fc && u->alu_cap && s->c.uops) {
 		/* a micro-op occupies one ALU for a cycle, not all of them */
@@ -436,16 +432,16 @@ static bool describe_slot(const struct uarch *u, const struct x86_decoder *dx, c
 	/* (the forms measured on the core are its own ports' already) */
 	bool measured = fc && u->nmeasured && fc >= u->measured && fc < u->measured + u->nmeasured;
 	for (unsigned p = 0; fc && !measured && p < u->nports; p++) {
-		unsigned pct = s->d.store && u->store_press_pct[p] ? u->store_press_pct[p] : u->press_pct[p];
+		unsigned pct = s->d->store && u->store_press_pct[p] ? u->store_press_pct[p] : u->press_pct[p];
 		if (pct)
 			s->c.press[p] = (uint16_t)((s->c.press[p] * pct + 50) / 100);
 	}
-	if (fc && s->d.lea3 && u->lea3_lat) {
+	if (fc && s->d->lea3 && u->lea3_lat) {
 		/* two a cycle: a cycle's work on half the ALUs each */
 		s->c.lat = (uint16_t)u->lea3_lat;
 		for (unsigned a = 0; a < u->nalu; a++)
 			s->c.press[u->alu[a]] = (uint16_t)(200 / u->nalu);
-	} else if (fc && !measured && u->lea_alu && !strncmp(s->d.form, "lea ", 4)) {
+	} else if (fc && !measured && u->lea_alu && !strncmp(s->d->form, "lea ", 4)) {
 		/* an ALU operation, as an add's share of the ALUs */
 		memset(s->c.press, 0, sizeof(s->c.press));
 		for (unsigned a = 0; a < u->nalu; a++) {
@@ -453,14 +449,14 @@ static bool describe_slot(const struct uarch *u, const struct x86_decoder *dx, c
 			s->c.press[u->alu[a]] = (uint16_t)((100 / u->nalu * pct + 50) / 100);
 		}
 	}
-	s->vec_result = (s->d.wr >> REGN_VEC) & 0xffffffffull;
-	if (fc && s->d.load && !(s->vec_result && u->fp_load_lat) && u->table_load_lat > u->load_lat &&
+	s->vec_result = (s->d->wr >> REGN_VEC) & 0xffffffffull;
+	if (fc && s->d->load && !(s->vec_result && u->fp_load_lat) && u->table_load_lat > u->load_lat &&
 	    s->c.lat >= u->table_load_lat)
 		s->c.lat -= (uint16_t)(u->table_load_lat - u->load_lat);
-	if (fc && !measured && u->vec_int_lat && s->vec_result && !s->d.load && s->c.lat == 1 &&
-	    (s->d.form[0] == 'p' || (s->d.form[0] == 'v' && s->d.form[1] == 'p')))
+	if (fc && !measured && u->vec_int_lat && s->vec_result && !s->d->load && s->c.lat == 1 &&
+	    (s->d->form[0] == 'p' || (s->d->form[0] == 'v' && s->d->form[1] == 'p')))
 		s->c.lat = (uint16_t)u->vec_int_lat;
-	if (fc && u->fadd_lat && u->fadd_lat < u->table_fadd_lat && fp_add(s->d.form) &&
+	if (fc && u->fadd_lat && u->fadd_lat < u->table_fadd_lat && fp_add(s->d->form) &&
 	    s->c.lat >= u->table_fadd_lat)
 		s->c.lat -= (uint16_t)(u->table_fadd_lat - u->fadd_lat);
 	if (fc) {
@@ -469,72 +465,65 @@ static bool describe_slot(const struct uarch *u, const struct x86_decoder *dx, c
 		 * data, issue as one; the tables count push and pop
 		 * with an ALU micro-op moving rsp, which the stack
 		 * engine does at decode instead */
-		bool push_pop = s->d.rsp_move && !s->d.imm_add && in->kind != INSN_CALL &&
+		bool push_pop = s->d->rsp_move && !s->d->imm_add && in->kind != INSN_CALL &&
 				in->kind != INSN_CALL_IND && in->kind != INSN_RET;
 		if (push_pop && s->c.uops >= 2) {
 			s->c.uops--;
 			for (unsigned a = 0; a < u->nalu; a++)
 				s->c.press[u->alu[a]] = 0;
-		} else if (s->d.load && s->c.uops >= 2) {
+		} else if (s->d->load && s->c.uops >= 2) {
 			s->c.uops--;
 		}
 	}
-	if (s->d.zero_idiom || (s->d.move_reg && u->move_elim) || (s->d.imm_add && u->imm_add_folded)) {
+	if (s->d->zero_idiom || (s->d->move_reg && u->move_elim) || (s->d->imm_add && u->imm_add_folded)) {
 		/* resolved at rename: a micro-op issued, nothing executed */
 		s->c.lat = 0;
 		memset(s->c.press, 0, sizeof(s->c.press));
 		s->c.uops = 1;
 	}
+	s->fusible = fusible_first(s->d);
 	return fc != NULL;
 }
 
-/* describe_slot is a function of the instruction's bytes (and the core):
- * a block is costed several times (in flow, repeated, in each loop it is
- * part of) and the same instructions recur across a library, so slots are
- * kept by content, in a table of 16 Ki entries, two ways a set: most hits
- * are of a block costed again soon after, and the table's 4 MB of pages
- * are all touched in a library of any size (on libsqlite3.a, a direct-
- * mapped table of 64 Ki entries, 16 MB, ran 0.7 % more instructions and
- * took 2,900 more page faults, 13,500 in all; on liblua5.4.a 1,950 more,
- * of 5,000). */
-#define MEMO_BITS 14
-struct memo_ent {
-	const struct uarch *u;
-	uint8_t len;
-	uint8_t bytes[15];
-	bool known; /* in the tables (not a fallback) */
-	struct slot s;
-};
-static struct memo_ent *memo;
-
-static bool slot_of(const struct uarch *u, const struct x86_decoder *dx, const uint8_t *bytes, const struct insn *in,
-		    struct slot *s)
+/* The slot of in, of the block's code at bytes: its description and what
+ * the model makes of it from descs (by in->desc), made there once; else
+ * (no table, or no number) described into *scratch.  Returns false if its
+ * form fell back to its category. */
+static bool slot_of(const struct uarch *u, struct insn_descs *descs, const struct x86_decoder *dx,
+		    const uint8_t *bytes, const struct insn *in, struct slot *s, struct insn_detail *scratch)
 {
-	if (in->len == 0 || in->len > 15)
-		return describe_slot(u, dx, bytes, in, s);
-	uint64_t h = (uint64_t)(uintptr_t)u * 0x9e3779b97f4a7c15ull;
-	for (unsigned k = 0; k < in->len; k++)
-		h = (h ^ bytes[k]) * 0x100000001b3ull;
-	if (!memo)
-		memo = calloc((size_t)1 << MEMO_BITS, sizeof(*memo));
-	if (!memo)
-		return describe_slot(u, dx, bytes, in, s);
-	/* two ways a set, the newer first: a block costed again finds its
-	 * instructions though others have come between */
-	struct memo_ent *e = &memo[(h >> (64 - MEMO_BITS + 1)) * 2];
-	for (unsigned w = 0; w < 2; w++)
-		if (e[w].u == u && e[w].len == in->len && !memcmp(e[w].bytes, bytes, in->len)) {
-			*s = e[w].s;
-			return e[w].known;
+	if (!descs || !in->desc) {
+		if (!insn_describe(dx, bytes, in->len, scratch)) {
+			memset(scratch, 0, sizeof(*scratch));
+			snprintf(scratch->form, sizeof(scratch->form), "(bad)");
 		}
-	bool known = describe_slot(u, dx, bytes, in, s);
-	e[1] = e[0];
-	e->u = u;
-	e->len = in->len;
-	memcpy(e->bytes, bytes, in->len);
-	e->known = known;
-	e->s = *s;
-	return known;
+		s->d = scratch;
+		return cost_slot(u, in, s);
+	}
+	if (descs->costs_of != u) { /* (a table serves one core at a time) */
+		for (size_t c = 0; c < descs->ncosts; c++)
+			if (descs->costs[c])
+				memset(descs->costs[c], 0, INSN_DESC_CHUNK * sizeof(*descs->costs[c]));
+		descs->costs_of = u;
+	}
+	size_t chunk = in->desc >> INSN_DESC_CHUNK_BITS;
+	if (chunk >= descs->ncosts) {
+		descs->costs = xrealloc(descs->costs, (chunk + 1) * sizeof(*descs->costs));
+		memset(descs->costs + descs->ncosts, 0, (chunk + 1 - descs->ncosts) * sizeof(*descs->costs));
+		descs->ncosts = chunk + 1;
+	}
+	if (!descs->costs[chunk])
+		descs->costs[chunk] = xcalloc(INSN_DESC_CHUNK, sizeof(*descs->costs[chunk]));
+	struct uarch_slot *k = &descs->costs[chunk][in->desc & (INSN_DESC_CHUNK - 1)];
+	s->d = insn_descs_get(descs, in->desc);
+	if (!k->filled) {
+		k->known = cost_slot(u, in, s);
+		k->c = s->c, k->vec_result = s->vec_result, k->fusible = s->fusible;
+		k->filled = true;
+		return k->known;
+	}
+	s->c = k->c, s->vec_result = k->vec_result, s->fusible = k->fusible;
+	return k->known;
 }
 
 #define MAXREG 64
@@ -556,29 +545,37 @@ static inline uint32_t latest(const uint32_t *ready, uint64_t set)
  * for the 3.5 measured) */
 #define ITERS 10
 
-uint32_t uarch_block_cost(const struct cpu_model *m, const struct x86_decoder *dx, const uint8_t *code,
-			  const struct insn *insns, size_t n, unsigned ctx, struct model_stats *st)
+uint32_t uarch_block_cost(const struct cpu_model *m, struct insn_descs *descs, const struct x86_decoder *dx,
+			  const uint8_t *code, const struct insn *insns, size_t n, unsigned ctx,
+			  struct model_stats *st)
 {
 	const struct uarch *u = m->uarch;
 	if (!n)
 		return 0;
 	struct slot tmp[32], *v = tmp;
 	if (n > 32)
-		v = malloc(n * sizeof(*v));
-	if (!v)
-		return (uint32_t)n;
+		v = xmalloc(n * sizeof(*v));
+	/* instructions without a description in a table are described
+	 * here, into the block's own */
+	bool own = !descs;
+	for (size_t i = 0; i < n && !own; i++)
+		own = !insns[i].desc;
+	struct insn_detail *scratch = own ? xmalloc(n * sizeof(*scratch)) : NULL;
 	uint32_t uops = 0;
+	bool any_load = false, any_store = false;
 	for (size_t i = 0; i < n; i++) {
 		struct slot *s = &v[i];
-		bool known = slot_of(u, dx, code + insns[i].off, &insns[i], s);
+		bool known = slot_of(u, descs, dx, code + insns[i].off, &insns[i], s, scratch ? &scratch[i] : NULL);
+		any_load |= s->d->load;
+		any_store |= s->d->store;
 		if (st) {
 			st->insns++;
 			if (!known) {
 				st->fallback++;
-				model_stats_missing(st, s->d.form);
+				model_stats_missing(st, s->d->form);
 			}
 		}
-		if (insns[i].kind == INSN_JCC && i > 0 && fusible_first(&v[i - 1].d) && !v[i - 1].d.store) {
+		if (insns[i].kind == INSN_JCC && i > 0 && v[i - 1].fusible && !v[i - 1].d->store) {
 			/* one fused micro-op, executed on a branch port: the
 			 * compare's ALU work goes, its load (if any) stays */
 			struct slot *cmp = &v[i - 1];
@@ -632,9 +629,15 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const struct x86_decoder *d
 	 * (everything ready at its start): what the block waits in flow */
 	uint32_t fail_wait = 0;
 	unsigned nmem = 0, nst = 0, bank[8] = {0};
-	struct addr stores_tmp[128], *stores = stores_tmp;
-	if (ITERS * n > 128)
-		stores = malloc(ITERS * n * sizeof(*stores));
+	/* the stores' addresses, on a core that commits them by pairs */
+	struct addr stores_tmp[128], *stores = NULL;
+	if (u->store_pairs)
+		stores = ITERS * n > 128 ? xmalloc(ITERS * n * sizeof(*stores)) : stores_tmp;
+	/* in flow, the passes after the first count for the addresses alone
+	 * (below): the loads' on a core with load banks, the stores' on one
+	 * with store pairs */
+	bool flow_addrs = (u->load_bank && any_load) || (u->store_pairs && any_store);
+	int iters = (ctx & BLOCK_IN_FLOW) && !flow_addrs ? 1 : ITERS;
 	/* what each register and each stored place holds is ready when, after
 	 * the second pass (the first one's are early: the pass began with
 	 * everything ready): a chain the block carries makes it later by the
@@ -644,7 +647,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const struct x86_decoder *d
 	uint32_t first_ready[MAXREG], first_mem[16];
 	unsigned nmem0 = 0;
 	bool stack_moved = false; /* %rsp moved by the stack engine since named */
-	for (int it = 0; it < ITERS; it++) {
+	for (int it = 0; it < iters; it++) {
 		memset(rv.ver, 0, sizeof(rv.ver)); /* the pass's first, second... values again */
 		if (it && (ctx & BLOCK_IN_FLOW)) {
 			/* in flow, the passes after the first count for the
@@ -653,35 +656,40 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const struct x86_decoder *d
 			 * for a store's commit (fail_wait) in the first */
 			for (size_t i = 0; i < n; i++) {
 				const struct slot *s = &v[i];
-				struct addr a = addr_of(&s->d, &rv, i);
-				if (s->d.load && it == ITERS - 1 && (a.kind == 1 || a.kind == 3))
-					bank[(a.disp >> 3) & 7]++;
-				if (s->d.store && a.kind && stores)
-					stores[nst++] = a;
-				regval_update(&rv, &s->d);
+				bool bank_load = s->d->load && it == ITERS - 1 && u->load_bank;
+				bool kept_store = s->d->store && stores;
+				if (bank_load || kept_store) {
+					struct addr a = addr_of(s->d, &rv, i);
+					if (bank_load && (a.kind == 1 || a.kind == 3))
+						bank[(a.disp >> 3) & 7]++;
+					if (kept_store && a.kind)
+						stores[nst++] = a;
+				}
+				if ((s->d->wr & 0xffff) || s->d->rsp_move)
+					regval_update(&rv, s->d);
 			}
 			continue;
 		}
 		for (size_t i = 0; i < n; i++) {
 			const struct slot *s = &v[i];
-			struct addr a = addr_of(&s->d, &rv, i);
-			bool stack_op = s->d.rsp_move && !s->d.imm_add; /* push, pop, call, ret */
+			struct addr a = addr_of(s->d, &rv, i);
+			bool stack_op = s->d->rsp_move && !s->d->imm_add; /* push, pop, call, ret */
 			if (stack_op) {
 				stack_moved = true;
-			} else if (((s->d.rd | s->d.addr | s->d.wr) >> 4) & 1 && stack_moved) {
+			} else if (((s->d->rd | s->d->addr | s->d->wr) >> 4) & 1 && stack_moved) {
 				/* the stack engine's offset is added to %rsp first */
 				ready[4] += u->stack_sync;
 				stack_moved = false;
 			}
-			bool rmw = s->d.load && s->d.store && !stack_op;
-			bool reg_rmw = rmw && (s->d.rd & ~(1ull << REGN_FLAGS));
+			bool rmw = s->d->load && s->d->store && !stack_op;
+			bool reg_rmw = rmw && (s->d->rd & ~(1ull << REGN_FLAGS));
 			/* a load starts when its address is ready; the data
 			 * operands of a load-op only join after the load; a
 			 * partial write's merge waits one cycle on the old value */
-			uint32_t ta = latest(ready, s->d.addr), td = latest(ready, s->d.rd);
-			uint32_t tm = latest(ready, s->d.merge);
+			uint32_t ta = latest(ready, s->d->addr), td = latest(ready, s->d->rd);
+			uint32_t tm = latest(ready, s->d->merge);
 			uint32_t done;
-			if (s->d.load) {
+			if (s->d->load) {
 				unsigned ll = s->vec_result && u->fp_load_lat ? u->fp_load_lat : u->load_lat;
 				uint32_t after = s->c.lat > ll ? s->c.lat - ll : 1;
 				done = ta + s->c.lat;
@@ -690,11 +698,11 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const struct x86_decoder *d
 				for (unsigned k = 0; k < nmem; k++) {
 					if (!addr_regs_same(&mem[k].a, &a))
 						continue;
-					int64_t lo = a.disp, hi = a.disp + (s->d.mem.size ? s->d.mem.size : 8);
+					int64_t lo = a.disp, hi = a.disp + (s->d->mem.size ? s->d->mem.size : 8);
 					int64_t slo = mem[k].a.disp, shi = mem[k].a.disp + mem[k].size;
-					if (!forwards_from(u, s->d.zext_load, lo, hi, slo, shi))
+					if (!forwards_from(u, s->d->zext_load, lo, hi, slo, shi))
 						continue; /* apart */
-					if (lo < slo || hi > shi || !forward_shift(u, s->d.zext_load, lo, slo, shi)) {
+					if (lo < slo || hi > shi || !forward_shift(u, s->d->zext_load, lo, slo, shi)) {
 						/* partly in the store: not forwarded, the load
 						 * waits for the store to be written to the cache */
 						if (mem[k].commit + u->fwd_fail > done) {
@@ -708,7 +716,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const struct x86_decoder *d
 					unsigned fl = slow && u->fwd_lat_slow > u->fwd_lat ? u->fwd_lat_slow : u->fwd_lat;
 					/* a renamed plain load is the stored value itself;
 					 * a renamed read-modify-write costs its operation */
-					unsigned af = fl ? after : s->d.plain_move || stack_op ? 0 : rmw ? 1 : after;
+					unsigned af = fl ? after : s->d->plain_move || stack_op ? 0 : rmw ? 1 : after;
 					if (mem[k].ready + fl + af > done)
 						done = mem[k].ready + fl + af;
 				}
@@ -717,18 +725,18 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const struct x86_decoder *d
 			} else {
 				done = (ta > td ? ta : td) + s->c.lat;
 			}
-			if (s->d.merge && tm + 1 > done)
+			if (s->d->merge && tm + 1 > done)
 				done = tm + 1;
 			uint32_t flags_in = ready[REGN_FLAGS];
-			for (uint64_t w = s->d.wr; w; w &= w - 1)
+			for (uint64_t w = s->d->wr; w; w &= w - 1)
 				ready[__builtin_ctzll(w)] = done;
-			if (s->d.flags_merge && flags_in + 1 > ready[REGN_FLAGS])
+			if (s->d->flags_merge && flags_in + 1 > ready[REGN_FLAGS])
 				ready[REGN_FLAGS] = flags_in + 1;
-			if (s->d.store && a.kind) {
+			if (s->d->store && a.kind) {
 				/* the stored value is ready when its inputs are
 				 * (a plain store) or when the operation is (a
 				 * read-modify-write) */
-				uint32_t t = s->d.load ? done : (ta > td ? ta : td);
+				uint32_t t = s->d->load ? done : (ta > td ? ta : td);
 				unsigned k = 0;
 				while (k < nmem && !addr_same(&mem[k].a, &a))
 					k++;
@@ -737,13 +745,13 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const struct x86_decoder *d
 				if (k < 16) {
 					mem[k].ready = t;
 					mem[k].commit = retired > t ? retired : t;
-					mem[k].size = s->d.mem.size ? s->d.mem.size : 8;
+					mem[k].size = s->d->mem.size ? s->d->mem.size : 8;
 					mem[k].slow = reg_rmw || stack_op;
 				}
 				if (stores)
 					stores[nst++] = a;
 			}
-			regval_update(&rv, &s->d);
+			regval_update(&rv, s->d);
 			if (done > retired)
 				retired = done;
 		}
@@ -801,6 +809,7 @@ uint32_t uarch_block_cost(const struct cpu_model *m, const struct x86_decoder *d
 		cost += (uint64_t)fail_wait * 100;
 	if (v != tmp)
 		free(v);
+	free(scratch);
 	/* hundredths to the model's units */
 	uint32_t c = (uint32_t)((cost * UARCH_UNITS + 50) / 100);
 	return c ? c : 1;

@@ -128,7 +128,8 @@ struct uarch {
  * cycles keeps its stub increment in an imm8. */
 #define UARCH_UNITS 64
 
-uint32_t uarch_block_cost(const struct cpu_model *m, const struct x86_decoder *dx, const uint8_t *code,
-			  const struct insn *insns, size_t n, unsigned ctx, struct model_stats *st);
+uint32_t uarch_block_cost(const struct cpu_model *m, struct insn_descs *descs, const struct x86_decoder *dx,
+			  const uint8_t *code, const struct insn *insns, size_t n, unsigned ctx,
+			  struct model_stats *st);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "insndesc.h"
 #include "model.h"
 #include "tap.h"
 
@@ -30,12 +31,63 @@ static uint32_t cost_of(const struct cpu_model *m, const uint8_t *code, size_t s
 	}
 	*ninsns = n;
 	struct model_stats st = {0};
-	uint32_t c = m->block_cost(m, &dx, code, v, n, ctx, &st);
+	uint32_t c = m->block_cost(m, NULL, &dx, code, v, n, ctx, &st);
 	if (st.fallback)
 		tap_fail("%llu instructions fell back (first: %s)", (unsigned long long)st.fallback,
 			 st.missing[0].form);
 	model_stats_free(&st);
 	return c;
+}
+
+/* The table of descriptions (insndesc.h): an instruction found by its
+ * bytes at another offset is what decoding it there gives, and a block
+ * costed through the table costs what it costs described from its bytes. */
+static void check_descs(const struct cpu_model *m)
+{
+	/* cmp %rsi,%rdi; jne -9 (back to the cmp); add 8(%rdi),%rax; call rel32;
+	 * mov %rax,(%rsp); lea 0x10(%rip),%rdx; ret */
+	static const uint8_t code[] = {0x48, 0x39, 0xf7, 0x75, 0xfb, 0x48, 0x03, 0x47, 0x08, 0xe8, 0x10,
+				       0x00, 0x00, 0x00, 0x48, 0x89, 0x04, 0x24, 0x48, 0x8d, 0x15, 0x10,
+				       0x00, 0x00, 0x00, 0xc3};
+	struct x86_decoder dx;
+	x86_decoder_init(&dx);
+	struct insn_descs t = {0};
+	struct insn v[16];
+	size_t n = 0;
+	tap_case("descriptions: found again as decoded, at another offset");
+	for (size_t off = 0; off < sizeof(code) && n < 16; n++) {
+		struct x86_decoded z;
+		if (!insn_decode_kept(&dx, code + off, sizeof(code) - off, off, &v[n], &z)) {
+			tap_fail("cannot decode at +%zu", off);
+			return;
+		}
+		v[n].desc = insn_descs_add(&t, code + off, &v[n], &z);
+		off += v[n].len;
+	}
+	for (size_t i = 0, off = 0; i < n; off += v[i].len, i++) {
+		struct insn want, got;
+		insn_decode(&dx, code + off, sizeof(code) - off, off + 0x1000, &want);
+		if (!insn_descs_find(&t, code + off, sizeof(code) - off, off + 0x1000, &got) || got.desc != v[i].desc)
+			tap_fail("instruction %zu not found as itself", i);
+		got.desc = 0;
+		if (memcmp(&got, &want, sizeof(got)))
+			tap_fail("instruction %zu found unlike its decoding", i);
+		if (insn_descs_find(&t, code + off, v[i].len - 1u, off, &got))
+			tap_fail("instruction %zu found in fewer bytes than its own", i);
+	}
+	struct insn_detail d;
+	insn_describe(&dx, code + 5, 4, &d);
+	if (memcmp(&d, insn_descs_get(&t, v[2].desc), sizeof(d)))
+		tap_fail("add's description is not insn_describe's");
+	tap_case("descriptions: %s costs a block alike with and without them", m->name);
+	for (unsigned ctx = 0; ctx < 4; ctx++) {
+		uint32_t with = m->block_cost(m, &t, &dx, code, v, n, ctx, NULL);
+		uint32_t again = m->block_cost(m, &t, &dx, code, v, n, ctx, NULL);
+		uint32_t without = m->block_cost(m, NULL, &dx, code, v, n, ctx, NULL);
+		if (with != without || again != without)
+			tap_fail("context %u: %u, then %u, with the table; %u without", ctx, with, again, without);
+	}
+	insn_descs_free(&t);
 }
 
 /* The cost of a block repeated back to back (CHECK) and in flow between
@@ -224,5 +276,7 @@ int main(void)
 		if (strcmp(got, hosts[i].want) || !model_find(got))
 			tap_fail("%s", got);
 	}
+	check_descs(z5);
+	check_descs(g);
 	return tap_done();
 }
