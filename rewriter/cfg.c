@@ -1257,6 +1257,7 @@ void code_free(struct code *c)
 		struct text *t = &c->texts[i];
 		free(t->insns), free(t->at), free(t->fn), free(t->mark), free(t->block), free(t->cslot);
 		free(t->r11_after);
+		free(t->inner_sym);
 		free(t->vr), free(t->rel_at), free(t->ext), free(t->chase);
 	}
 	for (size_t i = 0; i < c->nfuncs; i++)

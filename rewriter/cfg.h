@@ -76,6 +76,8 @@ struct text {
 	uint32_t *at;       /* [size+1]: instruction index starting at offset, or NO_INSN */
 	int32_t *fn;        /* per instruction: function index or -1 */
 	uint16_t *mark;     /* per instruction: MARK_* */
+	int32_t *inner_sym; /* --counts: per call to another object's function, the
+			       symbol past its entry stub (NAME.pi_inner), or -1 */
 	bool *r11_after;    /* --counts: per call, %r11 live after it, and at the
 			       last instruction of each block (reglive.h) */
 	uint32_t *cslot;    /* --counts: per instruction, the call slot of a call
@@ -174,6 +176,7 @@ struct code {
 	int sym_tls, sym_enter, sym_enter_flags, sym_exit, sym_tailexit, sym_rep, sym_resync, sym_flush, sym_branch,
 	    sym_load;
 	int sym_ext_enter, sym_ext_exit, sym_ext_exit_fixed, sym_sys_enter, sym_sys_exit, sym_icall;
+	size_t inner_first, inner_end; /* --counts: the NAME.pi_inner symbols this object defines */
 	int sym_centry, sym_centry_flags, sym_cextnew, sym_cresync, sym_cmeas_start, sym_cmeas_stop, sym_cpark,
 	    sym_cunpark;
 	int counts_sec, desc_sec, map_sec;

@@ -666,11 +666,6 @@ static void emit_centry(struct emit *e, const struct func *f)
 	emit_fs_r11(e, 0x89, STUB_TLS_CUR);
 	static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS}; /* incq calls(%r11) */
 	PUT(e, inc);
-	if (f->resyncs) {
-		/* where a longjmp or an exception lands in it finds its node */
-		static const uint8_t sp[] = {0x49, 0x89, 0x63, STUB_CN_SP}; /* mov %rsp,sp(%r11) */
-		PUT(e, sp);
-	}
 	emit_fs_zero(e, STUB_TLS_NEXTSP);
 	if (flags)
 		PUT(e, FLAGS_RESTORE);
@@ -821,8 +816,11 @@ static bool inner_call(const struct emit *e, uint32_t k)
 {
 	if (r11_live_at(e, k))
 		return false;
+	if (e->t->inner_sym && e->t->inner_sym[k] >= 0)
+		return true; /* another object's (which reads no flags at entry, by the ABI) */
 	int32_t g = local_callee(e->c, e->t, k);
-	return g >= 0 && e->c->funcs[g].instrument && !e->c->funcs[g].resyncs;
+	return g >= 0 && e->c->funcs[g].instrument &&
+	       !(e->c->blocks[e->c->funcs[g].first_block].live_in & FLAGS_STATUS);
 }
 
 /* mov %fs:cur,%r11; mov slot(%r11),%r11; test; jz 1f; mov %r11,%fs:cur;
@@ -840,8 +838,12 @@ static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32
 	emit_fs_r11(e, 0x89, STUB_TLS_CUR);
 	static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
 	PUT(e, inc);
-	buf_u8(&e->tl->out, 0xe8);
-	emit_rel32_to_target(e, k, MAP_BRANCH, false);
+	if (e->t->inner_sym && e->t->inner_sym[k] >= 0)
+		emit_call_rt(e, e->t->inner_sym[k]);
+	else {
+		buf_u8(&e->tl->out, 0xe8);
+		emit_rel32_to_target(e, k, MAP_BRANCH, false);
+	}
 	buf_u8(&e->tl->out, 0xe9);
 	uint64_t j2 = cur(e);
 	buf_u32(&e->tl->out, 0);
@@ -1009,6 +1011,16 @@ static void emit_insn(struct emit *e, uint32_t k)
 	if (f && (t->mark[k] & MARK_FSTART))
 		counting ? emit_centry(e, f) : emit_entry_stub(e, f);
 	tl->lab[k] = (uint32_t)((f && (t->mark[k] & MARK_FSTART)) ? cur(e) : start);
+	if (counting && f && (t->mark[k] & MARK_FSTART) && f->resyncs) {
+		/* where a longjmp or an exception lands in it finds its node:
+		 * push %r11; mov %fs:cur,%r11; mov %rsp,sp(%r11); pop %r11 (every
+		 * way in comes here, a call past the entry stub too) */
+		PUT(e, PUSH_R11);
+		emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
+		static const uint8_t sp[] = {0x49, 0x89, 0x63, STUB_CN_SP};
+		PUT(e, sp);
+		PUT(e, POP_R11);
+	}
 	if (f && (t->mark[k] & MARK_RESYNC)) {
 		/* before the block stub: its cost belongs to the code resuming */
 		PUT(e, LEA_RSP_M128);
@@ -1241,7 +1253,9 @@ static uint64_t *new_symbol_values(struct code *c, const struct addrmap *m)
 			continue;
 		if (ELF64_ST_TYPE(s->info) == STT_SECTION)
 			continue;
-		nv[i] = addrmap_lookup(m, text_index(c, (int)(s->shndx)), s->value, MAP_PLACE);
+		/* (NAME.pi_inner: past the entry stub) */
+		enum map_kind kind = i >= c->inner_first && i < c->inner_end ? MAP_BRANCH : MAP_PLACE;
+		nv[i] = addrmap_lookup(m, text_index(c, (int)(s->shndx)), s->value, kind);
 	}
 	return nv;
 }

@@ -14,6 +14,57 @@ static int undef(struct object *o, const char *name, int type)
 	return obj_add_symbol(o, name, 0, 0, ELF64_ST_INFO(STB_GLOBAL, type), STV_HIDDEN, SHN_UNDEF);
 }
 
+/* --counts: NAME.pi_inner, past the entry stub of each instrumented
+ * function NAME other objects may call, where their calls to it go
+ * after finding its node themselves (layout.c, emit_cinner); and the
+ * ones this object's calls go to. */
+static void inner_symbols(struct code *c)
+{
+	struct object *o = c->o;
+	size_t n = o->nsyms;
+	c->inner_first = n;
+	for (size_t i = 0; i < n; i++) {
+		const struct symbol *s = &o->syms[i];
+		uint8_t bind = ELF64_ST_BIND(s->info), type = ELF64_ST_TYPE(s->info);
+		if ((bind != STB_GLOBAL && bind != STB_WEAK) || (type != STT_FUNC && type != STT_NOTYPE) ||
+		    s->shndx == SHN_UNDEF || s->shndx >= SHN_LORESERVE || !s->name || !*s->name)
+			continue;
+		int32_t fi = c->func_of_sym ? c->func_of_sym[i] : -1;
+		if (fi < 0 || !c->funcs[fi].instrument || c->funcs[fi].pieces[0].start != s->value ||
+		    c->texts[c->funcs[fi].pieces[0].ts].sec != (int)s->shndx)
+			continue;
+		char *name = xasprintf("%s.pi_inner", s->name);
+		obj_add_symbol(o, name, s->value, 0, ELF64_ST_INFO(bind, STT_FUNC), STV_HIDDEN, s->shndx);
+		free(name);
+	}
+	c->inner_end = o->nsyms;
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		struct text *t = &c->texts[ti];
+		t->inner_sym = xmalloc((t->ninsns + 1) * sizeof(*t->inner_sym));
+		for (uint32_t k = 0; k <= t->ninsns; k++)
+			t->inner_sym[k] = -1;
+		for (uint32_t k = 0; k < t->ninsns; k++) {
+			if (t->insns[k].kind != INSN_CALL || t->fn[k] < 0 || !c->funcs[t->fn[k]].instrument ||
+			    !calls_instrumented(c, t, k))
+				continue;
+			const struct rela *r = reloc_find(o, t->sec, t->insns[k].off + t->insns[k].rel_off);
+			if (!r || r->sym >= n || o->syms[r->sym].shndx != SHN_UNDEF ||
+			    ELF64_ST_BIND(o->syms[r->sym].info) == STB_LOCAL)
+				continue;
+			char *name = xasprintf("%s.pi_inner", o->syms[r->sym].name);
+			int sym = -1;
+			for (size_t j = c->inner_end; j < o->nsyms && sym < 0; j++)
+				if (!strcmp(o->syms[j].name, name))
+					sym = (int)j;
+			if (sym < 0)
+				sym = obj_add_symbol(o, name, 0, 0, ELF64_ST_INFO(STB_GLOBAL, STT_NOTYPE), STV_DEFAULT,
+						     SHN_UNDEF);
+			free(name);
+			t->inner_sym[k] = sym;
+		}
+	}
+}
+
 void meta_prepare(struct code *c)
 {
 	struct object *o = c->o;
@@ -43,6 +94,7 @@ void meta_prepare(struct code *c)
 		c->sym_cmeas_stop = undef(o, STUB_CMEAS_STOP_SYMBOL, STT_NOTYPE);
 		c->sym_cpark = undef(o, STUB_CPARK_SYMBOL, STT_NOTYPE);
 		c->sym_cunpark = undef(o, STUB_CUNPARK_SYMBOL, STT_NOTYPE);
+		inner_symbols(c);
 	}
 	/* each block's executions and, under a simulation, its
 	 * mispredictions and memory waits (format.h, pi_counters) */

@@ -118,11 +118,12 @@
  *              lea -16(%rsp),%r11; mov %r11,%fs:nextsp; CALL;
  *              mov %fs:cur,%r11; mov fparent(%r11),%r11; mov %r11,%fs:cur
  *              for a direct call to an instrumented function (a direct
- *              tail jump: the same with -8, and nothing after).  To a
- *              function of the same object without resync points, where
+ *              tail jump: the same with -8, and nothing after).  Where
  *              %r11 is dead: mov %fs:cur,%r11; mov slot(%r11),%r11;
  *              test %r11,%r11; jz 1f; mov %r11,%fs:cur; incq calls(%r11);
- *              call past its entry stub; jmp 2f; 1: the above; 2: after
+ *              call past its entry stub (another object's function:
+ *              NAME.pi_inner, hidden, defined there); jmp 2f;
+ *              1: the above; 2: after
  * External   mov %fs:cur,%r11; lea slot(%r11),%r11; mov %r11,%fs:next;
  *              mov (%r11),%r11; test %r11,%r11; jnz 1f;
  *              lea extrec(%rip),%r11; call __profinst_cextnew;

@@ -43,6 +43,26 @@ int main(void) { long s = 0; for (int i = 0; i < 1000; i++) s += work(i) & 1; pr
 """
 
 
+TWO_A = """#include <stdio.h>
+long b_leaf(long x);
+long b_down(long n);
+__attribute__((noinline)) long a_up(long n) { return n <= 0 ? 0 : 1 + b_down(n - 1); }
+__attribute__((noinline)) long a_tail(long x) { return b_leaf(x + 1); }
+int main(void)
+{
+	long s = 0;
+	for (long i = 0; i < 3000; i++)
+		s += b_leaf(i) + a_tail(i) + (i % 100 == 0 ? a_up(20) : 0);
+	printf("%ld\\n", s);
+	return 0;
+}
+"""
+TWO_B = """long a_up(long n);
+__attribute__((noinline)) long b_leaf(long x) { return x * 3 ^ (x >> 2); }
+__attribute__((noinline)) long b_down(long n) { return n <= 0 ? 0 : 1 + a_up(n - 1); }
+"""
+
+
 def rows(ctx, must, pf):
     pj = json.loads(must([ctx.profview, "report", pf, "--format=json"], "report").stdout)
     out = {}
@@ -127,7 +147,35 @@ def tests(ctx, Fail, sh, must, directives):
             if not ctx.keep:
                 shutil.rmtree(tmp, ignore_errors=True)
 
-    out = [("counting/left_as_it_was", left_as_it_was)]
+    def two_objects():
+        """Calls between two objects (past the callee's entry stub, by its
+        NAME.pi_inner symbol), tail calls and a recursion across them:
+        the same calls and instructions as the timed runtime's."""
+        tmp = tempfile.mkdtemp(prefix="pi-counting-two-")
+        try:
+            objs = []
+            for name, text in (("a.c", TWO_A), ("b.c", TWO_B)):
+                with open(os.path.join(tmp, name), "w") as f:
+                    f.write(text)
+                objs.append(os.path.join(tmp, name[0] + ".o"))
+                must(["gcc", "-O2", "-c", os.path.join(tmp, name), "-o", objs[-1]], "compile")
+            got = {}
+            for mode in ("timed", "counts"):
+                exe, pf = os.path.join(tmp, mode), os.path.join(tmp, mode + ".pf")
+                must([ctx.profinst, "-q", "--cpu=instructions"] + objs + ["-o", exe]
+                     + (["--counts"] if mode == "counts" else []), "profinst")
+                p = subprocess.run([exe], env=dict(os.environ, PROFINST_OUTPUT=pf), capture_output=True)
+                got[mode] = (p.returncode, p.stdout, rows(ctx, must, pf))
+            if got["timed"][:2] != got["counts"][:2]:
+                raise Fail("the program ran differently")
+            a, b = got["timed"][2], got["counts"][2]
+            if a != b or not a:
+                raise Fail("timed %r\ncounts %r" % (a, b))
+        finally:
+            if not ctx.keep:
+                shutil.rmtree(tmp, ignore_errors=True)
+
+    out = [("counting/left_as_it_was", left_as_it_was), ("counting/two_objects", two_objects)]
     for f in cpaths.comparable_programs(directives):
         base = f.rsplit(".", 1)[0]
         out.append(("counting/%s" % base,
