@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "external.h"
+#include "reloc.h"
 #include "stub_abi.h"
 
 #define FUNCREC_SIZE sizeof(struct pi_funcrec)
@@ -27,8 +29,9 @@ static void inner_symbols(struct code *c)
 		const struct symbol *s = &o->syms[i];
 		uint8_t bind = ELF64_ST_BIND(s->info), type = ELF64_ST_TYPE(s->info);
 		if ((bind != STB_GLOBAL && bind != STB_WEAK) || (type != STT_FUNC && type != STT_NOTYPE) ||
-		    s->shndx == SHN_UNDEF || s->shndx >= SHN_LORESERVE || !s->name || !*s->name)
-			continue;
+		    s->shndx == SHN_UNDEF || s->shndx >= SHN_LORESERVE || !s->name || !*s->name ||
+		    strchr(s->name, '@'))
+			continue; /* (a versioned name stays as it is) */
 		int32_t fi = c->func_of_sym ? c->func_of_sym[i] : -1;
 		if (fi < 0 || !c->funcs[fi].instrument || c->funcs[fi].pieces[0].start != s->value ||
 		    c->texts[c->funcs[fi].pieces[0].ts].sec != (int)s->shndx)
@@ -49,7 +52,7 @@ static void inner_symbols(struct code *c)
 				continue;
 			const struct rela *r = reloc_find(o, t->sec, t->insns[k].off + t->insns[k].rel_off);
 			if (!r || r->sym >= n || o->syms[r->sym].shndx != SHN_UNDEF ||
-			    ELF64_ST_BIND(o->syms[r->sym].info) == STB_LOCAL)
+			    ELF64_ST_BIND(o->syms[r->sym].info) == STB_LOCAL || strchr(o->syms[r->sym].name, '@'))
 				continue;
 			char *name = xasprintf("%s.pi_inner", o->syms[r->sym].name);
 			int sym = -1;
