@@ -488,6 +488,33 @@ static const struct rt_cnode *cnext(struct citer *it)
 	}
 }
 
+void rt_counting_zero(struct rt_thread *th)
+{
+	struct rt_cthread *ct = th->counting;
+	uint64_t cap = 256, depth = 1;
+	struct citer *st = ct ? rt_alloc_keep(cap * sizeof(*st)) : NULL;
+	if (!st)
+		return;
+	st[0] = (struct citer){.n = &ct->root};
+	while (depth) {
+		if (depth == cap) {
+			struct citer *ns = rt_alloc_keep(2 * cap * sizeof(*ns));
+			if (!ns)
+				return;
+			memcpy(ns, st, cap * sizeof(*ns));
+			st = ns, cap *= 2;
+		}
+		struct rt_cnode *c = (struct rt_cnode *)cnext(&st[depth - 1]);
+		if (!c) {
+			depth--;
+			continue;
+		}
+		c->calls = c->extra = c->os = 0;
+		memset(c->counts, 0, 8ull * c->nblocks);
+		st[depth++] = (struct citer){.n = c};
+	}
+}
+
 /* Where the call of c returns: its site's return address, 0 if it came
  * from outside or by a tail jump. */
 static uint64_t node_ra(const struct rt_cnode *c)

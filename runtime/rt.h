@@ -531,6 +531,9 @@ bool rt_counting(void);
 void rt_counting_init(void);
 /* th's rt_node tree and block counters from its counting nodes */
 void rt_counting_convert(struct rt_thread *th);
+/* Zero th's counting nodes (a fork's child counts its own); the nodes
+ * and the trampolines stay, as the frames do. */
+void rt_counting_zero(struct rt_thread *th);
 /* called from stubs.S */
 void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp);
 uint64_t pi_rt_ctramp(uint64_t sp);

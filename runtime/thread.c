@@ -354,6 +354,8 @@ void rt_reset_for_child(struct pi_tls *t)
 	th->index = 0;
 	th->tid = (uint32_t)rt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 	zero_tree(&th->root);
+	if (th->counting)
+		rt_counting_zero(th); /* the parent's counts */
 	/* the parent's ring, mapped into the child: the child counts its own */
 	rt_faults_close(t);
 	rt_faults_open(t);

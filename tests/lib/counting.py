@@ -6,6 +6,7 @@ and self+descendants), per function and in total.
 
 The programs --counts does not handle yet are listed with what it does
 instead: refuse with a reason, or run with a visible difference."""
+import glob
 import json
 import os
 import shutil
@@ -60,6 +61,26 @@ int main(void)
 TWO_B = """long a_up(long n);
 __attribute__((noinline)) long b_leaf(long x) { return x * 3 ^ (x >> 2); }
 __attribute__((noinline)) long b_down(long n) { return n <= 0 ? 0 : 1 + a_up(n - 1); }
+"""
+
+
+FORK_C = """#include <stdio.h>
+#include <unistd.h>
+#include <sys/wait.h>
+__attribute__((noinline)) long work(long n) { long s = 0; for (long i = 0; i < n; i++) s += i ^ (i >> 3); return s; }
+int main(void)
+{
+	long s = work(100000);
+	pid_t p = fork();
+	if (p == 0) {
+		s += work(1000);
+		printf("child %ld\\n", s);
+		return 0;
+	}
+	waitpid(p, 0, 0);
+	printf("parent %ld\\n", s + work(10));
+	return 0;
+}
 """
 
 
@@ -175,7 +196,32 @@ def tests(ctx, Fail, sh, must, directives):
             if not ctx.keep:
                 shutil.rmtree(tmp, ignore_errors=True)
 
-    out = [("counting/left_as_it_was", left_as_it_was), ("counting/two_objects", two_objects)]
+    def fork():
+        """A fork's child counts its own calls only; the parent keeps its."""
+        tmp = tempfile.mkdtemp(prefix="pi-counting-fork-")
+        try:
+            with open(os.path.join(tmp, "fk.c"), "w") as f:
+                f.write(FORK_C)
+            obj, exe = os.path.join(tmp, "fk.o"), os.path.join(tmp, "fk")
+            must(["gcc", "-O2", "-c", os.path.join(tmp, "fk.c"), "-o", obj], "compile")
+            must([ctx.profinst, "-q", "--counts", "--cpu=instructions", obj, "-o", exe], "profinst")
+            p = subprocess.run([exe], env=dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "p.%p")),
+                               capture_output=True, text=True)
+            if p.returncode:
+                raise Fail("status %d" % p.returncode)
+            calls = {}
+            for pf in glob.glob(os.path.join(tmp, "p.*")):
+                pj = json.loads(must([ctx.profview, "report", pf, "--format=json"], "report").stdout)
+                who = "child" if pj["process"]["fork_gen"] else "parent"
+                calls[who] = {f["name"]: f["calls"] for f in pj["functions"] if f["name"] == "work"}
+            if calls != {"parent": {"work": 2}, "child": {"work": 1}}:
+                raise Fail("work's calls: %r" % calls)
+        finally:
+            if not ctx.keep:
+                shutil.rmtree(tmp, ignore_errors=True)
+
+    out = [("counting/left_as_it_was", left_as_it_was), ("counting/two_objects", two_objects),
+           ("counting/fork", fork)]
     for f in cpaths.comparable_programs(directives):
         base = f.rsplit(".", 1)[0]
         out.append(("counting/%s" % base,
