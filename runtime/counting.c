@@ -7,10 +7,13 @@
  * A node (struct rt_cnode) holds a counter per block of its function and a
  * slot per call site: the stubs find a callee's node in the caller's slot,
  * so a call costs a few loads and stores and nothing runs at ret.  The
- * thread's current node is pi_tls.cur; a call site sets it for the call
- * (pi_tls.next names the slot, pi_tls.nextsp the callee's %rsp at its
- * entry, so that the entry knows the call is the site's), and sets it back
- * after the call from the callee's node (its fparent).  Anything else, a
+ * thread's current node is pi_tls.cur.  A direct call makes the callee's
+ * node current itself and calls past the callee's entry stub; where the
+ * slot is still empty (or %r11 is not free), it names the slot
+ * (pi_tls.next) and the callee's %rsp at entry (pi_tls.nextsp), and the
+ * entry stub, seeing that the call is the site's, takes the node from the
+ * slot or asks for one here.  After the call the caller makes the callee's
+ * fparent current again.  Anything else, a
  * call from code that is not instrumented (main, a callback, a signal
  * handler, a thread's start) or through a pointer, enters here: its node
  * hangs under the current one, and its return goes through a trampoline
@@ -45,20 +48,6 @@ struct rt_cthread {
 	uint32_t npark;
 	char *arena, *arena_end;
 };
-
-static bool counting_on = false;
-
-bool rt_counting(void)
-{
-	return counting_on;
-}
-
-void rt_counting_init(void)
-{
-	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
-		if (d->map->reserved & PI_MAP_COUNTING)
-			counting_on = true;
-}
 
 /* An external's clock: its node's sp holds where it started (an
  * external's node is no frame of instrumented code, so the landing

@@ -527,8 +527,6 @@ void rt_altstack_close(void);
 
 /* ----- The counting runtime (counting.c) */
 
-bool rt_counting(void);
-void rt_counting_init(void);
 /* th's rt_node tree and block counters from its counting nodes */
 void rt_counting_convert(struct rt_thread *th);
 /* Zero th's counting nodes (a fork's child counts its own); the nodes

@@ -296,7 +296,6 @@ __attribute__((constructor(101))) static void rt_init(void)
 {
 	rt_entries_init();
 	rt_externals_init();
-	rt_counting_init();
 	rt_frontend_init();
 	rt_dcache_init();
 	rt_heap_init();
