@@ -558,18 +558,11 @@ static void emit_icall(struct emit *e, uint32_t k)
 
 /* ----- --counts (runtime/counting.c, stub_abi.h) */
 
-/* Whether %r11 may be live before instruction k (a call or a jump), as
- * r11_liveness found it: a call to a function of this object lets it
- * live through, so it is live before if live after. */
+/* Whether %r11 may be live at instruction k, a call or a jump that ends
+ * its block, as reg_liveness found it: after a call (a call to a function
+ * of this object lets it live through, so it is live before if live
+ * after), at a tail jump (its callee returns to the function's caller). */
 static bool r11_live_at(const struct emit *e, uint32_t k)
-{
-	const struct text *t = e->t;
-	return t->r11_after ? t->r11_after[k] : true;
-}
-
-/* At a tail jump, which ends its block (its callee returns to the
- * function's caller). */
-static bool jump_r11_live(const struct emit *e, uint32_t k)
 {
 	return e->t->r11_after ? e->t->r11_after[k] : true;
 }
@@ -625,17 +618,17 @@ static void emit_fs_zero(struct emit *e, uint32_t off)
 
 static const uint8_t TEST_R11[] = {0x4d, 0x85, 0xdb};
 
-static uint32_t slot_disp(const struct emit *e, const struct func *f, uint32_t slot)
+/* Where a node of f keeps the callee's node of its call slot slot */
+static uint32_t slot_disp(const struct func *f, uint32_t slot)
 {
-	(void)e;
 	return STUB_CN_COUNTS + 8 * (f->nblocks + slot);
 }
 
-/* The entry: the call a site set up finds its node in the slot; anything
- * else asks the runtime (__profinst_centry). */
 static const uint8_t FLAGS_SAVE[] = {0x50, 0x9f, 0x0f, 0x90, 0xc0};  /* push %rax; lahf; seto %al */
 static const uint8_t FLAGS_RESTORE[] = {0x04, 0x7f, 0x9e, 0x58};     /* add $0x7f,%al; sahf; pop %rax */
 
+/* The entry: the call a site set up finds its node in the slot; anything
+ * else asks the runtime (__profinst_centry). */
 static void emit_centry(struct emit *e, const struct func *f)
 {
 	/* a function that reads flags it did not set keeps them */
@@ -746,7 +739,7 @@ static void emit_cset(struct emit *e, const struct func *f, uint32_t slot, int32
 		PUT(e, PUSH_R11);
 	}
 	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
-	emit_r11m(e, 0x4d, 0x8d, 3, slot_disp(e, f, slot)); /* lea slot(%r11),%r11 */
+	emit_r11m(e, 0x4d, 0x8d, 3, slot_disp(f, slot)); /* lea slot(%r11),%r11 */
 	emit_fs_r11(e, 0x89, STUB_TLS_NEXT);
 	emit_lea_rsp_r11(e, sp_at_entry - 8 + shift);
 	emit_fs_r11(e, 0x89, STUB_TLS_NEXTSP);
@@ -778,7 +771,7 @@ static void emit_cback(struct emit *e, bool save)
 static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, const struct external *x)
 {
 	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
-	emit_r11m(e, 0x4d, 0x8d, 3, slot_disp(e, f, slot));
+	emit_r11m(e, 0x4d, 0x8d, 3, slot_disp(f, slot));
 	emit_fs_r11(e, 0x89, STUB_TLS_NEXT);
 	static const uint8_t load[] = {0x4d, 0x8b, 0x1b};
 	PUT(e, load);
@@ -829,7 +822,7 @@ static bool inner_call(const struct emit *e, uint32_t k)
 static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32_t slot)
 {
 	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
-	emit_r11m(e, 0x4d, 0x8b, 3, slot_disp(e, f, slot));
+	emit_r11m(e, 0x4d, 0x8b, 3, slot_disp(f, slot));
 	PUT(e, TEST_R11);
 	static const uint8_t jz[] = {0x0f, 0x84};
 	PUT(e, jz);
@@ -899,7 +892,7 @@ static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool 
 		*after = true;
 		*measured = !(x->flags & PI_EXT_FIXED);
 	} else if (in->kind == INSN_JMP && (t->mark[k] & MARK_TAIL) && calls_instrumented(e->c, t, k)) {
-		emit_cset(e, f, slot, 0, jump_r11_live(e, k));
+		emit_cset(e, f, slot, 0, r11_live_at(e, k));
 	}
 }
 
@@ -908,7 +901,7 @@ static void emit_ctail(struct emit *e, uint32_t k, const struct func *f)
 {
 	uint32_t slot = e->t->cslot ? e->t->cslot[k] : UINT32_MAX;
 	if (slot != UINT32_MAX && calls_instrumented(e->c, e->t, k))
-		emit_cset(e, f, slot, 0, jump_r11_live(e, k));
+		emit_cset(e, f, slot, 0, r11_live_at(e, k));
 }
 
 static void emit_body(struct emit *e, uint32_t k, const struct func *f)
