@@ -374,8 +374,12 @@ def safety_tests(ctx, Fail, sh):
                     b"echo partial > \"$out\"\necho $$ > " + started.encode() + b"\nexec sleep 60\n")
             os.chmod(drv, 0o755)
             before = listing(tmp) | {"started"}
+            # (a shell's background job starts with SIGINT ignored, and a
+            # program keeps an ignored signal ignored: the default, as a
+            # terminal's user has it)
             p = subprocess.Popen([ctx.profinst, "--cc=" + drv, ok, "-o", os.path.join(tmp, "result")],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ, TMPDIR=tmp))
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ, TMPDIR=tmp),
+                                 preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
             for _ in range(600):
                 if os.path.exists(started) and open(started).read().strip():
                     break
