@@ -1080,32 +1080,39 @@ static uint16_t block_live_out(struct code *c, const struct func *f, const struc
 	return out;
 }
 
+void code_backward_fixpoint(struct code *c, const struct func *f,
+			    bool (*visit)(struct code *c, const struct func *f, struct block *b, void *ctx), void *ctx)
+{
+	bool changed = true;
+	while (changed) {
+		changed = false;
+		for (uint32_t b = f->first_block + f->nblocks; b-- > f->first_block;)
+			changed |= visit(c, f, &c->blocks[b], ctx);
+	}
+}
+
+static bool flags_visit(struct code *c, const struct func *f, struct block *bl, void *ctx)
+{
+	(void)ctx;
+	const struct text *t = &c->texts[bl->ts];
+	uint16_t live = block_live_out(c, f, bl);
+	for (uint32_t k = bl->first + bl->n; k-- > bl->first;) {
+		const struct insn *in = &t->insns[k];
+		if (in->kind == INSN_CALL || in->kind == INSN_CALL_IND)
+			live = 0; /* the callee clobbers all status flags */
+		live = (uint16_t)((live & ~in->flags_written) | in->flags_read);
+	}
+	if (live == bl->live_in)
+		return false;
+	bl->live_in |= live;
+	return true;
+}
+
 void code_liveness(struct code *c)
 {
-	for (size_t fi = 0; fi < c->nfuncs; fi++) {
-		struct func *f = &c->funcs[fi];
-		if (!f->instrument)
-			continue;
-		bool changed = true;
-		while (changed) {
-			changed = false;
-			for (uint32_t b = f->first_block + f->nblocks; b-- > f->first_block;) {
-				struct block *bl = &c->blocks[b];
-				struct text *t = &c->texts[bl->ts];
-				uint16_t live = block_live_out(c, f, bl);
-				for (uint32_t k = bl->first + bl->n; k-- > bl->first;) {
-					const struct insn *in = &t->insns[k];
-					if (in->kind == INSN_CALL || in->kind == INSN_CALL_IND)
-						live = 0; /* the callee clobbers all status flags */
-					live = (uint16_t)((live & ~in->flags_written) | in->flags_read);
-				}
-				if (live != bl->live_in) {
-					bl->live_in |= live;
-					changed = true;
-				}
-			}
-		}
-	}
+	for (size_t fi = 0; fi < c->nfuncs; fi++)
+		if (c->funcs[fi].instrument)
+			code_backward_fixpoint(c, &c->funcs[fi], flags_visit, NULL);
 }
 
 void code_find_sites(struct code *c)

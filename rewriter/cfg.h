@@ -284,6 +284,10 @@ unsigned code_block_succs(const struct code *c, uint32_t b, uint32_t out[2]);
 #define FLOW_OUT 4u
 #define FLOW_OUT_AFTER_CALL 8u
 #define FLOW_UNSEEN 16u
+/* Visit f's blocks last to first, again until no visit says its block's
+ * facts grew: a backward analysis's fixed point (liveness). */
+void code_backward_fixpoint(struct code *c, const struct func *f,
+			    bool (*visit)(struct code *c, const struct func *f, struct block *b, void *ctx), void *ctx);
 unsigned code_block_flow(const struct code *c, const struct func *f, const struct block *b,
 			 void (*each)(void *ctx, const struct block *succ), void *ctx);
 

@@ -58,56 +58,68 @@ static uint16_t live_out(struct code *c, const struct func *f, const struct bloc
 	return out;
 }
 
+struct regs_run {
+	uint16_t *keep; /* per function: what it must keep beyond the ABI */
+	uint16_t **use, **def; /* per text, per instruction (described once) */
+	bool again;     /* a keep grew: every function again */
+	size_t fi;      /* the function visited */
+};
+
+static bool regs_visit(struct code *c, const struct func *f, struct block *bl, void *ctx)
+{
+	struct regs_run *r = ctx;
+	struct text *t = &c->texts[bl->ts];
+	uint16_t *use = r->use[bl->ts], *def = r->def[bl->ts];
+	uint16_t live = live_out(c, f, bl, r->keep[r->fi]);
+	t->r11_after[bl->first + bl->n - 1] = live & B(R11); /* (a jump's: at it) */
+	for (uint32_t k = bl->first + bl->n; k-- > bl->first;) {
+		const struct insn *in = &t->insns[k];
+		if (in->kind == INSN_CALL || in->kind == INSN_CALL_IND) {
+			t->r11_after[k] = live & B(R11);
+			int32_t g = in->kind == INSN_CALL && !(t->mark[k] & MARK_EXT) ? local_callee(c, t, k) : -1;
+			if (g >= 0) {
+				/* all live through it, which must keep them */
+				uint16_t need = live & SCRATCH;
+				if (need & ~r->keep[g]) {
+					r->keep[g] |= need;
+					r->again = true;
+				}
+			} else
+				live &= (uint16_t)~SCRATCH; /* clobbered by the ABI */
+			live |= ARGS;
+		}
+		live = (uint16_t)((live & ~def[k]) | use[k]);
+	}
+	if (live & B(R11))
+		bl->live_in |= LIVE_R11;
+	if (!(live & ~bl->gpr_live))
+		return false;
+	bl->gpr_live |= live;
+	return true;
+}
+
 void reg_liveness(struct code *c)
 {
-	uint16_t *keep = xcalloc(c->nfuncs + 1, sizeof(*keep));
-	for (int ti = 0; ti < c->ntexts; ti++)
-		c->texts[ti].r11_after = xcalloc(c->texts[ti].ninsns + 1, sizeof(bool));
-	bool again = true;
-	while (again) {
-		again = false;
-		for (size_t fi = 0; fi < c->nfuncs; fi++) {
-			struct func *f = &c->funcs[fi];
-			if (!f->instrument)
-				continue;
-			bool changed = true;
-			while (changed) {
-				changed = false;
-				for (uint32_t b = f->first_block + f->nblocks; b-- > f->first_block;) {
-					struct block *bl = &c->blocks[b];
-					struct text *t = &c->texts[bl->ts];
-					uint16_t live = live_out(c, f, bl, keep[fi]);
-					t->r11_after[bl->first + bl->n - 1] = live & B(R11); /* (a jump's: at it) */
-					for (uint32_t k = bl->first + bl->n; k-- > bl->first;) {
-						const struct insn *in = &t->insns[k];
-						if (in->kind == INSN_CALL || in->kind == INSN_CALL_IND) {
-							t->r11_after[k] = live & B(R11);
-							int32_t g = in->kind == INSN_CALL && !(t->mark[k] & MARK_EXT)
-									    ? local_callee(c, t, k) : -1;
-							if (g >= 0) {
-								/* all live through it, which must keep them */
-								uint16_t need = live & SCRATCH;
-								if (need & ~keep[g]) {
-									keep[g] |= need;
-									again = true;
-								}
-							} else
-								live &= (uint16_t)~SCRATCH; /* clobbered by the ABI */
-							live |= ARGS;
-						}
-						uint16_t use, def;
-						effect(c, t, k, &use, &def);
-						live = (uint16_t)((live & ~def) | use);
-					}
-					if (live & ~bl->gpr_live) {
-						bl->gpr_live |= live;
-						changed = true;
-					}
-					if (live & B(R11))
-						bl->live_in |= LIVE_R11;
-				}
-			}
-		}
+	struct regs_run r = {.keep = xcalloc(c->nfuncs + 1, sizeof(uint16_t)),
+			     .use = xcalloc((size_t)c->ntexts + 1, sizeof(uint16_t *)),
+			     .def = xcalloc((size_t)c->ntexts + 1, sizeof(uint16_t *))};
+	for (int ti = 0; ti < c->ntexts; ti++) {
+		struct text *t = &c->texts[ti];
+		t->r11_after = xcalloc(t->ninsns + 1, sizeof(bool));
+		r.use[ti] = xcalloc(t->ninsns + 1, sizeof(uint16_t));
+		r.def[ti] = xcalloc(t->ninsns + 1, sizeof(uint16_t));
+		for (uint32_t k = 0; k < t->ninsns; k++)
+			if (t->fn[k] >= 0 && c->funcs[t->fn[k]].instrument)
+				effect(c, t, k, &r.use[ti][k], &r.def[ti][k]);
 	}
-	free(keep);
+	r.again = true;
+	while (r.again) {
+		r.again = false;
+		for (r.fi = 0; r.fi < c->nfuncs; r.fi++)
+			if (c->funcs[r.fi].instrument)
+				code_backward_fixpoint(c, &c->funcs[r.fi], regs_visit, &r);
+	}
+	for (int ti = 0; ti < c->ntexts; ti++)
+		free(r.use[ti]), free(r.def[ti]);
+	free(r.use), free(r.def), free(r.keep);
 }
