@@ -136,6 +136,10 @@ struct pi_map_line {
  * show it as <external:name>. */
 #define PI_FUNC_EXTERNAL 0x8
 #define PI_FUNC_WAIT 0x10       /* external that waits on the outside world */
+/* --counts: the entry block has no counter of its own (it runs once per
+ * call and only then, rewriter/cfg.h code_count_preds): its count is the
+ * calls of the context's node. */
+#define PI_FUNC_ENTRY_CALLS 0x20
 
 struct pi_map_func {
 	uint32_t name;        /* string: symbol name (mangled) */

@@ -1063,6 +1063,42 @@ unsigned code_block_flow(const struct code *c, const struct func *f, const struc
 	return ends;
 }
 
+static void add_pred(void *ctx, const struct block *succ)
+{
+	struct block *b = (struct block *)ctx + (succ - (const struct block *)ctx);
+	if (b->preds < 2)
+		b->preds++;
+}
+
+void code_count_preds(struct code *c)
+{
+	for (size_t fi = 0; fi < c->nfuncs; fi++) {
+		const struct func *f = &c->funcs[fi];
+		if (!f->instrument)
+			continue;
+		bool unknown = false;
+		for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
+			const struct block *bl = &c->blocks[b];
+			const struct text *t = &c->texts[bl->ts];
+			uint32_t last = bl->first + bl->n - 1;
+			if ((code_block_flow(c, f, bl, add_pred, c->blocks) & FLOW_UNSEEN) ||
+			    (t->insns[last].kind == INSN_JMP_IND && !(t->mark[last] & MARK_TAIL)))
+				unknown = true;
+		}
+		for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
+			struct block *bl = &c->blocks[b];
+			uint16_t m = c->texts[bl->ts].mark[bl->first];
+			if (unknown || (m & MARK_RESYNC) || ((m & MARK_ADDR) && b != f->first_block))
+				bl->preds = 2;
+		}
+	}
+}
+
+bool code_entry_by_calls(const struct code *c, const struct func *f)
+{
+	return c->opts->counting && f->instrument && f->nblocks && c->blocks[f->first_block].preds == 0;
+}
+
 static void or_flags(void *ctx, const struct block *succ)
 {
 	*(uint16_t *)ctx |= succ->live_in & FLAGS_STATUS;

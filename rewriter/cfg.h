@@ -66,6 +66,8 @@ struct block {
 	uint16_t live_in;   /* status flags live at the block's start, and
 			       LIVE_R11 (--counts: reglive.h) */
 	uint16_t gpr_live;  /* --counts: general registers maybe live there */
+	uint8_t preds;      /* --counts: ways in from its own function, 2 for two
+			       or more or not known (code_count_preds) */
 };
 
 /* One executable section. */
@@ -290,6 +292,18 @@ void code_backward_fixpoint(struct code *c, const struct func *f,
 			    bool (*visit)(struct code *c, const struct func *f, struct block *b, void *ctx), void *ctx);
 unsigned code_block_flow(const struct code *c, const struct func *f, const struct block *b,
 			 void (*each)(void *ctx, const struct block *succ), void *ctx);
+
+/* Each block's preds: the edges into it from its function's blocks (a
+ * call's block falling into the next one is one), 2 for two or more.
+ * Ways in that no edge shows make it 2: an address taken (but the entry's
+ * own, whose callers all pass the entry stub), a resync point, and in a
+ * function with an indirect jump of its own or a jump whose target is not
+ * known, every block.  The entry of a function is not counted: an entry
+ * block with 0 is run once per call, and only then. */
+void code_count_preds(struct code *c);
+/* --counts: f's entry block keeps no counter; the calls of f's node count
+ * it (PI_FUNC_ENTRY_CALLS). */
+bool code_entry_by_calls(const struct code *c, const struct func *f);
 
 /*
  * Questions about the decoded code that the passes in files of their own

@@ -118,8 +118,10 @@ int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *op
 	if (opts->cache_sim)
 		chase_find(c);
 	code_liveness(c);
-	if (opts->counting)
+	if (opts->counting) {
 		reg_liveness(c);
+		code_count_preds(c);
+	}
 	code_find_sites(c);
 	line_table_read(&c->lines, o);
 	/* after the line table: an inlined call's file is one of its unit's */

@@ -22,6 +22,8 @@ struct emit {
 	struct rela *relas; /* new relocations of this section (final pass) */
 	size_t nrelas, cap;
 	uint64_t *newval;   /* new symbol values (final pass) */
+	uint32_t counted;   /* --counts: the instruction whose block's counter the
+			       code after the call before it counted */
 };
 
 static uint64_t cur(const struct emit *e)
@@ -145,11 +147,17 @@ static void emit_rel8_to_target(struct emit *e, uint32_t k)
 	e->tl->out.p[field] = (uint8_t)(int8_t)d;
 }
 
-static void emit_call_rt(struct emit *e, int sym)
+/* call (op 0xe8) or jmp (0xe9) sym */
+static void emit_branch_sym(struct emit *e, uint8_t op, int sym)
 {
-	buf_u8(&e->tl->out, 0xe8);
+	buf_u8(&e->tl->out, op);
 	add_rela(e, cur(e), R_X86_64_PLT32, (uint32_t)sym, -4);
 	buf_u32(&e->tl->out, 0);
+}
+
+static void emit_call_rt(struct emit *e, int sym)
+{
+	emit_branch_sym(e, 0xe8, sym);
 }
 
 static void emit_lea_r11_rec(struct emit *e, int sec, uint64_t off)
@@ -802,25 +810,30 @@ static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, cons
  * emit what goes before it.  *after: emit_cback after it. */
 static void emit_body(struct emit *e, uint32_t k, const struct func *f);
 
-/* A direct call to a function of this object that keeps no resync point,
- * where %r11 is free: the caller finds the callee's node itself and calls
- * past its entry stub (emit_cinner). */
+/* A direct call or tail jump to an instrumented function, where %r11 is
+ * free: the caller finds the callee's node itself and goes past its entry
+ * stub (emit_cinner).  In this object the callee must not read flags at
+ * entry (the stub's test leaves its own); another object's reads none, by
+ * the ABI. */
 static bool inner_call(const struct emit *e, uint32_t k)
 {
 	if (r11_live_at(e, k))
 		return false;
 	if (e->t->inner_sym && e->t->inner_sym[k] >= 0)
-		return true; /* another object's (which reads no flags at entry, by the ABI) */
+		return true;
 	int32_t g = local_callee(e->c, e->t, k);
 	return g >= 0 && e->c->funcs[g].instrument &&
 	       !(e->c->blocks[e->c->funcs[g].first_block].live_in & FLAGS_STATUS);
 }
 
 /* mov %fs:cur,%r11; mov slot(%r11),%r11; test; jz 1f; mov %r11,%fs:cur;
- * incq calls(%r11); call past the callee's entry stub; jmp 2f;
- * 1: the call as any other (the callee's entry makes its node); 2: */
+ * incq calls(%r11); call (or jmp) past the callee's entry stub; jmp 2f;
+ * 1: the call or jump as any other (the callee's entry makes its node);
+ * 2: (A tail jump's node was made with the caller's fparent as its own:
+ * the callee returns to the caller's caller.) */
 static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32_t slot)
 {
+	bool jump = e->t->insns[k].kind != INSN_CALL;
 	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
 	emit_r11m(e, 0x4d, 0x8b, 3, slot_disp(f, slot));
 	PUT(e, TEST_R11);
@@ -832,19 +845,28 @@ static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32
 	static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
 	PUT(e, inc);
 	if (e->t->inner_sym && e->t->inner_sym[k] >= 0)
-		emit_call_rt(e, e->t->inner_sym[k]);
+		emit_branch_sym(e, jump ? 0xe9 : 0xe8, e->t->inner_sym[k]);
 	else {
-		buf_u8(&e->tl->out, 0xe8);
+		buf_u8(&e->tl->out, jump ? 0xe9 : 0xe8);
 		emit_rel32_to_target(e, k, MAP_BRANCH, false);
 	}
-	buf_u8(&e->tl->out, 0xe9);
-	uint64_t j2 = cur(e);
-	buf_u32(&e->tl->out, 0);
+	uint64_t j2 = 0;
+	if (!jump) {
+		buf_u8(&e->tl->out, 0xe9);
+		j2 = cur(e);
+		buf_u32(&e->tl->out, 0);
+	}
 	wr32(e->tl->out.p + j1, (uint32_t)(cur(e) - j1 - 4));
-	emit_cset(e, f, slot, -8, false);
+	emit_cset(e, f, slot, jump ? 0 : -8, false);
+	if (e->t->insns[k].kind == INSN_JCC) { /* (the jump's condition held) */
+		buf_u8(&e->tl->out, 0xe9);
+		emit_rel32_to_target(e, k, MAP_PLACE, false);
+		return;
+	}
 	e->tl->pos[k] = (uint32_t)cur(e);
 	emit_body(e, k, f);
-	wr32(e->tl->out.p + j2, (uint32_t)(cur(e) - j2 - 4));
+	if (!jump)
+		wr32(e->tl->out.p + j2, (uint32_t)(cur(e) - j2 - 4));
 }
 
 static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool *after, bool *save_after,
@@ -892,16 +914,26 @@ static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool 
 		*after = true;
 		*measured = !(x->flags & PI_EXT_FIXED);
 	} else if (in->kind == INSN_JMP && (t->mark[k] & MARK_TAIL) && calls_instrumented(e->c, t, k)) {
-		emit_cset(e, f, slot, 0, r11_live_at(e, k));
+		if (inner_call(e, k))
+			*inner = slot + 1;
+		else
+			emit_cset(e, f, slot, 0, r11_live_at(e, k));
 	}
 }
 
-/* A conditional tail jump's slot, between the inverted jump and the jump */
-static void emit_ctail(struct emit *e, uint32_t k, const struct func *f)
+/* A conditional tail jump's slot, between the inverted jump and the jump;
+ * true if the jump itself was emitted (emit_cinner) */
+static bool emit_ctail(struct emit *e, uint32_t k, const struct func *f)
 {
 	uint32_t slot = e->t->cslot ? e->t->cslot[k] : UINT32_MAX;
-	if (slot != UINT32_MAX && calls_instrumented(e->c, e->t, k))
-		emit_cset(e, f, slot, 0, r11_live_at(e, k));
+	if (slot == UINT32_MAX || !calls_instrumented(e->c, e->t, k))
+		return false;
+	if (inner_call(e, k)) {
+		emit_cinner(e, k, f, slot);
+		return true;
+	}
+	emit_cset(e, f, slot, 0, r11_live_at(e, k));
+	return false;
 }
 
 static void emit_body(struct emit *e, uint32_t k, const struct func *f)
@@ -935,12 +967,15 @@ static void emit_body(struct emit *e, uint32_t k, const struct func *f)
 			buf_u8(&e->tl->out, (uint8_t)(0x80 | (in->cc ^ 1)));
 			uint64_t field = cur(e);
 			buf_u32(&e->tl->out, 0);
+			bool jumped = false;
 			if (e->c->opts->counting)
-				emit_ctail(e, k, f);
+				jumped = emit_ctail(e, k, f);
 			else
 				emit_tail_direct(e, k, f);
-			buf_u8(&e->tl->out, 0xe9);
-			emit_rel32_to_target(e, k, MAP_PLACE, false);
+			if (!jumped) {
+				buf_u8(&e->tl->out, 0xe9);
+				emit_rel32_to_target(e, k, MAP_PLACE, false);
+			}
 			wr32(e->tl->out.p + field, (uint32_t)(cur(e) - field - 4));
 			return;
 		}
@@ -983,6 +1018,21 @@ static uint64_t call_len(const struct emit *e, uint32_t k)
 	return in->len;
 }
 
+/* Whether the block after call k, which follows it in f, is entered only
+ * from the call's return and reads no flags: the code after the call,
+ * which has the caller's node in %r11, counts it. */
+static bool counts_after_call(const struct emit *e, uint32_t k, const struct func *f)
+{
+	const struct text *t = e->t;
+	uint32_t n = k + 1;
+	if (n >= t->ninsns || t->fn[n] != t->fn[k] || t->insns[n].off != t->insns[k].off + t->insns[k].len ||
+	    !(t->mark[n] & MARK_LEADER) || (t->mark[n] & (MARK_PSTART | MARK_FSTART)) || t->insns[n].endbr)
+		return false;
+	const struct block *b = &e->c->blocks[t->block[n]];
+	return t->block[n] != t->block[k] && b->first == n && b->preds == 1 && !(b->live_in & FLAGS_STATUS) &&
+	       t->block[n] > f->first_block;
+}
+
 static void emit_insn(struct emit *e, uint32_t k)
 {
 	struct text *t = e->t;
@@ -1022,8 +1072,11 @@ static void emit_insn(struct emit *e, uint32_t k)
 		emit_call_rt(e, counting ? e->c->sym_cresync : e->c->sym_resync);
 		PUT(e, LEA_RSP_P128);
 	}
-	if (f && (t->mark[k] & MARK_LEADER))
-		counting ? emit_cblock(e, t->block[k], f) : emit_block_stub(e, t->block[k]);
+	if (f && (t->mark[k] & MARK_LEADER) && !counting)
+		emit_block_stub(e, t->block[k]);
+	else if (f && (t->mark[k] & MARK_LEADER) && e->counted != k &&
+		 !(t->block[k] == f->first_block && code_entry_by_calls(e->c, f)))
+		emit_cblock(e, t->block[k], f);
 	if (f && (t->mark[k] & MARK_FLUSH)) {
 		PUT(e, LEA_RSP_M128);
 		emit_call_rt(e, e->c->sym_flush);
@@ -1110,6 +1163,11 @@ static void emit_insn(struct emit *e, uint32_t k)
 		emit_call_rt(e, e->c->sym_cunpark);
 	if (cafter)
 		emit_cback(e, csave);
+	if (cafter && !csave && counts_after_call(e, k, f)) {
+		/* the caller's node is in %r11: count the next block there */
+		emit_r11m(e, 0x49, 0xff, 0, STUB_CN_COUNTS + 8 * (t->block[k + 1] - f->first_block));
+		e->counted = k + 1;
+	}
 }
 
 static void emit_verbatim(struct emit *e, const struct vrange *v)
@@ -1165,6 +1223,7 @@ static void emit_text(struct emit *e)
 	struct text *t = e->t;
 	struct text_layout *tl = e->tl;
 	tl->out.len = 0;
+	e->counted = UINT32_MAX;
 	size_t v = 0;
 	uint64_t size = e->s->size;
 	uint32_t k = 0;

@@ -17,9 +17,9 @@ static int undef(struct object *o, const char *name, int type)
 }
 
 /* --counts: NAME.pi_inner, past the entry stub of each instrumented
- * function NAME other objects may call, where their calls to it go
- * after finding its node themselves (layout.c, emit_cinner); and the
- * ones this object's calls go to. */
+ * function NAME other objects may call, where their calls and tail jumps
+ * to it go after finding its node themselves (layout.c, emit_cinner);
+ * and the ones this object's calls and tail jumps go to. */
 static void inner_symbols(struct code *c)
 {
 	struct object *o = c->o;
@@ -47,7 +47,9 @@ static void inner_symbols(struct code *c)
 		for (uint32_t k = 0; k <= t->ninsns; k++)
 			t->inner_sym[k] = -1;
 		for (uint32_t k = 0; k < t->ninsns; k++) {
-			if (t->insns[k].kind != INSN_CALL || t->fn[k] < 0 || !c->funcs[t->fn[k]].instrument ||
+			enum insn_kind kind = t->insns[k].kind;
+			bool tail = (kind == INSN_JMP || kind == INSN_JCC) && (t->mark[k] & MARK_TAIL);
+			if ((kind != INSN_CALL && !tail) || t->fn[k] < 0 || !c->funcs[t->fn[k]].instrument ||
 			    !calls_instrumented(c, t, k))
 				continue;
 			const struct rela *r = reloc_find(o, t->sec, t->insns[k].off + t->insns[k].rel_off);
@@ -223,7 +225,8 @@ static void build_map(struct code *c, const struct addrmap *m, struct buf *b)
 			.first_site = f->first_site,
 			.nsites = f->instrument ? f->nsites : 0,
 			.flags = (f->group ? PI_FUNC_COMDAT : 0) | (f->instrument ? 0 : PI_FUNC_UNINSTRUMENTED) |
-				 (ELF64_ST_BIND(sym->info) != STB_LOCAL ? PI_FUNC_GLOBAL : 0),
+				 (ELF64_ST_BIND(sym->info) != STB_LOCAL ? PI_FUNC_GLOBAL : 0) |
+				 (code_entry_by_calls(c, f) ? PI_FUNC_ENTRY_CALLS : 0),
 			.ninsns = f->ninsns,
 		};
 		buf_put(&body, &mf, sizeof(mf));

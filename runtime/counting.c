@@ -425,6 +425,13 @@ static uint64_t ext_measured(const struct rt_cnode *n, bool *charged)
 	return rt_ticks_to_cycles(n->os);
 }
 
+/* Block i's count in n (of an instrumented function): an entry block
+ * without a counter of its own ran once per call (PI_FUNC_ENTRY_CALLS). */
+static uint64_t block_count(const struct rt_cnode *n, const struct pi_map_func *mf, uint32_t i)
+{
+	return i == 0 && (mf->flags & PI_FUNC_ENTRY_CALLS) ? n->calls : n->counts[i];
+}
+
 static uint64_t node_self(const struct rt_cnode *n)
 {
 	if (!n->fn)
@@ -439,7 +446,7 @@ static uint64_t node_self(const struct rt_cnode *n)
 	const struct pi_map_block *b = pi_map_blocks(m) + mf->first_block;
 	uint64_t s = n->extra;
 	for (uint32_t i = 0; i < n->nblocks; i++)
-		s += n->counts[i] * b[i].cost;
+		s += block_count(n, mf, i) * b[i].cost;
 	return s;
 }
 
@@ -645,7 +652,7 @@ void rt_counting_convert(struct rt_thread *th)
 			uint64_t *cnt = thread_counts(th, d);
 			const struct pi_map_func *mf = pi_map_funcs(d->map) + c->fn->index;
 			for (uint32_t i = 0; i < c->nblocks; i++)
-				cnt[mf->first_block + i] += c->counts[i];
+				cnt[mf->first_block + i] += block_count(c, mf, i);
 		}
 		depth++;
 	}
