@@ -1197,13 +1197,15 @@ void code_find_sites(struct code *c)
 				if (c->texts[bl->ts].mark[k] & MARK_RESYNC)
 					f->resyncs = true;
 		}
-		/* direct tail jumps to instrumented code take slots after the sites */
+		/* tail jumps, direct to instrumented code or through a pointer,
+		 * take slots after the sites */
 		for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
 			struct block *bl = &c->blocks[b];
 			struct text *t = &c->texts[bl->ts];
 			for (uint32_t k = bl->first; k < bl->first + bl->n; k++)
 				if ((t->mark[k] & MARK_TAIL) && !(t->mark[k] & MARK_EXT) &&
-				    (t->insns[k].kind == INSN_JMP || t->insns[k].kind == INSN_JCC))
+				    (t->insns[k].kind == INSN_JMP || t->insns[k].kind == INSN_JCC ||
+				     t->insns[k].kind == INSN_JMP_IND))
 					t->cslot[k] = f->nslots_counting++;
 		}
 	}

@@ -913,6 +913,14 @@ static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool 
 		emit_cnode(e, f, slot, x);
 		*after = true;
 		*measured = !(x->flags & PI_EXT_FIXED);
+	} else if (in->kind == INSN_JMP_IND && (t->mark[k] & MARK_TAIL) && !ext) {
+		/* through a pointer: the slot's node for it, as a call's, and
+		 * the callee's %rsp at entry is ours */
+		if (r11_live_at(e, k) || operand_uses_r11(e, k))
+			return; /* (the callee, if instrumented, enters as from outside) */
+		emit_cnode(e, f, slot, NULL);
+		emit_lea_rsp_r11(e, -8 + 1);
+		emit_fs_r11(e, 0x89, STUB_TLS_NEXTSP);
 	} else if (in->kind == INSN_JMP && (t->mark[k] & MARK_TAIL) && calls_instrumented(e->c, t, k)) {
 		if (inner_call(e, k))
 			*inner = slot + 1;

@@ -303,7 +303,8 @@ uint64_t pi_rt_ctramp(uint64_t sp)
 }
 
 /* An external call's node, first time in this context: slot named by
- * pi_tls.next, parent the current node, x the external's record. */
+ * pi_tls.next, parent the current node, x the external's record (NULL: a
+ * call's or a tail jump's through a pointer). */
 struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x)
 {
 	struct pi_tls *t = &__profinst_tls;
@@ -322,10 +323,13 @@ struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x)
 	bool entered = rt_enter(t);
 	struct rt_cthread *ct = entered ? cthread(t) : t->th ? t->th->counting : NULL;
 	struct rt_cnode *n = NULL;
-	if (ct && t->cur) {
+	if (ct && t->cur && t->cur->fn) {
 		int64_t s = slot_index(t->cur, t->next);
+		/* a tail jump's slot (after the sites): its node returns to
+		 * where the jumping function's caller is current */
+		const struct pi_map_func *mf = pi_map_funcs(t->cur->fn->obj->map) + t->cur->fn->index;
 		if (s >= 0)
-			n = slot_child(ct, t->cur, (uint32_t)s, x, false);
+			n = slot_child(ct, t->cur, (uint32_t)s, x, (uint64_t)s >= mf->nsites);
 	}
 	if (entered)
 		rt_leave(t);

@@ -64,6 +64,37 @@ __attribute__((noinline)) long b_down(long n) { return n <= 0 ? 0 : 1 + a_up(n -
 """
 
 
+PTR_A = """#include <stdio.h>
+#include <string.h>
+typedef long (*op_t)(long);
+long b_sq(long x);
+long b_neg(long x);
+__attribute__((noinline)) long a_inc(long x) { return x + 1; }
+op_t ops[3] = {a_inc, b_sq, b_neg};
+/* a tail jump through a pointer, to either object */
+__attribute__((noinline)) long via(op_t f, long x) { return f(x ^ 1); }
+/* a call through a pointer with one target, and with three */
+__attribute__((noinline)) long mono(op_t f, long x) { return f(x) + 1; }
+__attribute__((noinline)) long poly(long i) { return ops[i % 3](i) * 2; }
+/* a tail jump through a pointer to the C library */
+__attribute__((noinline)) size_t ext(size_t (*g)(const char *), const char *s) { return g(s); }
+int main(void)
+{
+	long s = 0;
+	for (long i = 0; i < 3000; i++)
+		s += via(ops[i % 3], i) + mono(b_sq, i) + poly(i) + (long)ext(strlen, "abc" + i % 3);
+	printf("%ld\\n", s);
+	return 0;
+}
+"""
+PTR_B = """typedef long (*op_t)(long);
+extern op_t ops[3];
+long b_sq(long x) { return x * x; }
+/* a tail jump through a pointer from the other object, back to it */
+long b_neg(long x) { return x > 0 ? ops[0](-x) : -x; }
+"""
+
+
 FORK_C = """#include <stdio.h>
 #include <unistd.h>
 #include <sys/wait.h>
@@ -168,14 +199,13 @@ def tests(ctx, Fail, sh, must, directives):
             if not ctx.keep:
                 shutil.rmtree(tmp, ignore_errors=True)
 
-    def two_objects():
-        """Calls between two objects (past the callee's entry stub, by its
-        NAME.pi_inner symbol), tail calls and a recursion across them:
-        the same calls and instructions as the timed runtime's."""
+    def same_as_timed(sources):
+        """Two objects built from sources (name: text), instrumented both
+        ways: the same output, calls and instructions."""
         tmp = tempfile.mkdtemp(prefix="pi-counting-two-")
         try:
             objs = []
-            for name, text in (("a.c", TWO_A), ("b.c", TWO_B)):
+            for name, text in sources:
                 with open(os.path.join(tmp, name), "w") as f:
                     f.write(text)
                 objs.append(os.path.join(tmp, name[0] + ".o"))
@@ -195,6 +225,16 @@ def tests(ctx, Fail, sh, must, directives):
         finally:
             if not ctx.keep:
                 shutil.rmtree(tmp, ignore_errors=True)
+
+    def two_objects():
+        """Calls between two objects (past the callee's entry stub, by its
+        NAME.pi_inner symbol), tail calls and a recursion across them."""
+        same_as_timed((("a.c", TWO_A), ("b.c", TWO_B)))
+
+    def pointers():
+        """Calls and tail jumps through pointers, to one target and to
+        several, across two objects and to the C library."""
+        same_as_timed((("a.c", PTR_A), ("b.c", PTR_B)))
 
     def fork():
         """A fork's child counts its own calls only; the parent keeps its."""
@@ -221,7 +261,7 @@ def tests(ctx, Fail, sh, must, directives):
                 shutil.rmtree(tmp, ignore_errors=True)
 
     out = [("counting/left_as_it_was", left_as_it_was), ("counting/two_objects", two_objects),
-           ("counting/fork", fork)]
+           ("counting/pointers", pointers), ("counting/fork", fork)]
     for f in cpaths.comparable_programs(directives):
         base = f.rsplit(".", 1)[0]
         out.append(("counting/%s" % base,
