@@ -635,11 +635,14 @@ static uint32_t slot_disp(const struct func *f, uint32_t slot)
 static const uint8_t FLAGS_SAVE[] = {0x50, 0x9f, 0x0f, 0x90, 0xc0};  /* push %rax; lahf; seto %al */
 static const uint8_t FLAGS_RESTORE[] = {0x04, 0x7f, 0x9e, 0x58};     /* add $0x7f,%al; sahf; pop %rax */
 
-/* The entry: the call a site set up finds its node in the slot; anything
- * else asks the runtime (__profinst_centry). */
+/* The entry: the call a site set up finds its node in the slot; a call
+ * through a pointer whose site called this function last time takes the
+ * node the site's node keeps for it; anything else asks the runtime
+ * (__profinst_centry). */
 static void emit_centry(struct emit *e, const struct func *f)
 {
-	/* a function that reads flags it did not set keeps them */
+	/* a function that reads flags it did not set keeps them (and asks
+	 * the runtime for a pointer's call) */
 	bool flags = e->c->blocks[f->first_block].live_in & FLAGS_STATUS;
 	PUT(e, PUSH_R11);
 	if (flags) {
@@ -654,16 +657,19 @@ static void emit_centry(struct emit *e, const struct func *f)
 	}
 	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_NEXTSP);
 	buf_u32(&e->tl->out, 0);
-	buf_u8(&e->tl->out, 0x75); /* jne slow */
-	uint64_t j1 = cur(e);
+	uint64_t to_slow[5];
+	int nslow = 0;
+	buf_u8(&e->tl->out, 0x75); /* jne pointer (or slow) */
+	uint64_t j_ptr = cur(e);
 	buf_u8(&e->tl->out, 0);
 	emit_fs_r11(e, 0x8b, STUB_TLS_NEXT);
 	static const uint8_t load[] = {0x4d, 0x8b, 0x1b}; /* mov (%r11),%r11 */
 	PUT(e, load);
 	PUT(e, TEST_R11);
 	buf_u8(&e->tl->out, 0x74); /* je slow */
-	uint64_t j2 = cur(e);
+	to_slow[nslow++] = cur(e);
 	buf_u8(&e->tl->out, 0);
+	uint64_t take = cur(e);
 	emit_fs_r11(e, 0x89, STUB_TLS_CUR);
 	static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS}; /* incq calls(%r11) */
 	PUT(e, inc);
@@ -672,16 +678,51 @@ static void emit_centry(struct emit *e, const struct func *f)
 		PUT(e, FLAGS_RESTORE);
 	PUT(e, POP_R11);
 	buf_u8(&e->tl->out, 0xeb);
-	uint64_t j3 = cur(e);
+	uint64_t j_done = cur(e);
 	buf_u8(&e->tl->out, 0);
-	e->tl->out.p[j1] = (uint8_t)(cur(e) - j1 - 1);
-	e->tl->out.p[j2] = (uint8_t)(cur(e) - j2 - 1);
+	e->tl->out.p[j_ptr] = (uint8_t)(cur(e) - j_ptr - 1);
+	if (!flags) {
+		/* nextsp one past our %rsp: the site's node (a pointer's) is
+		 * current; its first count, if this function's node */
+		static const uint8_t lea[] = {0x4c, 0x8d, 0x5c, 0x24, 0x01}; /* lea 1(%rsp),%r11 */
+		PUT(e, lea);
+		static const uint8_t cmp[] = {0x64, 0x4c, 0x39, 0x1c, 0x25}; /* cmp %r11,%fs:nextsp */
+		PUT(e, cmp);
+		add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_NEXTSP);
+		buf_u32(&e->tl->out, 0);
+		buf_u8(&e->tl->out, 0x75);
+		to_slow[nslow++] = cur(e);
+		buf_u8(&e->tl->out, 0);
+		emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
+		static const uint8_t ptr[] = {0x41, 0x83, 0x7b, STUB_CN_PTRSITE, 0x01}; /* cmpl $1,ptrsite(%r11) */
+		PUT(e, ptr);
+		buf_u8(&e->tl->out, 0x75);
+		to_slow[nslow++] = cur(e);
+		buf_u8(&e->tl->out, 0);
+		static const uint8_t last[] = {0x4d, 0x8b, 0x5b, STUB_CN_COUNTS}; /* mov counts(%r11),%r11 */
+		PUT(e, last);
+		PUT(e, TEST_R11);
+		buf_u8(&e->tl->out, 0x74);
+		to_slow[nslow++] = cur(e);
+		buf_u8(&e->tl->out, 0);
+		static const uint8_t lea_rax[] = {0x50, 0x48, 0x8d, 0x05}; /* push %rax; lea rec(%rip),%rax */
+		PUT(e, lea_rax);
+		add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)obj_section_symbol(e->c->o, f->rec_sec),
+			 (int64_t)f->rec_off - 4);
+		buf_u32(&e->tl->out, 0);
+		static const uint8_t cmp_fn[] = {0x49, 0x39, 0x43, STUB_CN_FN, 0x58}; /* cmp %rax,fn(%r11); pop %rax */
+		PUT(e, cmp_fn);
+		buf_u8(&e->tl->out, 0x74); /* je take */
+		buf_u8(&e->tl->out, (uint8_t)(take - cur(e) - 1));
+	}
+	for (int i = 0; i < nslow; i++)
+		e->tl->out.p[to_slow[i]] = (uint8_t)(cur(e) - to_slow[i] - 1);
 	if (flags)
 		PUT(e, FLAGS_RESTORE);
 	emit_lea_r11_funcrec(e, f);
 	emit_call_rt(e, flags ? e->c->sym_centry_flags : e->c->sym_centry);
 	PUT(e, POP_R11);
-	e->tl->out.p[j3] = (uint8_t)(cur(e) - j3 - 1);
+	e->tl->out.p[j_done] = (uint8_t)(cur(e) - j_done - 1);
 }
 
 /* A register dead at the block's start (reglive.h), -1 if none: %r11

@@ -23,6 +23,8 @@ _Static_assert(offsetof(struct pi_tls, clock) == STUB_TLS_CLOCK &&
 _Static_assert(offsetof(struct pi_tls, cur) == STUB_TLS_CUR && offsetof(struct pi_tls, next) == STUB_TLS_NEXT &&
 		       offsetof(struct pi_tls, nextsp) == STUB_TLS_NEXTSP &&
 		       offsetof(struct rt_cnode, fparent) == STUB_CN_FPARENT &&
+		       offsetof(struct rt_cnode, fn) == STUB_CN_FN &&
+		       offsetof(struct rt_cnode, ptrsite) == STUB_CN_PTRSITE &&
 		       offsetof(struct rt_cnode, calls) == STUB_CN_CALLS && offsetof(struct rt_cnode, sp) == STUB_CN_SP &&
 		       offsetof(struct rt_cnode, counts) == STUB_CN_COUNTS,
 	       "the counting stubs' words (stub_abi.h)");

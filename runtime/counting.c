@@ -82,7 +82,8 @@ static struct rt_cthread *cthread(struct pi_tls *t)
 static struct rt_cnode *new_cnode(struct rt_cthread *ct, const struct pi_funcrec *fn, struct rt_cnode *parent,
 				  uint32_t slot, struct rt_cnode *fparent)
 {
-	uint32_t nblocks = fn ? 2 : 0, nslots = 0; /* an external's calls and bytes; a pointer's none */
+	/* an external's calls and bytes; a pointer's last callee */
+	uint32_t nblocks = fn ? 2 : 1, nslots = 0;
 	if (fn && !rt_is_external(fn)) {
 		const struct pi_map_func *mf = pi_map_funcs(fn->obj->map) + fn->index;
 		nblocks = mf->nblocks;
@@ -122,6 +123,7 @@ static struct rt_cnode *new_cnode(struct rt_cthread *ct, const struct pi_funcrec
 	n->slot = slot;
 	n->nblocks = nblocks;
 	n->nslots = nslots;
+	n->ptrsite = !fn;
 	return n;
 }
 
@@ -232,8 +234,8 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 			 * site's stub makes the caller current after the call,
 			 * from this node or, if the target was not
 			 * instrumented, from the site's */
-			if (!parent->fn)
-				n = outside_child(ct, parent, fn, parent->fparent);
+			if (!parent->fn && (n = outside_child(ct, parent, fn, parent->fparent)) && parent->ptrsite)
+				parent->counts[0] = (uint64_t)n; /* the next call to fn takes it at entry */
 		} else if (s >= 0) {
 			const struct pi_map_func *mf = pi_map_funcs(parent->fn->obj->map) + parent->fn->index;
 			n = slot_child(ct, parent, (uint32_t)s, fn, (uint64_t)s >= mf->nsites);

@@ -43,7 +43,9 @@ struct rt_cnode {
 	struct rt_cnode *sibling; /* next in its parent's outside list or slot */
 	uint32_t slot;    /* in its parent, UINT32_MAX: entered from outside */
 	uint32_t nblocks, nslots;
-	uint32_t reserved;
+	uint32_t ptrsite; /* 1: the node of a call through a pointer (fn NULL),
+			     whose counts[0] is the node of the callee it
+			     called last (the callee's entry stub takes it) */
 	uint64_t sp;      /* %rsp in its last activation (its entry's, less 8
 			     or 16): where a longjmp or an exception lands
 			     finds the frame it lands in by it */

@@ -184,8 +184,11 @@
 #define STUB_TLS_CUR 176
 #define STUB_TLS_NEXT 184
 #define STUB_TLS_NEXTSP 192
+#define STUB_CN_FN 0
 #define STUB_CN_FPARENT 8
 #define STUB_CN_CALLS 24
+#define STUB_CN_PTRSITE 76 /* a 32-bit 1: a call through a pointer's node, whose
+			      first count is its last callee's node */
 #define STUB_CN_SP 80
 #define STUB_CN_COUNTS 88
 #define STUB_CENTRY_SYMBOL "__profinst_centry"
