@@ -176,32 +176,35 @@ static const char *called_external(const struct code *c, const struct text *t, u
 	return NULL;
 }
 
+/* Where in this object's code a direct call or jump k goes (a section
+ * symbol's relocation may name another text section: a call from
+ * .text.startup to a static function of .text): its text and offset. */
+static const struct text *branch_place(const struct code *c, const struct text *t, uint32_t k,
+				       const struct rela *r, uint64_t *off)
+{
+	const struct insn *in = &t->insns[k];
+	if (!r) {
+		*off = in->target;
+		return t;
+	}
+	int tsec;
+	if (r->sym >= c->o->nsyms || !code_rel_target(c, t->sec, r, in->off + in->len, &tsec, off) ||
+	    !is_text(c, tsec))
+		return NULL;
+	const struct text *tt = &c->texts[text_index(c, tsec)];
+	return *off < c->o->secs[tt->sec].size && tt->at[*off] != NO_INSN ? tt : NULL;
+}
+
 /* The function of this object a direct call goes to, or -1. */
 int32_t local_callee(const struct code *c, const struct text *t, uint32_t k)
 {
 	const struct insn *in = &t->insns[k];
 	const struct rela *r = reloc_find(c->o, t->sec, in->off + in->rel_off);
+	if (r && r->sym < c->o->nsyms && ELF64_ST_TYPE(c->o->syms[r->sym].info) != STT_SECTION)
+		return c->o->syms[r->sym].shndx != SHN_UNDEF && c->func_of_sym ? c->func_of_sym[r->sym] : -1;
 	uint64_t off;
-	if (!r)
-		off = in->target;
-	else if (r->sym < c->o->nsyms && ELF64_ST_TYPE(c->o->syms[r->sym].info) == STT_SECTION &&
-		 (int)c->o->syms[r->sym].shndx == t->sec && r->addend >= -4)
-		off = (uint64_t)(r->addend + 4);
-	else if (r->sym < c->o->nsyms && c->o->syms[r->sym].shndx != SHN_UNDEF && c->func_of_sym)
-		return c->func_of_sym[r->sym];
-	else
-		return -1;
-	if (off >= c->o->secs[t->sec].size || t->at[off] == NO_INSN)
-		return -1;
-	return t->fn[t->at[off]];
-}
-
-static bool func_at_instrumented(const struct code *c, const struct text *t, uint64_t off)
-{
-	if (off >= c->o->secs[t->sec].size || t->at[off] == NO_INSN)
-		return false;
-	int32_t fi = t->fn[t->at[off]];
-	return fi >= 0 && c->funcs[fi].instrument;
+	const struct text *tt = branch_place(c, t, k, r, &off);
+	return tt ? tt->fn[tt->at[off]] : -1;
 }
 
 bool calls_instrumented(const struct code *c, const struct text *t, uint32_t k)
@@ -212,14 +215,15 @@ bool calls_instrumented(const struct code *c, const struct text *t, uint32_t k)
 	if (t->mark[k] & (MARK_EXT | MARK_NOCOST))
 		return false;
 	const struct rela *r = reloc_find(c->o, t->sec, in->off + in->rel_off);
-	if (!r)
-		return func_at_instrumented(c, t, in->target);
-	if (r->sym >= c->o->nsyms)
+	if (r && r->sym >= c->o->nsyms)
 		return false;
-	const struct symbol *s = &c->o->syms[r->sym];
-	if (ELF64_ST_TYPE(s->info) == STT_SECTION)
-		return (int)s->shndx == t->sec && r->addend >= -4 &&
-		       func_at_instrumented(c, t, (uint64_t)(r->addend + 4));
+	const struct symbol *s = r ? &c->o->syms[r->sym] : NULL;
+	if (!r || ELF64_ST_TYPE(s->info) == STT_SECTION) {
+		uint64_t off;
+		const struct text *tt = branch_place(c, t, k, r, &off);
+		int32_t fi = tt ? tt->fn[tt->at[off]] : -1;
+		return fi >= 0 && c->funcs[fi].instrument;
+	}
 	if (!s->name || !*s->name || never_wrapped(s->name) || ELF64_ST_TYPE(s->info) == STT_TLS)
 		return false;
 	if (s->shndx == SHN_UNDEF)

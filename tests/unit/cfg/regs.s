@@ -44,3 +44,23 @@ written_first:
 	leaq	(%rdi,%rdx), %rax	# expect: leader regs-live rdi rdx regs-dead rax r11
 	ret
 	.size	written_first, .-written_first
+
+# a static function of another section (gcc puts main in .text.startup):
+# the call names it by its section's symbol, and it must keep %r11 all the
+# same
+	.section .text.unlikely,"ax",@progbits
+	.type	leaves_r11_far, @function
+leaves_r11_far:
+	leaq	2(%rdi), %rax		# expect: leader regs-live r11 rdi rbx rbp r12 r13 r14 r15 regs-dead rsi r8 r9 rcx
+	ret
+	.size	leaves_r11_far, .-leaves_r11_far
+
+	.section .text.startup,"ax",@progbits
+	.globl	keeps_r11_far
+	.type	keeps_r11_far, @function
+keeps_r11_far:
+	movq	%rsi, %r11		# expect: leader regs-live rdi rsi rcx r8 r9 regs-dead r11
+	call	leaves_r11_far
+	addq	%r11, %rax		# expect: leader regs-live rax r11 regs-dead rdi rsi rcx r8 r9 r10
+	ret
+	.size	keeps_r11_far, .-keeps_r11_far
