@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <string.h>
 
+struct citer;
+
 /* Trampoline records: calls entered from outside, most recent last. */
 struct rt_tramp {
 	uint64_t ra;         /* where the function returns */
@@ -36,7 +38,13 @@ struct rt_tramp {
 	bool measured;        /* cur's clock (an external's) was stopped */
 };
 
-#define TRAMP_CAP 4096
+/* Room for a start (the tables grow); entries from outside while the
+ * runtime is busy nest at most as deep as signal handlers do. */
+#define TRAMP_FIRST 256
+#define PARK_FIRST 16
+#define NEST_CAP 64
+#define PIECE_FIRST (64u << 10)
+#define PIECE (1u << 20)
 
 struct rt_cthread {
 	struct rt_cnode root;
@@ -45,9 +53,42 @@ struct rt_cthread {
 	/* contexts switched away from (swapcontext): the call's %rsp and
 	 * the node current there */
 	struct rt_tramp *park;
-	uint32_t npark;
+	uint32_t npark, pcap;
+	/* Entries from outside that came while the runtime was busy (a
+	 * signal handler's, in the middle of the table above changing):
+	 * newest last, a slot taken by one instruction before it is
+	 * filled, so that a handler coming meanwhile takes the next. */
+	struct rt_tramp nest[NEST_CAP];
+	uint32_t nnest;
 	char *arena, *arena_end;
+	char *first_piece; /* the arena's first piece, again for the next thread */
+	/* the tree walks' room, kept for the next walk and thread */
+	struct citer *walk;
+	uint64_t walk_cap;
+	struct rt_node **onpath;
 };
+
+/* Where a function's stubs count when no node of its own can be had (no
+ * memory): as large as the largest function's node, never read, its
+ * slots always empty (their calls come back to it, as does its
+ * fparent).  Counts there are lost; nothing else is overwritten. */
+static struct rt_cnode *sink;
+
+void rt_counting_init(void)
+{
+	uint64_t most = 2;
+	for (const struct pi_funcrec *f = rt_funcs_begin(); f < rt_funcs_end(); f++)
+		if (!rt_is_external(f)) {
+			const struct pi_map_func *mf = pi_map_funcs(f->obj->map) + f->index;
+			if (mf->nblocks + f->nslots > most)
+				most = mf->nblocks + f->nslots;
+		}
+	sink = rt_alloc_keep(sizeof(*sink) + 8 * most);
+	if (sink) {
+		sink->fparent = sink;
+		sink->slot = UINT32_MAX;
+	}
+}
 
 /* An external's clock: its node's sp holds where it started (an
  * external's node is no frame of instrumented code, so the landing
@@ -65,14 +106,30 @@ static struct rt_cthread *cthread(struct pi_tls *t)
 	if (!th)
 		return NULL;
 	if (!th->counting) {
-		struct rt_cthread *ct = rt_alloc_keep(sizeof(*ct));
-		if (!ct)
-			return NULL;
-		ct->tramp = rt_alloc_keep(TRAMP_CAP * sizeof(struct rt_tramp));
-		ct->tcap = TRAMP_CAP;
-		ct->park = rt_alloc_keep(TRAMP_CAP * sizeof(struct rt_tramp));
-		if (!ct->tramp || !ct->park)
-			return NULL;
+		/* an ended thread's tables and arena (its nodes are in its
+		 * rt_node tree now), or new ones */
+		struct rt_cthread *ct = th->kit ? th->kit->counting : NULL;
+		if (ct) {
+			th->kit->counting = NULL;
+			memset(&ct->root, 0, sizeof(ct->root));
+			ct->ntramp = ct->npark = ct->nnest = 0;
+			ct->arena_end = NULL;
+			ct->arena = ct->first_piece;
+			ct->arena_end = ct->first_piece ? ct->first_piece + PIECE_FIRST : NULL;
+		} else {
+			ct = rt_alloc_keep(sizeof(*ct));
+			if (!ct)
+				return NULL;
+			ct->tramp = rt_alloc_keep(TRAMP_FIRST * sizeof(struct rt_tramp));
+			ct->tcap = TRAMP_FIRST;
+			ct->park = rt_alloc_keep(PARK_FIRST * sizeof(struct rt_tramp));
+			ct->pcap = PARK_FIRST;
+			ct->first_piece = rt_alloc_keep(PIECE_FIRST);
+			if (!ct->tramp || !ct->park || !ct->first_piece)
+				return NULL;
+			ct->arena = ct->first_piece;
+			ct->arena_end = ct->first_piece + PIECE_FIRST;
+		}
 		ct->root.slot = UINT32_MAX;
 		th->counting = ct;
 	}
@@ -98,10 +155,10 @@ static struct rt_cnode *new_cnode(struct rt_cthread *ct, const struct pi_funcrec
 	if (ct) {
 		char *at = __atomic_fetch_add(&ct->arena, size, __ATOMIC_RELAXED);
 		char *end = __atomic_load_n(&ct->arena_end, __ATOMIC_RELAXED);
-		if (at && end && at + size <= end && at >= end - (1u << 20) - size)
+		if (at && end && at + size <= end && at >= end - PIECE - size)
 			n = (struct rt_cnode *)at;
 		else {
-			uint64_t piece = size > (1u << 20) ? size : (1u << 20);
+			uint64_t piece = size > PIECE ? size : PIECE;
 			char *p = rt_alloc_keep(piece);
 			if (!p)
 				return NULL;
@@ -127,40 +184,49 @@ static struct rt_cnode *new_cnode(struct rt_cthread *ct, const struct pi_funcrec
 	return n;
 }
 
+/* The node for fn in the list at *head, added if it is not there: first
+ * if the list is empty, else second (the first of a slot is the one the
+ * stubs read, and stays).  The add is one compare-and-swap, and the
+ * search starts again when it fails: a signal handler's entry that comes
+ * in the middle may add to the same list, and neither add is lost. */
+static struct rt_cnode *list_child(struct rt_cthread *ct, struct rt_cnode **head, struct rt_cnode *parent,
+				   uint32_t slot, const struct pi_funcrec *fn, struct rt_cnode *fparent)
+{
+	struct rt_cnode *c = NULL;
+	for (;;) {
+		struct rt_cnode *first = __atomic_load_n(head, __ATOMIC_ACQUIRE);
+		for (struct rt_cnode *x = first; x; x = __atomic_load_n(&x->sibling, __ATOMIC_ACQUIRE))
+			if (x->fn == fn)
+				return x; /* (a node made for nothing is lost room) */
+		if (!c && !(c = new_cnode(ct, fn, parent, slot, fparent)))
+			return NULL;
+		struct rt_cnode **at = first ? &first->sibling : head;
+		struct rt_cnode *expect = __atomic_load_n(at, __ATOMIC_ACQUIRE);
+		if (!first && expect)
+			continue; /* (a first came meanwhile) */
+		c->sibling = expect;
+		if (__atomic_compare_exchange_n(at, &expect, c, false, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+			return c;
+	}
+}
+
 /* The child of parent in slot (a call site's) for fn: a direct call's
- * slot holds one function; a call through a pointer may find another
- * there, and chains them. */
+ * slot holds one function; a call through a pointer may find others
+ * there, chained (the stubs read the first). */
 static struct rt_cnode *slot_child(struct rt_cthread *ct, struct rt_cnode *parent, uint32_t slot,
 				   const struct pi_funcrec *fn, bool tail)
 {
-	struct rt_cnode **sl = rt_cnode_slots(parent) + slot;
-	for (struct rt_cnode *c = *sl; c; c = c->sibling)
-		if (c->fn == fn)
-			return c;
-	struct rt_cnode *c = new_cnode(ct, fn, parent, slot, tail ? parent->fparent : parent);
-	if (!c)
-		return NULL;
-	/* the first is the one the stubs read */
-	if (*sl) {
-		c->sibling = (*sl)->sibling;
-		(*sl)->sibling = c;
-	} else
-		*sl = c;
-	return c;
+	if (parent == sink)
+		return sink;
+	return list_child(ct, rt_cnode_slots(parent) + slot, parent, slot, fn, tail ? parent->fparent : parent);
 }
 
 static struct rt_cnode *outside_child(struct rt_cthread *ct, struct rt_cnode *parent, const struct pi_funcrec *fn,
 				     struct rt_cnode *fparent)
 {
-	for (struct rt_cnode *c = parent->outside; c; c = c->sibling)
-		if (c->fn == fn)
-			return c;
-	struct rt_cnode *c = new_cnode(ct, fn, parent, UINT32_MAX, fparent);
-	if (!c)
-		return NULL;
-	c->sibling = parent->outside;
-	parent->outside = c;
-	return c;
+	if (parent == sink)
+		return sink;
+	return list_child(ct, &parent->outside, parent, UINT32_MAX, fn, fparent);
 }
 
 /* Stacks (a thread's, a signal stack, a context's) are far apart: records
@@ -179,6 +245,13 @@ static void drop_dead(struct rt_cthread *ct, uint64_t sp)
 			ct->tramp[k++] = ct->tramp[m];
 	}
 	ct->ntramp = k;
+	/* and the nest's newest, of handlers a longjmp left */
+	for (uint32_t i; (i = __atomic_load_n(&ct->nnest, __ATOMIC_RELAXED)) > 0;) {
+		uint64_t s = ct->nest[i - 1].sp;
+		if (!(s < sp && sp - s < STACK_SPAN))
+			break;
+		__atomic_fetch_sub(&ct->nnest, 1, __ATOMIC_RELAXED);
+	}
 }
 
 static bool grow_tramp(struct rt_cthread *ct)
@@ -211,17 +284,19 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 {
 	struct pi_tls *t = &__profinst_tls;
 	/* The function's code counts in the current node as soon as this
-	 * returns: it must be one of fn's, even where this interrupts the
-	 * runtime (a signal handler's entry). */
+	 * returns: it must be one of fn's, or the sink, even where this
+	 * interrupts the runtime (a signal handler's entry: entered false,
+	 * and the trampoline table may be in the middle of a change). */
 	bool entered = rt_enter(t);
 	struct rt_cthread *ct = entered ? cthread(t) : t->th ? t->th->counting : NULL;
 	if (!ct) {
-		/* no thread's tree yet, or no memory: a node of its own */
+		/* no thread's tree yet, or no memory (the runtime code this
+		 * interrupts, if any, sets the current node when it ends) */
 		struct rt_cnode *n = new_cnode(NULL, fn, t->cur, UINT32_MAX, t->cur);
-		if (n) {
+		if (n)
 			n->calls++;
-			t->cur = n;
-		}
+		if (n || sink)
+			t->cur = n ? n : sink;
 		t->nextsp = 0;
 		goto out;
 	}
@@ -262,17 +337,37 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 	if (parent->fn && rt_is_external(parent->fn) && (parent->fn->size[0] & (PI_EXT_SWITCH | PI_EXT_SETCTX)))
 		under = &ct->root;
 	n = outside_child(ct, under, fn, under);
-	if (!n)
-		goto out; /* (no memory: counted where it is) */
-	if (*(uint64_t *)sp != (uint64_t)__profinst_ctramp) {
+	if (!n) {
+		if (sink)
+			t->cur = sink; /* (no memory) */
+		goto out;
+	}
+	struct rt_tramp rec = {.ra = *(uint64_t *)sp, .sp = sp, .cur = t->cur, .measured = paused};
+	/* (a function entered from outside that jumped here: its record stands) */
+	if (rec.ra != (uint64_t)__profinst_ctramp && !entered) {
+		/* the table may be changing under us: the nest's next slot,
+		 * taken in one instruction, then filled */
+		uint32_t i = __atomic_fetch_add(&ct->nnest, 1, __ATOMIC_RELAXED);
+		if (i >= NEST_CAP) {
+			__atomic_fetch_sub(&ct->nnest, 1, __ATOMIC_RELAXED);
+			if (sink)
+				t->cur = sink; /* (deeper than signal handlers go) */
+			goto out;
+		}
+		ct->nest[i] = rec;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		*(uint64_t *)sp = (uint64_t)__profinst_ctramp;
+	} else if (rec.ra != (uint64_t)__profinst_ctramp) {
 		drop_dead(ct, sp + 1); /* this stack's below us: a longjmp went past their returns */
-		if (ct->ntramp == ct->tcap && !grow_tramp(ct))
-			goto out; /* (no memory: counted where it is) */
-		ct->tramp[ct->ntramp] =
-			(struct rt_tramp){.ra = *(uint64_t *)sp, .sp = sp, .cur = t->cur, .measured = paused};
+		if (ct->ntramp == ct->tcap && !grow_tramp(ct)) {
+			if (sink)
+				t->cur = sink; /* (no memory) */
+			goto out;
+		}
+		ct->tramp[ct->ntramp] = rec;
 		ct->ntramp++;
 		*(uint64_t *)sp = (uint64_t)__profinst_ctramp;
-	} /* else a function entered from outside jumped here: its record stands */
+	}
 	n->calls++;
 	n->sp = sp - 8;
 	t->cur = n;
@@ -281,27 +376,58 @@ out:
 		rt_leave(t);
 }
 
+static uint64_t tramp_back(struct pi_tls *t, struct rt_tramp r)
+{
+	t->cur = r.cur;
+	if (r.cur && r.cur->fn && rt_is_external(r.cur->fn) && r.measured)
+		r.cur->sp = ext_now(); /* the external's clock runs again */
+	return r.ra;
+}
+
 /* A function entered from outside returns (sp: its %rsp after the ret):
  * the current node goes back, and the real return address comes back. */
 uint64_t pi_rt_ctramp(uint64_t sp)
 {
 	struct pi_tls *t = &__profinst_tls;
 	struct rt_cthread *ct = t->th ? t->th->counting : NULL;
-	/* busy or not, the return must go where it belongs: the newest
-	 * record of its %rsp (other stacks' records may be newer) */
-	for (uint32_t j = ct ? ct->ntramp : 0; j-- > 0;) {
+	if (!ct)
+		__builtin_trap(); /* a return the runtime did not divert: nowhere to go */
+	/* The nest's newest first: it is a handler's that came while the
+	 * runtime was busy, returning before the code it interrupted
+	 * resumes.  Read, then let go in one instruction. */
+	uint32_t i = __atomic_load_n(&ct->nnest, __ATOMIC_RELAXED);
+	if (i && ct->nest[i - 1].sp + 8 == sp) {
+		struct rt_tramp r = ct->nest[i - 1];
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		__atomic_fetch_sub(&ct->nnest, 1, __ATOMIC_RELAXED);
+		return tramp_back(t, r);
+	}
+	/* The table, inside the runtime (a handler coming now goes to the
+	 * nest); busy or not, the return must go where it belongs: the
+	 * newest record of its %rsp (other stacks' records may be newer). */
+	bool entered = rt_enter(t);
+	for (uint32_t j = ct->ntramp; j-- > 0;) {
 		if (ct->tramp[j].sp + 8 != sp)
 			continue;
 		struct rt_tramp r = ct->tramp[j];
 		ct->tramp[j] = ct->tramp[ct->ntramp - 1];
 		ct->ntramp--;
 		drop_dead(ct, sp); /* and this stack's below it */
-		t->cur = r.cur;
-		if (r.cur && r.cur->fn && rt_is_external(r.cur->fn) && r.measured)
-			r.cur->sp = ext_now(); /* the external's clock runs again */
-		return r.ra;
+		uint64_t ra = tramp_back(t, r);
+		if (entered)
+			rt_leave(t);
+		return ra;
 	}
 	__builtin_trap(); /* a return the runtime did not divert: nowhere to go */
+}
+
+void rt_counting_end(struct pi_tls *t, struct rt_thread *th)
+{
+	if (sink)
+		t->cur = sink;
+	if (th->kit && th->counting)
+		th->kit->counting = th->counting;
+	th->counting = NULL;
 }
 
 /* An external call's node, first time in this context: slot named by
@@ -368,7 +494,15 @@ void pi_rt_cpark(uint64_t sp)
 		uint32_t i = 0;
 		while (i < ct->npark && ct->park[i].sp != sp)
 			i++; /* (the same context switching again) */
-		if (i < TRAMP_CAP) {
+		if (i == ct->pcap) {
+			struct rt_tramp *n = rt_alloc_keep(2ull * ct->pcap * sizeof(*n));
+			if (n) {
+				memcpy(n, ct->park, ct->npark * sizeof(*n));
+				ct->park = n;
+				ct->pcap *= 2;
+			}
+		}
+		if (i < ct->pcap) {
 			ct->park[i] = (struct rt_tramp){.sp = sp, .cur = t->cur};
 			if (i == ct->npark)
 				ct->npark++;
@@ -381,12 +515,15 @@ void pi_rt_cunpark(uint64_t sp)
 {
 	struct pi_tls *t = &__profinst_tls;
 	struct rt_cthread *ct = t->th ? t->th->counting : NULL;
+	bool entered = rt_enter(t);
 	for (uint32_t i = 0; ct && i < ct->npark; i++)
 		if (ct->park[i].sp == sp) {
 			t->cur = ct->park[i].cur;
 			ct->park[i] = ct->park[--ct->npark];
-			return;
+			break;
 		}
+	if (entered)
+		rt_leave(t);
 }
 
 /* Where control lands without a return (a longjmp's second return of
@@ -403,11 +540,16 @@ void pi_rt_cresync(uint64_t sp, const struct pi_funcrec *fn)
 	if (!ct)
 		return;
 	struct rt_cnode *n = t->cur;
-	while (n && !(n->fn == fn && n->sp > sp - 16))
+	while (n && n != sink && !(n->fn == fn && n->sp > sp - 16))
 		n = n->fparent;
-	if (n)
+	if (n && n != sink)
 		t->cur = n;
-	drop_dead(ct, sp); /* returns it went past */
+	/* returns it went past (inside the runtime: a signal handler's
+	 * entry meanwhile goes to the nest) */
+	if (rt_enter(t)) {
+		drop_dead(ct, sp);
+		rt_leave(t);
+	}
 }
 
 /* ----- the profile: counts to cycles */
@@ -490,22 +632,33 @@ static const struct rt_cnode *cnext(struct citer *it)
 	}
 }
 
+/* The walk's stack (ct's), with room for n levels. */
+static struct citer *walk_room(struct rt_cthread *ct, uint64_t n)
+{
+	if (n <= ct->walk_cap)
+		return ct->walk;
+	uint64_t cap = ct->walk_cap ? 2 * ct->walk_cap : 256;
+	struct citer *w = rt_alloc_keep(cap * sizeof(*w));
+	if (!w)
+		return NULL;
+	if (ct->walk)
+		memcpy(w, ct->walk, ct->walk_cap * sizeof(*w));
+	ct->walk = w;
+	ct->walk_cap = cap;
+	return w;
+}
+
 void rt_counting_zero(struct rt_thread *th)
 {
 	struct rt_cthread *ct = th->counting;
-	uint64_t cap = 256, depth = 1;
-	struct citer *st = ct ? rt_alloc_keep(cap * sizeof(*st)) : NULL;
+	uint64_t depth = 1;
+	struct citer *st = ct ? walk_room(ct, 1) : NULL;
 	if (!st)
 		return;
 	st[0] = (struct citer){.n = &ct->root};
 	while (depth) {
-		if (depth == cap) {
-			struct citer *ns = rt_alloc_keep(2 * cap * sizeof(*ns));
-			if (!ns)
-				return;
-			memcpy(ns, st, cap * sizeof(*ns));
-			st = ns, cap *= 2;
-		}
+		if (!(st = walk_room(ct, depth + 1)))
+			return;
 		struct rt_cnode *c = (struct rt_cnode *)cnext(&st[depth - 1]);
 		if (!c) {
 			depth--;
@@ -585,22 +738,19 @@ void rt_counting_convert(struct rt_thread *th)
 	th->root.incl = 0;
 	/* the rt_node of each function's activation on the path, if any */
 	uint64_t nfuncs = (uint64_t)(rt_funcs_end() - rt_funcs_begin());
-	struct rt_node **onpath = rt_alloc_keep((nfuncs + 1) * sizeof(*onpath));
-	uint64_t cap = 256, depth = 0;
-	struct citer *st = rt_alloc_keep(cap * sizeof(*st));
+	if (!ct->onpath)
+		ct->onpath = rt_alloc_keep((nfuncs + 1) * sizeof(*ct->onpath));
+	struct rt_node **onpath = ct->onpath;
+	uint64_t depth = 0;
+	struct citer *st = walk_room(ct, 1);
 	if (!st || !onpath)
 		return;
 	memset(onpath, 0, (nfuncs + 1) * sizeof(*onpath));
 	st[0] = (struct citer){.n = &ct->root, .to = &th->root, .own = &th->root};
 	depth = 1;
 	while (depth) {
-		if (depth == cap) { /* room for one more level */
-			struct citer *ns = rt_alloc_keep(2 * cap * sizeof(*ns));
-			if (!ns)
-				return;
-			memcpy(ns, st, cap * sizeof(*ns));
-			st = ns, cap *= 2;
-		}
+		if (!(st = walk_room(ct, depth + 1))) /* room for one more level */
+			return;
 		struct citer *it = &st[depth - 1];
 		const struct rt_cnode *c = cnext(it);
 		if (!c) {

@@ -268,6 +268,7 @@ struct rt_kit {
 	uint64_t fn_active_size;
 	struct rt_node **hash;  /* or NULL */
 	uint64_t hmask;
+	struct rt_cthread *counting; /* --counts: its tables and arena, or NULL */
 	struct rt_kit *next;
 };
 /* An ended thread's, emptied, or a new one; NULL without memory. */
@@ -529,6 +530,12 @@ void rt_altstack_close(void);
 
 /* ----- The counting runtime (counting.c) */
 
+/* The sink counting stubs count in where no node can be had; before any
+ * thread's first count. */
+void rt_counting_init(void);
+/* An ended thread's (converted) counting tables and arena go to its kit,
+ * for the next thread; its stubs count in the sink from now on. */
+void rt_counting_end(struct pi_tls *t, struct rt_thread *th);
 /* th's rt_node tree and block counters from its counting nodes */
 void rt_counting_convert(struct rt_thread *th);
 /* Zero th's counting nodes (a fork's child counts its own); the nodes

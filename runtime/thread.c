@@ -213,8 +213,10 @@ void rt_thread_finish(struct pi_tls *t)
 	rt_close_all(th, t->clock);
 	th->final_clock = t->clock;
 	save_counts(th);
-	if (th->counting)
+	if (th->counting) {
 		rt_counting_convert(th); /* (into the saved counters) */
+		rt_counting_end(t, th);
+	}
 	th->skipped += t->skipped;
 	t->skipped = 0;
 	/* what only a running thread needs goes to the next one */
@@ -297,6 +299,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	rt_entries_init();
 	rt_externals_init();
 	rt_frontend_init();
+	rt_counting_init();
 	rt_dcache_init();
 	rt_heap_init();
 	rt_faults_init();

@@ -16,13 +16,13 @@ SRC = os.path.join(HERE, "safety")
 
 
 def tests(ctx, Fail, sh, must, profile_json):
-    def build(tmp, name, model="instructions", cflags=("-O2",)):
+    def build(tmp, name, model="instructions", cflags=("-O2",), args=()):
         obj = os.path.join(tmp, name + ".o")
         must(["gcc"] + list(cflags) + ["-g", "-c", os.path.join(SRC, name + ".c"), "-o", obj], "compile")
         native = os.path.join(tmp, name + ".native")
         must(["gcc", obj, "-o", native, "-lpthread"], "link native")
         exe = os.path.join(tmp, name + ".prof")
-        must([ctx.profinst, "--cpu=" + model, obj, "-o", exe, "-lpthread"], "profinst")
+        must([ctx.profinst, "--cpu=" + model, obj, "-o", exe, "-lpthread"] + list(args), "profinst")
         return native, exe
 
     def case(fn):
@@ -329,6 +329,31 @@ def tests(ctx, Fail, sh, must, profile_json):
             if "Not recorded: %d call" % pj["lost"]["nested_calls"] not in rep:
                 raise Fail("the report does not say what was not recorded:\n" + rep[:600])
 
+    def storm_callbacks(args):
+        @case
+        def run(tmp):
+            """The storm where most entries come from outside (a
+            comparator called by qsort): a handler that lands in the
+            middle of an entry or a return must leave the runtime's
+            records whole, 20 runs in a row (the counting runtime's
+            trampoline table was overwritten, and its program crashed)."""
+            native, exe = build(tmp, "storm_callbacks", args=args)
+            for i in range(20):
+                prof = os.path.join(tmp, "p%d.prof" % i)
+                b = sh([exe], env=dict(os.environ, PROFINST_OUTPUT=prof), cwd=tmp)
+                if b.returncode != 0 or b.stdout != "done\n":
+                    raise Fail("run %d: status %d, %r %r" % (i, b.returncode, b.stdout, b.stderr))
+                ticks = int(b.stderr.split()[1])
+                pj = profile_json(ctx, prof)
+                calls = {f["name"].split(".")[0]: f["calls"] for f in pj["functions"]}
+                # a handler call not recorded leaves its call of deep
+                # not recorded either
+                on, deep, nested = calls.get("on_alarm", 0), calls.get("deep", 0), pj["lost"]["nested_calls"]
+                if on + nested // 2 != ticks or nested % 2 or deep != on or not calls.get("cmp"):
+                    raise Fail("run %d: on_alarm %d calls, deep %d, %d not recorded, %d ticks; cmp %r calls" % (
+                        i, on, deep, nested, ticks, calls.get("cmp")))
+        return run
+
     @case
     def term_during_write(tmp):
         """SIGTERM after SIGTERM while the profile is written at exit (a
@@ -410,5 +435,7 @@ def tests(ctx, Fail, sh, must, profile_json):
             ("safety/exec_fails", exec_fails), ("safety/deep_recursion", deep_recursion),
             ("safety/short_threads", short_threads), ("safety/address_space_limit", address_space_limit),
             ("safety/signal_storm", signal_storm), ("safety/term_during_write", term_during_write),
+            ("safety/signal_storm_callbacks", storm_callbacks(())),
+            ("safety/signal_storm_callbacks_counts", storm_callbacks(("--counts",))),
             ("safety/async_cancel", async_cancel), ("safety/malloc_under_limit", malloc_under_limit),
             ("safety/many_threads_under_limit", many_threads_under_limit)]
