@@ -511,7 +511,8 @@ static bool icall_notrack(const struct emit *e, uint32_t k)
  * external under its caller.  One call instruction: the call site has one
  * return address, as before.
  */
-static void emit_icall(struct emit *e, uint32_t k)
+/* mov TARGET,%r11: where the call through a pointer k goes */
+static void emit_target_r11(struct emit *e, uint32_t k)
 {
 	const struct insn *in = &e->t->insns[k];
 	const uint8_t *orig = e->s->data + in->off;
@@ -545,6 +546,22 @@ static void emit_icall(struct emit *e, uint32_t k)
 		tmp[modrm] = (uint8_t)((tmp[modrm] & ~0x38) | (3 << 3));
 		emit_copy(e, k, tmp, n, (int64_t)(i + 1) - (int64_t)modrm, true);
 	}
+}
+
+/* [notrack] call *%r11 (or jmp: jump), the call k itself */
+static void emit_call_r11(struct emit *e, uint32_t k, bool jump)
+{
+	e->tl->pos[k] = (uint32_t)cur(e);
+	if (icall_notrack(e, k))
+		buf_u8(&e->tl->out, 0x3e);
+	const uint8_t call_r11[] = {0x41, 0xff, jump ? 0xe3 : 0xd3};
+	PUT(e, call_r11);
+}
+
+static void emit_icall(struct emit *e, uint32_t k)
+{
+	struct buf *o = &e->tl->out;
+	emit_target_r11(e, k);
 	static const uint8_t cmp4[] = {0x41, 0x81, 0x7b, 0x04}, cmp0[] = {0x41, 0x81, 0x3b};
 	PUT(e, cmp4);
 	buf_u32(o, STUB_ENTRY_SIG);
@@ -555,11 +572,7 @@ static void emit_icall(struct emit *e, uint32_t k)
 	buf_u8(o, 0x74);
 	buf_u8(o, 5);
 	emit_call_rt(e, e->c->sym_icall);
-	e->tl->pos[k] = (uint32_t)cur(e);
-	if (icall_notrack(e, k))
-		buf_u8(o, 0x3e);
-	static const uint8_t call_r11[] = {0x41, 0xff, 0xd3};
-	PUT(e, call_r11);
+	emit_call_r11(e, k, false);
 }
 
 /* The instruction itself, each direct branch in the form relax chose. */
@@ -575,12 +588,26 @@ static bool r11_live_at(const struct emit *e, uint32_t k)
 	return e->t->r11_after ? e->t->r11_after[k] : true;
 }
 
-static bool operand_uses_r11(struct emit *e, uint32_t k)
+static bool operand_uses_r11(const struct emit *e, uint32_t k)
 {
-	struct insn_detail d;
-	const struct insn *in = &e->t->insns[k];
-	return !insn_describe(&e->c->dx, e->s->data + in->off, in->len, &d) ||
-	       ((d.rd | d.addr) & (1ull << 11));
+	const struct insn_detail *d = code_detail(e->c, &e->t->insns[k]);
+	return !d || ((d->rd | d->addr) & (1ull << 11));
+}
+
+/* A call or tail jump through a pointer from f that the counting stubs
+ * handle (emit_cptrcall): not the call of a TLS descriptor, nor one whose
+ * operand is %r11's, nor a jump where %r11 is live. */
+static bool counted_ptrcall(const struct emit *e, uint32_t k)
+{
+	const struct text *t = e->t;
+	const struct insn *in = &t->insns[k];
+	bool tail = in->kind == INSN_JMP_IND && (t->mark[k] & MARK_TAIL);
+	if (!e->c->opts->counting || (in->kind != INSN_CALL_IND && !tail) ||
+	    (t->mark[k] & (MARK_EXT | MARK_NOCOST)) || t->fn[k] < 0 || !e->c->funcs[t->fn[k]].instrument ||
+	    !t->cslot || t->cslot[k] == UINT32_MAX || operand_uses_r11(e, k) || (tail && r11_live_at(e, k)))
+		return false;
+	const struct rela *r = rela_at(e, in->off);
+	return !r || r->type != R_X86_64_TLSDESC_CALL;
 }
 
 /* mov %fs:__profinst_tls+off,%r11 (op 0x8b) or mov %r11,%fs:... (0x89) */
@@ -910,6 +937,62 @@ static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32
 		wr32(e->tl->out.p + j2, (uint32_t)(cur(e) - j2 - 4));
 }
 
+/*
+ * A call (or tail jump) through a pointer k from f, slot its slot:
+ *   mov TARGET,%r11; mov %r11,%fs:target; the slot's node (a pointer's)
+ *   current; mov counts(%r11),%r11; test; jz 1f; mov fn(%r11),%r11;
+ *   mov addr(%r11),%r11; cmp %fs:target,%r11; jne 1f;
+ *   lea -15(%rsp),%r11; mov %r11,%fs:nextsp; jmp 2f;
+ *   1: call __profinst_cptr; 2: mov %fs:target,%r11; call *%r11;
+ *   mov %fs:cur,%r11; cmpl $2,ptrsite(%r11); jne 3f;
+ *   call __profinst_cmeas_stop; 3:
+ * The function the site called last (its node the pointer's node keeps)
+ * is called at once, and its entry takes that node; any other target
+ * goes by the runtime first, which names an instrumented function's
+ * node for its entry, and makes any other's, an external's, current and
+ * starts its clock, which the code after the call stops.  A tail jump's
+ * callee enters at our %rsp, and returns to our caller, whose node is
+ * current after it: an external's is counted, not timed.
+ */
+static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint32_t slot)
+{
+	bool jump = e->t->insns[k].kind == INSN_JMP_IND;
+	emit_target_r11(e, k);
+	emit_fs_r11(e, 0x89, STUB_TLS_TARGET);
+	emit_cnode(e, f, slot, NULL);
+	static const uint8_t last[] = {0x4d, 0x8b, 0x5b, STUB_CN_COUNTS}; /* mov counts(%r11),%r11 */
+	PUT(e, last);
+	PUT(e, TEST_R11);
+	uint64_t to_rt[2];
+	buf_u8(&e->tl->out, 0x74);
+	to_rt[0] = cur(e);
+	buf_u8(&e->tl->out, 0);
+	static const uint8_t addr[] = {0x4d, 0x8b, 0x5b, STUB_CN_FN, /* mov fn(%r11),%r11 */
+				       0x4d, 0x8b, 0x5b, STUB_FR_ADDR0}; /* mov addr[0](%r11),%r11 */
+	PUT(e, addr);
+	emit_fs_r11(e, 0x3b, STUB_TLS_TARGET); /* cmp %fs:target,%r11 */
+	buf_u8(&e->tl->out, 0x75);
+	to_rt[1] = cur(e);
+	buf_u8(&e->tl->out, 0);
+	emit_lea_rsp_r11(e, (jump ? 0 : -8) - 8 + 1);
+	emit_fs_r11(e, 0x89, STUB_TLS_NEXTSP);
+	buf_u8(&e->tl->out, 0xeb);
+	uint64_t to_call = cur(e);
+	buf_u8(&e->tl->out, 0);
+	for (int i = 0; i < 2; i++)
+		e->tl->out.p[to_rt[i]] = (uint8_t)(cur(e) - to_rt[i] - 1);
+	emit_call_rt(e, jump ? e->c->sym_cptr_tail : e->c->sym_cptr);
+	e->tl->out.p[to_call] = (uint8_t)(cur(e) - to_call - 1);
+	emit_fs_r11(e, 0x8b, STUB_TLS_TARGET);
+	emit_call_r11(e, k, jump);
+	if (jump)
+		return;
+	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
+	static const uint8_t ext[] = {0x41, 0x83, 0x7b, STUB_CN_PTRSITE, 0x02, 0x75, 0x05}; /* cmpl $2; jne +5 */
+	PUT(e, ext);
+	emit_call_rt(e, e->c->sym_cmeas_stop);
+}
+
 static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool *after, bool *save_after,
 			 bool *measured, uint32_t *inner)
 {
@@ -940,28 +1023,20 @@ static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool 
 		*after = true;
 		*measured = !(x->flags & PI_EXT_FIXED);
 	} else if (in->kind == INSN_CALL_IND && !ext) {
-		if (operand_uses_r11(e, k))
+		if (!counted_ptrcall(e, k))
 			return;
-		const struct rela *r = rela_at(e, in->off);
-		if (r && r->type == R_X86_64_TLSDESC_CALL)
-			return;
-		emit_cnode(e, f, slot, NULL);
-		emit_lea_rsp_r11(e, -8 - 8 + 1);
-		emit_fs_r11(e, 0x89, STUB_TLS_NEXTSP);
 		*after = true;
+		*inner = slot + 1; /* emit_cptrcall */
 	} else if (in->kind == INSN_CALL_IND && ext) {
 		const struct external *x = &e->c->exts[t->ext[k]];
 		emit_cnode(e, f, slot, x);
 		*after = true;
 		*measured = !(x->flags & PI_EXT_FIXED);
 	} else if (in->kind == INSN_JMP_IND && (t->mark[k] & MARK_TAIL) && !ext) {
-		/* through a pointer: the slot's node for it, as a call's, and
-		 * the callee's %rsp at entry is ours */
-		if (r11_live_at(e, k) || operand_uses_r11(e, k))
-			return; /* (the callee, if instrumented, enters as from outside) */
-		emit_cnode(e, f, slot, NULL);
-		emit_lea_rsp_r11(e, -8 + 1);
-		emit_fs_r11(e, 0x89, STUB_TLS_NEXTSP);
+		/* through a pointer, as a call's (else the callee, if
+		 * instrumented, enters as from outside) */
+		if (counted_ptrcall(e, k))
+			*inner = slot + 1; /* emit_cptrcall */
 	} else if (in->kind == INSN_JMP && (t->mark[k] & MARK_TAIL) && calls_instrumented(e->c, t, k)) {
 		if (inner_call(e, k))
 			*inner = slot + 1;
@@ -1062,7 +1137,7 @@ static uint64_t call_len(const struct emit *e, uint32_t k)
 	const struct insn *in = &e->t->insns[k];
 	if (in->kind == INSN_CALL && !rela_at(e, in->off + in->rel_off))
 		return 5;
-	if (wraps_icall(e, k))
+	if (wraps_icall(e, k) || (in->kind == INSN_CALL_IND && counted_ptrcall(e, k)))
 		return icall_notrack(e, k) ? 4 : 3; /* [notrack] call *%r11 */
 	return in->len;
 }
@@ -1185,7 +1260,10 @@ static void emit_insn(struct emit *e, uint32_t k)
 		emit_lea_r11_rec(e, x->rec_sec, x->rec_off);
 		emit_call_rt(e, e->c->sym_ext_enter);
 	}
-	if (cinner) {
+	if (cinner && (in->kind == INSN_CALL_IND || in->kind == INSN_JMP_IND)) {
+		emit_cptrcall(e, k, f, cinner - 1);
+		done = true;
+	} else if (cinner) {
 		emit_cinner(e, k, f, cinner - 1); /* the call itself, twice */
 		done = true;
 	}

@@ -596,6 +596,7 @@ static int do_link(struct opts *op)
 	if (op->ro.counting)
 		st.left = &left;
 	size_t na0 = na;
+	bool quiet = pi_quiet;
 pass:
 	for (size_t i = 0; i < op->ninputs && !rc; i++) {
 		const char *in = op->inputs[i];
@@ -617,8 +618,10 @@ pass:
 		argv[na++] = p;
 	}
 	if (!rc && st.left && left.n && !op->ro.left) {
-		/* again, every input, with those names external */
+		/* again, every input, with those names external (its warnings
+		 * were given) */
 		op->ro.left = &left;
+		pi_quiet = true;
 		st.left = NULL;
 		model_stats_free(&st.model);
 		st = (struct istats){0};
@@ -628,6 +631,7 @@ pass:
 		nown = 0, nobj = 0, na = na0;
 		goto pass;
 	}
+	pi_quiet = quiet;
 	op->ro.left = NULL;
 	nameset_free(&left);
 	if (!rc && !nobj) {

@@ -93,6 +93,8 @@ void meta_prepare(struct code *c)
 	if (c->opts->counting) {
 		c->sym_centry = undef(o, STUB_CENTRY_SYMBOL, STT_NOTYPE);
 		c->sym_cextnew = undef(o, STUB_CEXTNEW_SYMBOL, STT_NOTYPE);
+		c->sym_cptr = undef(o, STUB_CPTR_SYMBOL, STT_NOTYPE);
+		c->sym_cptr_tail = undef(o, STUB_CPTR_TAIL_SYMBOL, STT_NOTYPE);
 		c->sym_centry_flags = undef(o, STUB_CENTRY_FLAGS_SYMBOL, STT_NOTYPE);
 		c->sym_cresync = undef(o, STUB_CRESYNC_SYMBOL, STT_NOTYPE);
 		c->sym_cmeas_start = undef(o, STUB_CMEAS_START_SYMBOL, STT_NOTYPE);

@@ -22,6 +22,8 @@ _Static_assert(offsetof(struct pi_tls, clock) == STUB_TLS_CLOCK &&
 	       "the block stubs' TLS words (stub_abi.h)");
 _Static_assert(offsetof(struct pi_tls, cur) == STUB_TLS_CUR && offsetof(struct pi_tls, next) == STUB_TLS_NEXT &&
 		       offsetof(struct pi_tls, nextsp) == STUB_TLS_NEXTSP &&
+		       offsetof(struct pi_tls, target) == STUB_TLS_TARGET &&
+		       offsetof(struct pi_funcrec, addr) == STUB_FR_ADDR0 &&
 		       offsetof(struct rt_cnode, fparent) == STUB_CN_FPARENT &&
 		       offsetof(struct rt_cnode, fn) == STUB_CN_FN &&
 		       offsetof(struct rt_cnode, ptrsite) == STUB_CN_PTRSITE &&

@@ -421,6 +421,49 @@ uint64_t pi_rt_ctramp(uint64_t sp)
 	__builtin_trap(); /* a return the runtime did not divert: nowhere to go */
 }
 
+/*
+ * Before a call through a pointer (the site's node, a pointer's, is
+ * current, pi_tls.target where it goes; sp: the %rsp of the call) to a
+ * function it did not call last time: an instrumented one's node is the
+ * pointer node's to hand to its entry stub; anything else is an external
+ * under the caller, current for the call, its clock going (the site
+ * stops it after the call; a tail jump's is counted, not timed: no code
+ * of the site runs after it).
+ */
+void pi_rt_cptr(uint64_t sp, int tail)
+{
+	struct pi_tls *t = &__profinst_tls;
+	uint64_t target = t->target;
+	struct rt_cnode *p = t->cur;
+	bool entered = rt_enter(t);
+	struct rt_cthread *ct = entered ? cthread(t) : t->th ? t->th->counting : NULL;
+	const struct pi_funcrec *fn = rt_entry_rec(target);
+	t->nextsp = 0;
+	if (!ct || !p || p->ptrsite != 1)
+		goto out; /* (no node: its entry, if any, asks for one) */
+	if (fn) {
+		struct rt_cnode *n = outside_child(ct, p, fn, p->fparent);
+		if (n && n != sink) {
+			p->counts[0] = (uint64_t)n;
+			t->nextsp = sp - (tail ? 8 : 16) + 1; /* the pointer's call, to its entry stub */
+		}
+		goto out;
+	}
+	struct pi_funcrec *x = rt_target_record(target);
+	struct rt_cnode *n = x ? outside_child(ct, p, x, p->fparent) : NULL;
+	if (!n || n == sink)
+		goto out;
+	n->calls++;
+	t->cur = n;
+	if (!tail) {
+		n->ptrsite = 2;
+		n->sp = ext_now();
+	}
+out:
+	if (entered)
+		rt_leave(t);
+}
+
 void rt_counting_end(struct pi_tls *t, struct rt_thread *th)
 {
 	if (sink)
@@ -570,6 +613,8 @@ static uint64_t ext_measured(const struct rt_cnode *n, bool *charged)
 {
 	uint32_t f = n->fn->size[0];
 	*charged = (f & PI_EXT_CHARGE) && (!(f & PI_EXT_WAIT) || (f & PI_EXT_CHARGE_WAITS));
+	if (rt_is_target(n->fn))
+		*charged = rt_target_charged(); /* (a call through a pointer's) */
 	return rt_ticks_to_cycles(n->os);
 }
 

@@ -45,7 +45,9 @@ struct rt_cnode {
 	uint32_t nblocks, nslots;
 	uint32_t ptrsite; /* 1: the node of a call through a pointer (fn NULL),
 			     whose counts[0] is the node of the callee it
-			     called last (the callee's entry stub takes it) */
+			     called last (the callee's entry stub takes it);
+			     2: an external's called through a pointer, whose
+			     clock the site stops after the call */
 	uint64_t sp;      /* %rsp in its last activation (its entry's, less 8
 			     or 16): where a longjmp or an exception lands
 			     finds the frame it lands in by it */
@@ -183,6 +185,7 @@ struct pi_tls {
 	struct rt_cnode *cur;
 	uint64_t next;
 	uint64_t nextsp;
+	uint64_t target;     /* where a call through a pointer goes */
 };
 
 extern __thread struct pi_tls __profinst_tls;
@@ -482,6 +485,12 @@ static inline int rt_is_external(const struct pi_funcrec *fn)
 
 /* ----- Calls through pointers out of instrumented code (targets.c) */
 
+/* --counts: the record of a call through a pointer's target, which is not
+ * instrumented code (NULL: the table is full, and the call is counted as
+ * lost); whether its measured time is charged (a cycle model's). */
+struct pi_funcrec *rt_target_record(uint64_t target);
+bool rt_target_charged(void);
+
 /* a record per distinct target, in profinst_funcs */
 extern struct pi_funcrec rt_targets[] __attribute__((visibility("hidden")));
 static inline int rt_is_target(const struct pi_funcrec *fn)
@@ -514,6 +523,8 @@ uint64_t rt_unwind_to(struct rt_thread *th, uint64_t sp, uint64_t now); /* the c
 /* Is addr the entry of an instrumented function? (sorted table built at
  * start-up; false before it exists) */
 int rt_is_entry(uint64_t addr);
+/* The record of the instrumented function whose entry is addr, or NULL. */
+const struct pi_funcrec *rt_entry_rec(uint64_t addr);
 void rt_entries_init(void);
 
 /* ----- Signals (signals.c) */
@@ -545,6 +556,7 @@ void rt_counting_zero(struct rt_thread *th);
 void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp);
 uint64_t pi_rt_ctramp(uint64_t sp);
 struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x);
+void pi_rt_cptr(uint64_t sp, int tail);
 void pi_rt_cresync(uint64_t sp, const struct pi_funcrec *fn);
 void pi_rt_cmeas_start(void);
 void pi_rt_cpark(uint64_t sp);

@@ -184,16 +184,21 @@
 #define STUB_TLS_CUR 176
 #define STUB_TLS_NEXT 184
 #define STUB_TLS_NEXTSP 192
+#define STUB_TLS_TARGET 200 /* a call through a pointer's target */
 #define STUB_CN_FN 0
 #define STUB_CN_FPARENT 8
 #define STUB_CN_CALLS 24
-#define STUB_CN_PTRSITE 76 /* a 32-bit 1: a call through a pointer's node, whose
-			      first count is its last callee's node */
+#define STUB_CN_PTRSITE 76 /* 32 bits: 1 a call through a pointer's node, whose
+			      first count is its last callee's node; 2 an
+			      external's called through a pointer, timed */
 #define STUB_CN_SP 80
 #define STUB_CN_COUNTS 88
+#define STUB_FR_ADDR0 16 /* struct pi_funcrec's addr[0]: the entry */
 #define STUB_CENTRY_SYMBOL "__profinst_centry"
 #define STUB_CENTRY_FLAGS_SYMBOL "__profinst_centry_flags"
 #define STUB_CEXTNEW_SYMBOL "__profinst_cextnew"
+#define STUB_CPTR_SYMBOL "__profinst_cptr"
+#define STUB_CPTR_TAIL_SYMBOL "__profinst_cptr_tail"
 #define STUB_CRESYNC_SYMBOL "__profinst_cresync"
 #define STUB_CPARK_SYMBOL "__profinst_cpark"
 #define STUB_CUNPARK_SYMBOL "__profinst_cunpark"

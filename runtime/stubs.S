@@ -1368,6 +1368,29 @@ ENTRY __profinst_cextnew
 	.cfi_endproc
 END __profinst_cextnew
 
+/* Before a call (or tail jump) through a pointer to a function other
+ * than its site's last (pi_rt_cptr); %r11 is free. */
+.macro CPTR tail
+	.cfi_startproc
+	CFI_PUSH %rax
+	PUSH_ARGS
+	lea 72(%rsp), %rdi        /* %rsp of the call */
+	mov $\tail, %esi
+	call pi_rt_cptr
+	POP_ARGS
+	CFI_POP %rax
+	ret
+	.cfi_endproc
+.endm
+
+ENTRY __profinst_cptr
+	CPTR 0
+END __profinst_cptr
+
+ENTRY __profinst_cptr_tail
+	CPTR 1
+END __profinst_cptr_tail
+
 /* Where a function entered from outside returns: the current node goes
  * back, and the return goes on to where it was going. */
 ENTRY __profinst_ctramp

@@ -89,6 +89,25 @@ uint64_t rt_target_tail_thunk(uint64_t target)
 
 static int charge = -1; /* the model charges time outside instrumented code */
 
+bool rt_target_charged(void)
+{
+	if (charge < 0) {
+		int c = 0;
+		for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
+			c |= (d->map->reserved & PI_MAP_CHARGE_OS) != 0;
+		charge = c;
+	}
+	return charge;
+}
+
+struct pi_funcrec *rt_target_record(uint64_t target)
+{
+	struct pi_funcrec *r = target_rec(target);
+	if (!r)
+		__atomic_fetch_add(&lost, 1, __ATOMIC_RELAXED);
+	return r;
+}
+
 /* The thunk's call begins (__profinst_icall_tramp): sp is the target's %rsp
  * at its entry, ra the return address of the program's call.  An external
  * frame, as pi_rt_ext_enter pushes for a direct call, closed by
@@ -104,12 +123,7 @@ void pi_rt_icall_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t ra)
 	struct rt_thread *th = rt_thread_for_call(t);
 	if (!th)
 		goto out;
-	if (charge < 0) {
-		int c = 0;
-		for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
-			c |= (d->map->reserved & PI_MAP_CHARGE_OS) != 0;
-		charge = c;
-	}
+	rt_target_charged();
 	t->clock += rt_faults_take(t); /* the caller's, before the call */
 	uint64_t now = rt_unwind_to(th, sp, t->clock);
 	struct rt_frame *f = rt_push(th, rec, sp, ra, now);

@@ -258,6 +258,19 @@ static void thread_exit(void *arg)
 uint64_t *rt_entry_tab;
 uint64_t rt_entry_mask;
 uint64_t rt_entry_shift = 64;
+static const struct pi_funcrec **entry_recs; /* the record of each entry of rt_entry_tab */
+
+const struct pi_funcrec *rt_entry_rec(uint64_t addr)
+{
+	if (!__atomic_load_n(&rt_entry_tab, __ATOMIC_ACQUIRE) || !entry_recs)
+		return NULL;
+	for (uint64_t i = (addr * 0x9e3779b97f4a7c15ull) >> rt_entry_shift;; i = (i + 1) & rt_entry_mask) {
+		if (rt_entry_tab[i] == addr)
+			return entry_recs[i];
+		if (!rt_entry_tab[i])
+			return NULL;
+	}
+}
 
 int rt_is_entry(uint64_t addr)
 {
@@ -280,6 +293,7 @@ void rt_entries_init(void)
 	uint64_t *tab = rt_mmap(sizeof(uint64_t) << bits);
 	if (!tab)
 		return;
+	const struct pi_funcrec **recs = rt_mmap(sizeof(*recs) << bits); /* (NULL: no records) */
 	uint64_t mask = (1ull << bits) - 1;
 	for (const struct pi_funcrec *f = rt_funcs_begin(); f < rt_funcs_end(); f++) {
 		if (rt_is_external(f))
@@ -287,8 +301,11 @@ void rt_entries_init(void)
 		uint64_t a = f->addr[0], i = (a * 0x9e3779b97f4a7c15ull) >> (64 - bits);
 		while (tab[i] && tab[i] != a)
 			i = (i + 1) & mask;
+		if (!tab[i] && recs)
+			recs[i] = f;
 		tab[i] = a;
 	}
+	entry_recs = recs;
 	rt_entry_mask = mask;
 	rt_entry_shift = 64 - bits;
 	__atomic_store_n(&rt_entry_tab, tab, __ATOMIC_RELEASE);
