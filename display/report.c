@@ -235,8 +235,8 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 		       bsim || csim ? "" : ", ", csim ? "" : "cache misses (profinst --cache-sim)",
 		       prof_counted(p) ? ", call and return bubbles, page faults (profinst --counts)" : "");
 	if (prof_counted(p))
-		printf("Counted per calling context (profinst --counts): cycles are the blocks' counts times the "
-		       "model's costs; no per-call minimum and maximum\n");
+		printf("Counted per calling context (profinst --counts): %s are the blocks' counts times the "
+		       "model's costs; no per-call minimum and maximum\n", pv_unit(p));
 	putchar('\n');
 	printf("%12s %14s %6s %14s %6s %10s %10s ", "Calls", "Self", "Self%", "Incl", "Incl%", "MinSelf", "MaxSelf");
 	if (os)
