@@ -47,6 +47,8 @@ def main():
             pj = json.loads(subprocess.run([profview, "report", pf, "--format=json"], capture_output=True,
                                            text=True, check=True).stdout)
             q = [f for f in pj["functions"] if f["name"] == "<external:qsort>"][0]
+            if q["min_self_cycles"] is None:  # a counted profile (profinst --counts) keeps none
+                sys.exit("%s: no per-call min self (a counted profile): nothing to measure" % pf)
             inst.append(float(q["min_self_cycles"]) * pj["tsc_per_kcycle"] / 1000.0)
         n, m = statistics.median(native), statistics.median(inst)
         print("native qsort's own time      %12.0f ticks (median of %d)" % (n, len(native)))

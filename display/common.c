@@ -446,6 +446,11 @@ bool pv_counts_instructions(const struct profile *p)
 	return true;
 }
 
+bool pv_has_minmax(const struct profile *p)
+{
+	return !prof_counted(p);
+}
+
 const char *pv_unit(const struct profile *p)
 {
 	return pv_counts_instructions(p) ? "instructions" : "cycles";

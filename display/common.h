@@ -92,6 +92,12 @@ uint32_t pv_find_functions(const struct profile *p, const struct func_table *t, 
  * instructions (profinst --cpu=instructions), else "cycles". */
 const char *pv_unit(const struct profile *p);
 bool pv_counts_instructions(const struct profile *p);
+/* Whether the profile keeps each function's least and greatest self per
+ * call: not when any of its objects was counted (profinst --counts, a
+ * merge with such a profile), whose figures are counts times costs, summed
+ * per calling context.  Where it does not, every view shows them as
+ * absent ("-", JSON null), never as 0. */
+bool pv_has_minmax(const struct profile *p);
 /* part as a percentage of total (0 where total is 0): the one share every
  * view prints.  In doubles, so that annotate's sums over a line and diff's
  * signed changes are shares too. */

@@ -278,7 +278,10 @@ static void write_functions(struct html *h)
 		const uint64_t vals[] = {v->self, v->incl, v->min_self, v->max_self, v->os};
 		for (int k = 0; k < 5; k++) {
 			fprintf(h->o, ",\"%s\":", names[k]);
-			pv_json_cycles(h->o, p->units, vals[k]);
+			if ((k == 2 || k == 3) && !pv_has_minmax(p))
+				fputs("null", h->o); /* counted: not known */
+			else
+				pv_json_cycles(h->o, p->units, vals[k]);
 		}
 		fprintf(h->o, ",\"faults\":%llu,\"mispredicts\":%llu,\"mispredict_cycles\":",
 			(unsigned long long)v->faults, (unsigned long long)v->mispredicts);
@@ -433,8 +436,9 @@ static int write_page(FILE *o, const struct profile *p, const struct func_table 
 	pv_json_cycles(o, p->units, t->total_self);
 	fprintf(o, ",\"os\":");
 	pv_json_cycles(o, p->units, t->total_os);
-	fprintf(o, ",\"os_charged\":%s,\"faults\":%llu,\"branch_sim\":%s,\"cache_sim\":%s,\"signal\":%u",
-		prof_charges_os(p) ? "true" : "false",
+	fprintf(o, ",\"os_charged\":%s,\"counted\":%s,\"faults\":%llu,\"branch_sim\":%s,\"cache_sim\":%s,"
+		   "\"signal\":%u",
+		prof_charges_os(p) ? "true" : "false", prof_counted(p) ? "true" : "false",
 		(unsigned long long)t->total_faults, prof_branch_sim(p) ? "true" : "false",
 		prof_cache_sim(p) ? "true" : "false",
 		(p->hdr->flags & PI_PROF_ENDED_BY_SIGNAL) ? p->hdr->signal : 0);

@@ -13,7 +13,8 @@ static const char report_usage[] =
 	"The function list: calls, self cycles and their share of the total,\n"
 	"self+descendants cycles and share, min and max self cycles per call,\n"
 	"name and object. Only functions that ran are listed. A profile of\n"
-	"profinst --cpu=instructions counts instructions instead of cycles.\n"
+	"profinst --cpu=instructions counts instructions instead of cycles; one\n"
+	"of profinst --counts has no min and max (\"-\", JSON null).\n"
 	"\n"
 	"  --sort=COL      self (default), incl, calls, min, max, name, object, os\n"
 	"  --filter=REGEX  only functions whose name matches (POSIX extended)\n"
@@ -60,6 +61,24 @@ static void jc(FILE *o, const struct func_table *t, const char *name, uint64_t u
 {
 	fprintf(o, ", \"%s\": ", name);
 	pv_json_cycles(o, t->units, u);
+}
+
+/* the same, or null for a figure the profile does not hold */
+static void jc_opt(FILE *o, const struct func_table *t, const char *name, bool have, uint64_t u)
+{
+	if (have)
+		jc(o, t, name, u);
+	else
+		fprintf(o, ", \"%s\": null", name);
+}
+
+/* MinSelf or MaxSelf as the text prints it: "-" where the profile holds none */
+static const char *minmax_text(const struct profile *p, uint64_t u, char *buf, size_t n)
+{
+	if (!pv_has_minmax(p))
+		return "-";
+	snprintf(buf, n, "%llu", pv_cyc(p, u));
+	return buf;
 }
 
 static void print_json(const struct profile *p, const struct func_table *t, const uint32_t *rows, uint32_t n)
@@ -117,8 +136,10 @@ static void print_json(const struct profile *p, const struct func_table *t, cons
 		fprintf(o, ", \"calls\": %llu", (unsigned long long)v->calls);
 		jc(o, t, "self_cycles", v->self);
 		jc(o, t, "incl_cycles", v->incl);
-		jc(o, t, "min_self_cycles", v->min_self);
-		jc(o, t, "max_self_cycles", v->max_self);
+		/* null: a counted profile's (profinst --counts) per-call min and
+		 * max are not known */
+		jc_opt(o, t, "min_self_cycles", pv_has_minmax(p), v->min_self);
+		jc_opt(o, t, "max_self_cycles", pv_has_minmax(p), v->max_self);
 		jc(o, t, "block_cycles", v->block_cycles);
 		jc(o, t, "os_cycles", v->os);
 		jc(o, t, "os_left_cycles", v->os_left);
@@ -172,9 +193,12 @@ static void print_csv(const struct profile *p, const struct func_table *t, const
 		printf(",%.4f,", pv_pct(v->self, t->total_self));
 		pv_json_cycles(stdout, t->units, v->incl);
 		printf(",%.4f,", pv_pct(v->incl, t->total_self));
-		pv_json_cycles(stdout, t->units, v->min_self);
+		/* empty where not known (profinst --counts) */
+		if (pv_has_minmax(p))
+			pv_json_cycles(stdout, t->units, v->min_self);
 		putchar(',');
-		pv_json_cycles(stdout, t->units, v->max_self);
+		if (pv_has_minmax(p))
+			pv_json_cycles(stdout, t->units, v->max_self);
 		putchar(',');
 		pv_json_cycles(stdout, t->units, v->os);
 		putchar('\n');
@@ -235,8 +259,8 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 		       bsim || csim ? "" : ", ", csim ? "" : "cache misses (profinst --cache-sim)",
 		       prof_counted(p) ? ", call and return bubbles, page faults (profinst --counts)" : "");
 	if (prof_counted(p))
-		printf("Counted per calling context (profinst --counts): cycles are the blocks' counts times the "
-		       "model's costs; no per-call minimum and maximum\n");
+		printf("Counted per calling context (profinst --counts): %s are the blocks' counts times the "
+		       "model's costs; no per-call minimum and maximum (MinSelf, MaxSelf: -)\n", pv_unit(p));
 	putchar('\n');
 	printf("%12s %14s %6s %14s %6s %10s %10s ", "Calls", "Self", "Self%", "Incl", "Incl%", "MinSelf", "MaxSelf");
 	if (os)
@@ -253,9 +277,10 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 	printf(" %s\n", "<Total>");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct func_view *v = &t->f[rows[i]];
-		printf("%12llu %14llu %5.1f%% %14llu %5.1f%% %10llu %10llu ", (unsigned long long)v->calls,
+		char lo[24], hi[24];
+		printf("%12llu %14llu %5.1f%% %14llu %5.1f%% %10s %10s ", (unsigned long long)v->calls,
 		       pv_cyc(p, v->self), pv_pct(v->self, t->total_self), pv_cyc(p, v->incl), pv_pct(v->incl, t->total_self),
-		       pv_cyc(p, v->min_self), pv_cyc(p, v->max_self));
+		       minmax_text(p, v->min_self, lo, sizeof(lo)), minmax_text(p, v->max_self, hi, sizeof(hi)));
 		if (os)
 			printf("%12llu ", pv_cyc(p, v->os));
 		if (wait)

@@ -1,8 +1,9 @@
 /* profview html: draws the profile the page holds (display/html.c embeds
  * this file).  The data, the JSON object in #profile-data:
  *   exe, pid, unit ("cycles" or "instructions"), cpu, total (in unit), os (of total: external code and system
- *   calls), os_charged, faults, branch_sim, cache_sim, signal;
- *   functions[]: name, object, file, line, calls, self, incl, min, max, os,
+ *   calls), os_charged, counted (profinst --counts: no per-call min and max), faults, branch_sim, cache_sim,
+ *   signal;
+ *   functions[]: name, object, file, line, calls, self, incl, min, max (null when counted), os,
  *     faults, mispredicts, mispredict_cycles, mem_wait, external,
  *     callers [[function index or -1 for none, calls, incl]],
  *     callees [[function index, calls, incl]],
@@ -53,6 +54,7 @@
       (D.os ? ` \u00b7 external code and system calls ${fmt(D.os)} (${pct(D.os, D.total)})` : "") +
       (D.faults ? ` \u00b7 ${fmt(D.faults)} page faults` : "") +
       (D.signal ? ` \u00b7 ended by signal ${D.signal}` : "") +
+      (D.counted ? ` \u00b7 counted per calling context (profinst --counts): no per-call min and max` : "") +
       (D.branch_sim ? " \u00b7 mispredictions simulated" : "") +
       (D.cache_sim ? " \u00b7 cache misses simulated" : "")),
     el("nav", {},
@@ -75,7 +77,7 @@
     ["min", "Min self", (f) => f.min, true],
     ["max", "Max self", (f) => f.max, true],
     ["os", "OS", (f) => f.os, true],
-  ];
+  ].filter((c) => !(D.counted && (c[0] === "min" || c[0] === "max"))); /* counted: none kept */
   /* under the simulations, what they charged each function */
   if (D.branch_sim) COLS.push(["mp", "Mispredicted", (f) => f.mispredict_cycles, true]);
   if (D.cache_sim) COLS.push(["mw", "Memory waits", (f) => f.mem_wait, true]);
@@ -209,7 +211,8 @@
     const stats = el("table", { id: "stats" }, el("tbody", {},
       ...[["Calls", fmt(f.calls)], ["Self", `${fmt(f.self)} (${pct(f.self, D.total)})`],
         ["Self + descendants", `${fmt(f.incl)} (${pct(f.incl, D.total)})`],
-        ["Self per call", f.calls ? `min ${fmt(f.min)}, max ${fmt(f.max)}, mean ${fmt(Math.round(f.self / f.calls))}` : ""],
+        ["Self per call", !f.calls ? "" : f.min == null || f.max == null ? `mean ${fmt(Math.round(f.self / f.calls))}`
+          : `min ${fmt(f.min)}, max ${fmt(f.max)}, mean ${fmt(Math.round(f.self / f.calls))}`],
         ["External code and system calls", f.os ? fmt(f.os) : ""],
         ["Page faults", f.faults ? fmt(f.faults) : ""],
         ["Mispredicted jumps", D.branch_sim ? `${fmt(f.mispredicts)}, ${fmt(f.mispredict_cycles)} cycles` : ""],

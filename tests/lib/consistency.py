@@ -10,7 +10,11 @@ holds whole cycles; and the invariants hold: total == sum of the rows' self
 over the total, a caller's arcs adding up to its self+descendants minus its
 self (cycle members included) and each within both ends', graph --root's
 shares of the root's time, the default graph showing the 30 functions of
-the most time (and any tied with the 30th)."""
+the most time (and any tied with the 30th).  The three programs again under
+profinst --counts: the same, except that a counted profile has no per-call
+min and max, which every view must show as absent (report's MinSelf and
+MaxSelf "-" in their columns, JSON null, CSV empty, detail the mean
+alone), not as 0."""
 import gzip
 import json
 import os
@@ -107,7 +111,7 @@ def tests(ctx, Fail, sh, must, profile_json):
     def view(args, what):
         return must([ctx.profview] + args, what).stdout
 
-    def check_report(prof, errs):
+    def check_report(prof, errs, counted):
         pj = exact(view(["report", prof, "--format=json"], "report"))
         T = pj["total_cycles"]
         fs = pj["functions"]
@@ -124,7 +128,12 @@ def tests(ctx, Fail, sh, must, profile_json):
                 errs.append("%s: self+descendants %s over the total %s" % (f["name"], f["incl_cycles"], T))
             if f["self_cycles"] > f["incl_cycles"]:
                 errs.append("%s: self %s over self+descendants %s" % (f["name"], f["self_cycles"], f["incl_cycles"]))
-            if f["calls"] and not f["min_self_cycles"] <= f["self_cycles"] / f["calls"] <= f["max_self_cycles"]:
+            if counted:
+                # counted: no per-call min and max, and none made up
+                if f["min_self_cycles"] is not None or f["max_self_cycles"] is not None:
+                    errs.append("%s: a counted profile's min %r, max %r, want null" % (
+                        f["name"], f["min_self_cycles"], f["max_self_cycles"]))
+            elif f["calls"] and not f["min_self_cycles"] <= f["self_cycles"] / f["calls"] <= f["max_self_cycles"]:
                 errs.append("%s: mean %s outside min %s, max %s" % (
                     f["name"], f["self_cycles"] / f["calls"], f["min_self_cycles"], f["max_self_cycles"]))
             if sum(c["incl_cycles"] for c in f["callers"]) != f["incl_cycles"]:
@@ -136,6 +145,15 @@ def tests(ctx, Fail, sh, must, profile_json):
         tot_row = [l for l in text.splitlines() if l.endswith("<Total>")]
         if not m or int(m.group(1)) != rounded(T) or not tot_row or int(tot_row[0].split()[0]) != rounded(T):
             errs.append("report text: total %r / %r, want %d" % (m and m.group(1), tot_row, rounded(T)))
+        check_minmax_text(text, pj, errs, counted)
+        csv = view(["report", prof, "--format=csv"], "report --format=csv").splitlines()
+        cols = csv[0].split(",")
+        lo, hi = cols.index("min_self_cycles"), cols.index("max_self_cycles")
+        for l in csv[1:]:
+            c = l.rsplit('"', 1)[1].split(",")  # after the object's name: the figures
+            c = [""] * (len(cols) - len(c)) + c
+            if counted != (c[lo] == "" and c[hi] == ""):
+                errs.append("report CSV: min %r, max %r in %r" % (c[lo], c[hi], l))
         th = exact(view(["report", prof, "--threads", "--format=json"], "report --threads"))
         if th["total_cycles"] != T or sum(t["cycles"] for t in th["threads"]) != T:
             errs.append("report --threads: %s in all, threads add up to %s, total %s" % (
@@ -150,6 +168,30 @@ def tests(ctx, Fail, sh, must, profile_json):
             errs.append("report --threads text %r, tree %r" % (rows, heads))
         check_tree(tree, errs)
         return pj, T, th
+
+    def check_minmax_text(text, pj, errs, counted):
+        """The text's MinSelf and MaxSelf: "-" in a counted profile's
+        rows, right under their headings, and their figures otherwise."""
+        lines = text.splitlines()
+        head = [l for l in lines if l.split()[:1] == ["Calls"] and "MinSelf" in l and "MaxSelf" in l]
+        if len(head) != 1:
+            errs.append("report text: no MinSelf and MaxSelf heading")
+            return
+        ends = [head[0].index(h) + len(h) for h in ("MinSelf", "MaxSelf")]
+        rows = {l.split("  ")[-1].split(" [")[0].strip(): l for l in lines[lines.index(head[0]) + 2:] if l.strip()}
+        for f in pj["functions"]:
+            l = rows.get(f["name"])
+            if l is None:
+                errs.append("report text: no row for %s" % f["name"])
+                continue
+            cells = [l[:e].rsplit(" ", 1)[-1] for e in ends]
+            want = ["-", "-"] if counted else [str(rounded(f["min_self_cycles"])), str(rounded(f["max_self_cycles"]))]
+            if cells != want or any(l[e:e + 1] != " " for e in ends):
+                errs.append("report text: %s's MinSelf, MaxSelf %r, want %r under the headings:\n%s\n%s" % (
+                    f["name"], cells, want, head[0], l))
+        said = "no per-call minimum and maximum" in text
+        if said != counted:
+            errs.append("report text: %s the header line of a counted profile" % ("has" if said else "lacks"))
 
     def check_tree(tree, errs):
         """Each row's Cum is its Base plus its children's Cum (whole
@@ -197,14 +239,21 @@ def tests(ctx, Fail, sh, must, profile_json):
                         callee["incl_cycles"]))
         return cg
 
-    def check_detail(prof, pj, errs):
+    def check_detail(prof, pj, errs, counted):
         for f in pj["functions"]:
             if f["external"] or not f["calls"]:
                 continue
             d = view(["detail", prof, f["symbol"]], "detail")
-            m = re.search(r"min ([\d.]+), max ([\d.]+), mean ([\d.]+) cycles", d)
-            if not m or not float(m.group(1)) <= float(m.group(3)) <= float(m.group(2)):
-                errs.append("detail %s: %r" % (f["name"], m and m.group(0)))
+            if counted:
+                # the mean alone: no min or max it could lie outside
+                m = re.search(r"^  self per call +mean ([\d.]+) cycles \(counted: no per-call min and max\)$", d, re.M)
+                if not m or abs(float(m.group(1)) - float(f["self_cycles"] / f["calls"])) > 0.05 or \
+                        re.search(r"\b(min|max) [\d.]+", d):
+                    errs.append("detail %s of a counted profile: %r" % (f["name"], m and m.group(0)))
+            else:
+                m = re.search(r"min ([\d.]+), max ([\d.]+), mean ([\d.]+) cycles", d)
+                if not m or not float(m.group(1)) <= float(m.group(3)) <= float(m.group(2)):
+                    errs.append("detail %s: %r" % (f["name"], m and m.group(0)))
             m = re.search(r"self +(\d+) cycles \([\d.]+% of (\d+)\)", d)
             if not m or int(m.group(1)) != rounded(f["self_cycles"]) or int(m.group(2)) != rounded(pj["total_cycles"]):
                 errs.append("detail %s: %r, want self %d of %d" % (f["name"], m and m.group(0),
@@ -301,7 +350,7 @@ def tests(ctx, Fail, sh, must, profile_json):
                 if float(s) > 100.0 or float(t) > 100.0 or float(s) > float(t):
                     errs.append("graph --root=%s: a node at self %s%%, total %s%%" % (top["name"], s, t))
 
-    def case(src, cc, inline=None):
+    def case(src, cc, inline=None, counted=False):
         tmp = tempfile.mkdtemp(prefix="pi-consistency-")
         try:
             if inline:
@@ -311,15 +360,16 @@ def tests(ctx, Fail, sh, must, profile_json):
             obj = os.path.join(tmp, "a.o")
             must([cc, "-O2", "-g", "-c", src, "-o", obj], "compile")
             exe = os.path.join(tmp, "a.prof")
-            must([ctx.profinst, "--cpu=zen5", obj, "-o", exe, "-lpthread"], "profinst")
+            must([ctx.profinst, "--cpu=zen5"] + (["--counts"] if counted else []) + [obj, "-o", exe, "-lpthread"],
+                 "profinst")
             prof = os.path.join(tmp, "p.pf")
             sh([exe], env=dict(os.environ, PROFINST_OUTPUT=prof), cwd=tmp)
             errs = []
-            pj, T, th = check_report(prof, errs)
+            pj, T, th = check_report(prof, errs, counted)
             if pj.get("cycle_units", 1) <= 1:
                 errs.append("a cycle model's profile in whole cycles: nothing exercises the rounding")
             check_callgraph(prof, T, errs)
-            check_detail(prof, pj, errs)
+            check_detail(prof, pj, errs, counted)
             check_exports(tmp, prof, T, th, errs)
             check_graph(prof, pj, errs)
             if errs:
@@ -335,4 +385,8 @@ def tests(ctx, Fail, sh, must, profile_json):
                         lambda name=name, cc=cc: case(os.path.join(HERE, "e2e", name + ".c"), cc)))
     for cc in ("gcc", "clang"):
         out.append(("consistency/many_functions[%s -O2]" % cc, lambda cc=cc: case("many.c", cc, MANY)))
+    for name in ("002_mutual_recursion", "022_threads", "003_tail_calls"):
+        for cc in ("gcc", "clang"):
+            out.append(("consistency/%s[%s -O2 --counts]" % (name, cc),
+                        lambda name=name, cc=cc: case(os.path.join(HERE, "e2e", name + ".c"), cc, counted=True)))
     return out

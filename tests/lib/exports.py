@@ -3,6 +3,7 @@ callgrind files by callgrind_annotate (valgrind), pprof files by go tool
 pprof (Debian's golang-go), speedscope files validated
 against the JSON schema speedscope's npm package ships (with ajv), folded
 stacks and Chrome traces parsed and summed."""
+from fractions import Fraction
 import json
 import os
 import re
@@ -308,15 +309,18 @@ def html_tests(ctx, Fail, sh, must, profile_json):
     function's callers and callees; its source with its lines' cycles; each
     thread's calling-context tree, whose closed rows open on a click; the
     flame graph, where a click on a box makes it the base; the call graph,
-    whose nodes open their functions."""
-    def check(src, fname, filt):
+    whose nodes open their functions.  A page of a counted profile
+    (profinst --counts) shows no per-call min and max: no such columns,
+    the mean alone on a function's page."""
+    def check(src, fname, filt, counted=False):
         tmp = tempfile.mkdtemp(prefix="pi-html-")
         try:
             obj = os.path.join(tmp, "a.o")
             path = os.path.join(HERE, "e2e", src)
             must(["gcc", "-O1", "-g", "-c", path, "-o", obj], "compile")
             exe = os.path.join(tmp, "a.prof")
-            must([ctx.profinst, "--cpu=instructions", obj, "-o", exe, "-lpthread"], "profinst")
+            must([ctx.profinst, "--cpu=instructions"] + (["--counts"] if counted else []) + [obj, "-o", exe, "-lpthread"],
+                 "profinst")
             prof = os.path.join(tmp, "p.pf")
             sh([exe], env=dict(os.environ, PROFINST_OUTPUT=prof), cwd=tmp)
             page = os.path.join(tmp, "p.html")
@@ -350,6 +354,14 @@ def html_tests(ctx, Fail, sh, must, profile_json):
             if sorted(seen["filtered"]) != sorted(f["name"] for f in fs if filt.lower() in f["name"].lower()):
                 raise Fail("filtering by %r shows %r" % (filt, seen["filtered"]))
             f = [x for x in fs if x["name"] == fname][0]
+            minmax = [c for c in seen["columns"] if c in ("Min self", "Max self")]
+            per_call = seen["stats"].get("Self per call", "")
+            mean = "{:,}".format(int(Fraction(f["self_cycles"]) / f["calls"] + Fraction(1, 2)))
+            if counted and (minmax or per_call != "mean " + mean or "counted" not in seen["meta"]):
+                raise Fail("a counted profile's page: columns %r, %s's self per call %r (want the mean %s), head %r" % (
+                    seen["columns"], fname, per_call, mean, seen["meta"]))
+            if not counted and (len(minmax) != 2 or not re.match(r"min [\d,]+, max [\d,]+, mean %s$" % mean, per_call)):
+                raise Fail("the page's columns %r, %s's self per call %r" % (seen["columns"], fname, per_call))
             callers = sorted((c["name"], c["calls"]) for c in f["callers"])
             if seen["opened"] != fname or sorted((c["name"], c["calls"]) for c in seen["callers"]) != callers:
                 raise Fail("%s's page: %r, callers %r; profview report: %r" % (
@@ -394,4 +406,6 @@ def html_tests(ctx, Fail, sh, must, profile_json):
 
     return [("html/page[002_mutual_recursion]", lambda: check("002_mutual_recursion.c", "is_odd", "is_")),
             ("html/page[005_function_pointers]", lambda: check("005_function_pointers.c", "apply", "a")),
-            ("html/page[022_threads]", lambda: check("022_threads.c", "work", "main"))]
+            ("html/page[022_threads]", lambda: check("022_threads.c", "work", "main")),
+            ("html/page[002_mutual_recursion --counts]", lambda: check("002_mutual_recursion.c", "is_odd", "is_", True)),
+            ("html/page[022_threads --counts]", lambda: check("022_threads.c", "work", "main", True))]

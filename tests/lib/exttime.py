@@ -63,6 +63,8 @@ def tests(ctx, Fail, sh, must, profile_json):
                     raise Fail("<external:qsort>: %r" % q)
                 if q["calls"] != 5:
                     raise Fail("<external:qsort>: %d calls, want 5" % q["calls"])
+                if q["min_self_cycles"] is None:  # a counted profile (profinst --counts) keeps none
+                    raise Fail("<external:qsort>: no per-call min self in the profile: %r" % q)
                 ins.append(q["min_self_cycles"] * pj["tsc_per_kcycle"] / 1000.0)
                 # the comparator's modelled cycles: the same every run,
                 # and the same a call under qsort as called in a loop

@@ -56,6 +56,7 @@ out.shown_all = rows().length;
 const link = [...doc.querySelectorAll("#fn-table a.fn")].find((a) => a.textContent === fname);
 if (link) route(link.getAttribute("href"));
 out.opened = doc.getElementById("fn-name") ? doc.getElementById("fn-name").firstChild.textContent : null;
+out.stats = Object.fromEntries([...doc.querySelectorAll("#stats tr")].map((tr) => [cell(tr, 0), cell(tr, 1)]));
 const arcs = (id) => [...doc.querySelectorAll(`#${id} tbody tr`)].map((tr) => ({ name: cell(tr, 0), calls: num(cell(tr, 1)) }));
 out.callers = doc.getElementById("callers") ? arcs("callers") : null;
 out.callees = doc.getElementById("callees") ? arcs("callees") : null;

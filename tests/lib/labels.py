@@ -1,10 +1,12 @@
 """What profview's labels say is what happened (issue 23, item 5): call
 sites reached by a jump and signal handlers named as such; an instruction
-profile saying instructions everywhere; disassembly naming its targets;
-time outside a function's code on the source line of the call that spent
-it (annotate, callgrind); pprof locations with source lines; merge listing
-its inputs' processes, refusing one twice, taking a lineage; diff matching
-renamed objects; names up to a compiler's suffix."""
+profile saying instructions everywhere (a counted one, profinst --counts,
+too); disassembly naming its targets; time outside a function's code on the
+source line of the call that spent it (annotate, callgrind); pprof
+locations with source lines; merge listing its inputs' processes, refusing
+one twice, taking a lineage (one with a counted image: no per-call min and
+max then); diff matching renamed objects; names up to a compiler's
+suffix."""
 import json
 from fractions import Fraction
 import os
@@ -135,9 +137,25 @@ def tests(ctx, Fail, sh, must, profile_json):
                 any("uninstrumented" in l for l in tree.splitlines() if " main  [" not in l):
             raise Fail("signal handler and its tail call:\n" + tree)
 
-    @tmpdir
-    def instructions_unit(tmp):
-        exe = build(tmp, "m", os.path.join(HERE, "e2e", "002_mutual_recursion.c"))
+    def minmax_cells(text):
+        """{function: (MinSelf, MaxSelf)} as report's text prints them, each
+        cell right under its heading."""
+        lines = text.splitlines()
+        head = [i for i, l in enumerate(lines) if l.split()[:1] == ["Calls"]][0]
+        ends = [lines[head].index(h) + len(h) for h in ("MinSelf", "MaxSelf")]
+        return {l.split("  ")[-1].split(" [")[0].strip(): tuple(l[:e].rsplit(" ", 1)[-1] for e in ends)
+                for l in lines[head + 2:] if l.strip()}
+
+    def instructions_unit(counted):
+        # counted (profinst --counts): its header line too says instructions
+        @tmpdir
+        def case(tmp):
+            instructions_unit_in(tmp, counted)
+        return case
+
+    def instructions_unit_in(tmp, counted):
+        exe = build(tmp, "m", os.path.join(HERE, "e2e", "002_mutual_recursion.c"),
+                    extra=["--counts"] if counted else [])
         prof = run(tmp, exe, os.path.join(tmp, "m.pf"))
         pj = profile_json(ctx, prof)
         if pj.get("unit") != "instructions":
@@ -152,6 +170,14 @@ def tests(ctx, Fail, sh, must, profile_json):
                 raise Fail("%s of an instruction profile says cycles:\n%s" % (k, t))
         if "Total: %d instructions" % pj["total_cycles"] not in texts["report"]:
             raise Fail("report header:\n" + texts["report"])
+        said = re.search(r"^Counted per calling context \(profinst --counts\): instructions are the blocks' counts",
+                         texts["report"], re.M)
+        if bool(said) != counted:
+            raise Fail("report header of a%s profile:\n%s" % (" counted" if counted else " timed", texts["report"]))
+        per_call = r"^  self per call +%s instructions%s$" % (
+            (r"mean [\d.]+", r" \(counted: no per-call min and max\)") if counted else (r"min \d+, max \d+, mean [\d.]+", ""))
+        if not re.search(per_call, texts["detail"], re.M):
+            raise Fail("detail's self per call, want %s:\n%s" % (per_call, texts["detail"]))
         cg = os.path.join(tmp, "m.cg")
         must([ctx.profview, "export", prof, "--format=callgrind", "-o", cg], "export")
         if "\nevents: Ir\n" not in open(cg).read():
@@ -297,6 +323,51 @@ def tests(ctx, Fail, sh, must, profile_json):
             raise Fail("merge of another program: %r" % r.stderr)
 
     @tmpdir
+    def merge_counted(tmp):
+        # a timed image that execs a counted one (profinst --counts): the
+        # lineage's merge holds a counted profile, so no function of it has
+        # a per-call min and max, whichever input comes first
+        a = build(tmp, "a", text=EXEC_A_C)
+        b = build(tmp, "b", text=EXEC_B_C, extra=["--counts"])
+        pa, pb_ = os.path.join(tmp, "a.pf"), os.path.join(tmp, "b.pf")
+        sh([a, b, "PROFINST_OUTPUT=" + pb_], env=dict(os.environ, PROFINST_OUTPUT=pa), cwd=tmp)
+        if not os.path.exists(pa) or not os.path.exists(pb_):
+            raise Fail("the exec chain left %r" % sorted(os.listdir(tmp)))
+        ja, jb = profile_json(ctx, pa), profile_json(ctx, pb_)
+        fa = {f["name"]: f for f in ja["functions"]}
+        if fa["first_image"]["min_self_cycles"] is None or \
+                not fa["first_image"]["min_self_cycles"] <= fa["first_image"]["max_self_cycles"]:
+            raise Fail("the timed image's first_image: %r" % fa["first_image"])
+        if any(f["min_self_cycles"] is not None or f["max_self_cycles"] is not None for f in jb["functions"]):
+            raise Fail("the counted image's min and max: %r" % jb["functions"])
+        for order in ((pa, pb_), (pb_, pa)):
+            ml = os.path.join(tmp, "m.pf")
+            must([ctx.profview, "merge"] + list(order) + ["-o", ml], "merge a timed and a counted image")
+            jm = profile_json(ctx, ml)
+            calls = {f["name"]: f["calls"] for f in jm["functions"]}
+            if calls.get("first_image") != 10 or calls.get("second_image") != 20 or \
+                    jm["total_cycles"] != ja["total_cycles"] + jb["total_cycles"]:
+                raise Fail("merge %r: %r" % (order, jm))
+            if any(f["min_self_cycles"] is not None or f["max_self_cycles"] is not None for f in jm["functions"]):
+                raise Fail("merge %r: min and max %r, want null" % (order, [
+                    (f["name"], f["min_self_cycles"], f["max_self_cycles"]) for f in jm["functions"]]))
+            text = pv("report", ml)
+            cells = minmax_cells(text)
+            if set(cells.values()) != {("-", "-")} or "first_image" not in cells or \
+                    "no per-call minimum and maximum" not in text:
+                raise Fail("merge %r's report:\n%s" % (order, text))
+            det = pv("detail", ml, "first_image")
+            if re.search(r"\b(min|max) \d", det) or not re.search(r"^  self per call +mean ", det, re.M):
+                raise Fail("merge %r: detail first_image:\n%s" % (order, det))
+        # one program built both ways is two programs: not merged
+        src = os.path.join(HERE, "e2e", "005_function_pointers.c")
+        t = run(tmp, build(tmp, "ft", src), os.path.join(tmp, "t.pf"))
+        c = run(tmp, build(tmp, "fc", src, extra=["--counts"]), os.path.join(tmp, "c.pf"))
+        r = sh([ctx.profview, "merge", t, c, "-o", os.path.join(tmp, "x.pf")])
+        if r.returncode != 1 or len(r.stderr.splitlines()) != 1 or os.path.exists(os.path.join(tmp, "x.pf")):
+            raise Fail("merge of a timed and a counted build of one program: status %d, %r" % (r.returncode, r.stderr))
+
+    @tmpdir
     def diff_renamed(tmp):
         src = os.path.join(HERE, "e2e", "005_function_pointers.c")
         p1 = run(tmp, build(tmp, "before", src), os.path.join(tmp, "1.pf"))
@@ -331,7 +402,8 @@ def tests(ctx, Fail, sh, must, profile_json):
         if r.returncode == 0:
             raise Fail("detail mat found %r" % r.stdout)
 
-    return [("labels/tail_and_signal", tail_and_signal), ("labels/instructions_unit", instructions_unit),
+    return [("labels/tail_and_signal", tail_and_signal), ("labels/instructions_unit", instructions_unit(False)),
+            ("labels/instructions_unit_counted", instructions_unit(True)), ("labels/merge_counted", merge_counted),
             ("labels/disasm_names", disasm_names), ("labels/external_time_on_call_line", external_time_on_call_line),
             ("labels/pprof_lines", pprof_lines), ("labels/merge_processes", merge_processes),
             ("labels/diff_renamed", diff_renamed), ("labels/name_suffix", name_suffix)]
