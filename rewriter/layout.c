@@ -336,8 +336,16 @@ static void cfa_row(struct emit *e, uint32_t off)
 	r->cfa_off = off;
 }
 
-static void emit_ext_tail(struct emit *e, uint32_t k)
+static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, const struct external *x);
+static void emit_cback(struct emit *e, bool save);
+
+/* A tail jump to external code becomes a call of it, from a frame that
+ * holds a copy of the stack arguments, and a return: its time and count
+ * are then the jumping function's external call's.  Under --counts f is
+ * the jumping function, whose slot the call takes. */
+static void emit_ext_tail(struct emit *e, uint32_t k, const struct func *f)
 {
+	bool counting = e->c->opts->counting;
 	const struct insn *in = &e->t->insns[k];
 	struct buf *o = &e->tl->out;
 	static const uint8_t lea_down[] = {0x48, 0x8d, 0x64, 0x24, (uint8_t)-EXT_TAIL_BYTES};
@@ -354,8 +362,15 @@ static void emit_ext_tail(struct emit *e, uint32_t k)
 		buf_u8(o, (uint8_t)(8 * i));
 	}
 	const struct external *x = &e->c->exts[e->t->ext[k]];
-	emit_lea_r11_rec(e, x->rec_sec, x->rec_off);
-	emit_call_rt(e, e->c->sym_ext_enter);
+	bool measured = counting && !(x->flags & PI_EXT_FIXED);
+	if (counting) {
+		emit_cnode(e, f, e->t->cslot[k], x);
+		if (measured)
+			emit_call_rt(e, e->c->sym_cmeas_start);
+	} else {
+		emit_lea_r11_rec(e, x->rec_sec, x->rec_off);
+		emit_call_rt(e, e->c->sym_ext_enter);
+	}
 	e->tl->pos[k] = (uint32_t)cur(e);
 	if (in->kind == INSN_JMP) {
 		buf_u8(o, 0xe8);
@@ -367,10 +382,16 @@ static void emit_ext_tail(struct emit *e, uint32_t k)
 		tmp[in->modrm_off] = (uint8_t)((tmp[in->modrm_off] & ~0x38) | (2 << 3));
 		emit_copy(e, k, tmp, in->len, 0, false);
 	}
-	emit_call_rt(e, (x->flags & PI_EXT_FIXED) ? e->c->sym_ext_exit_fixed : e->c->sym_ext_exit);
+	if (counting) {
+		if (measured)
+			emit_call_rt(e, e->c->sym_cmeas_stop);
+		emit_cback(e, false);
+	} else
+		emit_call_rt(e, (x->flags & PI_EXT_FIXED) ? e->c->sym_ext_exit_fixed : e->c->sym_ext_exit);
 	PUT(e, lea_up);
 	cfa_row(e, 8);
-	emit_call_rt(e, e->c->sym_exit);
+	if (!counting)
+		emit_call_rt(e, e->c->sym_exit);
 	buf_u8(o, 0xc3);
 }
 
@@ -1209,6 +1230,11 @@ static void emit_insn(struct emit *e, uint32_t k)
 	bool ext = f && (t->mark[k] & MARK_EXT);
 	bool cafter = false, csave = false, cmeasured = false, cswitch = false;
 	uint32_t cinner = 0;
+	if (counting && f && ext && (in->kind == INSN_JMP || in->kind == INSN_JMP_IND) && t->ext &&
+	    t->cslot && t->cslot[k] != UINT32_MAX) {
+		emit_ext_tail(e, k, f);
+		return;
+	}
 	if (counting && f) {
 		/* calls and tail jumps name their slot; a return does nothing;
 		 * a jump out of instrumented code is a plain jump (the caller's
@@ -1223,7 +1249,7 @@ static void emit_insn(struct emit *e, uint32_t k)
 		if (ext && in->kind != INSN_SYSCALL)
 			ext = false;
 	} else if (ext && (in->kind == INSN_JMP || in->kind == INSN_JMP_IND)) {
-		emit_ext_tail(e, k);
+		emit_ext_tail(e, k, f);
 		return;
 	}
 	if (f && counting) {
