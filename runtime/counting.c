@@ -507,10 +507,16 @@ struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x)
 	return n ? n : &lost.n;
 }
 
-void pi_rt_cmeas_start(void)
+/* An external the model does not cost is called (a0..a2: its first
+ * arguments): its clock starts, a wait's apart (os_left). */
+void pi_rt_cmeas_start(uint64_t a0, uint64_t a1, uint64_t a2)
 {
 	struct rt_cnode *n = __profinst_tls.cur;
-	if (n && n->fn && rt_is_external(n->fn))
+	if (!n || !n->fn || !rt_is_external(n->fn))
+		return;
+	if (rt_ext_waits(n->fn, a0, a1, a2))
+		n->wait_sp = ext_now();
+	else
 		n->sp = ext_now();
 }
 
@@ -518,10 +524,26 @@ void pi_rt_cmeas_stop(void)
 {
 	uint64_t now = ext_now();
 	struct rt_cnode *n = __profinst_tls.cur;
-	if (n && n->fn && rt_is_external(n->fn) && n->sp) {
+	if (!n || !n->fn || !rt_is_external(n->fn))
+		return;
+	if (n->sp) {
 		n->os += now - n->sp;
 		n->sp = 0;
+	} else if (n->wait_sp) {
+		n->os_left += now - n->wait_sp;
+		n->wait_sp = 0;
 	}
+}
+
+void rt_counting_sys(struct pi_tls *t, uint64_t cyc, bool charged)
+{
+	struct rt_cnode *n = t->cur;
+	if (!n || n == sink || !n->fn || rt_is_external(n->fn))
+		return; /* (an external's system calls are its measured time) */
+	if (charged)
+		n->os += cyc;
+	else
+		n->os_left += cyc;
 }
 
 /* Before a swapcontext or setcontext call (sp: the caller's %rsp there):
@@ -606,16 +628,21 @@ static uint64_t ext_cost(const struct rt_cnode *n)
 	return n->calls * x->size[1] + n->counts[1] * x->size[2] / 256;
 }
 
-/* An external's measured time in units, and whether it is charged (as
- * the timed runtime decides: a cycle model's, and not a wait unless
- * --charge-waits). */
-static uint64_t ext_measured(const struct rt_cnode *n, bool *charged)
+/* A node's measured time in units: charged (an external's calls under a
+ * cycle model, its waits too with --charge-waits; a function's system
+ * calls the timed runtime would charge) and not. */
+static void measured(const struct rt_cnode *n, uint64_t *charged, uint64_t *left)
 {
+	if (!rt_is_external(n->fn)) {
+		*charged = n->os;
+		*left = n->os_left;
+		return;
+	}
 	uint32_t f = n->fn->size[0];
-	*charged = (f & PI_EXT_CHARGE) && (!(f & PI_EXT_WAIT) || (f & PI_EXT_CHARGE_WAITS));
-	if (rt_is_target(n->fn))
-		*charged = rt_target_charged(); /* (a call through a pointer's) */
-	return rt_ticks_to_cycles(n->os);
+	bool charge = rt_is_target(n->fn) ? rt_target_charged() : (f & PI_EXT_CHARGE) != 0;
+	uint64_t run = rt_ticks_to_cycles(n->os), wait = rt_ticks_to_cycles(n->os_left);
+	*charged = (charge ? run : 0) + (charge && (f & PI_EXT_CHARGE_WAITS) ? wait : 0);
+	*left = run + wait - *charged;
 }
 
 /* Block i's count in n (of an instrumented function): an entry block
@@ -629,15 +656,14 @@ static uint64_t node_self(const struct rt_cnode *n)
 {
 	if (!n->fn)
 		return 0;
-	if (rt_is_external(n->fn)) {
-		bool charged;
-		uint64_t m = ext_measured(n, &charged);
-		return ext_cost(n) + n->extra + (charged ? m : 0);
-	}
+	uint64_t charged, left;
+	measured(n, &charged, &left);
+	if (rt_is_external(n->fn))
+		return ext_cost(n) + n->extra + charged;
 	const struct pi_map_hdr *m = n->fn->obj->map;
 	const struct pi_map_func *mf = pi_map_funcs(m) + n->fn->index;
 	const struct pi_map_block *b = pi_map_blocks(m) + mf->first_block;
-	uint64_t s = n->extra;
+	uint64_t s = n->extra + charged;
 	for (uint32_t i = 0; i < n->nblocks; i++)
 		s += block_count(n, mf, i) * b[i].cost;
 	return s;
@@ -709,7 +735,7 @@ void rt_counting_zero(struct rt_thread *th)
 			depth--;
 			continue;
 		}
-		c->calls = c->extra = c->os = 0;
+		c->calls = c->extra = c->os = c->os_left = 0;
 		memset(c->counts, 0, 8ull * c->nblocks);
 		st[depth++] = (struct citer){.n = c};
 	}
@@ -840,15 +866,11 @@ void rt_counting_convert(struct rt_thread *th)
 		}
 		nx->own->calls += c->calls;
 		nx->own->self += self;
-		if (rt_is_external(c->fn)) {
-			bool charged;
-			uint64_t m = ext_measured(c, &charged);
-			if (charged)
-				nx->own->os += m;
-			else
-				nx->own->os_left += m;
-		}
-		else {
+		uint64_t charged, left;
+		measured(c, &charged, &left);
+		nx->own->os += charged;
+		nx->own->os_left += left;
+		if (!rt_is_external(c->fn)) {
 			const struct pi_objdesc *d = c->fn->obj;
 			uint64_t *cnt = thread_counts(th, d);
 			const struct pi_map_func *mf = pi_map_funcs(d->map) + c->fn->index;

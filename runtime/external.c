@@ -246,6 +246,16 @@ static uint64_t read_fd(const struct pi_funcrec *rec, uint64_t sp, uint64_t arg0
 	return file ? (uint64_t)(int64_t) * (const int *)(file + 112) : (uint64_t)-1;
 }
 
+bool rt_ext_waits(const struct pi_funcrec *rec, uint64_t a0, uint64_t a1, uint64_t a2)
+{
+	uint32_t flags = rec->size[0];
+	if (flags & PI_EXT_WAIT)
+		return true;
+	/* (a fourth argument is on the stack only where the timed runtime's
+	 * helper saved it) */
+	return (flags & PI_EXT_TTYREAD) && rec->size[3] != PI_READ_FILE4 && read_blocks(read_fd(rec, 0, a0, a1, a2));
+}
+
 /* The call instruction at pc: its length and, when it can be known, its
  * target (call rel32, or call *GOT(%rip) as -fno-plt makes it). */
 static uint64_t call_target(uint64_t pc, uint64_t *len)
@@ -417,7 +427,9 @@ void pi_rt_sys_exit(void)
 	if (!rt_enter(t))
 		return;
 	struct rt_thread *th = t->th ? t->th : rt_thread_init(t);
-	if (th) {
+	if (th && th->counting) {
+		rt_counting_sys(t, cyc, t->sys_charge);
+	} else if (th) {
 		struct rt_node *n = th->depth ? th->stack[th->depth - 1].node : &th->root;
 		if (t->sys_charge) {
 			t->clock += cyc;

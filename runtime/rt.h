@@ -51,6 +51,10 @@ struct rt_cnode {
 	uint64_t sp;      /* %rsp in its last activation (its entry's, less 8
 			     or 16): where a longjmp or an exception lands
 			     finds the frame it lands in by it */
+	uint64_t os_left; /* an external's waits (ticks), not charged; a
+			     function's system calls' time not charged (units;
+			     its charged time is in os, in units too) */
+	uint64_t wait_sp; /* an external's wait, when it started */
 	uint64_t counts[]; /* nblocks (an external's: calls, bytes), then nslots */
 };
 static inline struct rt_cnode **rt_cnode_slots(struct rt_cnode *n)
@@ -541,6 +545,12 @@ void rt_altstack_close(void);
 
 /* ----- The counting runtime (counting.c) */
 
+/* A system call's time (units) under --counts: the current node's,
+ * charged or not. */
+void rt_counting_sys(struct pi_tls *t, uint64_t cyc, bool charged);
+/* Whether a call of the external rec with these first arguments waits on
+ * the outside world (PI_EXT_WAIT, or a read that blocks). */
+bool rt_ext_waits(const struct pi_funcrec *rec, uint64_t a0, uint64_t a1, uint64_t a2);
 /* The sink counting stubs count in where no node can be had; before any
  * thread's first count. */
 void rt_counting_init(void);
@@ -558,7 +568,7 @@ uint64_t pi_rt_ctramp(uint64_t sp);
 struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x);
 void pi_rt_cptr(uint64_t sp, int tail);
 void pi_rt_cresync(uint64_t sp, const struct pi_funcrec *fn);
-void pi_rt_cmeas_start(void);
+void pi_rt_cmeas_start(uint64_t a0, uint64_t a1, uint64_t a2);
 void pi_rt_cpark(uint64_t sp);
 void pi_rt_cunpark(uint64_t sp);
 void pi_rt_cmeas_stop(void);
