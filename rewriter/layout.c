@@ -362,7 +362,7 @@ static void emit_ext_tail(struct emit *e, uint32_t k, const struct func *f)
 		buf_u8(o, (uint8_t)(8 * i));
 	}
 	const struct external *x = &e->c->exts[e->t->ext[k]];
-	bool measured = counting && !(x->flags & PI_EXT_FIXED);
+	bool measured = counting && (!(x->flags & PI_EXT_FIXED) || (x->flags & PI_EXT_C_LOCALE));
 	if (counting) {
 		emit_cnode(e, f, e->t->cslot[k], x);
 		if (measured)
@@ -1042,7 +1042,7 @@ static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool 
 		const struct external *x = &e->c->exts[t->ext[k]];
 		emit_cnode(e, f, slot, x);
 		*after = true;
-		*measured = !(x->flags & PI_EXT_FIXED);
+		*measured = !(x->flags & PI_EXT_FIXED) || (x->flags & PI_EXT_C_LOCALE);
 	} else if (in->kind == INSN_CALL_IND && !ext) {
 		if (!counted_ptrcall(e, k))
 			return;
@@ -1052,7 +1052,7 @@ static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool 
 		const struct external *x = &e->c->exts[t->ext[k]];
 		emit_cnode(e, f, slot, x);
 		*after = true;
-		*measured = !(x->flags & PI_EXT_FIXED);
+		*measured = !(x->flags & PI_EXT_FIXED) || (x->flags & PI_EXT_C_LOCALE);
 	} else if (in->kind == INSN_JMP_IND && (t->mark[k] & MARK_TAIL) && !ext) {
 		/* through a pointer, as a call's (else the callee, if
 		 * instrumented, enters as from outside) */

@@ -507,13 +507,21 @@ struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x)
 	return n ? n : &lost.n;
 }
 
-/* An external the model does not cost is called (a0..a2: its first
- * arguments): its clock starts, a wait's apart (os_left). */
+/* An external the model does not cost (or costs as the C locale's) is
+ * called (a0..a2: its first arguments): its clock starts, a wait's apart
+ * (os_left); a C-locale cost applies until a locale is set, after which
+ * the calls are measured and counted in counts[0]. */
 void pi_rt_cmeas_start(uint64_t a0, uint64_t a1, uint64_t a2)
 {
 	struct rt_cnode *n = __profinst_tls.cur;
 	if (!n || !n->fn || !rt_is_external(n->fn))
 		return;
+	bool measure = rt_ext_locale(n->fn, a0, a1);
+	if (n->fn->size[0] & PI_EXT_C_LOCALE) {
+		if (!measure)
+			return;
+		n->counts[0]++;
+	}
 	if (rt_ext_waits(n->fn, a0, a1, a2))
 		n->wait_sp = ext_now();
 	else
@@ -625,7 +633,8 @@ static uint64_t ext_cost(const struct rt_cnode *n)
 	uint32_t flags = x->size[0];
 	if (!(flags & PI_EXT_FIXED))
 		return 0;
-	return n->calls * x->size[1] + n->counts[1] * x->size[2] / 256;
+	/* (counts[0]: a C-locale cost's calls measured instead) */
+	return (n->calls - n->counts[0]) * x->size[1] + n->counts[1] * x->size[2] / 256;
 }
 
 /* A node's measured time in units: charged (an external's calls under a

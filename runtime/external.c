@@ -246,6 +246,16 @@ static uint64_t read_fd(const struct pi_funcrec *rec, uint64_t sp, uint64_t arg0
 	return file ? (uint64_t)(int64_t) * (const int *)(file + 112) : (uint64_t)-1;
 }
 
+bool rt_ext_locale(const struct pi_funcrec *rec, uint64_t a0, uint64_t a1)
+{
+	uint32_t flags = rec->size[0];
+	/* setlocale(category, locale), uselocale(locale): the argument
+	 * rec->size[3] names; NULL asks */
+	if ((flags & PI_EXT_LOCALE) && ((rec->size[3] & 0xff) == 1 ? a0 : a1))
+		__atomic_store_n(&rt_locale_set, 1, __ATOMIC_RELAXED);
+	return (flags & PI_EXT_C_LOCALE) && __atomic_load_n(&rt_locale_set, __ATOMIC_RELAXED);
+}
+
 bool rt_ext_waits(const struct pi_funcrec *rec, uint64_t a0, uint64_t a1, uint64_t a2)
 {
 	uint32_t flags = rec->size[0];
@@ -302,11 +312,7 @@ void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uin
 		return;
 	}
 	uint32_t flags = rec->size[0];
-	/* setlocale(category, locale), uselocale(locale): the argument
-	 * rec->size[3] names; NULL asks */
-	if ((flags & PI_EXT_LOCALE) && ((rec->size[3] & 0xff) == 1 ? arg0 : arg1))
-		__atomic_store_n(&rt_locale_set, 1, __ATOMIC_RELAXED);
-	if ((flags & PI_EXT_C_LOCALE) && __atomic_load_n(&rt_locale_set, __ATOMIC_RELAXED))
+	if (rt_ext_locale(rec, arg0, arg1))
 		flags &= ~PI_EXT_FIXED;
 	uint64_t len;
 	uint64_t target = call_target(pc, &len);

@@ -548,6 +548,11 @@ void rt_altstack_close(void);
 /* A system call's time (units) under --counts: the current node's,
  * charged or not. */
 void rt_counting_sys(struct pi_tls *t, uint64_t cyc, bool charged);
+/* A call of the external rec with these first arguments: a setlocale
+ * that sets one is noted (PI_EXT_LOCALE); true if rec's cost is the C
+ * locale's (PI_EXT_C_LOCALE) and a locale was set, so that the call is
+ * measured instead. */
+bool rt_ext_locale(const struct pi_funcrec *rec, uint64_t a0, uint64_t a1);
 /* Whether a call of the external rec with these first arguments waits on
  * the outside world (PI_EXT_WAIT, or a read that blocks). */
 bool rt_ext_waits(const struct pi_funcrec *rec, uint64_t a0, uint64_t a1, uint64_t a2);
