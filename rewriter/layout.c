@@ -338,6 +338,7 @@ static void cfa_row(struct emit *e, uint32_t off)
 
 static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, const struct external *x);
 static void emit_cback(struct emit *e, bool save);
+static void emit_cmeas(struct emit *e, uint32_t k, int sym);
 
 /* A tail jump to external code becomes a call of it, from a frame that
  * holds a copy of the stack arguments, and a return: its time and count
@@ -366,7 +367,7 @@ static void emit_ext_tail(struct emit *e, uint32_t k, const struct func *f)
 	if (counting) {
 		emit_cnode(e, f, e->t->cslot[k], x);
 		if (measured)
-			emit_call_rt(e, e->c->sym_cmeas_start);
+			emit_cmeas(e, k, e->c->sym_cmeas_start);
 	} else {
 		emit_lea_r11_rec(e, x->rec_sec, x->rec_off);
 		emit_call_rt(e, e->c->sym_ext_enter);
@@ -384,7 +385,7 @@ static void emit_ext_tail(struct emit *e, uint32_t k, const struct func *f)
 	}
 	if (counting) {
 		if (measured)
-			emit_call_rt(e, e->c->sym_cmeas_stop);
+			emit_cmeas(e, k, e->c->sym_cmeas_stop);
 		emit_cback(e, false);
 	} else
 		emit_call_rt(e, (x->flags & PI_EXT_FIXED) ? e->c->sym_ext_exit_fixed : e->c->sym_ext_exit);
@@ -1014,6 +1015,23 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 	emit_call_rt(e, e->c->sym_cmeas_stop);
 }
 
+/* The external call k's clock starts or stops (sym): an external the model
+ * costs as the C locale's is measured only once the program has set a
+ * locale (cmpl $0,rt_locale_set(%rip); je over the call). */
+static void emit_cmeas(struct emit *e, uint32_t k, int sym)
+{
+	const struct external *x = &e->c->exts[e->t->ext[k]];
+	if ((x->flags & PI_EXT_FIXED) && (x->flags & PI_EXT_C_LOCALE)) {
+		static const uint8_t cmp[] = {0x83, 0x3d};
+		PUT(e, cmp);
+		add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)e->c->sym_locale, -5);
+		buf_u32(&e->tl->out, 0);
+		static const uint8_t je[] = {0x00, 0x74, 0x05}; /* $0; je over the call */
+		PUT(e, je);
+	}
+	emit_call_rt(e, sym);
+}
+
 static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool *after, bool *save_after,
 			 bool *measured, uint32_t *inner)
 {
@@ -1245,7 +1263,7 @@ static void emit_insn(struct emit *e, uint32_t k)
 		if (cswitch) /* another context runs on: this one's node waits for it */
 			emit_call_rt(e, e->c->sym_cpark);
 		if (cmeasured)
-			emit_call_rt(e, e->c->sym_cmeas_start);
+			emit_cmeas(e, k, e->c->sym_cmeas_start);
 		if (ext && in->kind != INSN_SYSCALL)
 			ext = false;
 	} else if (ext && (in->kind == INSN_JMP || in->kind == INSN_JMP_IND)) {
@@ -1311,7 +1329,7 @@ static void emit_insn(struct emit *e, uint32_t k)
 	if (f && in->rep)
 		emit_rep_post(e, in);
 	if (cmeasured)
-		emit_call_rt(e, e->c->sym_cmeas_stop);
+		emit_cmeas(e, k, e->c->sym_cmeas_stop);
 	if (cswitch)
 		emit_call_rt(e, e->c->sym_cunpark);
 	if (cafter)

@@ -199,6 +199,8 @@
 #define STUB_CEXTNEW_SYMBOL "__profinst_cextnew"
 #define STUB_CPTR_SYMBOL "__profinst_cptr"
 #define STUB_CPTR_TAIL_SYMBOL "__profinst_cptr_tail"
+/* a 32-bit word, nonzero once the program set a locale (PI_EXT_LOCALE) */
+#define STUB_LOCALE_SET_SYMBOL "rt_locale_set"
 #define STUB_CRESYNC_SYMBOL "__profinst_cresync"
 #define STUB_CPARK_SYMBOL "__profinst_cpark"
 #define STUB_CUNPARK_SYMBOL "__profinst_cunpark"
