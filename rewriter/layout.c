@@ -894,6 +894,13 @@ static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, cons
 			emit_r11m(e, 0x49, 0x01, argreg[arg], STUB_CN_COUNTS + 8);
 	}
 	emit_fs_r11(e, 0x89, STUB_TLS_CUR);
+	if (x && (x->flags & PI_EXT_CHECK)) {
+		/* (profinst -c) it may be instrumented after all: then the
+		 * slot's node is a pointer's, and its entry takes the call
+		 * as one through a pointer */
+		emit_lea_rsp_r11(e, -8 - 8 + 1);
+		emit_fs_r11(e, 0x89, STUB_TLS_NEXTSP);
+	}
 }
 
 /* Whether instruction k is a call or jump the counting stubs handle, and

@@ -139,8 +139,9 @@ static struct rt_cthread *cthread(struct pi_tls *t)
 static struct rt_cnode *new_cnode(struct rt_cthread *ct, const struct pi_funcrec *fn, struct rt_cnode *parent,
 				  uint32_t slot, struct rt_cnode *fparent)
 {
-	/* an external's calls and bytes; a pointer's last callee */
-	uint32_t nblocks = fn ? 2 : 1, nslots = 0;
+	/* an external's calls and bytes; a pointer's last callee (and, for
+	 * an external's site, room for its stub's bytes) */
+	uint32_t nblocks = 2, nslots = 0;
 	if (fn && !rt_is_external(fn)) {
 		const struct pi_map_func *mf = pi_map_funcs(fn->obj->map) + fn->index;
 		nblocks = mf->nblocks;
@@ -473,6 +474,58 @@ void rt_counting_end(struct pi_tls *t, struct rt_thread *th)
 	th->counting = NULL;
 }
 
+/* The instrumented global functions by name, for the externals that may
+ * be instrumented after all (PI_EXT_CHECK, objects of profinst -c): made
+ * once, on the first such call; a handler meanwhile finds none. */
+static const struct pi_funcrec **by_name;
+static uint64_t by_name_mask;
+static int by_name_state; /* 0 none, 1 making, 2 made */
+
+static const char *rec_name(const struct pi_funcrec *f)
+{
+	const struct pi_map_hdr *m = f->obj->map;
+	return (const char *)m + m->str_off + pi_map_funcs(m)[f->index].name;
+}
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+	return h;
+}
+
+static const struct pi_funcrec *check_resolve(const struct pi_funcrec *x)
+{
+	int st = __atomic_load_n(&by_name_state, __ATOMIC_ACQUIRE);
+	if (st == 0 && __atomic_compare_exchange_n(&by_name_state, &st, 1, false, __ATOMIC_ACQ_REL,
+						   __ATOMIC_ACQUIRE)) {
+		uint64_t n = (uint64_t)(rt_funcs_end() - rt_funcs_begin()), cap = 16;
+		while (cap < 2 * n)
+			cap *= 2;
+		const struct pi_funcrec **tab = rt_alloc_keep(cap * sizeof(*tab));
+		for (const struct pi_funcrec *f = rt_funcs_begin(); tab && f < rt_funcs_end(); f++) {
+			if (rt_is_external(f) || !(pi_map_funcs(f->obj->map)[f->index].flags & PI_FUNC_GLOBAL))
+				continue;
+			uint64_t i = name_hash(rec_name(f)) & (cap - 1);
+			while (tab[i])
+				i = (i + 1) & (cap - 1);
+			tab[i] = f;
+		}
+		by_name = tab;
+		by_name_mask = cap - 1;
+		__atomic_store_n(&by_name_state, 2, __ATOMIC_RELEASE);
+		st = 2;
+	}
+	if (st != 2 || !by_name)
+		return NULL;
+	const char *name = rec_name(x);
+	for (uint64_t i = name_hash(name) & by_name_mask; by_name[i]; i = (i + 1) & by_name_mask)
+		if (!strcmp(rec_name(by_name[i]), name))
+			return by_name[i];
+	return NULL;
+}
+
 /* An external call's node, first time in this context: slot named by
  * pi_tls.next, parent the current node, x the external's record (NULL: a
  * call's or a tail jump's through a pointer). */
@@ -494,6 +547,8 @@ struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x)
 	bool entered = rt_enter(t);
 	struct rt_cthread *ct = entered ? cthread(t) : t->th ? t->th->counting : NULL;
 	struct rt_cnode *n = NULL;
+	if (x && (x->size[0] & PI_EXT_CHECK) && check_resolve(x))
+		x = NULL; /* (profinst -c) instrumented after all: a pointer's node */
 	if (ct && t->cur && t->cur->fn) {
 		int64_t s = slot_index(t->cur, t->next);
 		/* a tail jump's slot (after the sites): its node returns to

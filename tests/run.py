@@ -864,8 +864,9 @@ def unit_reader(ctx):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def compile_only_mode(ctx):
-    """profinst -c on an object and on an archive, linked later by cc."""
+def compile_only_mode(ctx, args=()):
+    """profinst -c on an object and on an archive, linked later by cc
+    (args: profinst's options, --counts too)."""
     tmp = tempfile.mkdtemp(prefix="pi-cmode-")
     try:
         with open(os.path.join(tmp, "lib.c"), "w") as f:
@@ -877,8 +878,10 @@ def compile_only_mode(ctx):
         for n in ("lib", "main"):
             must(["gcc", "-O1", "-c", os.path.join(tmp, n + ".c"), "-o", os.path.join(tmp, n + ".o")], "compile")
         must(["ar", "rcs", os.path.join(tmp, "libx.a"), os.path.join(tmp, "lib.o")], "ar")
-        must([ctx.profinst, "-c", os.path.join(tmp, "main.o"), "-o", os.path.join(tmp, "main.i.o")], "profinst -c .o")
-        must([ctx.profinst, "-c", os.path.join(tmp, "libx.a"), "-o", os.path.join(tmp, "libx.i.a")], "profinst -c .a")
+        must([ctx.profinst, "-c", os.path.join(tmp, "main.o"), "-o", os.path.join(tmp, "main.i.o")] + list(args),
+             "profinst -c .o")
+        must([ctx.profinst, "-c", os.path.join(tmp, "libx.a"), "-o", os.path.join(tmp, "libx.i.a")] + list(args),
+             "profinst -c .a")
         rt = os.path.join(ctx.build, "runtime", "libprofinst_rt.a")
         exe = os.path.join(tmp, "app")
         must(["cc", os.path.join(tmp, "main.i.o"), os.path.join(tmp, "libx.i.a"), rt, "-lpthread", "-o", exe], "link")
@@ -1030,7 +1033,8 @@ def collect(ctx, args):
              ("feature/frontend", lambda: feature_frontend(ctx)),
              ("feature/branch_sim", lambda: feature_branch_sim(ctx)),
              ("feature/cache_sim", lambda: feature_cache_sim(ctx)),
-             ("cmode/object_and_archive", lambda: compile_only_mode(ctx))]
+             ("cmode/object_and_archive", lambda: compile_only_mode(ctx)),
+             ("cmode/object_and_archive_counts", lambda: compile_only_mode(ctx, ("--counts",)))]
     tests += [("golden/%s" % n, lambda n=n, v=v: golden_case(ctx, n, v, args.rebase)) for n, v in GOLDEN]
     # seconds each: CI runs everything in 90 minutes, the rest taking ~10
     tests += [("fuzz/%s" % t, lambda t=t, r=r: fuzz_case(ctx, t, r))
