@@ -805,8 +805,8 @@ void rt_counting_zero(struct rt_thread *th)
 	}
 }
 
-/* Where the call of c returns: its site's return address, 0 if it came
- * from outside or by a tail jump. */
+/* Where the call of c returns: its site's return address (a tail jump's:
+ * its jumping caller's), 0 if it came from outside. */
 static uint64_t node_ra(const struct rt_cnode *c)
 {
 	if (c->slot == UINT32_MAX && c->parent && !c->parent->fn && c->parent->parent)
@@ -814,10 +814,13 @@ static uint64_t node_ra(const struct rt_cnode *c)
 	if (c->slot == UINT32_MAX || !c->parent || !c->parent->fn)
 		return 0;
 	const struct pi_funcrec *pf = c->parent->fn;
+	if (rt_is_external(pf))
+		return 0;
 	const struct pi_map_hdr *m = pf->obj->map;
 	const struct pi_map_func *mf = pi_map_funcs(m) + pf->index;
 	if (c->slot >= mf->nsites)
-		return 0;
+		return node_ra(c->parent); /* a tail jump's callee returns where its caller would: views
+					      know a tail call by that */
 	const struct pi_map_site *s = pi_map_sites(m) + mf->first_site + c->slot;
 	return pf->addr[s->piece] + s->ret_off;
 }

@@ -108,11 +108,13 @@ def tests(ctx, Fail, sh, must, profile_json):
                 shutil.rmtree(tmp, ignore_errors=True)
         return case
 
-    @tmpdir
-    def tail_and_signal(tmp):
+    def tail_and_signal(extra):
+        return tmpdir(lambda tmp: tail_and_signal_in(tmp, extra))
+
+    def tail_and_signal_in(tmp, extra):
         # -O2: chooser and middle jump to leaf and middle, wrap_puts to
-        # puts, on_signal to count (gcc)
-        exe = build(tmp, "t", os.path.join(HERE, "e2e", "003_tail_calls.c"), cpu="zen5")
+        # puts, on_signal to count (gcc); extra: profinst's options
+        exe = build(tmp, "t", os.path.join(HERE, "e2e", "003_tail_calls.c"), cpu="zen5", extra=extra)
         tree = pv("tree", run(tmp, exe, os.path.join(tmp, "t.pf")))
         rows = {}
         for line in tree.splitlines():
@@ -130,7 +132,7 @@ def tests(ctx, Fail, sh, must, profile_json):
         det = pv("detail", os.path.join(tmp, "t.pf"), "leaf")
         if "tail call from middle+0x" not in det or re.search(r"^\s+main\+0x", det, re.M):
             raise Fail("detail leaf's call sites:\n" + det)
-        exe = build(tmp, "s", os.path.join(HERE, "e2e", "032_signal_handlers.c"), cpu="zen5")
+        exe = build(tmp, "s", os.path.join(HERE, "e2e", "032_signal_handlers.c"), cpu="zen5", extra=extra)
         tree = pv("tree", run(tmp, exe, os.path.join(tmp, "s.pf")))
         if not re.search(r" on_signal  \[signal handler \(signal sent by raise\)\]$", tree, re.M) or \
                 not re.search(r" count  \[tail call from on_signal\+0x0 ", tree, re.M) or \
@@ -402,7 +404,8 @@ def tests(ctx, Fail, sh, must, profile_json):
         if r.returncode == 0:
             raise Fail("detail mat found %r" % r.stdout)
 
-    return [("labels/tail_and_signal", tail_and_signal), ("labels/instructions_unit", instructions_unit(False)),
+    return [("labels/tail_and_signal", tail_and_signal(())),
+            ("labels/tail_and_signal_counts", tail_and_signal(("--counts",))), ("labels/instructions_unit", instructions_unit(False)),
             ("labels/instructions_unit_counted", instructions_unit(True)), ("labels/merge_counted", merge_counted),
             ("labels/disasm_names", disasm_names), ("labels/external_time_on_call_line", external_time_on_call_line),
             ("labels/pprof_lines", pprof_lines), ("labels/merge_processes", merge_processes),
