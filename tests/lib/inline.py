@@ -96,7 +96,7 @@ def map_rows(obj):
 def innermost_functions(tool, obj, section, addrs):
     """The innermost inlined function tool (addr2line, llvm-addr2line)
     finds at each address, or None where the code is not inlined."""
-    cmd = [tool, "-a", "-i", "-f", "-e", obj] + (["-j", section] if tool == "addr2line" else [])
+    cmd = [tool, "-a", "-i", "-f", "-e", obj] + (["-j", section] if tool == "addr2line" and section else [])
     out = subprocess.run(cmd + ["0x%x" % a for a in addrs], capture_output=True, text=True,
                          check=True).stdout.splitlines()
     found, i = {}, 0
@@ -108,6 +108,37 @@ def innermost_functions(tool, obj, section, addrs):
         found[int(out[i], 16)] = names[0] if len(names) > 1 else None
         i = j
     return found
+
+
+def linked_for_oracle(obj, out):
+    """obj linked alone (its undefined symbols 0) into the executable
+    out, and the address each of its sections got there.  In an object
+    each of -ffunction-sections' sections starts at 0, so a range list
+    whose first entry is empty at a function's start, [f+0, f+0), reads
+    as the list's end (two zeros) to addr2line and llvm's readers there;
+    linked, it is the empty range the compiler meant, and the entries
+    after it count (gcc 12 emits such lists)."""
+    subprocess.run(["gcc", "-nostdlib", "-static", "-Wl,--unresolved-symbols=ignore-all", "-Wl,-e,0",
+                    "-o", out, obj], check=True, capture_output=True)
+    addr = {}
+    for line in subprocess.run(["nm", out], capture_output=True, text=True, check=True).stdout.splitlines():
+        w = line.split()
+        if len(w) == 3:
+            addr.setdefault(w[2], int(w[0], 16))
+    base = {}
+    for line in subprocess.run(["objdump", "-t", obj], capture_output=True, text=True,
+                               check=True).stdout.splitlines():
+        m = re.match(r"^([0-9a-f]{16}) .{7} (\S+)\s+[0-9a-f]+ (\S+)$", line)
+        if m and m.group(3) in addr and m.group(2).startswith(".text"):
+            base.setdefault(m.group(2), addr[m.group(3)] - int(m.group(1), 16))
+    return base
+
+
+def innermost_linked(tool, exe, base, addrs):
+    """innermost_functions on the linked executable (linked_for_oracle),
+    by the object's addresses of one section at base."""
+    found = innermost_functions(tool, exe, None, [base + a for a in addrs])
+    return {a - base: f for a, f in found.items()}
 
 
 def pprof_flat(top):
@@ -340,8 +371,12 @@ def tests(ctx, Fail, sh, must, profile_json):
                         if m and sec:
                             insns.setdefault(sec, []).append(int(m.group(1), 16))
                     wrong = []
+                    exe = os.path.join(tmp, src + ".exe")
+                    bases = linked_for_oracle(obj, exe)
                     for sec, addrs in insns.items():
-                        theirs = innermost_functions(tool, obj, sec, addrs)
+                        if sec not in bases:
+                            raise Fail("%s: no symbol of %s found linked" % (src, sec))
+                        theirs = innermost_linked(tool, exe, bases[sec], addrs)
                         r = rows.get(sec, [])
                         offs = [o for o, _ in r]
                         for a in addrs:
