@@ -51,6 +51,9 @@ void asm_offsets(void)
 	OFFSET(TLS_DCWAIT, struct pi_tls, dc_wait);
 	OFFSET(TLS_CLOCKPART, struct pi_tls, clock_part);
 	OFFSET(TLS_SKIPPED, struct pi_tls, skipped);
+	OFFSET(TLS_CRESUME, struct pi_tls, cresume);
+	OFFSET(TLS_NEXTSP, struct pi_tls, nextsp);
+	OFFSET(CN_SP, struct rt_cnode, sp);
 	DEFINE(RT_DEAD, RT_DEAD);
 	DEFINE(RT_C_PATHS, RT_C_PATHS);
 

@@ -284,6 +284,11 @@ static int64_t slot_index(const struct rt_cnode *parent, uint64_t slotaddr)
 void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 {
 	struct pi_tls *t = &__profinst_tls;
+	/* where a timed external's clock paused (__profinst_centry), if this
+	 * is its callback */
+	uint64_t paused_at = t->cb_tsc;
+	t->cb_tsc = 0;
+	t->cb_hint = 0;
 	/* The function's code counts in the current node as soon as this
 	 * returns: it must be one of fn's, or the sink, even where this
 	 * interrupts the runtime (a signal handler's entry: entered false,
@@ -328,7 +333,13 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 	 * an external's clock stops while its callback runs */
 	bool paused = parent->fn && rt_is_external(parent->fn) && parent->sp;
 	if (paused) {
-		parent->os += ext_now() - parent->sp;
+		/* less the stubs' own share of the time since it ran again
+		 * (pi_rt_probe_ccallback) */
+		uint64_t at = paused_at ? paused_at : ext_now();
+		uint64_t ran = at > parent->sp ? at - parent->sp : 0;
+		if (paused_at)
+			ran = ran > rt_ccb_overhead_ticks ? ran - rt_ccb_overhead_ticks : 0;
+		parent->os += ran;
 		parent->sp = 0;
 	}
 	/* a context's first function (makecontext), entered from a
@@ -381,7 +392,7 @@ static uint64_t tramp_back(struct pi_tls *t, struct rt_tramp r)
 {
 	t->cur = r.cur;
 	if (r.cur && r.cur->fn && rt_is_external(r.cur->fn) && r.measured)
-		r.cur->sp = ext_now(); /* the external's clock runs again */
+		t->cresume = r.cur; /* its clock runs again, as the trampoline's last work */
 	return r.ra;
 }
 
@@ -459,6 +470,7 @@ void pi_rt_cptr(uint64_t sp, int tail)
 	if (!tail) {
 		n->ptrsite = 2;
 		n->sp = ext_now();
+		t->cb_hint = 1;
 	}
 out:
 	if (entered)
@@ -579,14 +591,17 @@ void pi_rt_cmeas_start(uint64_t a0, uint64_t a1, uint64_t a2)
 	}
 	if (rt_ext_waits(n->fn, a0, a1, a2))
 		n->wait_sp = ext_now();
-	else
+	else {
 		n->sp = ext_now();
+		__profinst_tls.cb_hint = 1; /* an entry now is its callback */
+	}
 }
 
 void pi_rt_cmeas_stop(void)
 {
 	uint64_t now = ext_now();
 	struct rt_cnode *n = __profinst_tls.cur;
+	__profinst_tls.cb_hint = 0;
 	if (!n || !n->fn || !rt_is_external(n->fn))
 		return;
 	if (n->sp) {

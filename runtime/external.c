@@ -64,6 +64,7 @@ static int cmp_u64(const void *a, const void *b)
 
 /* the stubs' own share of each callback's */
 uint64_t rt_cb_overhead_ticks __attribute__((visibility("hidden")));
+uint64_t rt_ccb_overhead_ticks __attribute__((visibility("hidden")));
 
 #define PROBE_RUNS 255
 
@@ -108,6 +109,7 @@ static void calibrate_overhead(void)
 {
 	rt_ext_overhead_ticks = median_ticks(pi_rt_probe_window);
 	rt_cb_overhead_ticks = mean_ticks(pi_rt_probe_callback);
+	rt_ccb_overhead_ticks = mean_ticks(pi_rt_probe_ccallback);
 	__profinst_tls.cb_hint = 0; /* (the probe sets it) */
 }
 

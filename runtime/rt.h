@@ -190,6 +190,9 @@ struct pi_tls {
 	uint64_t next;
 	uint64_t nextsp;
 	uint64_t target;     /* where a call through a pointer goes */
+	struct rt_cnode *cresume; /* a timed external a callback returns to:
+				its clock runs again as the trampoline's
+				last work (stubs.S) */
 };
 
 extern __thread struct pi_tls __profinst_tls;
@@ -253,6 +256,9 @@ void pi_rt_load(uint64_t addr, uint32_t word, uint64_t sp, int64_t counter);
  * each callback's (run at start-up, external.c) */
 uint64_t pi_rt_probe_window(void);
 uint64_t pi_rt_probe_callback(void);
+/* the same for the counting runtime's entry and trampoline */
+uint64_t pi_rt_probe_ccallback(void);
+extern uint64_t rt_ccb_overhead_ticks;
 
 /* raw system calls: no libc on the hot path, no errno */
 long rt_syscall6(long nr, long a, long b, long c, long d, long e, long f);

@@ -1276,6 +1276,83 @@ probe_frame:
 	.zero 16
 	.text
 
+/*
+ * The same for the counting runtime: from the trampoline's resumption of
+ * the external's clock (its rdtsc, its store, nine pops and ret) through
+ * the external's indirect call of the callback, the callback's entry stub
+ * (the two tests of nextsp that fail) and the entry helper's first test,
+ * to its pause (two pushes, lfence, rdtsc).
+ */
+ENTRY pi_rt_probe_ccallback
+	.cfi_startproc
+	CFI_PUSH %rbx
+	movq $1, TLS(TLS_CBHINT)
+	call 1f                           /* the trampoline returns here, */
+	lea 3f(%rip), %rax
+	call *%rax                        /* and the external calls the callback */
+	ud2
+1:	.cfi_adjust_cfa_offset 8          /* the trampoline, its nine saves */
+	push %rax
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10
+	push %r11
+	.cfi_adjust_cfa_offset 72
+	lea probe_cnode(%rip), %rcx
+	lfence
+	rdtsc                             /* the external's clock runs again */
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, %rbx
+	mov %rax, CN_SP(%rcx)
+	pop %r11
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	pop %rax
+	.cfi_adjust_cfa_offset -72
+	ret
+3:	.cfi_adjust_cfa_offset -8         /* the callback's entry stub */
+	CFI_PUSH %r11
+	cmp %rsp, TLS(TLS_NEXTSP)
+	jne 4f
+4:	lea 1(%rsp), %r11
+	cmp %r11, TLS(TLS_NEXTSP)
+	jne 5f
+5:	lea probe_target(%rip), %r11
+	call 6f
+	ud2
+6:	.cfi_adjust_cfa_offset 8          /* the entry helper */
+	cmpq $0, TLS(TLS_CBHINT)
+	je 7f
+7:	CFI_PUSH %rax
+	CFI_PUSH %rdx
+	lfence                            /* the external's clock pauses */
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	sub %rbx, %rax
+	movq $0, TLS(TLS_CBHINT)
+	lea 40(%rsp), %rsp                /* two pushes, the stubs' return addresses, %r11 */
+	.cfi_adjust_cfa_offset -40
+	CFI_POP %rbx
+	ret
+	.cfi_endproc
+END pi_rt_probe_ccallback
+	.bss
+	.p2align 4
+probe_cnode:                              /* (an rt_cnode's sp is written) */
+	.zero CN_SP + 8
+	.text
+
 /* Before _exit, _Exit, quick_exit and exec: write the profile now. */
 ENTRY __profinst_flush
 	SAVE
@@ -1295,8 +1372,23 @@ END __profinst_resync
  * record; after the nine pushes, the function's %rsp at entry is
  * %rsp + 88 (the stub's push of %r11 and this call's return between).
  */
+/* (While a timed external runs, an entry is its callback: its clock
+ * pauses first of all, here; pi_rt_probe_ccallback measures what of the
+ * stubs' work is still inside it.) */
 ENTRY __profinst_centry
-	SAVE_LIGHT
+	.cfi_startproc
+	cmpq $0, TLS(TLS_CBHINT)
+	je 1f
+	CFI_PUSH %rax
+	CFI_PUSH %rdx
+	lfence
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, TLS(TLS_CBTSC)
+	CFI_POP %rdx
+	CFI_POP %rax
+1:	SAVE_GPRS
 	mov %r11, %rdi
 	lea SAVED_LIGHT+16(%rsp), %rsi
 	call pi_rt_centry
@@ -1403,7 +1495,18 @@ ENTRY __profinst_ctramp
 	lea 80(%rsp), %rdi        /* %rsp after the function's ret */
 	call pi_rt_ctramp
 	mov %rax, 72(%rsp)
-	CFI_POP %r11
+	/* back into a timed external: its clock runs again, last of all */
+	mov TLS(TLS_CRESUME), %rcx
+	test %rcx, %rcx
+	jz 1f
+	movq $0, TLS(TLS_CRESUME)
+	movq $1, TLS(TLS_CBHINT)
+	lfence
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, CN_SP(%rcx)
+1:	CFI_POP %r11
 	POP_ARGS
 	CFI_POP %rax
 	ret
