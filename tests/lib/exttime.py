@@ -31,26 +31,30 @@ def tests(ctx, Fail, sh, must, profile_json):
         pj = profile_json(ctx, pf)
         return r.stdout, pj, {f["name"]: f for f in pj["functions"]}
 
-    def qsort_time():
+    def qsort_time(extra):
         # qsort of 20,000 ints: its row's self (its measured time,
         # callbacks and the stubs' cost left out) near native
         # qsort's own (qsort timed, less as many comparator calls timed
         # alone); the least of runs taken side by side, in rdtsc ticks, each
-        # run's figure the least of its five sorts (the row's min_self)
+        # run's figure the least of its five sorts (the row's min_self;
+        # a counted profile's, extra --counts, keeps none: the mean)
+        return lambda: qsort_time_in(extra)
+
+    def qsort_time_in(extra):
         tmp = tempfile.mkdtemp(prefix="pi-ext-")
         try:
             obj, native = compile_(tmp, "050_qsort_time")
-            exe = instrument(tmp, obj, "q.prof", ["--cpu=zen5"])
+            exe = instrument(tmp, obj, "q.prof", ["--cpu=zen5"] + list(extra))
             # (a busy machine preempts either side within what it times:
             # up to three rounds of nine pairs, the first within bounds
             # passes; the comparator's checks hold in every run)
             for rnd in range(3):
-                if qsort_round(tmp, native, exe, rnd == 2):
+                if qsort_round(tmp, native, exe, rnd == 2, extra):
                     break
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    def qsort_round(tmp, native, exe, last):
+    def qsort_round(tmp, native, exe, last, extra):
         if True:
             nat, ins, cmp_self = [], [], set()
             for i in range(9):
@@ -63,9 +67,12 @@ def tests(ctx, Fail, sh, must, profile_json):
                     raise Fail("<external:qsort>: %r" % q)
                 if q["calls"] != 5:
                     raise Fail("<external:qsort>: %d calls, want 5" % q["calls"])
-                if q["min_self_cycles"] is None:  # a counted profile (profinst --counts) keeps none
-                    raise Fail("<external:qsort>: no per-call min self in the profile: %r" % q)
-                ins.append(q["min_self_cycles"] * pj["tsc_per_kcycle"] / 1000.0)
+                counted = q["min_self_cycles"] is None
+                if counted != ("--counts" in extra):
+                    raise Fail("<external:qsort>: min self %r in a profile %s" % (
+                        q["min_self_cycles"], "counted" if "--counts" in extra else "timed"))
+                least = q["self_cycles"] / q["calls"] if counted else q["min_self_cycles"]
+                ins.append(least * pj["tsc_per_kcycle"] / 1000.0)
                 # the comparator's modelled cycles: the same every run,
                 # and the same a call under qsort as called in a loop
                 by = {a["name"]: a for a in c["callers"]}
@@ -214,5 +221,5 @@ def tests(ctx, Fail, sh, must, profile_json):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    return [("os/qsort_time", qsort_time), ("os/modelled_libc", modelled_libc), ("os/waits", waits),
+    return [("os/qsort_time", qsort_time(())), ("os/qsort_time_counts", qsort_time(("--counts",))), ("os/modelled_libc", modelled_libc), ("os/waits", waits),
             ("os/strcoll_locale", strcoll_locale)]
