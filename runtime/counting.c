@@ -27,6 +27,7 @@
 
 #include <stddef.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 struct citer;
 
@@ -230,6 +231,19 @@ static struct rt_cnode *outside_child(struct rt_cthread *ct, struct rt_cnode *pa
 	return list_child(ct, &parent->outside, parent, UINT32_MAX, fn, fparent);
 }
 
+/* Whether the word at addr is v, read by the kernel: addr may be a stack
+ * that is gone (a signal stack unmapped since), which reads as not v. */
+static bool word_is(uint64_t addr, uint64_t v)
+{
+	uint64_t w = 0;
+	struct {
+		void *base;
+		uint64_t len;
+	} local = {&w, 8}, remote = {(void *)addr, 8};
+	long pid = rt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	return rt_syscall6(SYS_process_vm_readv, pid, (long)&local, 1, (long)&remote, 1, 0) == 8 && w == v;
+}
+
 /* Stacks (a thread's, a signal stack, a context's) are far apart: records
  * within this of each other are of one stack. */
 #define STACK_SPAN (64ull << 20)
@@ -329,6 +343,12 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 		t->cur = n;
 		goto out;
 	}
+	/* A function entered with nothing instrumented below it returned
+	 * without a trampoline: its node stays current until an entry from
+	 * outside finds its frame gone (the entry is not below it, or its
+	 * return address is not there any more). */
+	while (parent->ptrsite == 3 && !(sp < parent->sp + 8 && word_is(parent->sp + 8, parent->root_ra)))
+		parent = parent->fparent ? parent->fparent : &ct->root;
 	/* from outside: under the current node, back through the trampoline;
 	 * an external's clock stops while its callback runs */
 	bool paused = parent->fn && rt_is_external(parent->fn) && parent->sp;
@@ -355,8 +375,15 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 		goto out;
 	}
 	struct rt_tramp rec = {.ra = *(uint64_t *)sp, .sp = sp, .cur = t->cur, .measured = paused};
-	/* (a function entered from outside that jumped here: its record stands) */
-	if (rec.ra != (uint64_t)__profinst_ctramp && !entered) {
+	if (under == &ct->root && parent == &ct->root && rec.ra != (uint64_t)__profinst_ctramp) {
+		/* Nothing instrumented below: no node to give back at its
+		 * return, which then goes where it was going, so that an
+		 * unwinder (backtrace() in main) finds its caller. */
+		n->ptrsite = 3;
+		n->root_ra = rec.ra;
+	} else if (rec.ra != (uint64_t)__profinst_ctramp && !entered) {
+		/* (a function entered from outside that jumped here: its
+		 * record stands) */
 		/* the table may be changing under us: the nest's next slot,
 		 * taken in one instruction, then filled */
 		uint32_t i = __atomic_fetch_add(&ct->nnest, 1, __ATOMIC_RELAXED);

@@ -47,7 +47,8 @@ struct rt_cnode {
 			     whose counts[0] is the node of the callee it
 			     called last (the callee's entry stub takes it);
 			     2: an external's called through a pointer, whose
-			     clock the site stops after the call */
+			     clock the site stops after the call; 3: see
+			     root_ra */
 	uint64_t sp;      /* %rsp in its last activation (its entry's, less 8
 			     or 16): where a longjmp or an exception lands
 			     finds the frame it lands in by it */
@@ -55,6 +56,10 @@ struct rt_cnode {
 			     function's system calls' time not charged (units;
 			     its charged time is in os, in units too) */
 	uint64_t wait_sp; /* an external's wait, when it started */
+	uint64_t root_ra; /* ptrsite 3: a function entered from outside with
+			     no instrumented frame below it, whose return
+			     goes where it was going (root_ra, at sp + 8),
+			     not through the trampoline */
 	uint64_t counts[]; /* nblocks (an external's: calls, bytes), then nslots */
 };
 static inline struct rt_cnode **rt_cnode_slots(struct rt_cnode *n)

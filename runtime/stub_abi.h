@@ -192,7 +192,7 @@
 			      first count is its last callee's node; 2 an
 			      external's called through a pointer, timed */
 #define STUB_CN_SP 80
-#define STUB_CN_COUNTS 104
+#define STUB_CN_COUNTS 112
 #define STUB_FR_ADDR0 16 /* struct pi_funcrec's addr[0]: the entry */
 #define STUB_CENTRY_SYMBOL "__profinst_centry"
 #define STUB_CENTRY_FLAGS_SYMBOL "__profinst_centry_flags"

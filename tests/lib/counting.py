@@ -19,11 +19,7 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 E2E = os.path.join(HERE, "e2e")
 
 # what the counting runtime does not do yet, and what it does instead
-NOT_YET = {
-    # the runtime's trampoline stands in main's return address, where the
-    # unwinder stops: the program runs, its backtrace is shorter
-    "020_backtrace": "runs",
-}
+NOT_YET = {}
 
 
 ODD_S = """\t.text
