@@ -183,15 +183,15 @@ static const struct text *branch_place(const struct code *c, const struct text *
 				       const struct rela *r, uint64_t *off)
 {
 	const struct insn *in = &t->insns[k];
-	if (!r) {
-		*off = in->target;
-		return t;
-	}
+	const struct text *tt = t;
 	int tsec;
-	if (r->sym >= c->o->nsyms || !code_rel_target(c, t->sec, r, in->off + in->len, &tsec, off) ||
-	    !is_text(c, tsec))
+	if (!r)
+		*off = in->target;
+	else if (r->sym >= c->o->nsyms || !code_rel_target(c, t->sec, r, in->off + in->len, &tsec, off) ||
+		 !is_text(c, tsec))
 		return NULL;
-	const struct text *tt = &c->texts[text_index(c, tsec)];
+	else
+		tt = &c->texts[text_index(c, tsec)];
 	return *off < c->o->secs[tt->sec].size && tt->at[*off] != NO_INSN ? tt : NULL;
 }
 
