@@ -730,8 +730,10 @@ static uint64_t ext_cost(const struct rt_cnode *n)
 	uint32_t flags = x->size[0];
 	if (!(flags & PI_EXT_FIXED))
 		return 0;
-	/* (counts[0]: a C-locale cost's calls measured instead) */
-	return (n->calls - n->counts[0]) * x->size[1] + n->counts[1] * x->size[2] / 256;
+	/* counts[0]: the calls that cost size[3] >> 8 instead (a NULL first
+	 * argument's; a C-locale cost's calls measured instead, at none) */
+	return (n->calls - n->counts[0]) * x->size[1] + n->counts[0] * (x->size[3] >> 8) +
+	       n->counts[1] * x->size[2] / 256;
 }
 
 /* A node's measured time in units: charged (an external's calls under a
@@ -956,17 +958,24 @@ void rt_counting_convert(struct rt_thread *th)
 		uint64_t self = node_self(c);
 		uint64_t fi = (uint64_t)(c->fn - rt_funcs_begin());
 		struct rt_node *anc = fi < nfuncs ? onpath[fi] : NULL;
+		uint64_t ra = node_ra(c);
 		*nx = (struct citer){.n = c, .sub = self};
-		if (anc) {
+		if (anc && anc->parent == it->to && anc->ra == ra && !anc->alias) {
+			/* under a recursive call, which went on from its
+			 * ancestor's node, a call that node made before: that
+			 * node again, as the timed runtime finds it (is_odd
+			 * calling is_even calling is_odd calling is_even) */
+			nx->own = nx->to = anc;
+		} else if (anc) {
 			/* a recursive call: an edge to the ancestor, which takes it */
-			nx->edge = rt_child(it->to, c->fn, node_ra(c), anc);
+			nx->edge = rt_child(it->to, c->fn, ra, anc);
 			if (!nx->edge)
 				return;
 			nx->edge->calls += c->calls;
 			anc->rec_calls += c->calls;
 			nx->own = nx->to = anc;
 		} else {
-			nx->own = nx->to = rt_child(it->to, c->fn, node_ra(c), NULL);
+			nx->own = nx->to = rt_child(it->to, c->fn, ra, NULL);
 			if (!nx->own)
 				return;
 			nx->outermost = true;
