@@ -863,6 +863,40 @@ static void emit_cback(struct emit *e, bool save)
 	}
 }
 
+/* What an external the model costs takes per call, in its node (%r11)
+ * (runtime/counting.c, ext_cost): a call with a NULL first argument where
+ * that has a cost of its own (realloc(NULL, n), free(NULL)) counts in
+ * counts[0] instead; the bytes of the argument the cost is per byte of
+ * (calloc's: the product of two) add up in counts[1]. */
+static void emit_cext_cost(struct emit *e, const struct external *x)
+{
+	if (!(x->flags & PI_EXT_FIXED))
+		return;
+	static const uint8_t argreg[] = {0, 7, 6, 2}; /* %rdi, %rsi, %rdx */
+	uint32_t arg = x->cost.arg & 0xff;
+	uint64_t over = 0;
+	if (x->cost.null_units) {
+		static const uint8_t test[] = {0x48, 0x85, 0xff, 0x75, 0x06}; /* test %rdi,%rdi; jnz +6 */
+		PUT(e, test);
+		static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_COUNTS, 0xeb}; /* incq counts(%r11); jmp */
+		PUT(e, inc);
+		over = cur(e);
+		buf_u8(&e->tl->out, 0);
+	}
+	if (arg >= 1 && arg <= 3) /* add %reg, bytes(%r11) */
+		emit_r11m(e, 0x49, 0x01, argreg[arg], STUB_CN_COUNTS + 8);
+	else if (arg == 4) {
+		/* push %rax; mov %rdi,%rax; imul %rsi,%rax; jo 1f; add %rax,bytes(%r11); 1: pop %rax
+		 * (calloc's nmemb * size; one that overflows fails at once) */
+		static const uint8_t mul[] = {0x50, 0x48, 0x89, 0xf8, 0x48, 0x0f, 0xaf, 0xc6, 0x70, 0x07};
+		PUT(e, mul);
+		emit_r11m(e, 0x49, 0x01, 0, STUB_CN_COUNTS + 8);
+		buf_u8(&e->tl->out, 0x58);
+	}
+	if (over)
+		e->tl->out.p[over] = (uint8_t)(cur(e) - over - 1);
+}
+
 /* The node in the slot, made by the runtime the first time (rec: the
  * external's record; none: a call through a pointer's node), made
  * current for the call. */
@@ -888,10 +922,7 @@ static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, cons
 	if (x) {
 		static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
 		PUT(e, inc);
-		static const uint8_t argreg[] = {0, 7, 6, 2}; /* %rdi, %rsi, %rdx */
-		uint32_t arg = x->cost.arg & 0xff;
-		if ((x->flags & PI_EXT_FIXED) && arg >= 1 && arg <= 3) /* add %reg, bytes(%r11) */
-			emit_r11m(e, 0x49, 0x01, argreg[arg], STUB_CN_COUNTS + 8);
+		emit_cext_cost(e, x);
 	}
 	emit_fs_r11(e, 0x89, STUB_TLS_CUR);
 	if (x && (x->flags & PI_EXT_CHECK)) {
