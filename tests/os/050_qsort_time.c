@@ -67,11 +67,13 @@ int main(int argc, char **argv)
 	} else { /* as many as a counting run said */
 		calls = argc > 1 ? atol(argv[1]) : 0;
 	}
-	/* the least of a few sorts of the same values, and of a few loops:
-	 * a busy machine preempts some (the profile's min_self likewise) */
+	/* the least of a few sorts of the same values (argv[2], else ROUNDS),
+	 * and of a few loops: a busy machine preempts some (the profile's
+	 * min_self likewise; a counted profile, which has none, runs one) */
+	int rounds = argc > 2 ? atoi(argv[2]) : ROUNDS;
 	unsigned long loop = ~0ul;
 	sort = ~0ul;
-	for (int k = 0; k < ROUNDS; k++) {
+	for (int k = 0; k < rounds; k++) {
 		for (int i = 0; i < N; i++)
 			v[i] = w[i];
 		unsigned long t = sorter(cmp), l = cmp_loop(cmp, calls);
