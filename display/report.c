@@ -257,10 +257,11 @@ static void print_text(const struct profile *p, const struct func_table *t, cons
 	if (os && !(bsim && csim))
 		printf("Not in the cycles: %s%s%s%s\n", bsim ? "" : "mispredicted branches (profinst --branch-sim)",
 		       bsim || csim ? "" : ", ", csim ? "" : "cache misses (profinst --cache-sim)",
-		       prof_counted(p) ? ", call and return bubbles, page faults (profinst --counts)" : "");
+		       prof_counted(p) ? ", call and return bubbles, page faults (profinst --timed)" : "");
 	if (prof_counted(p))
-		printf("Counted per calling context (profinst --counts): %s are the blocks' counts times the "
-		       "model's costs; no per-call minimum and maximum (MinSelf, MaxSelf: -)\n", pv_unit(p));
+		printf("Counted per calling context: %s are the blocks' counts times the model's costs; "
+		       "no per-call minimum and maximum (MinSelf, MaxSelf: -; profinst --timed keeps them)\n",
+		       pv_unit(p));
 	putchar('\n');
 	printf("%12s %14s %6s %14s %6s %10s %10s ", "Calls", "Self", "Self%", "Incl", "Incl%", "MinSelf", "MaxSelf");
 	if (os)

@@ -73,21 +73,27 @@ static const char usage_text[] =
 	"                    call or ret, with a final jcc not taken), tab-separated\n"
 	"  --dump-forms      analyse only: print the instruction forms of the inputs\n"
 	"                    (form, count, an example, its bytes), most frequent first\n"
-	"  --branch-sim      simulate the core's branch predictor as the program runs\n"
-	"                    and charge each mispredicted conditional jump the model's\n"
-	"                    penalty (deterministic, like the block costs; the\n"
-	"                    instrumented program runs tens of times slower)\n"
-	"  --cache-sim       simulate the core's data caches on the loads whose\n"
-	"                    address comes from another load (a pointer followed, an\n"
-	"                    index read from a table) and charge each the time it\n"
-	"                    waits for that load's miss, which the core cannot hide;\n"
-	"                    models with caches only (see --list-cpus)\n"
-	"  --no-page-faults  do not charge page faults (by default a model that costs\n"
-	"                    them, see --describe-cpu, charges each minor fault the\n"
-	"                    kernel reports to the function that took it)\n"
-	"  --counts          experimental: count every block per calling context and\n"
-	"                    cost the counts when the profile is written, with no\n"
-	"                    helper call on a call or a return\n"
+	"  --counts          the default: the stubs keep the calling-context tree and\n"
+	"                    count every block per context; the counts are costed when\n"
+	"                    the profile is written, so a call or a return costs a few\n"
+	"                    loads and stores, and no helper call\n"
+	"  --timed           a helper at every call and return keeps the frames and a\n"
+	"                    clock the blocks add to: per-call min/max self time, page\n"
+	"                    faults charged as they come, the front end's call and\n"
+	"                    return bubbles, the allocator's model and the simulations\n"
+	"                    below; the program runs about twice as slowly again\n"
+	"  --branch-sim      (--timed, which it implies) simulate the core's branch\n"
+	"                    predictor as the program runs and charge each mispredicted\n"
+	"                    conditional jump the model's penalty (deterministic, like\n"
+	"                    the block costs; the program runs tens of times slower)\n"
+	"  --cache-sim       (--timed, which it implies) simulate the core's data caches\n"
+	"                    on the loads whose address comes from another load (a\n"
+	"                    pointer followed, an index read from a table) and charge\n"
+	"                    each the time it waits for that load's miss, which the\n"
+	"                    core cannot hide; models with caches only (--list-cpus)\n"
+	"  --no-page-faults  (--timed) do not charge page faults (by default a model\n"
+	"                    that costs them, see --describe-cpu, charges each minor\n"
+	"                    fault the kernel reports to the function that took it)\n"
 	"  --charge-waits    charge the time of calls that wait on the outside world\n"
 	"                    (sleeps, poll/select, waits for children and threads,\n"
 	"                    reads from a terminal); by default it is measured and\n"
@@ -807,6 +813,7 @@ int main(int argc, char **argv)
 {
 	heap_setup();
 	struct opts op = {0};
+	bool counts = false, timed = false; /* (--counts, --timed as given) */
 	const char *cpu = "host";
 	char **wrap = NULL;
 	size_t nwrap = 0;
@@ -842,7 +849,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--no-page-faults")) {
 			op.ro.no_page_faults = true;
 		} else if (!strcmp(a, "--counts")) {
-			op.ro.counting = true;
+			counts = true;
+		} else if (!strcmp(a, "--timed")) {
+			timed = true;
 		} else if (!strcmp(a, "--model-stats")) {
 			op.model_stats = true;
 		} else if (!strcmp(a, "--dump-blocks")) {
@@ -905,12 +914,20 @@ int main(int argc, char **argv)
 		free(op.inputs);
 		return 2;
 	}
-	if (op.ro.counting && (op.ro.branch_sim || op.ro.cache_sim)) {
-		pi_error("--counts does not run the simulations yet: leave out --counts or --%s",
+	if (counts && timed) {
+		pi_error("--counts and --timed: one runtime or the other");
+		free(op.inputs);
+		return 2;
+	}
+	if (counts && (op.ro.branch_sim || op.ro.cache_sim)) {
+		pi_error("--%s runs with the timed runtime only: leave out --counts",
 			 op.ro.branch_sim ? "branch-sim" : "cache-sim");
 		free(op.inputs);
 		return 2;
 	}
+	/* the counting runtime unless the timed one is asked for, or what
+	 * only it has */
+	op.ro.counting = !timed && !op.ro.branch_sim && !op.ro.cache_sim;
 	op.ro.model = op.model;
 	if (!wrap && !op.out && !op.dump_blocks && !op.dump_forms && !op.model_stats) {
 		pi_error("no output file (-o FILE)");

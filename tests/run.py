@@ -366,7 +366,7 @@ def feature_frontend(ctx):
     charged by the runtime, overlap with the blocks' work around them."""
     tmp = tempfile.mkdtemp(prefix="pi-fe-")
     try:
-        out, pf = profile_of(ctx, tmp, os.path.join(HERE, "feature", "frontend.c"), ["--cpu=zen5"])
+        out, pf = profile_of(ctx, tmp, os.path.join(HERE, "feature", "frontend.c"), ["--timed", "--cpu=zen5"])
         if out.strip() != "done":
             raise Fail("frontend printed %r" % out)
         fs = {f["name"]: f for f in profile_json(ctx, pf)["functions"]}
@@ -403,7 +403,7 @@ def feature_frontend(ctx):
         # a model with static floors (goldencove): no bubbles at run time,
         # only the return's floor beyond a taken jump's (1.75 - 1), which
         # the exit stub adds for the caller
-        out, pf = profile_of(ctx, tmp, os.path.join(HERE, "feature", "frontend.c"), ["--cpu=goldencove"])
+        out, pf = profile_of(ctx, tmp, os.path.join(HERE, "feature", "frontend.c"), ["--timed", "--cpu=goldencove"])
         fs = {f["name"]: f for f in profile_json(ctx, pf)["functions"]}
         extra = (fs["t_w24"]["self_cycles"] - fs["t_w24"]["block_cycles"]) / 100000.0
         if abs(extra - 0.75) > 0.001:
@@ -440,7 +440,7 @@ def feature_cache_sim(ctx):
         os.mkdir(os.path.join(tmp, "plain"))
         os.mkdir(os.path.join(tmp, "sim"))
         # (without the faults of first touches, which are not the subject)
-        out0, pf0 = profile_of(ctx, os.path.join(tmp, "plain"), src, ["--cpu=zen5", "--no-page-faults"])
+        out0, pf0 = profile_of(ctx, os.path.join(tmp, "plain"), src, ["--timed", "--cpu=zen5", "--no-page-faults"])
         out1, pf1 = profile_of(ctx, os.path.join(tmp, "sim"), src, ["--cpu=zen5", "--cache-sim", "--no-page-faults"],
                               ("-O2", "-g"))
         if out0.strip() != "ok" or out1.strip() != "ok":
@@ -592,7 +592,7 @@ def feature_heap(ctx):
         for cpu in ("zen5", "goldencove"):
             os.mkdir(os.path.join(tmp, cpu))
             # (a fault in malloc would add to its cost: not the subject here)
-            out, pf = profile_of(ctx, os.path.join(tmp, cpu), src, ["--cpu=" + cpu, "--no-page-faults"])
+            out, pf = profile_of(ctx, os.path.join(tmp, cpu), src, ["--timed", "--cpu=" + cpu, "--no-page-faults"])
             if out.strip() != "ok":
                 raise Fail("heap printed %r under %s; want 'ok'" % (out, cpu))
             # (the allocator's time: the externals' own rows, under these)
@@ -656,7 +656,7 @@ def feature_page_faults(ctx):
         for name, args in (("zen5", ["--cpu=zen5"]), ("goldencove", ["--cpu=goldencove"]),
                            ("off", ["--cpu=zen5", "--no-page-faults"])):
             os.mkdir(os.path.join(tmp, name))
-            out, pf = profile_of(ctx, os.path.join(tmp, name), src, args)
+            out, pf = profile_of(ctx, os.path.join(tmp, name), src, ["--timed"] + args)
             if out.strip() != "4 2":
                 raise Fail("page_faults printed %r under %s; want '4 2'" % (out, " ".join(args)))
             prof[name] = profile_json(ctx, pf)
@@ -714,7 +714,7 @@ def feature_fd_limit(ctx):
         native = os.path.join(tmp, "a.native")
         must(["gcc", obj, "-o", native, "-lpthread"], "native link")
         exe = os.path.join(tmp, "a.prof")
-        must([ctx.profinst, "--cpu=zen5", obj, "-o", exe, "-lpthread"], "profinst")
+        must([ctx.profinst, "--timed", "--cpu=zen5", obj, "-o", exe, "-lpthread"], "profinst")
         want = must([native], "native run").stdout
         got = must([exe], "run", env=dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "p.%p.pf")), cwd=tmp).stdout
         if not want.startswith("opened ") or got != want:
@@ -745,7 +745,7 @@ def feature_branch_sim(ctx):
         src = os.path.join(HERE, "feature", "branch_sim.c")
         os.mkdir(os.path.join(tmp, "plain"))
         os.mkdir(os.path.join(tmp, "sim"))
-        out0, pf0 = profile_of(ctx, os.path.join(tmp, "plain"), src, ["--cpu=zen5"])
+        out0, pf0 = profile_of(ctx, os.path.join(tmp, "plain"), src, ["--timed", "--cpu=zen5"])
         out1, pf1 = profile_of(ctx, os.path.join(tmp, "sim"), src, ["--cpu=zen5", "--branch-sim"], ("-O2", "-g"))
         want = "10 10 100 10 10"
         if out0.strip() != want or out1.strip() != want:
@@ -1033,7 +1033,7 @@ def collect(ctx, args):
              ("feature/frontend", lambda: feature_frontend(ctx)),
              ("feature/branch_sim", lambda: feature_branch_sim(ctx)),
              ("feature/cache_sim", lambda: feature_cache_sim(ctx)),
-             ("cmode/object_and_archive", lambda: compile_only_mode(ctx)),
+             ("cmode/object_and_archive", lambda: compile_only_mode(ctx, ("--timed",))),
              ("cmode/object_and_archive_counts", lambda: compile_only_mode(ctx, ("--counts",)))]
     tests += [("golden/%s" % n, lambda n=n, v=v: golden_case(ctx, n, v, args.rebase)) for n, v in GOLDEN]
     # seconds each: CI runs everything in 90 minutes, the rest taking ~10

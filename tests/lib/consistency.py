@@ -360,7 +360,7 @@ def tests(ctx, Fail, sh, must, profile_json):
             obj = os.path.join(tmp, "a.o")
             must([cc, "-O2", "-g", "-c", src, "-o", obj], "compile")
             exe = os.path.join(tmp, "a.prof")
-            must([ctx.profinst, "--cpu=zen5"] + (["--counts"] if counted else []) + [obj, "-o", exe, "-lpthread"],
+            must([ctx.profinst, "--cpu=zen5"] + (["--counts"] if counted else ["--timed"]) + [obj, "-o", exe, "-lpthread"],
                  "profinst")
             prof = os.path.join(tmp, "p.pf")
             sh([exe], env=dict(os.environ, PROFINST_OUTPUT=prof), cwd=tmp)

@@ -145,7 +145,7 @@ def tests(ctx, Fail, sh, must, directives):
             for mode in ("timed", "counts"):
                 exe = os.path.join(tmp, mode)
                 must([ctx.profinst, "-q", "--cpu=instructions", obj, "-o", exe] + ldflags
-                     + (["--counts"] if mode == "counts" else []), "profinst")
+                     + (["--counts"] if mode == "counts" else ["--timed"]), "profinst")
                 pf = os.path.join(tmp, mode + ".pf")
                 env = dict(os.environ, PROFINST_OUTPUT=pf)
                 p = subprocess.run([exe] + args, env=env, cwd=tmp, capture_output=True, timeout=300)
@@ -210,7 +210,7 @@ def tests(ctx, Fail, sh, must, directives):
             for mode in ("timed", "counts"):
                 exe, pf = os.path.join(tmp, mode), os.path.join(tmp, mode + ".pf")
                 must([ctx.profinst, "-q", "--cpu=instructions"] + objs + ["-o", exe]
-                     + (["--counts"] if mode == "counts" else []), "profinst")
+                     + (["--counts"] if mode == "counts" else ["--timed"]), "profinst")
                 p = subprocess.run([exe], env=dict(os.environ, PROFINST_OUTPUT=pf), capture_output=True)
                 got[mode] = (p.returncode, p.stdout, rows(ctx, must, pf))
             if got["timed"][:2] != got["counts"][:2]:

@@ -90,7 +90,7 @@ def tests(ctx, Fail, sh, must, directives):
             obj = os.path.join(tmp, name + ".o")
             must([cc, "-O2", "-c", src, "-o", obj] + cflags, "compile")
             exe = os.path.join(tmp, name + ".prof")
-            must([ctx.profinst, "-q", "--cpu=" + cpu, obj, "-o", exe] + ldflags
+            must([ctx.profinst, "-q", "--timed", "--cpu=" + cpu, obj, "-o", exe] + ldflags
                  + (["--no-page-faults"] if cpu != "instructions" else []), "profinst")
             got = {}
             for mode in ("fast", "c"):

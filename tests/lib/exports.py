@@ -319,7 +319,7 @@ def html_tests(ctx, Fail, sh, must, profile_json):
             path = os.path.join(HERE, "e2e", src)
             must(["gcc", "-O1", "-g", "-c", path, "-o", obj], "compile")
             exe = os.path.join(tmp, "a.prof")
-            must([ctx.profinst, "--cpu=instructions"] + (["--counts"] if counted else []) + [obj, "-o", exe, "-lpthread"],
+            must([ctx.profinst, "--cpu=instructions"] + (["--counts"] if counted else ["--timed"]) + [obj, "-o", exe, "-lpthread"],
                  "profinst")
             prof = os.path.join(tmp, "p.pf")
             sh([exe], env=dict(os.environ, PROFINST_OUTPUT=prof), cwd=tmp)

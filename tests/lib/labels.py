@@ -157,7 +157,7 @@ def tests(ctx, Fail, sh, must, profile_json):
 
     def instructions_unit_in(tmp, counted):
         exe = build(tmp, "m", os.path.join(HERE, "e2e", "002_mutual_recursion.c"),
-                    extra=["--counts"] if counted else [])
+                    extra=["--counts"] if counted else ["--timed"])
         prof = run(tmp, exe, os.path.join(tmp, "m.pf"))
         pj = profile_json(ctx, prof)
         if pj.get("unit") != "instructions":
@@ -172,7 +172,7 @@ def tests(ctx, Fail, sh, must, profile_json):
                 raise Fail("%s of an instruction profile says cycles:\n%s" % (k, t))
         if "Total: %d instructions" % pj["total_cycles"] not in texts["report"]:
             raise Fail("report header:\n" + texts["report"])
-        said = re.search(r"^Counted per calling context \(profinst --counts\): instructions are the blocks' counts",
+        said = re.search(r"^Counted per calling context: instructions are the blocks' counts",
                          texts["report"], re.M)
         if bool(said) != counted:
             raise Fail("report header of a%s profile:\n%s" % (" counted" if counted else " timed", texts["report"]))
@@ -329,7 +329,7 @@ def tests(ctx, Fail, sh, must, profile_json):
         # a timed image that execs a counted one (profinst --counts): the
         # lineage's merge holds a counted profile, so no function of it has
         # a per-call min and max, whichever input comes first
-        a = build(tmp, "a", text=EXEC_A_C)
+        a = build(tmp, "a", text=EXEC_A_C, extra=["--timed"])
         b = build(tmp, "b", text=EXEC_B_C, extra=["--counts"])
         pa, pb_ = os.path.join(tmp, "a.pf"), os.path.join(tmp, "b.pf")
         sh([a, b, "PROFINST_OUTPUT=" + pb_], env=dict(os.environ, PROFINST_OUTPUT=pa), cwd=tmp)
@@ -363,7 +363,7 @@ def tests(ctx, Fail, sh, must, profile_json):
                 raise Fail("merge %r: detail first_image:\n%s" % (order, det))
         # one program built both ways is two programs: not merged
         src = os.path.join(HERE, "e2e", "005_function_pointers.c")
-        t = run(tmp, build(tmp, "ft", src), os.path.join(tmp, "t.pf"))
+        t = run(tmp, build(tmp, "ft", src, extra=["--timed"]), os.path.join(tmp, "t.pf"))
         c = run(tmp, build(tmp, "fc", src, extra=["--counts"]), os.path.join(tmp, "c.pf"))
         r = sh([ctx.profview, "merge", t, c, "-o", os.path.join(tmp, "x.pf")])
         if r.returncode != 1 or len(r.stderr.splitlines()) != 1 or os.path.exists(os.path.join(tmp, "x.pf")):
@@ -404,7 +404,7 @@ def tests(ctx, Fail, sh, must, profile_json):
         if r.returncode == 0:
             raise Fail("detail mat found %r" % r.stdout)
 
-    return [("labels/tail_and_signal", tail_and_signal(())),
+    return [("labels/tail_and_signal", tail_and_signal(("--timed",))),
             ("labels/tail_and_signal_counts", tail_and_signal(("--counts",))), ("labels/instructions_unit", instructions_unit(False)),
             ("labels/instructions_unit_counted", instructions_unit(True)), ("labels/merge_counted", merge_counted),
             ("labels/disasm_names", disasm_names), ("labels/external_time_on_call_line", external_time_on_call_line),

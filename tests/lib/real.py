@@ -114,16 +114,15 @@ def tests(ctx, Fail, sh, must, run_pair, profile_json, compare_counts, object_fu
             if len(unstable) > len(ours) // 10:
                 raise Fail("%d functions differ between two native runs" % len(unstable))
             canon = oracle.aliases(native)
+            compare_counts(pj, runs[0], ours, ignore={canon.get(n, n) for n in unstable | ignore}, canon=canon)
+            # the timed runtime (--timed) gives the same exact counts
             counts_only = set(LAYOUT_DEPENDENT.get(name, ())) if name in LAYOUT_DEPENDENT_COUNTS else set()
-            compare_counts(pj, runs[0], ours, ignore={canon.get(n, n) for n in (unstable | ignore) - counts_only},
-                           canon=canon)
-            # the counting runtime (--counts) gives the same exact counts
-            cnt_exe = os.path.join(tmp, "counts")
-            must([ctx.profinst, "--cpu=instructions", "--counts", obj] + whole + libs + ["-o", cnt_exe],
-                 "profinst --counts")
-            cnt, _ = run_pair(ctx, tmp, native, cnt_exe, [], env_extra=ENV.get(name))
-            compare_counts(profile_json(ctx, cnt), runs[0], ours, ignore={canon.get(n, n) for n in unstable | ignore},
-                           canon=canon)
+            tm_exe = os.path.join(tmp, "timed")
+            must([ctx.profinst, "--cpu=instructions", "--timed", obj] + whole + libs + ["-o", tm_exe],
+                 "profinst --timed")
+            tm, _ = run_pair(ctx, tmp, native, tm_exe, [], env_extra=ENV.get(name))
+            compare_counts(profile_json(ctx, tm), runs[0], ours,
+                           ignore={canon.get(n, n) for n in (unstable | ignore) - counts_only}, canon=canon)
             # the simulations' stubs (a stub before every conditional
             # jump, and before the loads that wait for loads) change
             # nothing the program sees: the same output, the same calls

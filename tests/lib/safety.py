@@ -435,7 +435,7 @@ def tests(ctx, Fail, sh, must, profile_json):
             ("safety/exec_fails", exec_fails), ("safety/deep_recursion", deep_recursion),
             ("safety/short_threads", short_threads), ("safety/address_space_limit", address_space_limit),
             ("safety/signal_storm", signal_storm), ("safety/term_during_write", term_during_write),
-            ("safety/signal_storm_callbacks", storm_callbacks(())),
+            ("safety/signal_storm_callbacks", storm_callbacks(("--timed",))),
             ("safety/signal_storm_callbacks_counts", storm_callbacks(("--counts",))),
             ("safety/async_cancel", async_cancel), ("safety/malloc_under_limit", malloc_under_limit),
             ("safety/many_threads_under_limit", many_threads_under_limit)]
