@@ -305,7 +305,7 @@ def main():
     ap.add_argument("--baseline", help="another build directory whose profinst runs beside")
     ap.add_argument("--only", help="the workloads to run, comma-separated: " + ",".join(ORDER))
     ap.add_argument("--wall", action="store_true", help="wall time instead of CPU time")
-    ap.add_argument("--args", default="", help="more profinst options for the build measured (e.g. --counts)")
+    ap.add_argument("--args", default="", help="more profinst options for the build measured (e.g. --timed)")
     ap.add_argument("--baseline-args", default="", help="more profinst options for the baseline's")
     ap.add_argument("--cache", default=os.path.join(os.environ.get("XDG_CACHE_HOME") or tempfile.gettempdir(),
                                                     "profinst-bench"),

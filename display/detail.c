@@ -13,8 +13,8 @@ static const char detail_usage[] =
 	"Usage: profview detail PROFILE FUNCTION\n"
 	"\n"
 	"Object, section, calls, self (cycles and share of the total),\n"
-	"self+descendants, min/max/mean self per call (profinst --counts: the\n"
-	"mean only); then its callers and callees\n"
+	"self+descendants, mean self per call (and min/max, where profinst\n"
+	"--timed kept them); then its callers and callees\n"
 	"with their calls and the share of FUNCTION's self+descendants time each\n"
 	"accounts for, and every call site (caller+0xoffset) it was called from;\n"
 	"then the calls the compiler inlined into it (where its objects were\n"
@@ -106,7 +106,7 @@ static void show(const struct profile *p, const struct x86_decoder *dx, const st
 	/* the three of one precision, so that the mean shows between min and
 	 * max: whole cycles when the profile is in whole cycles */
 	double mean = v->calls ? pv_cyc_f(p, v->self) / (double)v->calls : 0.0;
-	if (!pv_has_minmax(p)) /* counted (profinst --counts): no min and max to show it between */
+	if (!pv_has_minmax(p)) /* counted (profinst's default): no min and max to show it between */
 		printf("  self per call     mean %.1f %s (counted: no per-call min and max)\n", mean, unit);
 	else if (p->units > 1)
 		printf("  self per call     min %.1f, max %.1f, mean %.1f %s\n", pv_cyc_f(p, v->min_self),

@@ -14,7 +14,8 @@ static const char report_usage[] =
 	"self+descendants cycles and share, min and max self cycles per call,\n"
 	"name and object. Only functions that ran are listed. A profile of\n"
 	"profinst --cpu=instructions counts instructions instead of cycles; one\n"
-	"of profinst --counts has no min and max (\"-\", JSON null).\n"
+	"counted (profinst's default; not --timed) has no min and max (\"-\",\n"
+	"JSON null).\n"
 	"\n"
 	"  --sort=COL      self (default), incl, calls, min, max, name, object, os\n"
 	"  --filter=REGEX  only functions whose name matches (POSIX extended)\n"
@@ -136,7 +137,7 @@ static void print_json(const struct profile *p, const struct func_table *t, cons
 		fprintf(o, ", \"calls\": %llu", (unsigned long long)v->calls);
 		jc(o, t, "self_cycles", v->self);
 		jc(o, t, "incl_cycles", v->incl);
-		/* null: a counted profile's (profinst --counts) per-call min and
+		/* null: a counted profile's (profinst's default) per-call min and
 		 * max are not known */
 		jc_opt(o, t, "min_self_cycles", pv_has_minmax(p), v->min_self);
 		jc_opt(o, t, "max_self_cycles", pv_has_minmax(p), v->max_self);
@@ -193,7 +194,7 @@ static void print_csv(const struct profile *p, const struct func_table *t, const
 		printf(",%.4f,", pv_pct(v->self, t->total_self));
 		pv_json_cycles(stdout, t->units, v->incl);
 		printf(",%.4f,", pv_pct(v->incl, t->total_self));
-		/* empty where not known (profinst --counts) */
+		/* empty where not known (a counted profile) */
 		if (pv_has_minmax(p))
 			pv_json_cycles(stdout, t->units, v->min_self);
 		putchar(',');

@@ -107,7 +107,8 @@ def tests(ctx, Fail, sh, must, profile_json):
         text = pv("report", prof)
         got = {}
         for line in text.splitlines():
-            m = re.match(r"^\s+(\d+)\s+\d+\s+[\d.]+%\s+\d+\s+[\d.]+%\s+\d+\s+\d+\s+(\S+)", line)
+            # (MinSelf and MaxSelf: "-" in a counted profile)
+            m = re.match(r"^\s+(\d+)\s+\d+\s+[\d.]+%\s+\d+\s+[\d.]+%\s+(?:\d+|-)\s+(?:\d+|-)\s+(\S+)", line)
             if m:
                 got[m.group(2)] = int(m.group(1))
         want = {n: r["calls"] for n, r in rows.items()}
