@@ -329,7 +329,7 @@ def main():
         else:
             print("%-10s %12s %12s %8s   %s" % ("workload", "native s", "profinst s", "ratio", measure))
         sys.stdout.flush()
-        ratios = []
+        ratios, base_ratios = [], []
         for name in [n for n in ORDER if n in names]:
             try:
                 todo = rows(name, tmp, a.cache, profinsts, a.cpu)
@@ -339,13 +339,19 @@ def main():
             for row in todo:
                 if a.baseline:
                     n, b, p = best_times(row, a, env, tmp)
+                    base_ratios.append(b / n)
+                    ratios.append(p / n)
                     print("%-10s %12.4f %9.2fx %9.2fx %8.3f" % (row[0], n, b / n, p / n, p / b), flush=True)
                     continue
                 n, p = best_times(row, a, env, tmp)
                 ratios.append(p / n)
                 print("%-10s %12.4f %12.4f %7.2fx" % (row[0], n, p, p / n), flush=True)
-        if ratios:
-            print("%-10s %12s %12s %7.2fx" % ("geomean", "", "", math.exp(sum(map(math.log, ratios)) / len(ratios))))
+        geo = lambda r: math.exp(sum(map(math.log, r)) / len(r))  # noqa: E731
+        if ratios and a.baseline:
+            print("%-10s %12s %9.2fx %9.2fx %8.3f" % ("geomean", "", geo(base_ratios), geo(ratios),
+                                                     geo(ratios) / geo(base_ratios)))
+        elif ratios:
+            print("%-10s %12s %12s %7.2fx" % ("geomean", "", "", geo(ratios)))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
