@@ -1200,6 +1200,24 @@ probe_target:
 	.quad probe_empty
 	.text
 
+/* The end of a callback probe: the entry helper's pause of the
+ * external's clock (two pushes, lfence, rdtsc), and the ticks since %rbx
+ * returned, the stack as the probe found it. */
+.macro PROBE_PAUSED
+	CFI_PUSH %rax
+	CFI_PUSH %rdx
+	lfence                            /* the external's clock pauses */
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	sub %rbx, %rax
+	movq $0, TLS(TLS_CBHINT)
+	lea 40(%rsp), %rsp                /* two pushes, the stubs' return addresses, %r11 */
+	.cfi_adjust_cfa_offset -40
+	CFI_POP %rbx
+	ret
+.endm
+
 /*
  * What a callback's stubs add to the external's measured time, each time
  * external code calls instrumented code: from the exit helper's resumption
@@ -1256,18 +1274,7 @@ ENTRY pi_rt_probe_callback
 	jne 5f
 5:	cmpl $0, TLS(TLS_BUSY)            /* (0 here, as there) */
 	jne 5f
-5:	CFI_PUSH %rax
-	CFI_PUSH %rdx
-	lfence                            /* the external's clock pauses */
-	rdtsc
-	shl $32, %rdx
-	or %rdx, %rax
-	sub %rbx, %rax
-	movq $0, TLS(TLS_CBHINT)
-	lea 40(%rsp), %rsp                /* two pushes, the stubs' return addresses, %r11 */
-	.cfi_adjust_cfa_offset -40
-	CFI_POP %rbx
-	ret
+5:	PROBE_PAUSED
 	.cfi_endproc
 END pi_rt_probe_callback
 	.bss
@@ -1333,18 +1340,7 @@ ENTRY pi_rt_probe_ccallback
 6:	.cfi_adjust_cfa_offset 8          /* the entry helper */
 	cmpq $0, TLS(TLS_CBHINT)
 	je 7f
-7:	CFI_PUSH %rax
-	CFI_PUSH %rdx
-	lfence                            /* the external's clock pauses */
-	rdtsc
-	shl $32, %rdx
-	or %rdx, %rax
-	sub %rbx, %rax
-	movq $0, TLS(TLS_CBHINT)
-	lea 40(%rsp), %rsp                /* two pushes, the stubs' return addresses, %r11 */
-	.cfi_adjust_cfa_offset -40
-	CFI_POP %rbx
-	ret
+7:	PROBE_PAUSED
 	.cfi_endproc
 END pi_rt_probe_ccallback
 	.bss
