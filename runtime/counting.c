@@ -75,8 +75,18 @@ struct rt_cthread {
  * fparent).  Counts there are lost; nothing else is overwritten. */
 static struct rt_cnode *sink;
 
+/* Where each object's counters start in a thread's saved counters (an
+ * ended thread's, which hold every object's in turn), by object index. */
+static uint64_t *saved_off;
+
 void rt_counting_init(void)
 {
+	uint64_t nobjs = (uint64_t)(rt_objs_end() - rt_objs_begin()), off = 0;
+	saved_off = rt_alloc_keep((nobjs + 1) * sizeof(*saved_off));
+	for (uint64_t i = 0; saved_off && i < nobjs; i++) {
+		saved_off[i] = off;
+		off += pi_counters(rt_objs_begin()[i].map);
+	}
 	uint64_t most = 2;
 	for (const struct pi_funcrec *f = rt_funcs_begin(); f < rt_funcs_end(); f++)
 		if (!rt_is_external(f)) {
@@ -323,7 +333,7 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 	struct rt_cnode *parent = t->cur ? t->cur : &ct->root;
 	struct rt_cnode *n = NULL;
 	if ((t->nextsp & ~1ull) == sp - 8 && t->cur) {
-		int64_t s = slot_index(parent, t->next);
+		int64_t s = t->nextsp & 1 ? -1 : slot_index(parent, t->next);
 		if (t->nextsp & 1) {
 			/* through a pointer: under the site's node for it; the
 			 * site's stub makes the caller current after the call,
@@ -896,7 +906,9 @@ static uint64_t *thread_counts(struct rt_thread *th, const struct pi_objdesc *d)
 {
 	if (!th->saved_counts)
 		return (uint64_t *)(th->tp + (int64_t)d->counts_tpoff);
-	uint64_t off = 0;
+	if (saved_off)
+		return th->saved_counts + saved_off[d - rt_objs_begin()];
+	uint64_t off = 0; /* (no memory for the table) */
 	for (const struct pi_objdesc *e = rt_objs_begin(); e < d; e++)
 		off += pi_counters(e->map);
 	return th->saved_counts + off;
