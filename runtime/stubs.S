@@ -64,6 +64,15 @@
 	.cfi_adjust_cfa_offset -8
 .endm
 
+/* %rax = the time stamp counter, read after every earlier instruction
+ * (lfence; rdtsc); %rdx is clobbered. */
+.macro FENCED_TSC
+	lfence
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+.endm
+
 /* The clock's other parts into the clock (stub_abi.h, rt_clock_fold):
  * first in every helper that reads it.  Each part loses by one
  * instruction what was read of it, so that a signal handler's block stubs
@@ -428,10 +437,7 @@ ENTRY __profinst_enter
 	cmp FR_EXT_START-FRAME_SIZE(%rax), %rdx
 	ja 1f
 	mov %rax, %rsi
-	lfence                            /* the external's work done, */
-	rdtsc
-	shl $32, %rdx
-	or %rdx, %rax
+	FENCED_TSC                        /* the external's work done, */
 	mov %rax, TLS(TLS_CBTSC)
 	mov %rsi, %rax
 1:	testq $RT_EXT_FIXED, FR_EXT-FRAME_SIZE(%rax)
@@ -474,10 +480,7 @@ ENTRY __profinst_enter
 	jne .Lenter_body
 	CFI_PUSH %rax
 	CFI_PUSH %rdx
-	lfence                            /* the external's work done, */
-	rdtsc
-	shl $32, %rdx
-	or %rdx, %rax
+	FENCED_TSC                        /* the external's work done, */
 	mov %rax, TLS(TLS_CBTSC)
 	movq $0, TLS(TLS_CBHINT)          /* its calls are plain calls */
 	CFI_POP %rdx
@@ -876,10 +879,7 @@ ENTRY __profinst_ext_enter
 	jnz .Lxe_out                      /* no clock to start */
 	mov %rax, %r8
 	movq $1, TLS(TLS_CBHINT)          /* an entry now is a callback */
-	lfence                            /* the runtime's work done, */
-	rdtsc                             /* last: the external's time starts here */
-	shl $32, %rdx
-	or %rdx, %rax
+	FENCED_TSC                        /* the runtime's work done; last: the external's time starts here */
 	mov %rax, FR_EXT_START(%r8)
 .Lxe_out:
 	POP_ARGS
@@ -934,10 +934,7 @@ ENTRY \name
 	CFI_PUSH %rax
 	CFI_PUSH %rdx
 .if \fixed == 0
-	lfence                            /* the external's work done, */
-	rdtsc                             /* first: the external's time ends here */
-	shl $32, %rdx
-	or %rdx, %rax
+	FENCED_TSC                        /* the external's work done; first: the external's time ends here */
 	movq $0, TLS(TLS_CBHINT)          /* entries from here on are plain calls */
 .endif
 	CFI_PUSH %rcx
@@ -1160,10 +1157,7 @@ ENTRY pi_rt_probe_window
 	CFI_PUSH %rbx
 	lea -64(%rsp), %rsp
 	.cfi_adjust_cfa_offset 64
-	lfence
-	rdtsc
-	shl $32, %rdx
-	or %rdx, %rax
+	FENCED_TSC
 	mov %rax, %rbx
 	mov %rax, 56(%rsp)
 	pop %rcx
@@ -1179,10 +1173,7 @@ ENTRY pi_rt_probe_window
 	call 2f                           /* the call of the external, through its PLT entry */
 	CFI_PUSH %rax
 	CFI_PUSH %rdx
-	lfence
-	rdtsc
-	shl $32, %rdx
-	or %rdx, %rax
+	FENCED_TSC
 	sub %rbx, %rax
 	lea 16(%rsp), %rsp
 	.cfi_adjust_cfa_offset -16
@@ -1206,10 +1197,7 @@ probe_target:
 .macro PROBE_PAUSED
 	CFI_PUSH %rax
 	CFI_PUSH %rdx
-	lfence                            /* the external's clock pauses */
-	rdtsc
-	shl $32, %rdx
-	or %rdx, %rax
+	FENCED_TSC                        /* the external's clock pauses */
 	sub %rbx, %rax
 	movq $0, TLS(TLS_CBHINT)
 	lea 40(%rsp), %rsp                /* two pushes, the stubs' return addresses, %r11 */
@@ -1310,10 +1298,7 @@ ENTRY pi_rt_probe_ccallback
 	push %r11
 	.cfi_adjust_cfa_offset 72
 	lea probe_cnode(%rip), %rcx
-	lfence
-	rdtsc                             /* the external's clock runs again */
-	shl $32, %rdx
-	or %rdx, %rax
+	FENCED_TSC                        /* the external's clock runs again */
 	mov %rax, %rbx
 	mov %rax, CN_SP(%rcx)
 	pop %r11
@@ -1377,10 +1362,7 @@ ENTRY __profinst_centry
 	je 1f
 	CFI_PUSH %rax
 	CFI_PUSH %rdx
-	lfence
-	rdtsc
-	shl $32, %rdx
-	or %rdx, %rax
+	FENCED_TSC
 	mov %rax, TLS(TLS_CBTSC)
 	CFI_POP %rdx
 	CFI_POP %rax
@@ -1497,10 +1479,7 @@ ENTRY __profinst_ctramp
 	jz 1f
 	movq $0, TLS(TLS_CRESUME)
 	movq $1, TLS(TLS_CBHINT)
-	lfence
-	rdtsc
-	shl $32, %rdx
-	or %rdx, %rax
+	FENCED_TSC
 	mov %rax, CN_SP(%rcx)
 1:	CFI_POP %r11
 	POP_ARGS
