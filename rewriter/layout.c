@@ -743,7 +743,7 @@ static void emit_centry(struct emit *e, const struct func *f)
 		to_slow[nslow++] = cur(e);
 		buf_u8(&e->tl->out, 0);
 		emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
-		static const uint8_t ptr[] = {0x41, 0x83, 0x7b, STUB_CN_PTRSITE, 0x01}; /* cmpl $1,ptrsite(%r11) */
+		static const uint8_t ptr[] = {0x41, 0x83, 0x7b, STUB_CN_PTRSITE, STUB_CN_POINTER}; /* cmpl $POINTER,ptrsite(%r11) */
 		PUT(e, ptr);
 		buf_u8(&e->tl->out, 0x75);
 		to_slow[nslow++] = cur(e);
@@ -1048,7 +1048,7 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 	if (jump)
 		return;
 	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
-	static const uint8_t ext[] = {0x41, 0x83, 0x7b, STUB_CN_PTRSITE, 0x02, 0x75, 0x05}; /* cmpl $2; jne +5 */
+	static const uint8_t ext[] = {0x41, 0x83, 0x7b, STUB_CN_PTRSITE, STUB_CN_PTR_EXT, 0x75, 0x05}; /* cmpl $PTR_EXT; jne +5 */
 	PUT(e, ext);
 	emit_call_rt(e, e->c->sym_cmeas_stop);
 }

@@ -29,6 +29,8 @@
 #include <string.h>
 #include <sys/syscall.h>
 
+#include "stub_abi.h"
+
 struct citer;
 
 /* Trampoline records: calls entered from outside, most recent last. */
@@ -192,7 +194,7 @@ static struct rt_cnode *new_cnode(struct rt_cthread *ct, const struct pi_funcrec
 	n->slot = slot;
 	n->nblocks = nblocks;
 	n->nslots = nslots;
-	n->ptrsite = !fn;
+	n->ptrsite = fn ? 0 : STUB_CN_POINTER;
 	return n;
 }
 
@@ -339,7 +341,8 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 			 * site's stub makes the caller current after the call,
 			 * from this node or, if the target was not
 			 * instrumented, from the site's */
-			if (!parent->fn && (n = outside_child(ct, parent, fn, parent->fparent)) && parent->ptrsite)
+			if (!parent->fn && (n = outside_child(ct, parent, fn, parent->fparent)) &&
+			    parent->ptrsite == STUB_CN_POINTER)
 				parent->counts[0] = (uint64_t)n; /* the next call to fn takes it at entry */
 		} else if (s >= 0) {
 			const struct pi_map_func *mf = pi_map_funcs(parent->fn->obj->map) + parent->fn->index;
@@ -357,7 +360,7 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 	 * without a trampoline: its node stays current until an entry from
 	 * outside finds its frame gone (the entry is not below it, or its
 	 * return address is not there any more). */
-	while (parent->ptrsite == 3 && !(sp < parent->sp + 8 && word_is(parent->sp + 8, parent->root_ra)))
+	while (parent->ptrsite == STUB_CN_OUTERMOST && !(sp < parent->sp + 8 && word_is(parent->sp + 8, parent->root_ra)))
 		parent = parent->fparent ? parent->fparent : &ct->root;
 	/* from outside: under the current node, back through the trampoline;
 	 * an external's clock stops while its callback runs */
@@ -389,7 +392,7 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 		/* Nothing instrumented below: no node to give back at its
 		 * return, which then goes where it was going, so that an
 		 * unwinder (backtrace() in main) finds its caller. */
-		n->ptrsite = 3;
+		n->ptrsite = STUB_CN_OUTERMOST;
 		n->root_ra = rec.ra;
 	} else if (rec.ra != (uint64_t)__profinst_ctramp && !entered) {
 		/* (a function entered from outside that jumped here: its
@@ -488,7 +491,7 @@ void pi_rt_cptr(uint64_t sp, int tail)
 	struct rt_cthread *ct = entered ? cthread(t) : t->th ? t->th->counting : NULL;
 	const struct pi_funcrec *fn = rt_entry_rec(target);
 	t->nextsp = 0;
-	if (!ct || !p || p->ptrsite != 1)
+	if (!ct || !p || p->ptrsite != STUB_CN_POINTER)
 		goto out; /* (no node: its entry, if any, asks for one) */
 	if (fn) {
 		struct rt_cnode *n = outside_child(ct, p, fn, p->fparent);
@@ -505,7 +508,7 @@ void pi_rt_cptr(uint64_t sp, int tail)
 	n->calls++;
 	t->cur = n;
 	if (!tail) {
-		n->ptrsite = 2;
+		n->ptrsite = STUB_CN_PTR_EXT;
 		n->sp = ext_now();
 		t->cb_hint = 1;
 	}

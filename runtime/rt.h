@@ -43,11 +43,12 @@ struct rt_cnode {
 	struct rt_cnode *sibling; /* next in its parent's outside list or slot */
 	uint32_t slot;    /* in its parent, UINT32_MAX: entered from outside */
 	uint32_t nblocks, nslots;
-	uint32_t ptrsite; /* 1: the node of a call through a pointer (fn NULL),
-			     whose counts[0] is the node of the callee it
-			     called last (the callee's entry stub takes it);
-			     2: an external's called through a pointer, whose
-			     clock the site stops after the call; 3: see
+	uint32_t ptrsite; /* 0, or STUB_CN_POINTER: the node of a call through a
+			     pointer (fn NULL), whose counts[0] is the node of
+			     the callee it called last (the callee's entry
+			     stub takes it); STUB_CN_PTR_EXT: an external's
+			     called through a pointer, whose clock the site
+			     stops after the call; STUB_CN_OUTERMOST: see
 			     root_ra */
 	uint64_t sp;      /* %rsp in its last activation (its entry's, less 8
 			     or 16): where a longjmp or an exception lands
@@ -56,7 +57,7 @@ struct rt_cnode {
 			     function's system calls' time not charged (units;
 			     its charged time is in os, in units too) */
 	uint64_t wait_sp; /* an external's wait, when it started */
-	uint64_t root_ra; /* ptrsite 3: a function entered from outside with
+	uint64_t root_ra; /* STUB_CN_OUTERMOST: a function entered from outside with
 			     no instrumented frame below it, whose return
 			     goes where it was going (root_ra, at sp + 8),
 			     not through the trampoline */

@@ -188,9 +188,12 @@
 #define STUB_CN_FN 0
 #define STUB_CN_FPARENT 8
 #define STUB_CN_CALLS 24
-#define STUB_CN_PTRSITE 76 /* 32 bits: 1 a call through a pointer's node, whose
-			      first count is its last callee's node; 2 an
-			      external's called through a pointer, timed */
+#define STUB_CN_PTRSITE 76 /* 32 bits, what kind of node (rt.h, rt_cnode.ptrsite): */
+#define STUB_CN_POINTER 1  /* a call through a pointer's, whose first count is
+			      its last callee's node */
+#define STUB_CN_PTR_EXT 2  /* an external's called through a pointer, timed */
+#define STUB_CN_OUTERMOST 3 /* a function's entered with nothing instrumented
+			       below it (rt_cnode.root_ra) */
 #define STUB_CN_SP 80
 #define STUB_CN_COUNTS 112
 #define STUB_FR_ADDR0 16 /* struct pi_funcrec's addr[0]: the entry */
