@@ -84,6 +84,9 @@ struct text {
 			       last instruction of each block (reglive.h) */
 	uint32_t *cslot;    /* --counts: per instruction, the call slot of a call
 			       or direct tail jump (UINT32_MAX: none) */
+	int32_t *cfa;       /* --counts: per call site or direct tail jump, where
+			       its frame's CFA is, by the unwind table: > 0:
+			       %rsp + cfa; < 0: %rbp - cfa; 0: not known */
 	uint32_t *ext;      /* per instruction: the external a MARK_EXT call calls
 			       (external.c), or NULL if the text calls none */
 	uint32_t *block;    /* per instruction: block index (instrumented funcs) */
@@ -179,7 +182,7 @@ struct code {
 	    sym_load;
 	int sym_ext_enter, sym_ext_exit, sym_ext_exit_fixed, sym_sys_enter, sym_sys_exit, sym_icall;
 	size_t inner_first, inner_end; /* --counts: the NAME.pi_inner symbols this object defines */
-	int sym_centry, sym_centry_flags, sym_cextnew, sym_cptr, sym_cptr_tail, sym_locale, sym_cresync, sym_cmeas_start, sym_cmeas_stop, sym_cpark,
+	int sym_centry, sym_centry_flags, sym_cextnew, sym_cptr, sym_cptr_tail, sym_locale, sym_cresync, sym_cmeas_start, sym_cmeas_stop, sym_frames, sym_cframe, sym_cpark,
 	    sym_cunpark;
 	int counts_sec, desc_sec, map_sec;
 	uint32_t nwarn;

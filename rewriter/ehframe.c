@@ -29,44 +29,6 @@ static void put_advance(struct buf *b, uint64_t *last, uint64_t nloc, uint64_t c
 	*last = nloc;
 }
 
-/* Operand bytes of a CFA instruction (not advance), for copying. */
-static bool skip_cfa_operands(struct cursor *c, uint8_t op)
-{
-	switch (op >> 6) {
-	case 2: cur_uleb(c); return !c->bad; /* offset */
-	case 3: return true;                 /* restore */
-	}
-	switch (op) {
-	case 0x00: case 0x0a: case 0x0b: return true;
-	case 0x05: case 0x09: case 0x0c: case 0x14: case 0x2f:
-		cur_uleb(c), cur_uleb(c); break;
-	case 0x06: case 0x07: case 0x08: case 0x0d: case 0x0e: case 0x2e:
-		cur_uleb(c); break;
-	case 0x11: case 0x12: case 0x15:
-		cur_uleb(c), cur_sleb(c); break;
-	case 0x13:
-		cur_sleb(c); break;
-	case 0x0f: {
-		uint64_t n = cur_uleb(c);
-		if ((uint64_t)(c->end - c->p) < n)
-			return false;
-		c->p += n;
-		break;
-	}
-	case 0x10: case 0x16: {
-		cur_uleb(c);
-		uint64_t n = cur_uleb(c);
-		if ((uint64_t)(c->end - c->p) < n)
-			return false;
-		c->p += n;
-		break;
-	}
-	default:
-		return false;
-	}
-	return !c->bad;
-}
-
 struct ehctx {
 	struct code *c;
 	const struct addrmap *m; /* the new layout */
@@ -184,7 +146,7 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 	uint32_t k = toff < c->o->secs[tsec].size ? t->at[toff] : NO_INSN;
 	uint64_t last = nbegin, oloc = toff;
 	if (k != NO_INSN && (t->mark[k] & MARK_FSTART) && ci->std_initial && t->fn[k] >= 0 &&
-	    c->funcs[t->fn[k]].instrument) {
+	    c->funcs[t->fn[k]].instrument && !c->opts->counting) { /* (the counting stub's: cfa_rows) */
 		uint64_t stub = tl->entry[k] + (t->insns[k].endbr ? t->insns[k].len : 0);
 		put_advance(b, &last, stub + 2, ci->code_align);
 		buf_u8(b, 0x0e), buf_uleb(b, 16);
@@ -228,7 +190,7 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 			continue;
 		}
 		const uint8_t *opstart = cu.p - 1;
-		if (!skip_cfa_operands(&cu, op))
+		if (!eh_skip_cfa_operands(&cu, op))
 			return false;
 		buf_put(b, opstart, (size_t)(cu.p - opstart));
 	}

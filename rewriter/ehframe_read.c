@@ -70,6 +70,43 @@ bool eh_parse_cie(uint64_t off, const uint8_t *p, const uint8_t *end, struct cie
 	return true;
 }
 
+bool eh_skip_cfa_operands(struct cursor *c, uint8_t op)
+{
+	switch (op >> 6) {
+	case 2: cur_uleb(c); return !c->bad; /* offset */
+	case 3: return true;                 /* restore */
+	}
+	switch (op) {
+	case 0x00: case 0x0a: case 0x0b: return true;
+	case 0x05: case 0x09: case 0x0c: case 0x14: case 0x2f:
+		cur_uleb(c), cur_uleb(c); break;
+	case 0x06: case 0x07: case 0x08: case 0x0d: case 0x0e: case 0x2e:
+		cur_uleb(c); break;
+	case 0x11: case 0x12: case 0x15:
+		cur_uleb(c), cur_sleb(c); break;
+	case 0x13:
+		cur_sleb(c); break;
+	case 0x0f: {
+		uint64_t n = cur_uleb(c);
+		if ((uint64_t)(c->end - c->p) < n)
+			return false;
+		c->p += n;
+		break;
+	}
+	case 0x10: case 0x16: {
+		cur_uleb(c);
+		uint64_t n = cur_uleb(c);
+		if ((uint64_t)(c->end - c->p) < n)
+			return false;
+		c->p += n;
+		break;
+	}
+	default:
+		return false;
+	}
+	return !c->bad;
+}
+
 /* An FDE of an object's .eh_frame, as the walkers below see it: its CIE
  * (parsed, or NULL), where it lies, and the relocation of its pc_begin. */
 struct fde_view {
@@ -166,4 +203,128 @@ void ehframe_code_ranges(struct code *c, void (*fn)(void *arg, int sec, uint64_t
 {
 	struct ranges r = {c->o, fn, arg};
 	each_fde(c, code_range, &r);
+}
+
+/* The CFA rule the call sites of one FDE's code run under (t->cfa). */
+struct cfa_walk {
+	struct code *c;
+};
+
+static int32_t cfa_rule(uint64_t reg, uint64_t off, bool known)
+{
+	if (!known || off == 0 || off >= (1u << 24))
+		return 0;
+	return reg == 7 ? (int32_t)off : reg == 6 ? -(int32_t)off : 0;
+}
+
+static void cfa_assign(struct text *t, uint64_t from, uint64_t to, int32_t rule)
+{
+	if (to > t->size)
+		to = t->size;
+	for (uint64_t o = from; o < to; o++) {
+		uint32_t k = t->at[o];
+		if (k != NO_INSN && t->cslot[k] != UINT32_MAX)
+			t->cfa[k] = rule;
+	}
+}
+
+static void call_cfa(void *arg, const struct fde_view *v)
+{
+	struct cfa_walk *w = arg;
+	struct code *c = w->c;
+	const struct cie *ci = v->ci;
+	const uint8_t *d = v->eh->data;
+	if (!ci || eh_enc_size(ci->fde_enc) != 4 || !v->pr || v->eoff < v->off + 16 ||
+	    !rel_is_address(v->pr->type))
+		return;
+	const struct symbol *ps = &c->o->syms[v->pr->sym];
+	int ti = ps->shndx && ps->shndx < SHN_LORESERVE ? text_index(c, (int)ps->shndx) : -1;
+	if (ti < 0 || !c->texts[ti].cfa)
+		return;
+	struct text *t = &c->texts[ti];
+	uint64_t loc = ps->value + (uint64_t)v->pr->addend;
+	uint64_t end = loc + rd32(d + v->off + 12);
+	struct cursor cu = {NULL, d + v->off + 16, d + v->eoff, false};
+	if (ci->aug_z) {
+		uint64_t n = cur_uleb(&cu);
+		if ((uint64_t)(cu.end - cu.p) < n)
+			return;
+		cu.p += n;
+	}
+	/* the rule: CFA = reg + off, while known; remember_state's stack */
+	uint64_t reg = 7, off = 8;
+	bool known = ci->std_initial;
+	enum { DEPTH = 8 };
+	struct { uint64_t reg, off; bool known; } saved[DEPTH];
+	int nsaved = 0;
+	while (cu.p < cu.end && loc < end) {
+		uint8_t op = *cu.p++;
+		uint64_t delta;
+		bool adv = true;
+		if ((op >> 6) == 1)
+			delta = op & 0x3f;
+		else if (op == 0x02)
+			delta = cur_fixed(&cu, 1);
+		else if (op == 0x03)
+			delta = cur_fixed(&cu, 2);
+		else if (op == 0x04)
+			delta = cur_fixed(&cu, 4);
+		else
+			adv = false, delta = 0;
+		if (cu.bad)
+			return;
+		if (adv) {
+			uint64_t nloc = loc + delta * ci->code_align;
+			cfa_assign(t, loc, nloc, cfa_rule(reg, off, known));
+			loc = nloc;
+			continue;
+		}
+		const uint8_t *ops = cu.p;
+		switch (op) {
+		case 0x0c: /* def_cfa reg, off */
+			reg = cur_uleb(&cu), off = cur_uleb(&cu), known = true;
+			break;
+		case 0x0d: /* def_cfa_register */
+			reg = cur_uleb(&cu);
+			break;
+		case 0x0e: /* def_cfa_offset */
+			off = cur_uleb(&cu);
+			break;
+		case 0x0f: case 0x12: case 0x13: /* expression; factored (_sf) forms */
+			known = false;
+			cu.p = ops;
+			if (!eh_skip_cfa_operands(&cu, op))
+				return;
+			break;
+		case 0x0a: /* remember_state */
+			if (nsaved == DEPTH)
+				return;
+			saved[nsaved].reg = reg, saved[nsaved].off = off, saved[nsaved].known = known;
+			nsaved++;
+			break;
+		case 0x0b: /* restore_state */
+			if (!nsaved)
+				return;
+			nsaved--;
+			reg = saved[nsaved].reg, off = saved[nsaved].off, known = saved[nsaved].known;
+			break;
+		case 0x01: /* set_loc: not emitted by gcc or clang */
+			return;
+		default:
+			if (!eh_skip_cfa_operands(&cu, op))
+				return;
+		}
+		if (cu.bad)
+			return;
+	}
+	cfa_assign(t, loc, end, cfa_rule(reg, off, known));
+}
+
+void ehframe_call_cfa(struct code *c)
+{
+	for (int ti = 0; ti < c->ntexts; ti++)
+		if (c->texts[ti].cslot)
+			c->texts[ti].cfa = xcalloc(c->texts[ti].ninsns + 1, sizeof(int32_t));
+	struct cfa_walk w = {c};
+	each_fde(c, call_cfa, &w);
 }

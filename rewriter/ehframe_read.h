@@ -43,9 +43,19 @@ int eh_enc_size(uint8_t enc);
  * (an augmentation other than z, R, L, P, S, B; a zero code alignment). */
 bool eh_parse_cie(uint64_t off, const uint8_t *p, const uint8_t *end, struct cie *ci);
 
+struct cursor;
+/* Step the cursor past the operands of CFA instruction op (not an
+ * advance); false if op is unknown or its operands run past the end. */
+bool eh_skip_cfa_operands(struct cursor *c, uint8_t op);
+
 /* Mark exception landing pads as blocks where the shadow stack resyncs:
  * those of the LSDA of every FDE of code.  Before blocks are built. */
 void ehframe_mark_landing_pads(struct code *c);
+
+/* --counts: where each call site's and direct tail jump's frame has its
+ * CFA (text.cfa), by the CFA rules of the FDE that covers it.  After the
+ * sites are numbered (code_find_sites). */
+void ehframe_call_cfa(struct code *c);
 
 /* The code every FDE of c->o describes: its section, offset and size,
  * each through fn.  Needs only the object (before decoding). */

@@ -123,6 +123,8 @@ int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *op
 		code_count_preds(c);
 	}
 	code_find_sites(c);
+	if (opts->counting)
+		ehframe_call_cfa(c);
 	line_table_read(&c->lines, o);
 	/* after the line table: an inlined call's file is one of its unit's */
 	if (!inline_table_read(&c->inlines, o, &c->lines))

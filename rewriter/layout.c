@@ -337,7 +337,7 @@ static void cfa_row(struct emit *e, uint32_t off)
 }
 
 static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, const struct external *x);
-static void emit_cback(struct emit *e, bool save);
+static void emit_cback(struct emit *e, bool save, uint32_t k, const struct func *f);
 static void emit_cmeas(struct emit *e, uint32_t k, int sym);
 
 /* A tail jump to external code becomes a call of it, from a frame that
@@ -386,7 +386,7 @@ static void emit_ext_tail(struct emit *e, uint32_t k, const struct func *f)
 	if (counting) {
 		if (measured)
 			emit_cmeas(e, k, e->c->sym_cmeas_stop);
-		emit_cback(e, false);
+		emit_cback(e, false, k, NULL); /* (%rsp moved: by the callee's node) */
 	} else
 		emit_call_rt(e, (x->flags & PI_EXT_FIXED) ? e->c->sym_ext_exit_fixed : e->c->sym_ext_exit);
 	PUT(e, lea_up);
@@ -675,6 +675,91 @@ static void emit_fs_zero(struct emit *e, uint32_t off)
 
 static const uint8_t TEST_R11[] = {0x4d, 0x85, 0xdb};
 
+/* OP frames.field(%rip),%r11 (runtime/framenodes.c's struct pi_frames) */
+static void emit_frames_r11(struct emit *e, uint8_t op, uint32_t field)
+{
+	uint8_t b[] = {0x4c, op, 0x1d};
+	PUT(e, b);
+	add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)e->c->sym_frames, (int64_t)field - 4);
+	buf_u32(&e->tl->out, 0);
+}
+
+/* cmpb $0,%fs:frames_off; jne (rel8, patched): where the thread keeps no
+ * frame nodes.  The rel8's offset. */
+static uint64_t emit_frames_off_jne(struct emit *e)
+{
+	static const uint8_t b[] = {0x64, 0x80, 0x3c, 0x25};
+	PUT(e, b);
+	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_FRAMES_OFF);
+	buf_u32(&e->tl->out, 0);
+	static const uint8_t jne[] = {0x00, 0x75, 0x00};
+	PUT(e, jne);
+	return cur(e) - 1;
+}
+
+/* Whether f keeps its frame's node (runtime/framenodes.c): its entry
+ * stub stores it, unless the function reads flags at entry (the store
+ * changes them). */
+static bool keeps_frame(const struct emit *e, const struct func *f)
+{
+	return !(e->c->blocks[f->first_block].live_in & FLAGS_STATUS);
+}
+
+/* Whether the call or tail jump k of f finds f's frame's node by its CFA
+ * (the unwind table says where the CFA is there). */
+static bool site_frame(const struct emit *e, uint32_t k, const struct func *f)
+{
+	return f && e->t->cfa && e->t->cfa[k] && keeps_frame(e, f);
+}
+
+/* lea CFA+extra,%r11 at k (extra: what %rsp moved since; not for a CFA
+ * from %rbp) */
+static void emit_lea_cfa_r11(struct emit *e, uint32_t k, int32_t extra)
+{
+	int32_t cfa = e->t->cfa[k];
+	if (cfa > 0) {
+		emit_lea_rsp_r11(e, cfa + extra);
+		return;
+	}
+	static const uint8_t b[] = {0x4c, 0x8d, 0x9d}; /* lea disp32(%rbp),%r11 */
+	PUT(e, b);
+	buf_u32(&e->tl->out, (uint32_t)-cfa);
+}
+
+/* The frame node's store at the end of an entry stub (%r11 pushed): the
+ * current node goes to the word of the frame whose CFA is %rsp + 16, when
+ * the frames' nodes are where they were last (__profinst_cframe finds
+ * them, or turns them off for the thread, the first time and on another
+ * stack). */
+static void emit_frame_store(struct emit *e)
+{
+	emit_lea_rsp_r11(e, 16);
+	emit_frames_r11(e, 0x2b, STUB_FRAMES_LO);  /* sub lo(%rip),%r11 */
+	emit_frames_r11(e, 0x3b, STUB_FRAMES_LEN); /* cmp len(%rip),%r11 */
+	buf_u8(&e->tl->out, 0x73);                 /* jae miss */
+	uint64_t j_miss = cur(e);
+	buf_u8(&e->tl->out, 0);
+	emit_frames_r11(e, 0x03, STUB_FRAMES_BASE); /* add base(%rip),%r11 */
+	uint64_t write = cur(e);
+	static const uint8_t push[] = {0x64, 0xff, 0x34, 0x25}; /* push %fs:cur */
+	PUT(e, push);
+	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_CUR);
+	buf_u32(&e->tl->out, 0);
+	cfa_row(e, 24);
+	static const uint8_t pop[] = {0x41, 0x8f, 0x03}; /* pop (%r11) */
+	PUT(e, pop);
+	cfa_row(e, 16);
+	buf_u8(&e->tl->out, 0xeb); /* jmp out */
+	uint64_t j_out = cur(e);
+	buf_u8(&e->tl->out, 0);
+	e->tl->out.p[j_miss] = (uint8_t)(cur(e) - j_miss - 1);
+	emit_call_rt(e, e->c->sym_cframe);
+	PUT(e, TEST_R11);
+	buf_u8(&e->tl->out, 0x75); /* jne write */
+	buf_u8(&e->tl->out, (uint8_t)(write - cur(e) - 1));
+	e->tl->out.p[j_out] = (uint8_t)(cur(e) - j_out - 1);
+}
+
 /* Where a node of f keeps the callee's node of its call slot slot */
 static uint32_t slot_disp(const struct func *f, uint32_t slot)
 {
@@ -694,8 +779,10 @@ static void emit_centry(struct emit *e, const struct func *f)
 	 * the runtime for a pointer's call) */
 	bool flags = e->c->blocks[f->first_block].live_in & FLAGS_STATUS;
 	PUT(e, PUSH_R11);
+	cfa_row(e, 16); /* (the stub's every push, for an unwinder) */
 	if (flags) {
 		PUT(e, FLAGS_SAVE);
+		cfa_row(e, 24);
 		static const uint8_t lea[] = {0x4c, 0x8d, 0x5c, 0x24, 0x08}; /* lea 8(%rsp),%r11 */
 		PUT(e, lea);
 		static const uint8_t cmp[] = {0x64, 0x4c, 0x39, 0x1c, 0x25}; /* cmp %r11,%fs: */
@@ -723,9 +810,13 @@ static void emit_centry(struct emit *e, const struct func *f)
 	static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS}; /* incq calls(%r11) */
 	PUT(e, inc);
 	emit_fs_zero(e, STUB_TLS_NEXTSP);
-	if (flags)
+	if (flags) {
 		PUT(e, FLAGS_RESTORE);
-	PUT(e, POP_R11);
+		cfa_row(e, 16);
+		PUT(e, POP_R11);
+		cfa_row(e, 8);
+	}
+	/* (without flags: to the frame node's store, the runtime's way's too) */
 	buf_u8(&e->tl->out, 0xeb);
 	uint64_t j_done = cur(e);
 	buf_u8(&e->tl->out, 0);
@@ -766,12 +857,24 @@ static void emit_centry(struct emit *e, const struct func *f)
 	}
 	for (int i = 0; i < nslow; i++)
 		e->tl->out.p[to_slow[i]] = (uint8_t)(cur(e) - to_slow[i] - 1);
-	if (flags)
+	if (flags) {
+		cfa_row(e, 24);
 		PUT(e, FLAGS_RESTORE);
+		cfa_row(e, 16);
+	} else
+		cfa_row(e, 16);
 	emit_lea_r11_funcrec(e, f);
 	emit_call_rt(e, flags ? e->c->sym_centry_flags : e->c->sym_centry);
-	PUT(e, POP_R11);
+	if (flags) {
+		PUT(e, POP_R11);
+		cfa_row(e, 8);
+		e->tl->out.p[j_done] = (uint8_t)(cur(e) - j_done - 1);
+		return;
+	}
 	e->tl->out.p[j_done] = (uint8_t)(cur(e) - j_done - 1);
+	emit_frame_store(e);
+	PUT(e, POP_R11);
+	cfa_row(e, 8);
 }
 
 /* A register dead at the block's start (reglive.h), -1 if none: %r11
@@ -847,15 +950,32 @@ static void emit_cset(struct emit *e, const struct func *f, uint32_t slot, int32
 	}
 }
 
-/* After a call: the current node is the caller's again. */
-static void emit_cback(struct emit *e, bool save)
+/* After call k of f: the current node is the caller's again, the one its
+ * frame keeps where the unwind table says where its CFA is, else the
+ * callee's node's parent.  (Both give the same node; the first is one
+ * load from an address %rsp gives, the second a chain through the
+ * current node that each call and return in turn waits for.) */
+static void emit_cback(struct emit *e, bool save, uint32_t k, const struct func *f)
 {
 	if (save) {
 		PUT(e, LEA_RSP_M128);
 		PUT(e, PUSH_R11);
 	}
+	uint64_t j_parent = 0, j_store = 0;
+	if (site_frame(e, k, f)) {
+		j_parent = emit_frames_off_jne(e);
+		emit_lea_cfa_r11(e, k, save ? 136 : 0);
+		emit_frames_r11(e, 0x03, STUB_FRAMES_DELTA); /* add delta(%rip),%r11 */
+		static const uint8_t load[] = {0x4d, 0x8b, 0x1b, 0xeb}; /* mov (%r11),%r11; jmp store */
+		PUT(e, load);
+		j_store = cur(e);
+		buf_u8(&e->tl->out, 0);
+		e->tl->out.p[j_parent] = (uint8_t)(cur(e) - j_parent - 1);
+	}
 	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
 	emit_r11m(e, 0x4d, 0x8b, 3, STUB_CN_FPARENT);
+	if (j_store)
+		e->tl->out.p[j_store] = (uint8_t)(cur(e) - j_store - 1);
 	emit_fs_r11(e, 0x89, STUB_TLS_CUR);
 	if (save) {
 		PUT(e, POP_R11);
@@ -945,7 +1065,9 @@ static void emit_body(struct emit *e, uint32_t k, const struct func *f);
  * the ABI. */
 static bool inner_call(const struct emit *e, uint32_t k)
 {
-	if (r11_live_at(e, k))
+	/* the caller stores the callee's frame node: where its own frame's
+	 * is known to be (the callee's is next to it) */
+	if (r11_live_at(e, k) || !site_frame(e, k, &e->c->funcs[e->t->fn[k]]))
 		return false;
 	if (e->t->inner_sym && e->t->inner_sym[k] >= 0)
 		return true;
@@ -962,6 +1084,7 @@ static bool inner_call(const struct emit *e, uint32_t k)
 static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32_t slot)
 {
 	bool jump = e->t->insns[k].kind != INSN_CALL;
+	uint64_t j0 = emit_frames_off_jne(e);
 	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
 	emit_r11m(e, 0x4d, 0x8b, 3, slot_disp(f, slot));
 	PUT(e, TEST_R11);
@@ -972,6 +1095,22 @@ static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32
 	emit_fs_r11(e, 0x89, STUB_TLS_CUR);
 	static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
 	PUT(e, inc);
+	/* the callee's frame node, at its CFA: our %rsp for a call, our
+	 * CFA for a tail jump (push %r11; lea CFA,%r11; add delta(%rip),%r11;
+	 * pop (%r11)) */
+	int32_t cfa = e->t->cfa[k];
+	PUT(e, PUSH_R11);
+	if (cfa > 0) /* (an unwinder may start here: a signal, a cancellation) */
+		cfa_row(e, (uint32_t)cfa + 8);
+	if (jump)
+		emit_lea_cfa_r11(e, k, 8);
+	else
+		emit_lea_rsp_r11(e, 8);
+	emit_frames_r11(e, 0x03, STUB_FRAMES_DELTA);
+	static const uint8_t pop[] = {0x41, 0x8f, 0x03};
+	PUT(e, pop);
+	if (cfa > 0)
+		cfa_row(e, (uint32_t)cfa);
 	if (e->t->inner_sym && e->t->inner_sym[k] >= 0)
 		emit_branch_sym(e, jump ? 0xe9 : 0xe8, e->t->inner_sym[k]);
 	else {
@@ -985,6 +1124,7 @@ static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32
 		buf_u32(&e->tl->out, 0);
 	}
 	wr32(e->tl->out.p + j1, (uint32_t)(cur(e) - j1 - 4));
+	e->tl->out.p[j0] = (uint8_t)(cur(e) - j0 - 1);
 	emit_cset(e, f, slot, jump ? 0 : -8, false);
 	if (e->t->insns[k].kind == INSN_JCC) { /* (the jump's condition held) */
 		buf_u8(&e->tl->out, 0xe9);
@@ -1371,7 +1511,7 @@ static void emit_insn(struct emit *e, uint32_t k)
 	if (cswitch)
 		emit_call_rt(e, e->c->sym_cunpark);
 	if (cafter)
-		emit_cback(e, csave);
+		emit_cback(e, csave, k, f);
 	if (cafter && !csave && counts_after_call(e, k, f)) {
 		/* the caller's node is in %r11: count the next block there */
 		emit_r11m(e, 0x49, 0xff, 0, STUB_CN_COUNTS + 8 * (t->block[k + 1] - f->first_block));

@@ -102,6 +102,8 @@ void meta_prepare(struct code *c)
 		c->sym_cmeas_stop = undef(o, STUB_CMEAS_STOP_SYMBOL, STT_NOTYPE);
 		c->sym_cpark = undef(o, STUB_CPARK_SYMBOL, STT_NOTYPE);
 		c->sym_cunpark = undef(o, STUB_CUNPARK_SYMBOL, STT_NOTYPE);
+		c->sym_frames = undef(o, STUB_FRAMES_SYMBOL, STT_OBJECT);
+		c->sym_cframe = undef(o, STUB_CFRAME_SYMBOL, STT_NOTYPE);
 		inner_symbols(c);
 	}
 	/* each block's executions and, under a simulation, its

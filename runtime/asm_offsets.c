@@ -23,6 +23,11 @@ _Static_assert(offsetof(struct pi_tls, clock) == STUB_TLS_CLOCK &&
 _Static_assert(offsetof(struct pi_tls, cur) == STUB_TLS_CUR && offsetof(struct pi_tls, next) == STUB_TLS_NEXT &&
 		       offsetof(struct pi_tls, nextsp) == STUB_TLS_NEXTSP &&
 		       offsetof(struct pi_tls, target) == STUB_TLS_TARGET &&
+		       offsetof(struct pi_tls, frames_off) == STUB_TLS_FRAMES_OFF &&
+		       offsetof(struct pi_frames, lo) == STUB_FRAMES_LO &&
+		       offsetof(struct pi_frames, len) == STUB_FRAMES_LEN &&
+		       offsetof(struct pi_frames, base) == STUB_FRAMES_BASE &&
+		       offsetof(struct pi_frames, delta) == STUB_FRAMES_DELTA &&
 		       offsetof(struct pi_funcrec, addr) == STUB_FR_ADDR0 &&
 		       offsetof(struct rt_cnode, fparent) == STUB_CN_FPARENT &&
 		       offsetof(struct rt_cnode, fn) == STUB_CN_FN &&

@@ -199,7 +199,21 @@ struct pi_tls {
 	struct rt_cnode *cresume; /* a timed external a callback returns to:
 				its clock runs again as the trampoline's
 				last work (stubs.S) */
+	uint8_t frames_off;  /* the frames' nodes are not kept (framenodes.c):
+				the code after a call takes its node from the
+				callee's */
 };
+
+/* Where the frames' nodes are (framenodes.c, stub_abi.h STUB_FRAMES_*): a
+ * frame whose CFA is in [lo, lo + len) keeps its node at CFA + delta =
+ * CFA - lo + base. */
+struct pi_frames {
+	uint64_t lo, len, base, delta;
+};
+
+/* The word of the frame whose CFA is cfa, or 0 (the thread's frames_off
+ * then set); the mirror is made the first time. */
+uint64_t pi_rt_cframe(uint64_t cfa);
 
 extern __thread struct pi_tls __profinst_tls;
 

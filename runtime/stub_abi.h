@@ -185,6 +185,16 @@
 #define STUB_TLS_NEXT 184
 #define STUB_TLS_NEXTSP 192
 #define STUB_TLS_TARGET 200 /* a call through a pointer's target */
+/* Nonzero once a frame of the thread could not keep its node
+ * (framenodes.c): a byte. */
+#define STUB_TLS_FRAMES_OFF 216
+/* struct pi_frames (rt.h): where each frame keeps its node. */
+#define STUB_FRAMES_SYMBOL "__profinst_frames"
+#define STUB_FRAMES_LO 0
+#define STUB_FRAMES_LEN 8
+#define STUB_FRAMES_BASE 16
+#define STUB_FRAMES_DELTA 24
+#define STUB_CFRAME_SYMBOL "__profinst_cframe"
 #define STUB_CN_FN 0
 #define STUB_CN_FPARENT 8
 #define STUB_CN_CALLS 24

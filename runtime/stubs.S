@@ -1392,6 +1392,18 @@ ENTRY __profinst_cresync
 	RESTORE_LIGHT
 END __profinst_cresync
 
+/* An entry whose frame's CFA is not where the frames' nodes were last
+ * found (the first entry, or one on another stack): %r11 = the frame's
+ * word (framenodes.c), or 0 if it has none.  The entry stub's %rsp is its
+ * CFA - 16 (the return address and its push of %r11). */
+ENTRY __profinst_cframe
+	SAVE_LIGHT
+	lea SAVED_LIGHT+8+16(%rsp), %rdi
+	call pi_rt_cframe
+	mov %rax, (%rsp)          /* the %r11 RESTORE_LIGHT takes back */
+	RESTORE_LIGHT
+END __profinst_cframe
+
 /* Around swapcontext: the context leaving keeps its node (the %rsp of the
  * call names it), the one coming back takes it again. */
 ENTRY __profinst_cpark

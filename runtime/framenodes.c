@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The counting runtime's frame nodes: each frame of instrumented code
+ * keeps its node at a fixed distance from its CFA, in a mirror of the
+ * stacks, so that the code after a call finds its own node again by one
+ * load from an address it computes from %rsp, instead of following the
+ * callee's node to its parent (a chain of loads and stores through the
+ * thread's current-node word, call after call).
+ *
+ * The mirror is one reservation, made once: the CFAs from MIRROR_LO up to
+ * the top of the user address space (where Linux puts the main stack, the
+ * threads' stacks, the mappings and a PIE program's heap) have their words
+ * MIRROR_SHIFT bytes below, in memory that is never touched but for the
+ * frames' words.  A frame whose CFA lies elsewhere (a stack in the lower
+ * addresses), or a process where the reservation could not be made (an
+ * address-space limit), turns the thread's frame nodes off
+ * (pi_tls.frames_off): its code then finds its node as before, through
+ * the callee's node.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "rt.h"
+#include "stub_abi.h"
+
+#define MIRROR_LO 0x510000000000ull   /* above the address sanitizer's shadow */
+#define MIRROR_HI 0x800000000000ull   /* the end of the user address space */
+#define MIRROR_SHIFT 0x400000000000ull
+
+struct pi_frames __profinst_frames __attribute__((visibility("hidden")));
+
+static uint32_t state; /* 0 not tried, 1 being made, 2 made, 3 failed */
+
+static void mirror_make(void)
+{
+	uint32_t s = 0;
+	if (!__atomic_compare_exchange_n(&state, &s, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	uint64_t base = MIRROR_LO - MIRROR_SHIFT, len = MIRROR_HI - MIRROR_LO;
+	/* (a kernel before 4.17 takes MAP_FIXED_NOREPLACE as a hint) */
+	long p = rt_syscall6(SYS_mmap, (long)base, (long)len, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p != (long)base) {
+		if (!(p < 0 && p > -4096))
+			rt_munmap((void *)p, len);
+		__atomic_store_n(&state, 3, __ATOMIC_RELEASE);
+		return;
+	}
+	/* a word now and then, far apart: no huge pages, and nothing in a
+	 * core dump */
+	rt_syscall6(SYS_madvise, p, (long)len, MADV_NOHUGEPAGE, 0, 0, 0);
+	rt_syscall6(SYS_madvise, p, (long)len, MADV_DONTDUMP, 0, 0, 0);
+	__profinst_frames.lo = MIRROR_LO;
+	__profinst_frames.base = base;
+	__profinst_frames.delta = base - MIRROR_LO;
+	__atomic_store_n(&__profinst_frames.len, len, __ATOMIC_RELEASE);
+	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+}
+
+uint64_t pi_rt_cframe(uint64_t cfa)
+{
+	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == 0)
+		mirror_make();
+	const struct pi_frames *f = &__profinst_frames;
+	uint64_t len = __atomic_load_n(&f->len, __ATOMIC_ACQUIRE);
+	if (cfa - f->lo < len)
+		return cfa - f->lo + f->base;
+	__profinst_tls.frames_off = 1;
+	return 0;
+}
