@@ -5,6 +5,7 @@ checks what the program shows (output, status) against the native build
 and what the profile says, or that nothing it must not touch was touched."""
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -429,6 +430,29 @@ def tests(ctx, Fail, sh, must, profile_json):
         if pj["threads"] != 1001 or calls.get("work") != 100000:
             raise Fail("threads %d, work() calls %r" % (pj["threads"], calls.get("work")))
 
+    @case
+    def low_stack(tmp):
+        """A context on a stack low in the address space, where the counting
+        runtime keeps no frame nodes (framenodes.c): its thread finds its
+        nodes the other way, and the tree is the same as with the stack
+        where Linux puts stacks, call for call and instruction for
+        instruction."""
+        native, exe = build(tmp, "low_stack")
+        trees = []
+        for addr in ("0x30000000", "0x7e0000000000"):
+            prof = os.path.join(tmp, addr + ".prof")
+            a = sh([native, addr], cwd=tmp)
+            b = sh([exe, addr], env=dict(os.environ, PROFINST_OUTPUT=prof), cwd=tmp)
+            if a.returncode or (a.returncode, a.stdout) != (b.returncode, b.stdout):
+                raise Fail("%s: native %r %r, instrumented %r %r %s" % (addr, a.returncode, a.stdout, b.returncode,
+                                                                      b.stdout, b.stderr[-300:]))
+            tree = must([ctx.profview, "tree", prof], "profview tree").stdout
+            trees.append(re.sub(r"\(tid \d+\)", "", tree))
+        if trees[0] != trees[1]:
+            raise Fail("the trees differ:\n%s\n%s" % (trees[0], trees[1]))
+        if not re.search(r"\s3\s+\d+\s+\d+\s+work\s+\[on_low", trees[0]):
+            raise Fail("no 3 calls of work() under on_low():\n" + trees[0])
+
     return [("safety/setuid", setuid), ("safety/planted_links", planted_links),
             ("safety/special_files", special_files), ("safety/profview_outputs", profview_outputs),
             ("safety/exit_race_exit", exit_race("exit", 4)), ("safety/exit_race__exit", exit_race("_exit", 3)),
@@ -437,5 +461,5 @@ def tests(ctx, Fail, sh, must, profile_json):
             ("safety/signal_storm", signal_storm), ("safety/term_during_write", term_during_write),
             ("safety/signal_storm_callbacks", storm_callbacks(("--timed",))),
             ("safety/signal_storm_callbacks_counts", storm_callbacks(("--counts",))),
-            ("safety/async_cancel", async_cancel), ("safety/malloc_under_limit", malloc_under_limit),
+            ("safety/async_cancel", async_cancel), ("safety/low_stack", low_stack), ("safety/malloc_under_limit", malloc_under_limit),
             ("safety/many_threads_under_limit", many_threads_under_limit)]
