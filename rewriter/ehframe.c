@@ -166,20 +166,10 @@ static bool rewrite_fde(struct ehctx *x, uint64_t off, const uint8_t *body, cons
 	}
 	while (cu.p < cu.end) {
 		uint8_t op = *cu.p++;
-		uint64_t delta = 0;
-		bool adv = true;
-		if ((op >> 6) == 1)
-			delta = op & 0x3f;
-		else if (op == 0x02)
-			delta = cur_fixed(&cu, 1);
-		else if (op == 0x03)
-			delta = cur_fixed(&cu, 2);
-		else if (op == 0x04)
-			delta = cur_fixed(&cu, 4);
-		else if (op == 0x01)
+		uint64_t delta;
+		bool adv = eh_cfa_advance(&cu, op, &delta);
+		if (op == 0x01)
 			return false; /* set_loc: not emitted by gcc or clang */
-		else
-			adv = false;
 		if (cu.bad)
 			return false;
 		if (adv) {

@@ -107,6 +107,22 @@ bool eh_skip_cfa_operands(struct cursor *c, uint8_t op)
 	return !c->bad;
 }
 
+bool eh_cfa_advance(struct cursor *c, uint8_t op, uint64_t *delta)
+{
+	*delta = 0;
+	if ((op >> 6) == 1)
+		*delta = op & 0x3f;
+	else if (op == 0x02)
+		*delta = cur_fixed(c, 1);
+	else if (op == 0x03)
+		*delta = cur_fixed(c, 2);
+	else if (op == 0x04)
+		*delta = cur_fixed(c, 4);
+	else
+		return false;
+	return true;
+}
+
 /* An FDE of an object's .eh_frame, as the walkers below see it: its CIE
  * (parsed, or NULL), where it lies, and the relocation of its pc_begin. */
 struct fde_view {
@@ -205,11 +221,6 @@ void ehframe_code_ranges(struct code *c, void (*fn)(void *arg, int sec, uint64_t
 	each_fde(c, code_range, &r);
 }
 
-/* The CFA rule the call sites of one FDE's code run under (t->cfa). */
-struct cfa_walk {
-	struct code *c;
-};
-
 static int32_t cfa_rule(uint64_t reg, uint64_t off, bool known)
 {
 	if (!known || off == 0 || off >= (1u << 24))
@@ -228,10 +239,10 @@ static void cfa_assign(struct text *t, uint64_t from, uint64_t to, int32_t rule)
 	}
 }
 
+/* The CFA rule each call site of one FDE's code runs under (t->cfa). */
 static void call_cfa(void *arg, const struct fde_view *v)
 {
-	struct cfa_walk *w = arg;
-	struct code *c = w->c;
+	struct code *c = arg;
 	const struct cie *ci = v->ci;
 	const uint8_t *d = v->eh->data;
 	if (!ci || eh_enc_size(ci->fde_enc) != 4 || !v->pr || v->eoff < v->off + 16 ||
@@ -260,17 +271,7 @@ static void call_cfa(void *arg, const struct fde_view *v)
 	while (cu.p < cu.end && loc < end) {
 		uint8_t op = *cu.p++;
 		uint64_t delta;
-		bool adv = true;
-		if ((op >> 6) == 1)
-			delta = op & 0x3f;
-		else if (op == 0x02)
-			delta = cur_fixed(&cu, 1);
-		else if (op == 0x03)
-			delta = cur_fixed(&cu, 2);
-		else if (op == 0x04)
-			delta = cur_fixed(&cu, 4);
-		else
-			adv = false, delta = 0;
+		bool adv = eh_cfa_advance(&cu, op, &delta);
 		if (cu.bad)
 			return;
 		if (adv) {
@@ -325,6 +326,5 @@ void ehframe_call_cfa(struct code *c)
 	for (int ti = 0; ti < c->ntexts; ti++)
 		if (c->texts[ti].cslot)
 			c->texts[ti].cfa = xcalloc(c->texts[ti].ninsns + 1, sizeof(int32_t));
-	struct cfa_walk w = {c};
-	each_fde(c, call_cfa, &w);
+	each_fde(c, call_cfa, c);
 }

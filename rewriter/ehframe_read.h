@@ -48,6 +48,10 @@ struct cursor;
  * advance); false if op is unknown or its operands run past the end. */
 bool eh_skip_cfa_operands(struct cursor *c, uint8_t op);
 
+/* Whether CFA instruction op is an advance (advance_loc, _loc1, _loc2,
+ * _loc4); its delta, in code alignment units, read into *delta. */
+bool eh_cfa_advance(struct cursor *c, uint8_t op, uint64_t *delta);
+
 /* Mark exception landing pads as blocks where the shadow stack resyncs:
  * those of the LSDA of every FDE of code.  Before blocks are built. */
 void ehframe_mark_landing_pads(struct code *c);
