@@ -320,12 +320,13 @@ static void emit_tail_indirect(struct emit *e, uint32_t k, const struct func *f)
  * is measured and the function exits when it returns: the stack arguments
  * the external may read above the return address are copied below it
  * (EXT_TAIL_ARGS of them: a sibling call passes no more than the caller
- * received, and more than 8 stack arguments is unheard of), then
+ * received, and more than 8 stack arguments is unheard of; none for a C
+ * library function the model costs, whose arguments are all in
+ * registers), then
  *   call CALL (the jump's target); exit stub; ret.
  * The unwinder learns of the moved CFA from the rows ehframe.c inserts.
  */
 #define EXT_TAIL_ARGS 8
-#define EXT_TAIL_BYTES (8 * EXT_TAIL_ARGS + 8) /* keeps %rsp 16-aligned at the call */
 
 static void cfa_row(struct emit *e, uint32_t off)
 {
@@ -349,20 +350,22 @@ static void emit_ext_tail(struct emit *e, uint32_t k, const struct func *f)
 	bool counting = e->c->opts->counting;
 	const struct insn *in = &e->t->insns[k];
 	struct buf *o = &e->tl->out;
-	static const uint8_t lea_down[] = {0x48, 0x8d, 0x64, 0x24, (uint8_t)-EXT_TAIL_BYTES};
-	static const uint8_t lea_up[] = {0x48, 0x8d, 0x64, 0x24, EXT_TAIL_BYTES};
+	const struct external *x = &e->c->exts[e->t->ext[k]];
+	uint32_t nargs = (x->flags & PI_EXT_FIXED) ? 0 : EXT_TAIL_ARGS;
+	uint32_t bytes = 8 * nargs + 8; /* (keeps %rsp 16-aligned at the call) */
+	const uint8_t lea_down[] = {0x48, 0x8d, 0x64, 0x24, (uint8_t)-bytes};
+	const uint8_t lea_up[] = {0x48, 0x8d, 0x64, 0x24, (uint8_t)bytes};
 	PUT(e, lea_down);
-	cfa_row(e, EXT_TAIL_BYTES + 8);
-	for (uint32_t i = 0; i < EXT_TAIL_ARGS; i++) {
-		/* mov (EXT_TAIL_BYTES + 8 + 8i)(%rsp),%r11; mov %r11,8i(%rsp) */
+	cfa_row(e, bytes + 8);
+	for (uint32_t i = 0; i < nargs; i++) {
+		/* mov (bytes + 8 + 8i)(%rsp),%r11; mov %r11,8i(%rsp) */
 		static const uint8_t ld[] = {0x4c, 0x8b, 0x9c, 0x24};
 		PUT(e, ld);
-		buf_u32(o, EXT_TAIL_BYTES + 8 + 8 * i);
+		buf_u32(o, bytes + 8 + 8 * i);
 		static const uint8_t st[] = {0x4c, 0x89, 0x5c, 0x24};
 		PUT(e, st);
 		buf_u8(o, (uint8_t)(8 * i));
 	}
-	const struct external *x = &e->c->exts[e->t->ext[k]];
 	bool measured = counting && (!(x->flags & PI_EXT_FIXED) || (x->flags & PI_EXT_C_LOCALE));
 	if (counting) {
 		emit_cnode(e, f, e->t->cslot[k], x);
@@ -1023,14 +1026,15 @@ static void emit_cext_cost(struct emit *e, const struct external *x)
 static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, const struct external *x)
 {
 	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
-	emit_r11m(e, 0x4d, 0x8d, 3, slot_disp(f, slot));
-	emit_fs_r11(e, 0x89, STUB_TLS_NEXT);
-	static const uint8_t load[] = {0x4d, 0x8b, 0x1b};
-	PUT(e, load);
+	emit_r11m(e, 0x4d, 0x8b, 3, slot_disp(f, slot)); /* mov slot(%r11),%r11 */
 	PUT(e, TEST_R11);
 	buf_u8(&e->tl->out, 0x75); /* jnz have */
 	uint64_t j = cur(e);
 	buf_u8(&e->tl->out, 0);
+	/* the runtime's way: the slot named in next */
+	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
+	emit_r11m(e, 0x4d, 0x8d, 3, slot_disp(f, slot));
+	emit_fs_r11(e, 0x89, STUB_TLS_NEXT);
 	if (x)
 		emit_lea_r11_rec(e, x->rec_sec, x->rec_off);
 	else {

@@ -124,6 +124,13 @@ static struct rt_cthread *cthread(struct pi_tls *t)
 		struct rt_cthread *ct = th->kit ? th->kit->counting : NULL;
 		if (ct) {
 			th->kit->counting = NULL;
+			/* the first piece's nodes, zero again (the other pieces
+			 * were fresh memory, and new_cnode does not clear) */
+			char *a = ct->arena;
+			uint64_t used = a >= ct->first_piece && a <= ct->first_piece + PIECE_FIRST
+						? (uint64_t)(a - ct->first_piece) : PIECE_FIRST;
+			if (ct->first_piece)
+				memset(ct->first_piece, 0, used);
 			memset(&ct->root, 0, sizeof(ct->root));
 			ct->ntramp = ct->npark = ct->nnest = 0;
 			ct->arena_end = NULL;
@@ -187,7 +194,7 @@ static struct rt_cnode *new_cnode(struct rt_cthread *ct, const struct pi_funcrec
 		}
 	} else if (!(n = rt_alloc_keep(size)))
 		return NULL;
-	memset(n, 0, size);
+	/* (zero: fresh memory, or the first piece cleared for this thread) */
 	n->fn = fn;
 	n->parent = parent;
 	n->fparent = fparent;
@@ -891,10 +898,9 @@ static struct rt_node *rt_child(struct rt_node *parent, const struct pi_funcrec 
 	for (struct rt_node *n = parent->first_child; n; n = n->next_sibling)
 		if (n->fn == fn && n->ra == ra && n->alias == alias)
 			return n;
-	struct rt_node *n = rt_alloc_keep(sizeof(*n));
+	struct rt_node *n = rt_alloc_keep(sizeof(*n)); /* (zero: fresh memory) */
 	if (!n)
 		return NULL;
-	memset(n, 0, sizeof(*n));
 	n->fn = fn;
 	n->ra = ra;
 	n->alias = alias;
