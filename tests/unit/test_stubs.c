@@ -85,15 +85,15 @@ _Static_assert((uint32_t)-0x72B3ACBF == STUB_ENTRY_SIG, "the signature the patte
 
 /* the kinds, by where check_words finds their words */
 enum { S_ENTRY, S_BLOCK, S_EXIT, S_TAIL, S_TAIL_PTR, S_JZ, S_JNZ, S_LOAD1, S_LOAD2, S_EXT, S_ICALL, S_REP, S_SYSCALL, S_FLUSH, S_RESYNC,
-       S_ENTRY_FLAGS, S_BLOCK_FLAGS, S_EXT_FIXED, S_EXT_TAIL, S_COUNT };
+       S_ENTRY_FLAGS, S_BLOCK_FLAGS, S_EXT_FIXED, S_EXT_TAIL_FIXED, S_EXT_TAIL, S_COUNT };
 
 static const struct stub stubs[S_COUNT] = {
 	/* leaf, other, outside */
 	[S_ENTRY] = {"entry", 3, {"^push %r11$", FUNCREC, CALL(STUB_ENTER_SYMBOL), "^pop %r11$"}},
 	/* every block: its cost to the clock (or a part of it), one to its count */
-	[S_BLOCK] = {"block", 14, {"^addq \\$0x[0-9A-F]+, %fs:0x0+ <" STUB_TLS_SYMBOL "(\\+[0-9]+)?>$", "^addq \\$0x01, %fs:0x0+ " TPOFF}},
-	/* the rets of leaf, keeps_flags, and outside's tail call made a call */
-	[S_EXIT] = {"exit", 3, {CALL(STUB_EXIT_SYMBOL), "^ret$"}},
+	[S_BLOCK] = {"block", 16, {"^addq \\$0x[0-9A-F]+, %fs:0x0+ <" STUB_TLS_SYMBOL "(\\+[0-9]+)?>$", "^addq \\$0x01, %fs:0x0+ " TPOFF}},
+	/* the rets of leaf, keeps_flags, and outside's tail calls made calls */
+	[S_EXIT] = {"exit", 4, {CALL(STUB_EXIT_SYMBOL), "^ret$"}},
 	/* leaf's jmp other: the target pushed ([push target]: %r11 kept, the
 	 * target stored above it), then as stub_abi.h says */
 	[S_TAIL] = {"tail", 1,
@@ -102,8 +102,8 @@ static const struct stub stubs[S_COUNT] = {
 	/* other's jmp *%rax: through the slot the helper fills */
 	[S_TAIL_PTR] = {"tail through a pointer", 1,
 	 {"^push %rax$", "^push %r11$", FUNCREC, CALL(STUB_TAILEXIT_SYMBOL), "^pop %r11$", "^pop %r11$", "^jmp %r11$"}},
-	/* je and jne, each with the setCC of its own condition */
-	[S_JZ] = {"branch on zero", 1,
+	/* je (two) and jne, each with the setCC of its own condition */
+	[S_JZ] = {"branch on zero", 2,
 	 {RED_DOWN, "^push %r11$", "^push \\$0x00 " TPOFF, "^mov \\$-?0x[0-9A-F]+, %r11$", "^setz %r11b$",
 	  CALL(STUB_BRANCH_SYMBOL), "^lea 0x08\\(%rsp\\), %rsp$", "^pop %r11$", RED_UP, "^jz "}},
 	[S_JNZ] = {"branch on not zero", 1,
@@ -146,9 +146,14 @@ static const struct stub stubs[S_COUNT] = {
 	/* call strlen: a cost the model fixes, charged at the exit */
 	[S_EXT_FIXED] = {"external call the model costs", 1,
 	 {FUNCREC, CALL(STUB_EXT_ENTER_SYMBOL), CALL("strlen"), CALL(STUB_EXT_EXIT_FIXED_SYMBOL)}},
-	/* jmp free: a call, the eight words above the return address copied
-	 * below it (the stack arguments free would see), then the exit stub
-	 * and a return */
+	/* jmp free: a call from a frame that keeps %rsp aligned (free has
+	 * no stack arguments), then the exit stub and a return */
+	[S_EXT_TAIL_FIXED] = {"external tail call the model costs", 1,
+	 {"^lea -0x08\\(%rsp\\), %rsp$", FUNCREC, CALL(STUB_EXT_ENTER_SYMBOL), CALL("free"),
+	  CALL(STUB_EXT_EXIT_FIXED_SYMBOL), "^lea 0x08\\(%rsp\\), %rsp$", CALL(STUB_EXIT_SYMBOL), "^ret$"}},
+	/* jmp qsort: a call, the eight words above the return address
+	 * copied below it (the stack arguments qsort would see), then the
+	 * exit stub and a return */
 	[S_EXT_TAIL] = {"external tail call", 1,
 	 {"^lea -0x48\\(%rsp\\), %rsp$", "^mov 0x50\\(%rsp\\), %r11$", "^mov %r11, \\(%rsp\\)$",
 	  "^mov 0x58\\(%rsp\\), %r11$", "^mov %r11, 0x08\\(%rsp\\)$", "^mov 0x60\\(%rsp\\), %r11$",
@@ -156,7 +161,7 @@ static const struct stub stubs[S_COUNT] = {
 	  "^mov 0x70\\(%rsp\\), %r11$", "^mov %r11, 0x20\\(%rsp\\)$", "^mov 0x78\\(%rsp\\), %r11$",
 	  "^mov %r11, 0x28\\(%rsp\\)$", "^mov 0x80\\(%rsp\\), %r11$", "^mov %r11, 0x30\\(%rsp\\)$",
 	  "^mov 0x88\\(%rsp\\), %r11$", "^mov %r11, 0x38\\(%rsp\\)$", FUNCREC, CALL(STUB_EXT_ENTER_SYMBOL),
-	  CALL("free"), CALL(STUB_EXT_EXIT_FIXED_SYMBOL), "^lea 0x48\\(%rsp\\), %rsp$", CALL(STUB_EXIT_SYMBOL),
+	  CALL("qsort"), CALL(STUB_EXT_EXIT_SYMBOL), "^lea 0x48\\(%rsp\\), %rsp$", CALL(STUB_EXIT_SYMBOL),
 	  "^ret$"}},
 };
 
