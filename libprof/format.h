@@ -60,6 +60,12 @@ struct pi_map_hdr {
 	uint32_t inlines_off; /* -> struct pi_map_inline[ninlines] */
 	uint32_t ninrows;
 	uint32_t inrows_off;  /* -> struct pi_map_inrow[ninrows], sorted by (section, offset) */
+	/* With PI_MAP_SAME only (and PI_MAP_INLINES; maps written before it
+	 * end at inrows_off): per block, the block whose count is its count,
+	 * + 1 (a block that then has no counter of its own in a --counts
+	 * node), or 0. */
+	uint32_t nsame;       /* nblocks, or 0 */
+	uint32_t same_off;    /* -> uint32_t[nsame] */
 };
 
 #define PI_MAP_CHARGE_OS 0x1    /* the model charges time outside instrumented code */
@@ -69,11 +75,13 @@ struct pi_map_hdr {
 #define PI_MAP_RELOCS 0x10      /* the header goes on with nrelocs and relocs_off */
 #define PI_MAP_INLINES 0x20     /* and then with ninlines, inlines_off, ninrows, inrows_off */
 #define PI_MAP_COUNTING 0x40    /* --counts: the stubs count per context (runtime/counting.c) */
+#define PI_MAP_SAME 0x80        /* and then with nsame, same_off */
 
-/* The header's size in a map without PI_MAP_RELOCS, and in one without
- * PI_MAP_INLINES. */
+/* The header's size in a map without PI_MAP_RELOCS, in one without
+ * PI_MAP_INLINES, and in one without PI_MAP_SAME. */
 #define PI_MAP_HDR_V3_SIZE 80u
 #define PI_MAP_HDR_RELOCS_SIZE 88u
+#define PI_MAP_HDR_INLINES_SIZE 104u
 
 /* An inlined call (DWARF's DW_TAG_inlined_subroutine): a function whose
  * code the compiler put in its caller's. */

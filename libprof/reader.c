@@ -116,6 +116,7 @@ const struct pi_map_inline *prof_inline_parent(const struct prof_obj *o, const s
 
 _Static_assert(offsetof(struct pi_map_hdr, nrelocs) == PI_MAP_HDR_V3_SIZE, "a map without relocations ends there");
 _Static_assert(offsetof(struct pi_map_hdr, ninlines) == PI_MAP_HDR_RELOCS_SIZE, "a map without inlines ends there");
+_Static_assert(offsetof(struct pi_map_hdr, nsame) == PI_MAP_HDR_INLINES_SIZE, "a map without PI_MAP_SAME ends there");
 
 /* Its relocation table (PI_MAP_RELOCS), or none in a map written before. */
 static uint32_t map_nrelocs(const struct pi_map_hdr *m)
@@ -128,6 +129,30 @@ static uint32_t map_nrelocs(const struct pi_map_hdr *m)
 static bool map_inlines(const struct pi_map_hdr *m)
 {
 	return (m->reserved & PI_MAP_INLINES) && (m->reserved & PI_MAP_RELOCS);
+}
+
+/* Its table of blocks counted as another (PI_MAP_SAME, which comes with
+ * the inline tables), or none. */
+static bool map_same(const struct pi_map_hdr *m)
+{
+	return (m->reserved & PI_MAP_SAME) && map_inlines(m);
+}
+
+/* The table of blocks counted as another: one per block, each naming a
+ * block of its own function that has a count of its own. */
+static int check_same(const struct pi_map_hdr *m, char *err, size_t n)
+{
+	if (!m->nsame)
+		return 0;
+	if (m->nsame != m->nblocks || m->same_off % 4 ||
+	    (uint64_t)m->same_off + (uint64_t)m->nsame * sizeof(uint32_t) > m->size)
+		return prof_fail(err, n, "object map's counted blocks overrun the map");
+	const uint32_t *same = (const void *)((const char *)m + m->same_off);
+	const struct pi_map_block *b = (const void *)((const char *)m + m->blocks_off);
+	for (uint32_t i = 0; i < m->nsame; i++)
+		if (same[i] && (same[i] > m->nblocks || same[same[i] - 1] || b[same[i] - 1].func != b[i].func))
+			return prof_fail(err, n, "bad counted block in object map");
+	return 0;
 }
 
 /* The inline tables: strings, parents before their children, rows'
@@ -156,7 +181,8 @@ static int check_map(const struct pi_map_hdr *m, uint64_t avail, char *err, size
 		return prof_fail(err, n, "bad object map");
 	if (m->version != PI_MAP_VERSION)
 		return prof_fail(err, n, "object map version %u not supported", m->version);
-	uint64_t hdr = map_inlines(m)			 ? sizeof(*m)
+	uint64_t hdr = map_same(m)			 ? sizeof(*m)
+		       : map_inlines(m)			 ? PI_MAP_HDR_INLINES_SIZE
 		       : (m->reserved & PI_MAP_RELOCS) ? PI_MAP_HDR_RELOCS_SIZE
 						       : PI_MAP_HDR_V3_SIZE;
 	if (m->size > avail || m->size < hdr)
@@ -204,7 +230,8 @@ static int check_map(const struct pi_map_hdr *m, uint64_t avail, char *err, size
 	for (uint32_t i = 0; i < m->nsites; i++)
 		if (s[i].func >= m->nfuncs || !str_ok(m, s[i].section) || s[i].piece >= PI_MAX_PIECES)
 			return prof_fail(err, n, "bad call site in object map");
-	return map_inlines(m) ? check_inlines(m, err, n) : 0;
+	int r = map_inlines(m) ? check_inlines(m, err, n) : 0;
+	return r ? r : map_same(m) ? check_same(m, err, n) : 0;
 }
 
 #define GROW(arr, len, cap)                                                          \

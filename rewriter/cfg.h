@@ -68,6 +68,8 @@ struct block {
 	uint16_t gpr_live;  /* --counts: general registers maybe live there */
 	uint8_t preds;      /* --counts: ways in from its own function, 2 for two
 			       or more or not known (code_count_preds) */
+	uint32_t same;      /* --counts: the block whose count this one's is,
+			       + 1, or 0 (derive.h) */
 };
 
 /* One executable section. */

@@ -11,6 +11,7 @@
 #include "dwarfinfo.h"
 #include "dwarfline.h"
 #include "ehframe.h"
+#include "derive.h"
 #include "ehframe_read.h"
 #include "external.h"
 #include "layout.h"
@@ -121,6 +122,7 @@ int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *op
 	if (opts->counting) {
 		reg_liveness(c);
 		code_count_preds(c);
+		code_derive_counts(c);
 	}
 	code_find_sites(c);
 	if (opts->counting)

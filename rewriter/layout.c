@@ -1419,7 +1419,7 @@ static void emit_insn(struct emit *e, uint32_t k)
 	}
 	if (f && (t->mark[k] & MARK_LEADER) && !counting)
 		emit_block_stub(e, t->block[k]);
-	else if (f && (t->mark[k] & MARK_LEADER) && e->counted != k &&
+	else if (f && (t->mark[k] & MARK_LEADER) && e->counted != k && !e->c->blocks[t->block[k]].same &&
 		 !(t->block[k] == f->first_block && code_entry_by_calls(e->c, f)))
 		emit_cblock(e, t->block[k], f);
 	if (f && (t->mark[k] & MARK_FLUSH)) {

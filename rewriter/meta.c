@@ -333,6 +333,14 @@ static void build_map(struct code *c, const struct addrmap *m, struct buf *b)
 		buf_put(&body, &mr, sizeof(mr));
 		h.ninrows++;
 	}
+	/* the blocks counted as another (PI_MAP_SAME: --counts) */
+	h.reserved |= PI_MAP_SAME;
+	h.same_off = (uint32_t)(sizeof(h) + body.len);
+	if (c->opts->counting) {
+		h.nsame = (uint32_t)c->nblocks;
+		for (size_t i = 0; i < c->nblocks; i++)
+			buf_u32(&body, c->blocks[i].same);
+	}
 	h.code_off = (uint32_t)(sizeof(h) + body.len);
 	h.code_size = (uint32_t)c->code.len;
 	buf_put(&body, c->code.p, c->code.len);

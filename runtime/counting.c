@@ -774,9 +774,17 @@ static void measured(const struct rt_cnode *n, uint64_t *charged, uint64_t *left
 }
 
 /* Block i's count in n (of an instrumented function): an entry block
- * without a counter of its own ran once per call (PI_FUNC_ENTRY_CALLS). */
+ * without a counter of its own ran once per call (PI_FUNC_ENTRY_CALLS);
+ * a block the map counts as another (PI_MAP_SAME) ran as often as that
+ * one. */
 static uint64_t block_count(const struct rt_cnode *n, const struct pi_map_func *mf, uint32_t i)
 {
+	const struct pi_map_hdr *m = n->fn->obj->map;
+	if ((m->reserved & PI_MAP_SAME) && m->nsame) {
+		uint32_t same = ((const uint32_t *)((const char *)m + m->same_off))[mf->first_block + i];
+		if (same)
+			i = same - 1 - mf->first_block;
+	}
 	return i == 0 && (mf->flags & PI_FUNC_ENTRY_CALLS) ? n->calls : n->counts[i];
 }
 

@@ -25,6 +25,8 @@
  *                      where its block starts, as --counts finds them
  *                      (reglive.h): a counting stub keeps them
  *   regs-dead R...     ... and these are not: a stub may use them
+ *   count-of L         its block keeps no counter: its count is that of
+ *                      the block starting on line L (derive.h)
  *
  * Checked both ways, in every instrumented function: an instruction
  * without `leader` does not start a block, a jump without `tail` does
@@ -61,6 +63,7 @@ struct expect {
 	uint16_t live;   /* flags-live */
 	uint16_t regs_live, regs_dead; /* regs-live, regs-dead */
 	int follows, sets; /* classes by name (an index into the names), or -1 */
+	unsigned count_of; /* count-of: a line, or 0 */
 	bool seen;       /* an instruction is on its line */
 };
 
@@ -162,6 +165,15 @@ static struct expect *read_expects(const char *src, struct classes *cl, size_t *
 					return NULL;
 				}
 				*(w[0] == 'f' ? &x->follows : &x->sets) = i;
+			} else if (!strcmp(w, "count-of")) {
+				char *l = strtok(NULL, " \t\n");
+				x->count_of = l ? (unsigned)atoi(l) : 0;
+				if (!x->count_of) {
+					fprintf(stderr, "%s:%zu: count-of what?\n", src, n);
+					free(e);
+					fclose(f);
+					return NULL;
+				}
 			} else if (!strcmp(w, "loop")) {
 				x->what |= E_LOOP;
 			} else if (!strcmp(w, "resync")) {
@@ -271,9 +283,9 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 				fbad[t->fn[k]]++;
 			}
 			if (!leader) {
-				if (x->live || (x->what & E_LOOP)) {
-					fprintf(stderr, "%s:%u: flags-live or loop on an instruction that starts no block\n",
-						src, line);
+				if (x->live || (x->what & E_LOOP) || x->count_of) {
+					fprintf(stderr, "%s:%u: flags-live, loop or count-of on an instruction that starts "
+						"no block\n", src, line);
 					fbad[t->fn[k]]++;
 				}
 				continue;
@@ -281,6 +293,16 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 			if (looped[t->block[k]] != !!(x->what & E_LOOP)) {
 				fprintf(stderr, "%s:%u: %s a small loop\n", src, line,
 					looped[t->block[k]] ? "on" : "not on");
+				fbad[t->fn[k]]++;
+			}
+			uint32_t same = c->blocks[t->block[k]].same, same_line = 0;
+			if (same) {
+				const struct block *sb = &c->blocks[same - 1];
+				same_line = line_of(&c->lines, c->texts[sb->ts].sec, c->texts[sb->ts].insns[sb->first].off);
+			}
+			if (same_line != x->count_of) {
+				fprintf(stderr, "%s:%u: its count is line %u's (0: its own), expected line %u's\n", src,
+					line, same_line, x->count_of);
 				fbad[t->fn[k]]++;
 			}
 			uint16_t gl = c->blocks[t->block[k]].gpr_live;

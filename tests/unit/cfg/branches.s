@@ -22,7 +22,7 @@ split_compare:
 	movl	$1, %eax		# expect: leader
 	ret
 .Ltest:
-	je	.Lfar			# expect: leader flags-live ZF
+	je	.Lfar			# expect: leader flags-live ZF count-of 19
 	xorl	%eax, %eax		# expect: leader
 	ret
 	.size	split_compare, .-split_compare

@@ -17,7 +17,7 @@ walk:
 	testq	%rdi, %rdi
 	jne	.Lnext
 .Ldone:
-	ret				# expect: leader
+	ret				# expect: leader count-of 11
 	.size	walk, .-walk
 
 # a lookup through a table of indices: the index's load is what the

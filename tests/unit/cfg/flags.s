@@ -49,7 +49,7 @@ join:
 .Lright:
 	movl	$2, %eax		# expect: leader flags-live CF ZF
 .Ljoin:
-	ja	.Lbig			# expect: leader flags-live CF ZF
+	ja	.Lbig			# expect: leader flags-live CF ZF count-of 45
 	ret				# expect: leader
 .Lbig:
 	addl	$10, %eax		# expect: leader

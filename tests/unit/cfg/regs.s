@@ -29,7 +29,7 @@ calls_out:
 	call	elsewhere
 	jmp	.Lafter			# expect: leader regs-live rax regs-dead r11 rcx rsi rdi
 .Lafter:
-	movq	%rax, %rcx		# expect: leader regs-live rax regs-dead r11 rcx rsi rdi r8 r9 r10
+	movq	%rax, %rcx		# expect: leader regs-live rax regs-dead r11 rcx rsi rdi r8 r9 r10 count-of 30
 	addq	%rcx, %rax
 	ret
 	.size	calls_out, .-calls_out

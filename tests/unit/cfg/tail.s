@@ -18,7 +18,7 @@ sibling:
 .Lzero:
 	jmp	.Lout			# expect: leader
 .Lout:
-	xorl	%eax, %eax		# expect: leader
+	xorl	%eax, %eax		# expect: leader count-of 19
 	ret
 	.size	sibling, .-sibling
 

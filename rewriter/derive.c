@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --counts: the blocks whose count another block's gives, so that they
+ * need no counter of their own.
+ *
+ * Block C counts as block A when every way into C comes from A through a
+ * region R of A's function that nothing else enters, which A enters only
+ * once per run of A (no way back to A) and which leaves only to C: no
+ * return, jump out, trap or unknown jump, and no call, which might not
+ * return (exit, longjmp, an exception).  Then every run of A is followed
+ * by exactly one run of C, before A runs again, in the same frame (the
+ * node does not change without a call): the diamond of an if-else, the
+ * join after a switch.  A is C's immediate dominator, the only candidate.
+ * (A program ended or a frame left by a signal inside R, between A and
+ * C, counts C once more than it ran.)
+ */
+#include "derive.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* A region larger than this is not followed (the search is per block) */
+#define REGION_MAX 64
+
+struct fgraph {
+	const struct code *c;
+	const struct func *f;
+	uint32_t n;
+	uint32_t **out; /* per block, its successors in the function */
+	size_t *outn, *outcap;
+	uint32_t **in;  /* and its predecessors */
+	size_t *inn, *incap;
+	bool *stops; /* leaves the function, traps, calls or jumps unknown */
+	bool *special; /* entered other than by its function's edges */
+	bool *live;    /* reached from the entry or a special block (not
+			  padding between functions' parts) */
+};
+
+struct collect {
+	struct fgraph *g;
+	uint32_t from;
+	bool outside;
+};
+
+static void push_edge(uint32_t **v, size_t *n, size_t *cap, uint32_t x)
+{
+	uint32_t *p = VEC_PUSH(*v, *n, *cap);
+	*p = x;
+}
+
+static void add_succ(void *ctx, const struct block *succ)
+{
+	struct collect *k = ctx;
+	struct fgraph *g = k->g;
+	uint32_t b = (uint32_t)(succ - g->c->blocks);
+	if (b < g->f->first_block || b >= g->f->first_block + g->n) {
+		k->outside = true;
+		return;
+	}
+	uint32_t i = b - g->f->first_block;
+	push_edge(&g->out[k->from], &g->outn[k->from], &g->outcap[k->from], i);
+	push_edge(&g->in[i], &g->inn[i], &g->incap[i], k->from);
+}
+
+static bool ends_in_call(const struct code *c, const struct block *bl)
+{
+	const struct text *t = &c->texts[bl->ts];
+	uint32_t k = bl->first + bl->n - 1;
+	const struct insn *in = &t->insns[k];
+	return in->kind == INSN_CALL || in->kind == INSN_CALL_IND || in->kind == INSN_SYSCALL ||
+	       in->kind == INSN_TRAP || (t->mark[k] & (MARK_EXT | MARK_FLUSH));
+}
+
+static void graph_build(struct fgraph *g)
+{
+	const struct code *c = g->c;
+	uint32_t n = g->n;
+	g->out = xcalloc(n, sizeof(*g->out));
+	g->outn = xcalloc(n, sizeof(size_t));
+	g->outcap = xcalloc(n, sizeof(size_t));
+	g->in = xcalloc(n, sizeof(*g->in));
+	g->inn = xcalloc(n, sizeof(size_t));
+	g->incap = xcalloc(n, sizeof(size_t));
+	g->stops = xcalloc(n, sizeof(bool));
+	g->special = xcalloc(n, sizeof(bool));
+	g->live = xcalloc(n, sizeof(bool));
+	for (uint32_t i = 0; i < n; i++) {
+		const struct block *bl = &c->blocks[g->f->first_block + i];
+		struct collect k = {g, i, false};
+		unsigned ends = code_block_flow(c, g->f, bl, add_succ, &k);
+		g->stops[i] = ends || k.outside || ends_in_call(c, bl);
+		uint16_t m = c->texts[bl->ts].mark[bl->first];
+		g->special[i] = i == 0 || (m & (MARK_RESYNC | MARK_ADDR | MARK_FSTART | MARK_PSTART));
+	}
+	uint32_t *stack = xmalloc(n * sizeof(uint32_t)), depth = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (g->special[i] && !g->live[i])
+			for (g->live[i] = true, stack[depth++] = i; depth;) {
+				uint32_t b = stack[--depth];
+				for (size_t e = 0; e < g->outn[b]; e++)
+					if (!g->live[g->out[b][e]]) {
+						g->live[g->out[b][e]] = true;
+						stack[depth++] = g->out[b][e];
+					}
+			}
+	free(stack);
+}
+
+static void graph_free(struct fgraph *g)
+{
+	for (uint32_t i = 0; i < g->n; i++)
+		free(g->out[i]), free(g->in[i]);
+	free(g->out), free(g->outn), free(g->outcap), free(g->in), free(g->inn), free(g->incap);
+	free(g->stops), free(g->special), free(g->live);
+}
+
+/* Reverse postorder from the entry (rpo[0..*count)), and each block's
+ * place in it (UINT32_MAX: not reached). */
+static uint32_t *reverse_postorder(const struct fgraph *g, uint32_t *place, uint32_t *count)
+{
+	uint32_t n = g->n, *order = xmalloc(n * sizeof(uint32_t));
+	uint32_t *stack = xmalloc(n * sizeof(uint32_t));
+	size_t *next = xcalloc(n, sizeof(size_t));
+	bool *seen = xcalloc(n, sizeof(bool));
+	uint32_t depth = 0, done = 0;
+	stack[depth++] = 0;
+	seen[0] = true;
+	while (depth) {
+		uint32_t b = stack[depth - 1];
+		if (next[b] < g->outn[b]) {
+			uint32_t s = g->out[b][next[b]++];
+			if (!seen[s]) {
+				seen[s] = true;
+				stack[depth++] = s;
+			}
+			continue;
+		}
+		order[done++] = b;
+		depth--;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		place[i] = UINT32_MAX;
+	for (uint32_t i = 0; i < done / 2; i++) {
+		uint32_t x = order[i];
+		order[i] = order[done - 1 - i];
+		order[done - 1 - i] = x;
+	}
+	for (uint32_t i = 0; i < done; i++)
+		place[order[i]] = i;
+	free(stack), free(next), free(seen);
+	*count = done;
+	return order;
+}
+
+/* Immediate dominators (Cooper, Harvey and Kennedy's iteration), by
+ * places in reverse postorder; idom[entry] = entry, UINT32_MAX where not
+ * reached. */
+static uint32_t *dominators(const struct fgraph *g, const uint32_t *rpo, const uint32_t *place, uint32_t count)
+{
+	uint32_t *idom = xmalloc(g->n * sizeof(uint32_t));
+	for (uint32_t i = 0; i < g->n; i++)
+		idom[i] = UINT32_MAX;
+	idom[0] = 0;
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (uint32_t r = 1; r < count; r++) {
+			uint32_t b = rpo[r], best = UINT32_MAX;
+			for (size_t e = 0; e < g->inn[b]; e++) {
+				uint32_t p = g->in[b][e];
+				if (idom[p] == UINT32_MAX)
+					continue;
+				if (best == UINT32_MAX) {
+					best = p;
+					continue;
+				}
+				uint32_t x = p, y = best;
+				while (x != y) {
+					while (place[x] > place[y])
+						x = idom[x];
+					while (place[y] > place[x])
+						y = idom[y];
+				}
+				best = x;
+			}
+			if (best != UINT32_MAX && idom[b] != best) {
+				idom[b] = best;
+				changed = true;
+			}
+		}
+	}
+	return idom;
+}
+
+/* Whether C's count is A's (the region between them as the file's
+ * comment says); mark: scratch per block, stamp: this search's mark. */
+static bool same_count(const struct fgraph *g, uint32_t a, uint32_t cb, uint32_t *mark, uint32_t stamp)
+{
+	if (g->stops[a] || g->special[cb])
+		return false;
+	uint32_t queue[REGION_MAX], nq = 0, head = 0;
+	for (size_t e = 0; e < g->outn[a]; e++) {
+		uint32_t s = g->out[a][e];
+		if (s == cb || mark[s] == stamp)
+			continue;
+		if (nq == REGION_MAX)
+			return false;
+		mark[s] = stamp;
+		queue[nq++] = s;
+	}
+	while (head < nq) {
+		uint32_t x = queue[head++];
+		if (x == a || g->stops[x] || g->special[x])
+			return false;
+		for (size_t e = 0; e < g->outn[x]; e++) {
+			uint32_t s = g->out[x][e];
+			if (s == cb || mark[s] == stamp)
+				continue;
+			if (s == a || nq == REGION_MAX)
+				return false;
+			mark[s] = stamp;
+			queue[nq++] = s;
+		}
+	}
+	/* one way in: from A, or from the region */
+	for (uint32_t i = 0; i < nq; i++)
+		for (size_t e = 0; e < g->inn[queue[i]]; e++) {
+			uint32_t p = g->in[queue[i]][e];
+			if (p != a && mark[p] != stamp && g->live[p])
+				return false;
+		}
+	for (size_t e = 0; e < g->inn[cb]; e++) {
+		uint32_t p = g->in[cb][e];
+		if (p != a && mark[p] != stamp && g->live[p])
+			return false;
+	}
+	return true;
+}
+
+void code_derive_counts(struct code *c)
+{
+	for (size_t fi = 0; fi < c->nfuncs; fi++) {
+		const struct func *f = &c->funcs[fi];
+		if (!f->instrument || f->nblocks < 3)
+			continue;
+		struct fgraph g = {.c = c, .f = f, .n = f->nblocks};
+		graph_build(&g);
+		uint32_t *place = xmalloc(g.n * sizeof(uint32_t)), count;
+		uint32_t *rpo = reverse_postorder(&g, place, &count);
+		uint32_t *idom = dominators(&g, rpo, place, count);
+		uint32_t *mark = xcalloc(g.n, sizeof(uint32_t));
+		/* in reverse postorder: a dominator is settled before the
+		 * blocks it dominates, so that each takes its root's count */
+		for (uint32_t r = 1; r < count; r++) {
+			uint32_t cb = rpo[r], a = idom[cb];
+			if (a == UINT32_MAX || !same_count(&g, a, cb, mark, r))
+				continue;
+			struct block *ab = &c->blocks[f->first_block + a];
+			c->blocks[f->first_block + cb].same = ab->same ? ab->same : f->first_block + a + 1;
+		}
+		free(mark), free(idom), free(rpo), free(place);
+		graph_free(&g);
+	}
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --counts: blocks whose count is another block's (block.same), which
+ * need no counter of their own (derive.c says when).
+ */
+#ifndef PI_DERIVE_H
+#define PI_DERIVE_H
+
+#include "cfg.h"
+
+/* Set block.same for every block of c's instrumented functions whose
+ * count another block's gives: that block's index + 1, itself one with a
+ * count of its own (or the entry's, PI_FUNC_ENTRY_CALLS); 0 for the
+ * others.  After the blocks and their ways in (code_count_preds). */
+void code_derive_counts(struct code *c);
+
+#endif

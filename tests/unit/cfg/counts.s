@@ -1,0 +1,96 @@
+# Blocks whose count another block's gives (rewriter/derive.c): no counter
+# of their own under --counts.
+	.text
+
+# an if-else: the join runs once per run of the entry
+	.globl	diamond
+	.type	diamond, @function
+diamond:
+	cmpl	$3, %edi	# expect: leader
+	jle	.Lelse
+	movl	(%rsi), %eax	# expect: leader
+	addl	$1, 4(%rsi)
+	jmp	.Ljoin
+.Lelse:
+	movl	8(%rsi), %eax	# expect: leader
+	subl	$1, 12(%rsi)
+.Ljoin:
+	addl	$5, %eax	# expect: leader count-of 9
+	testb	$1, %al
+	je	.Lskip
+	addl	%eax, 16(%rsi)	# expect: leader
+.Lskip:
+# the next join takes the entry's count too (the first join's is it)
+	movl	%eax, 20(%rsi)	# expect: leader count-of 9
+	ret
+	.size	diamond, .-diamond
+
+# a call in one arm may not return (exit, longjmp): the join counts
+	.globl	with_call
+	.type	with_call, @function
+with_call:
+	pushq	%rbx	# expect: leader
+	movl	%edi, %ebx
+	testl	%edi, %edi
+	je	.Lc_join
+	call	abort	# expect: leader
+.Lc_join:
+	movl	%ebx, %eax	# expect: leader
+	popq	%rbx
+	ret
+	.size	with_call, .-with_call
+
+# a loop: the block after it runs once per run of the entry, but its
+# dominator is the loop's head, which runs once per turn
+	.globl	loop
+	.type	loop, @function
+loop:
+	xorl	%eax, %eax	# expect: leader
+.Lhead:
+	cmpl	%edi, %eax	# expect: leader loop
+	jge	.Ldone
+	addl	$1, %eax	# expect: leader loop
+	jmp	.Lhead
+.Ldone:
+	ret	# expect: leader
+	.size	loop, .-loop
+
+# the inner diamond's join takes the test's count; the outer join is
+# reached from the entry's other branch too, past the inner region,
+# and takes the entry's
+	.globl	nested
+	.type	nested, @function
+nested:
+	testl	%edi, %edi	# expect: leader
+	je	.Ln_out
+	cmpl	$2, %esi	# expect: leader
+	jle	.Ln_in
+	addl	$1, %esi	# expect: leader
+.Ln_in:
+	addl	$3, %esi	# expect: leader count-of 66
+	jmp	.Ln_join
+.Ln_out:
+	movl	$7, %esi	# expect: leader
+.Ln_join:
+	movl	%esi, %eax	# expect: leader count-of 64
+	ret
+	.size	nested, .-nested
+
+# a join that another block jumps to from outside the region (a second
+# entry's way) counts
+	.globl	second_way
+	.type	second_way, @function
+second_way:
+	testl	%edi, %edi	# expect: leader
+	je	.Ls_join
+	addl	$1, %esi	# expect: leader
+.Ls_join:
+	movl	%esi, %eax	# expect: leader
+	ret
+.Ls_other:
+	movl	$9, %esi	# expect: leader
+	jmp	.Ls_join
+	.size	second_way, .-second_way
+	.section	.data.rel.ro,"aw"
+	.quad	.Ls_other
+	.section	.note.GNU-stack,"",@progbits
