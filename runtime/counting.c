@@ -130,8 +130,8 @@ static struct rt_cthread *cthread(struct pi_tls *t)
 			uint64_t used = a >= ct->first_piece && a <= ct->first_piece + PIECE_FIRST
 						? (uint64_t)(a - ct->first_piece) : PIECE_FIRST;
 			if (ct->first_piece)
-				memset(ct->first_piece, 0, used);
-			memset(&ct->root, 0, sizeof(ct->root));
+				rt_zero(ct->first_piece, used);
+			rt_zero(&ct->root, sizeof(ct->root));
 			ct->ntramp = ct->npark = ct->nnest = 0;
 			ct->arena_end = NULL;
 			ct->arena = ct->first_piece;
@@ -293,7 +293,7 @@ static bool grow_tramp(struct rt_cthread *ct)
 	struct rt_tramp *n = rt_alloc_keep(2ull * ct->tcap * sizeof(*n));
 	if (!n)
 		return false;
-	memcpy(n, ct->tramp, ct->ntramp * sizeof(*n));
+	rt_copy(n, ct->tramp, ct->ntramp * sizeof(*n));
 	ct->tramp = n;
 	ct->tcap *= 2;
 	return true;
@@ -580,7 +580,7 @@ static const struct pi_funcrec *check_resolve(const struct pi_funcrec *x)
 		return NULL;
 	const char *name = rec_name(x);
 	for (uint64_t i = name_hash(name) & by_name_mask; by_name[i]; i = (i + 1) & by_name_mask)
-		if (!strcmp(rec_name(by_name[i]), name))
+		if (rt_streq(rec_name(by_name[i]), name))
 			return by_name[i];
 	return NULL;
 }
@@ -687,7 +687,7 @@ void pi_rt_cpark(uint64_t sp)
 		if (i == ct->pcap) {
 			struct rt_tramp *n = rt_alloc_keep(2ull * ct->pcap * sizeof(*n));
 			if (n) {
-				memcpy(n, ct->park, ct->npark * sizeof(*n));
+				rt_copy(n, ct->park, ct->npark * sizeof(*n));
 				ct->park = n;
 				ct->pcap *= 2;
 			}
@@ -849,7 +849,7 @@ static struct citer *walk_room(struct rt_cthread *ct, uint64_t n)
 	if (!w)
 		return NULL;
 	if (ct->walk)
-		memcpy(w, ct->walk, ct->walk_cap * sizeof(*w));
+		rt_copy(w, ct->walk, ct->walk_cap * sizeof(*w));
 	ct->walk = w;
 	ct->walk_cap = cap;
 	return w;
@@ -872,7 +872,7 @@ void rt_counting_zero(struct rt_thread *th)
 			continue;
 		}
 		c->calls = c->extra = c->os = c->os_left = 0;
-		memset(c->counts, 0, 8ull * c->nblocks);
+		rt_zero(c->counts, 8ull * c->nblocks);
 		st[depth++] = (struct citer){.n = c};
 	}
 }
@@ -944,7 +944,7 @@ void rt_counting_convert(struct rt_thread *th)
 	if (!ct)
 		return;
 	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
-		memset(thread_counts(th, d), 0, 8ull * d->nblocks);
+		rt_zero(thread_counts(th, d), 8ull * d->nblocks);
 	th->root.first_child = NULL;
 	th->root.incl = 0;
 	/* the rt_node of each function's activation on the path, if any */
@@ -956,7 +956,7 @@ void rt_counting_convert(struct rt_thread *th)
 	struct citer *st = walk_room(ct, 1);
 	if (!st || !onpath)
 		return;
-	memset(onpath, 0, (nfuncs + 1) * sizeof(*onpath));
+	rt_zero(onpath, (nfuncs + 1) * sizeof(*onpath));
 	st[0] = (struct citer){.n = &ct->root, .to = &th->root, .own = &th->root};
 	depth = 1;
 	while (depth) {

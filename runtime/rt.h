@@ -217,6 +217,42 @@ uint64_t pi_rt_cframe(uint64_t cfa);
 
 extern __thread struct pi_tls __profinst_tls;
 
+/* Clearing and copying for the runtime's C halves, never the C library's
+ * memset and memcpy: those use vector registers (xmm0-15 where the CPU has
+ * no AVX-512), which a helper does not save, and an entry's helper runs
+ * while the function's floating-point arguments are in them (strcmp too).  (The hot
+ * half is compiled -mgeneral-regs-only and without loop-to-call
+ * patterns, so that these stay loops of general registers.) */
+static inline void rt_zero(void *p, uint64_t n)
+{
+	char *c = p;
+	uint64_t i = 0;
+	if (!((uintptr_t)c & 7))
+		for (; i + 8 <= n; i += 8)
+			*(uint64_t *)(c + i) = 0;
+	for (; i < n; i++)
+		c[i] = 0;
+}
+
+static inline bool rt_streq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+static inline void rt_copy(void *to, const void *from, uint64_t n)
+{
+	char *d = to;
+	const char *s = from;
+	uint64_t i = 0;
+	if (!(((uintptr_t)d | (uintptr_t)s) & 7))
+		for (; i + 8 <= n; i += 8)
+			*(uint64_t *)(d + i) = *(const uint64_t *)(s + i);
+	for (; i < n; i++)
+		d[i] = s[i];
+}
+
 /* t->dead's bits: the thread records nothing more (it ended, had no
  * memory, or the profile is written), or it is stopped for a moment while
  * another thread writes the profile (rt_stop_threads). */
