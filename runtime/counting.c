@@ -38,6 +38,10 @@ struct rt_tramp {
 	uint64_t ra;         /* where the function returns */
 	uint64_t sp;         /* the function's %rsp at entry (its return address slot) */
 	struct rt_cnode *cur; /* current node before the call */
+	/* and the words of a call the code it interrupted (a signal
+	 * handler's entry) was making: the slot it names, the callee's %rsp
+	 * and a pointer's target */
+	uint64_t next, nextsp, target;
 	bool measured;        /* cur's clock (an external's) was stopped */
 };
 
@@ -322,6 +326,8 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 	uint64_t paused_at = t->cb_tsc;
 	t->cb_tsc = 0;
 	t->cb_hint = 0;
+	/* the call words as the code this entry may interrupt left them */
+	uint64_t was_next = t->next, was_nextsp = t->nextsp, was_target = t->target;
 	/* The function's code counts in the current node as soon as this
 	 * returns: it must be one of fn's, or the sink, even where this
 	 * interrupts the runtime (a signal handler's entry: entered false,
@@ -394,7 +400,8 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 			t->cur = sink; /* (no memory) */
 		goto out;
 	}
-	struct rt_tramp rec = {.ra = *(uint64_t *)sp, .sp = sp, .cur = t->cur, .measured = paused};
+	struct rt_tramp rec = {.ra = *(uint64_t *)sp, .sp = sp, .cur = t->cur, .next = was_next,
+			       .nextsp = was_nextsp, .target = was_target, .measured = paused};
 	if (under == &ct->root && parent == &ct->root && rec.ra != (uint64_t)__profinst_ctramp) {
 		/* Nothing instrumented below: no node to give back at its
 		 * return, which then goes where it was going, so that an
@@ -438,6 +445,9 @@ out:
 static uint64_t tramp_back(struct pi_tls *t, struct rt_tramp r)
 {
 	t->cur = r.cur;
+	t->next = r.next;
+	t->nextsp = r.nextsp;
+	t->target = r.target;
 	if (r.cur && r.cur->fn && rt_is_external(r.cur->fn) && r.measured)
 		t->cresume = r.cur; /* its clock runs again, as the trampoline's last work */
 	return r.ra;

@@ -355,6 +355,32 @@ def tests(ctx, Fail, sh, must, profile_json):
                         i, on, deep, nested, ticks, calls.get("cmp")))
         return run
 
+    def storm_pointers(args):
+        @case
+        def run(tmp):
+            """Calls through pointers in a loop under a storm of signals
+            whose handler calls through pointers too: the loop's sum is the
+            native one, 3 runs in a row, and every handler call is counted
+            (the counting runtime kept a pointer call's target in a word
+            the handler's calls overwrote, and the loop called the
+            handler's targets: 3 wrong sums in 3 runs)."""
+            native, exe = build(tmp, "storm_pointers", args=args)
+            want = sh([native, "5000000"], cwd=tmp).stdout
+            for i in range(3):
+                prof = os.path.join(tmp, "p%d.prof" % i)
+                b = sh([exe, "5000000"], env=dict(os.environ, PROFINST_OUTPUT=prof), cwd=tmp)
+                if b.returncode != 0 or b.stdout != want:
+                    raise Fail("run %d: status %d, %r (native %r) %r" % (i, b.returncode, b.stdout, want, b.stderr))
+                signals = int(b.stderr.split()[1])
+                pj = profile_json(ctx, prof)
+                calls = {f["name"]: f["calls"] for f in pj["functions"]}
+                got = calls.get("on_alarm", 0) + pj["lost"]["nested_calls"] // 3
+                if not signals or got != signals or calls.get("add3") != 2500000 or calls.get("mul5") != 2500000:
+                    raise Fail("run %d: %d signals, on_alarm %r calls, add3 %r, mul5 %r, %d not recorded" % (
+                        i, signals, calls.get("on_alarm"), calls.get("add3"), calls.get("mul5"),
+                        pj["lost"]["nested_calls"]))
+        return run
+
     @case
     def term_during_write(tmp):
         """SIGTERM after SIGTERM while the profile is written at exit (a
@@ -476,5 +502,7 @@ def tests(ctx, Fail, sh, must, profile_json):
             ("safety/signal_storm", signal_storm), ("safety/term_during_write", term_during_write),
             ("safety/signal_storm_callbacks", storm_callbacks(("--timed",))),
             ("safety/signal_storm_callbacks_counts", storm_callbacks(("--counts",))),
+            ("safety/signal_storm_pointers", storm_pointers(("--timed",))),
+            ("safety/signal_storm_pointers_counts", storm_pointers(("--counts",))),
             ("safety/async_cancel", async_cancel), ("safety/low_stack", low_stack), ("safety/vector_args", vector_args), ("safety/malloc_under_limit", malloc_under_limit),
             ("safety/many_threads_under_limit", many_threads_under_limit)]
