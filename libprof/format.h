@@ -148,6 +148,9 @@ struct pi_map_line {
  * call and only then, rewriter/cfg.h code_count_preds): its count is the
  * calls of the context's node. */
 #define PI_FUNC_ENTRY_CALLS 0x20
+/* --counts: the bits from here up are the bytes of its entry stub: a call
+ * may enter at its address + these, past it (0: not) */
+#define PI_FUNC_INNER_SHIFT 16
 
 struct pi_map_func {
 	uint32_t name;        /* string: symbol name (mangled) */

@@ -1164,6 +1164,45 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 	emit_target_r11(e, k);
 	emit_fs_r11(e, 0x89, STUB_TLS_TARGET);
 	emit_cnode(e, f, slot, NULL);
+	uint64_t to_keep = 0, to_old = 0, to_call_fast = 0;
+	if (site_frame(e, k, f)) {
+		/* the function the pointer's node keeps, where it may be
+		 * entered past its stub: the site does the entry's work (its
+		 * node current, its call counted, its frame's node stored)
+		 * and calls past the stub */
+		to_keep = emit_frames_off_jne(e);
+		emit_r11m(e, 0x4d, 0x8b, 3, STUB_CN_COUNTS + 8 * STUB_PTR_ENTRY); /* mov entry,%r11 */
+		emit_fs_r11(e, 0x3b, STUB_TLS_TARGET);                          /* cmp %fs:target,%r11 */
+		buf_u8(&e->tl->out, 0x75);
+		to_old = cur(e);
+		buf_u8(&e->tl->out, 0);
+		emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
+		emit_r11m(e, 0x4d, 0x8b, 3, STUB_CN_COUNTS + 8 * STUB_PTR_INNER);
+		emit_fs_r11(e, 0x89, STUB_TLS_TARGET); /* where the call goes */
+		emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
+		emit_r11m(e, 0x4d, 0x8b, 3, STUB_CN_COUNTS + 8 * STUB_PTR_CALLEE);
+		emit_fs_r11(e, 0x89, STUB_TLS_CUR);
+		static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
+		PUT(e, inc);
+		int32_t cfa = e->t->cfa[k];
+		PUT(e, PUSH_R11);
+		if (cfa > 0)
+			cfa_row(e, (uint32_t)cfa + 8);
+		if (jump)
+			emit_lea_cfa_r11(e, k, 8);
+		else
+			emit_lea_rsp_r11(e, 8);
+		emit_frames_r11(e, 0x03, STUB_FRAMES_DELTA);
+		static const uint8_t pop[] = {0x41, 0x8f, 0x03, 0xeb}; /* pop (%r11); jmp call */
+		PUT(e, pop);
+		if (cfa > 0)
+			cfa_row(e, (uint32_t)cfa);
+		to_call_fast = cur(e);
+		buf_u8(&e->tl->out, 0);
+		e->tl->out.p[to_old] = (uint8_t)(cur(e) - to_old - 1);
+		emit_fs_r11(e, 0x8b, STUB_TLS_CUR); /* the pointer's node again */
+		e->tl->out.p[to_keep] = (uint8_t)(cur(e) - to_keep - 1);
+	}
 	static const uint8_t last[] = {0x4d, 0x8b, 0x5b, STUB_CN_COUNTS}; /* mov counts(%r11),%r11 */
 	PUT(e, last);
 	PUT(e, TEST_R11);
@@ -1187,6 +1226,8 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 		e->tl->out.p[to_rt[i]] = (uint8_t)(cur(e) - to_rt[i] - 1);
 	emit_call_rt(e, jump ? e->c->sym_cptr_tail : e->c->sym_cptr);
 	e->tl->out.p[to_call] = (uint8_t)(cur(e) - to_call - 1);
+	if (to_call_fast)
+		e->tl->out.p[to_call_fast] = (uint8_t)(cur(e) - to_call_fast - 1);
 	emit_fs_r11(e, 0x8b, STUB_TLS_TARGET);
 	emit_call_r11(e, k, jump);
 	if (jump)

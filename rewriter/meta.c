@@ -194,6 +194,19 @@ static void fill_funcrecs(struct code *c, const struct addrmap *m)
 	}
 }
 
+/* --counts: the bytes of f's entry stub, where a call through a pointer
+ * may go past it (PI_FUNC_INNER_SHIFT); 0 where it may not: a function
+ * that reads flags at its entry (the site's work changes them). */
+static uint32_t inner_bytes(const struct code *c, const struct addrmap *m, const struct func *f)
+{
+	if (!c->opts->counting || !f->instrument || !f->nblocks ||
+	    (c->blocks[f->first_block].live_in & FLAGS_STATUS))
+		return 0;
+	const struct piece *pc = &f->pieces[0];
+	uint64_t n = addrmap_lookup(m, pc->ts, pc->start, MAP_BRANCH) - addrmap_lookup(m, pc->ts, pc->start, MAP_PLACE);
+	return n < 0x10000 ? (uint32_t)n : 0;
+}
+
 static void build_map(struct code *c, const struct addrmap *m, struct buf *b)
 {
 	struct object *o = c->o;
@@ -231,7 +244,8 @@ static void build_map(struct code *c, const struct addrmap *m, struct buf *b)
 			.nsites = f->instrument ? f->nsites : 0,
 			.flags = (f->group ? PI_FUNC_COMDAT : 0) | (f->instrument ? 0 : PI_FUNC_UNINSTRUMENTED) |
 				 (ELF64_ST_BIND(sym->info) != STB_LOCAL ? PI_FUNC_GLOBAL : 0) |
-				 (code_entry_by_calls(c, f) ? PI_FUNC_ENTRY_CALLS : 0),
+				 (code_entry_by_calls(c, f) ? PI_FUNC_ENTRY_CALLS : 0) |
+				 inner_bytes(c, m, f) << PI_FUNC_INNER_SHIFT,
 			.ninsns = f->ninsns,
 		};
 		buf_put(&body, &mf, sizeof(mf));

@@ -165,7 +165,7 @@ static struct rt_cnode *new_cnode(struct rt_cthread *ct, const struct pi_funcrec
 {
 	/* an external's calls and bytes; a pointer's last callee (and, for
 	 * an external's site, room for its stub's bytes) */
-	uint32_t nblocks = 2, nslots = 0;
+	uint32_t nblocks = fn ? 2 : STUB_PTR_WORDS, nslots = 0;
 	if (fn && !rt_is_external(fn)) {
 		const struct pi_map_func *mf = pi_map_funcs(fn->obj->map) + fn->index;
 		nblocks = mf->nblocks;
@@ -312,6 +312,26 @@ static int64_t slot_index(const struct rt_cnode *parent, uint64_t slotaddr)
 	return (int64_t)((slotaddr - base) / 8);
 }
 
+/* A pointer's node p keeps n, fn's node, as its last callee's
+ * (counts[0]), for the entry stub of fn to take; and, where the thread's
+ * frames keep their nodes and fn can be entered past its entry stub, fn's
+ * entry and the address past its stub (counts[2], counts[3]): the site
+ * then does the entry's work itself and calls past the stub (layout.c,
+ * emit_cptrcall).  The entry goes last, so that a signal handler between
+ * never finds the other words of another function. */
+static void keep_callee(struct pi_tls *t, struct rt_cnode *p, struct rt_cnode *n, const struct pi_funcrec *fn)
+{
+	p->counts[STUB_PTR_ENTRY] = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	p->counts[STUB_PTR_CALLEE] = (uint64_t)n;
+	uint32_t inner = pi_map_funcs(fn->obj->map)[fn->index].flags >> PI_FUNC_INNER_SHIFT;
+	if (!inner || t->frames_off || rt_is_external(fn))
+		return;
+	p->counts[STUB_PTR_INNER] = fn->addr[0] + inner;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	p->counts[STUB_PTR_ENTRY] = fn->addr[0];
+}
+
 /*
  * A function's entry that its stub could not settle: fn's record, sp its
  * %rsp at entry (the return address's slot).  Either a site set the call
@@ -356,7 +376,7 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 			 * instrumented, from the site's */
 			if (!parent->fn && (n = outside_child(ct, parent, fn, parent->fparent)) &&
 			    parent->ptrsite == STUB_CN_POINTER)
-				parent->counts[0] = (uint64_t)n; /* the next call to fn takes it at entry */
+				keep_callee(t, parent, n, fn); /* the next call to fn takes it at entry */
 		} else if (s >= 0) {
 			const struct pi_map_func *mf = pi_map_funcs(parent->fn->obj->map) + parent->fn->index;
 			n = slot_child(ct, parent, (uint32_t)s, fn, (uint64_t)s >= mf->nsites);
@@ -513,7 +533,7 @@ void pi_rt_cptr(uint64_t sp, int tail)
 	if (fn) {
 		struct rt_cnode *n = outside_child(ct, p, fn, p->fparent);
 		if (n && n != sink) {
-			p->counts[0] = (uint64_t)n;
+			keep_callee(t, p, n, fn);
 			t->nextsp = sp - (tail ? 8 : 16) + 1; /* the pointer's call, to its entry stub */
 		}
 		goto out;
@@ -609,7 +629,7 @@ struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x)
 	 * after the call. */
 	static __thread struct {
 		struct rt_cnode n;
-		uint64_t counts[2];
+		uint64_t counts[STUB_PTR_WORDS]; /* (a pointer's: words the site reads) */
 	} lost;
 	lost.n.fparent = t->cur;
 	lost.n.nblocks = 2;

@@ -204,6 +204,13 @@
 #define STUB_CN_PTR_EXT 2  /* an external's called through a pointer, timed */
 #define STUB_CN_OUTERMOST 3 /* a function's entered with nothing instrumented
 			       below it (rt_cnode.root_ra) */
+/* A pointer's node's words (its counts): the node of the function its
+ * site called last; the entry of that function and the address past its
+ * entry stub, where the site may call it itself (0: it may not) */
+#define STUB_PTR_CALLEE 0
+#define STUB_PTR_ENTRY 2
+#define STUB_PTR_INNER 3
+#define STUB_PTR_WORDS 4
 #define STUB_CN_SP 80
 #define STUB_CN_COUNTS 112
 #define STUB_FR_ADDR0 16 /* struct pi_funcrec's addr[0]: the entry */
