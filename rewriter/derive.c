@@ -6,8 +6,9 @@
  * Block C counts as block A when every way into C comes from A through a
  * region R of A's function that nothing else enters, which A enters only
  * once per run of A (no way back to A) and which leaves only to C: no
- * return, jump out, trap or unknown jump, and no call, which might not
- * return (exit, longjmp, an exception).  Then every run of A is followed
+ * return, jump out, trap or unknown jump, and no call or system call,
+ * which might not return (exit, longjmp, an exception).  Then every run
+ * of A is followed
  * by exactly one run of C, before A runs again, in the same frame (the
  * node does not change without a call): the diamond of an if-else, the
  * join after a switch.  A is C's immediate dominator, the only candidate.
@@ -64,13 +65,19 @@ static void add_succ(void *ctx, const struct block *succ)
 	push_edge(&g->in[i], &g->inn[i], &g->incap[i], k->from);
 }
 
-static bool ends_in_call(const struct code *c, const struct block *bl)
+/* Whether the block holds a call, a system call, a trap, or anything
+ * that leaves instrumented code (calls end their blocks; the others may
+ * not) */
+static bool has_call(const struct code *c, const struct block *bl)
 {
 	const struct text *t = &c->texts[bl->ts];
-	uint32_t k = bl->first + bl->n - 1;
-	const struct insn *in = &t->insns[k];
-	return in->kind == INSN_CALL || in->kind == INSN_CALL_IND || in->kind == INSN_SYSCALL ||
-	       in->kind == INSN_TRAP || (t->mark[k] & (MARK_EXT | MARK_FLUSH));
+	for (uint32_t k = bl->first; k < bl->first + bl->n; k++) {
+		const struct insn *in = &t->insns[k];
+		if (in->kind == INSN_CALL || in->kind == INSN_CALL_IND || in->kind == INSN_SYSCALL ||
+		    in->kind == INSN_TRAP || (t->mark[k] & (MARK_EXT | MARK_FLUSH)))
+			return true;
+	}
+	return false;
 }
 
 static void graph_build(struct fgraph *g)
@@ -90,7 +97,7 @@ static void graph_build(struct fgraph *g)
 		const struct block *bl = &c->blocks[g->f->first_block + i];
 		struct collect k = {g, i, false};
 		unsigned ends = code_block_flow(c, g->f, bl, add_succ, &k);
-		g->stops[i] = ends || k.outside || ends_in_call(c, bl);
+		g->stops[i] = ends || k.outside || has_call(c, bl);
 		uint16_t m = c->texts[bl->ts].mark[bl->first];
 		g->special[i] = i == 0 || (m & (MARK_RESYNC | MARK_ADDR | MARK_FSTART | MARK_PSTART));
 	}

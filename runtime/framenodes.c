@@ -29,7 +29,13 @@
 #define MIRROR_HI 0x800000000000ull   /* the end of the user address space */
 #define MIRROR_SHIFT 0x400000000000ull
 
-struct pi_frames __profinst_frames __attribute__((visibility("hidden")));
+/* Only len changes (from 0, once the mirror is made): an entry that reads
+ * the words in any order finds either no range or the whole of it. */
+struct pi_frames __profinst_frames __attribute__((visibility("hidden"))) = {
+	.lo = MIRROR_LO,
+	.base = MIRROR_LO - MIRROR_SHIFT,
+	.delta = -MIRROR_SHIFT,
+};
 
 static uint32_t state; /* 0 not tried, 1 being made, 2 made, 3 failed */
 
@@ -52,9 +58,6 @@ static void mirror_make(void)
 	 * core dump */
 	rt_syscall6(SYS_madvise, p, (long)len, MADV_NOHUGEPAGE, 0, 0, 0);
 	rt_syscall6(SYS_madvise, p, (long)len, MADV_DONTDUMP, 0, 0, 0);
-	__profinst_frames.lo = MIRROR_LO;
-	__profinst_frames.base = base;
-	__profinst_frames.delta = base - MIRROR_LO;
 	__atomic_store_n(&__profinst_frames.len, len, __ATOMIC_RELEASE);
 	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
 }
