@@ -8,10 +8,10 @@
  * once per run of A (no way back to A) and which leaves only to C: no
  * return, jump out, trap or unknown jump, and no call or system call,
  * which might not return (exit, longjmp, an exception).  Then every run
- * of A is followed
- * by exactly one run of C, before A runs again, in the same frame (the
- * node does not change without a call): the diamond of an if-else, the
- * join after a switch.  A is C's immediate dominator, the only candidate.
+ * of A is followed by exactly one run of C, before A runs again, in the
+ * same frame (the node does not change without a call): the diamond of
+ * an if-else, the join after a switch.  A is C's immediate dominator,
+ * the only candidate.
  * (A program ended or a frame left by a signal inside R, between A and
  * C, counts C once more than it ran.)
  */
