@@ -729,6 +729,27 @@ static void emit_lea_cfa_r11(struct emit *e, uint32_t k, int32_t extra)
 	buf_u32(&e->tl->out, (uint32_t)-cfa);
 }
 
+/* The callee's frame node (%r11) stored where a site that goes past its
+ * entry stub calls or jumps (k): at its CFA, our %rsp for a call, our CFA
+ * for a tail jump (push %r11; lea CFA,%r11; add delta(%rip),%r11; pop
+ * (%r11)). */
+static void emit_callee_frame(struct emit *e, uint32_t k, bool jump)
+{
+	int32_t cfa = e->t->cfa[k];
+	PUT(e, PUSH_R11);
+	if (cfa > 0) /* (an unwinder may start here: a signal, a cancellation) */
+		cfa_row(e, (uint32_t)cfa + 8);
+	if (jump)
+		emit_lea_cfa_r11(e, k, 8);
+	else
+		emit_lea_rsp_r11(e, 8);
+	emit_frames_r11(e, 0x03, STUB_FRAMES_DELTA);
+	static const uint8_t pop[] = {0x41, 0x8f, 0x03};
+	PUT(e, pop);
+	if (cfa > 0)
+		cfa_row(e, (uint32_t)cfa);
+}
+
 /* The frame node's store at the end of an entry stub (%r11 pushed): the
  * current node goes to the word of the frame whose CFA is %rsp + 16, when
  * the frames' nodes are where they were last (__profinst_cframe finds
@@ -1099,22 +1120,7 @@ static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32
 	emit_fs_r11(e, 0x89, STUB_TLS_CUR);
 	static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
 	PUT(e, inc);
-	/* the callee's frame node, at its CFA: our %rsp for a call, our
-	 * CFA for a tail jump (push %r11; lea CFA,%r11; add delta(%rip),%r11;
-	 * pop (%r11)) */
-	int32_t cfa = e->t->cfa[k];
-	PUT(e, PUSH_R11);
-	if (cfa > 0) /* (an unwinder may start here: a signal, a cancellation) */
-		cfa_row(e, (uint32_t)cfa + 8);
-	if (jump)
-		emit_lea_cfa_r11(e, k, 8);
-	else
-		emit_lea_rsp_r11(e, 8);
-	emit_frames_r11(e, 0x03, STUB_FRAMES_DELTA);
-	static const uint8_t pop[] = {0x41, 0x8f, 0x03};
-	PUT(e, pop);
-	if (cfa > 0)
-		cfa_row(e, (uint32_t)cfa);
+	emit_callee_frame(e, k, jump);
 	if (e->t->inner_sym && e->t->inner_sym[k] >= 0)
 		emit_branch_sym(e, jump ? 0xe9 : 0xe8, e->t->inner_sym[k]);
 	else {
@@ -1184,19 +1190,8 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 		emit_fs_r11(e, 0x89, STUB_TLS_CUR);
 		static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
 		PUT(e, inc);
-		int32_t cfa = e->t->cfa[k];
-		PUT(e, PUSH_R11);
-		if (cfa > 0)
-			cfa_row(e, (uint32_t)cfa + 8);
-		if (jump)
-			emit_lea_cfa_r11(e, k, 8);
-		else
-			emit_lea_rsp_r11(e, 8);
-		emit_frames_r11(e, 0x03, STUB_FRAMES_DELTA);
-		static const uint8_t pop[] = {0x41, 0x8f, 0x03, 0xeb}; /* pop (%r11); jmp call */
-		PUT(e, pop);
-		if (cfa > 0)
-			cfa_row(e, (uint32_t)cfa);
+		emit_callee_frame(e, k, jump);
+		buf_u8(&e->tl->out, 0xeb); /* jmp call */
 		to_call_fast = cur(e);
 		buf_u8(&e->tl->out, 0);
 		e->tl->out.p[to_old] = (uint8_t)(cur(e) - to_old - 1);
