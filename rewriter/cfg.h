@@ -42,6 +42,9 @@ struct func {
 	uint32_t first_site, nsites;
 	uint32_t nslots_counting; /* --counts: sites, then direct tail jumps */
 	bool resyncs;       /* --counts: holds a resync point (setjmp's return, a landing pad) */
+	uint16_t reads;     /* --counts: the general registers its entry reads
+			       for itself, not what its callers keep through
+			       it (reglive.h) */
 	uint32_t ninsns;
 	int rec_sec;        /* section of its pi_funcrec */
 	uint64_t rec_off;
@@ -82,8 +85,9 @@ struct text {
 	uint16_t *mark;     /* per instruction: MARK_* */
 	int32_t *inner_sym; /* --counts: per call to another object's function, the
 			       symbol past its entry stub (NAME.pi_inner), or -1 */
-	bool *r11_after;    /* --counts: per call, %r11 live after it, and at the
-			       last instruction of each block (reglive.h) */
+	uint16_t *live_after; /* --counts: per call, the general registers live
+			       after it (bit n: register n), and at the last
+			       instruction of each block (reglive.h) */
 	uint32_t *cslot;    /* --counts: per instruction, the call slot of a call
 			       or direct tail jump (UINT32_MAX: none) */
 	int32_t *cfa;       /* --counts: per call site or direct tail jump, where

@@ -207,6 +207,17 @@ int32_t local_callee(const struct code *c, const struct text *t, uint32_t k)
 	return tt ? tt->fn[tt->at[off]] : -1;
 }
 
+int32_t local_entry_callee(const struct code *c, const struct text *t, uint32_t k)
+{
+	const struct insn *in = &t->insns[k];
+	const struct rela *r = reloc_find(c->o, t->sec, in->off + in->rel_off);
+	if (r && r->sym < c->o->nsyms && ELF64_ST_TYPE(c->o->syms[r->sym].info) != STT_SECTION)
+		return r->addend == -4 ? local_callee(c, t, k) : -1;
+	uint64_t off;
+	const struct text *tt = branch_place(c, t, k, r, &off);
+	return tt && (tt->mark[tt->at[off]] & MARK_FSTART) ? tt->fn[tt->at[off]] : -1;
+}
+
 bool calls_instrumented(const struct code *c, const struct text *t, uint32_t k)
 {
 	const struct insn *in = &t->insns[k];

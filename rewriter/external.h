@@ -37,6 +37,10 @@ void find_external_calls(struct code *c);
 bool calls_instrumented(const struct code *c, const struct text *t, uint32_t k);
 /* The function of this object the direct call k goes to, or -1. */
 int32_t local_callee(const struct code *c, const struct text *t, uint32_t k);
+/* The same where the call enters the function at its start, else -1. */
+int32_t local_entry_callee(const struct code *c, const struct text *t, uint32_t k);
+/* The same, where the call enters the function at its start, else -1 */
+int32_t local_entry_callee(const struct code *c, const struct text *t, uint32_t k);
 
 /* Does the conditional jump k test what the external call just before its
  * block returned, the external being one the model costs (PI_EXT_FIXED)?

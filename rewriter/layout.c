@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "layout.h"
+#include "reglive.h"
 
 #include <elf.h>
 #include <stdlib.h>
@@ -610,7 +611,7 @@ static void emit_icall(struct emit *e, uint32_t k)
  * after), at a tail jump (its callee returns to the function's caller). */
 static bool r11_live_at(const struct emit *e, uint32_t k)
 {
-	return e->t->r11_after ? e->t->r11_after[k] : true;
+	return e->t->live_after ? e->t->live_after[k] & (1u << 11) : true;
 }
 
 static bool operand_uses_r11(const struct emit *e, uint32_t k)
@@ -729,12 +730,47 @@ static void emit_lea_cfa_r11(struct emit *e, uint32_t k, int32_t extra)
 	buf_u32(&e->tl->out, (uint32_t)-cfa);
 }
 
+/* A scratch register the call k may take besides %r11 to store its
+ * callee's frame node, -1 if none: one dead after the call (gcc's
+ * interprocedural allocation may keep any register live through a call
+ * to a function of its unit: reglive.h) that the callee does not read at
+ * entry (callee: a function of this object, whose entry's liveness says;
+ * -1: another object's or a pointer's, which by the ABI reads no %r10, a
+ * nested function's chain, but may read every argument and %rax, a
+ * variadic call's vector count).  Scratch registers only: a landing pad
+ * may read a callee-saved register the normal return does not. */
+static int frame_reg(const struct emit *e, uint32_t k)
+{
+	if (!e->t->live_after)
+		return -1;
+	uint32_t busy = e->t->live_after[k] | 1u << 11 | call_reads(e->c, e->t, k);
+	static const int order[] = {10, 0, 9, 8, 1, 2, 6, 7};
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (!(busy & 1u << order[i]))
+			return order[i];
+	return -1;
+}
+
 /* The callee's frame node (%r11) stored where a site that goes past its
  * entry stub calls or jumps (k): at its CFA, our %rsp for a call, our CFA
- * for a tail jump (push %r11; lea CFA,%r11; add delta(%rip),%r11; pop
- * (%r11)). */
-static void emit_callee_frame(struct emit *e, uint32_t k, bool jump)
+ * for a tail jump.  With a scratch register r (frame_reg; a call only):
+ * mov %rsp,%r; add delta(%rip),%r; mov %r11,(%r); else push %r11;
+ * lea CFA,%r11; add delta(%rip),%r11; pop (%r11), whose push and pop
+ * through the stack cost the small-call program 8 % of its time. */
+static void emit_callee_frame(struct emit *e, uint32_t k, bool jump, int r)
 {
+	if (!jump && r >= 0) {
+		uint8_t hi = (uint8_t)(r >> 3), lo = (uint8_t)(r & 7);
+		uint8_t mov[] = {(uint8_t)(0x48 | hi), 0x89, (uint8_t)(0xe0 | lo)}; /* mov %rsp,%r */
+		PUT(e, mov);
+		uint8_t add[] = {(uint8_t)(0x48 | hi << 2), 0x03, (uint8_t)(0x05 | lo << 3)}; /* add delta(%rip),%r */
+		PUT(e, add);
+		add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)e->c->sym_frames, (int64_t)STUB_FRAMES_DELTA - 4);
+		buf_u32(&e->tl->out, 0);
+		uint8_t st[] = {(uint8_t)(0x4c | hi), 0x89, (uint8_t)(0x18 | lo)}; /* mov %r11,(%r) */
+		PUT(e, st);
+		return;
+	}
 	int32_t cfa = e->t->cfa[k];
 	PUT(e, PUSH_R11);
 	if (cfa > 0) /* (an unwinder may start here: a signal, a cancellation) */
@@ -1120,8 +1156,9 @@ static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32
 	emit_fs_r11(e, 0x89, STUB_TLS_CUR);
 	static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
 	PUT(e, inc);
-	emit_callee_frame(e, k, jump);
-	if (e->t->inner_sym && e->t->inner_sym[k] >= 0)
+	bool other = e->t->inner_sym && e->t->inner_sym[k] >= 0;
+	emit_callee_frame(e, k, jump, frame_reg(e, k));
+	if (other)
 		emit_branch_sym(e, jump ? 0xe9 : 0xe8, e->t->inner_sym[k]);
 	else {
 		buf_u8(&e->tl->out, jump ? 0xe9 : 0xe8);
@@ -1190,7 +1227,7 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 		emit_fs_r11(e, 0x89, STUB_TLS_CUR);
 		static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
 		PUT(e, inc);
-		emit_callee_frame(e, k, jump);
+		emit_callee_frame(e, k, jump, frame_reg(e, k));
 		buf_u8(&e->tl->out, 0xeb); /* jmp call */
 		to_call_fast = cur(e);
 		buf_u8(&e->tl->out, 0);

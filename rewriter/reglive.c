@@ -15,8 +15,12 @@ enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, 
 /* what no call keeps, by the ABI */
 #define SCRATCH (B(RAX) | B(RCX) | B(RDX) | B(RSI) | B(RDI) | B(R8) | B(R9) | B(R10) | B(R11))
 /* what a call or a jump to a function may read: its arguments, %rax
- * (a variadic call's vector count), %r10 (a nested function's chain) */
+ * (a variadic call's vector count), %r10 (a nested function's chain, or
+ * a closure's in gccgo's calls through a pointer) */
 #define ARGS (B(RDI) | B(RSI) | B(RDX) | B(RCX) | B(R8) | B(R9) | B(RAX) | B(R10))
+/* what a direct call to another object's function may read: no chain
+ * (a nested function is local to its unit) */
+#define ARGS_DIRECT (ARGS & ~B(R10))
 /* what a function's caller reads after it returns */
 #define AT_RET (B(RBX) | B(RBP) | B(R12) | B(R13) | B(R14) | B(R15) | B(RAX) | B(RDX) | B(RSP))
 
@@ -38,87 +42,139 @@ static void effect(const struct code *c, const struct text *t, uint32_t k, uint1
 	*def = (uint16_t)(d.wr & ~(d.merge | d.rd) & ALL);
 }
 
-static void or_regs(void *ctx, const struct block *succ)
-{
-	*(uint16_t *)ctx |= succ->gpr_live;
-}
-
-/* Registers live at the end of block b of f; keep: what f must keep for
- * its callers beyond the ABI. */
-static uint16_t live_out(struct code *c, const struct func *f, const struct block *b, uint16_t keep)
-{
-	uint16_t out = 0;
-	unsigned ends = code_block_flow(c, f, b, or_regs, &out);
-	if (ends & FLOW_RET)
-		out |= AT_RET | keep;
-	if (ends & FLOW_TAIL)
-		out |= AT_RET | ARGS | keep; /* its callee returns to f's caller */
-	if (ends & (FLOW_OUT | FLOW_OUT_AFTER_CALL | FLOW_UNSEEN))
-		out = ALL;
-	return out;
-}
-
+/* A liveness being found: into the blocks' gpr_live (where a function's
+ * callers keep registers through it: the stubs' scratch registers), or,
+ * keep-free, into reads (per block; what the function itself reads: its
+ * entry's is the func's reads, what a call to it reads). */
 struct regs_run {
 	uint16_t *keep; /* per function: what it must keep beyond the ABI */
+	uint16_t *reads; /* per block, in the keep-free pass; else NULL */
 	uint16_t **use, **def; /* per text, per instruction (described once) */
-	bool again;     /* a keep grew: every function again */
+	bool again;     /* a keep or an entry grew: every function again */
 	size_t fi;      /* the function visited */
 };
+
+static uint16_t *live_of(struct code *c, struct regs_run *r, struct block *b)
+{
+	return r->reads ? &r->reads[b - c->blocks] : &b->gpr_live;
+}
+
+struct succ_regs {
+	struct code *c;
+	struct regs_run *r;
+	uint16_t out;
+};
+
+static void or_regs(void *ctx, const struct block *succ)
+{
+	struct succ_regs *s = ctx;
+	s->out |= *live_of(s->c, s->r, (struct block *)succ);
+}
+
+/* Registers live at the end of block b of f, beyond the ABI what f must
+ * keep for its callers (none in the keep-free pass). */
+static uint16_t live_out(struct code *c, struct regs_run *r, const struct func *f, const struct block *b)
+{
+	struct succ_regs s = {c, r, 0};
+	uint16_t keep = r->reads ? 0 : r->keep[r->fi];
+	unsigned ends = code_block_flow(c, f, b, or_regs, &s);
+	if (ends & FLOW_RET)
+		s.out |= AT_RET | keep;
+	if (ends & FLOW_TAIL)
+		s.out |= AT_RET | ARGS | keep; /* its callee returns to f's caller */
+	if (ends & (FLOW_OUT | FLOW_OUT_AFTER_CALL | FLOW_UNSEEN))
+		s.out = ALL;
+	return s.out;
+}
+
+uint16_t call_reads(const struct code *c, const struct text *t, uint32_t k)
+{
+	const struct insn *in = &t->insns[k];
+	if (in->kind != INSN_CALL)
+		return ARGS;
+	int32_t g = t->mark[k] & MARK_EXT ? -1 : local_entry_callee(c, t, k);
+	if (g >= 0 && c->funcs[g].instrument)
+		return c->funcs[g].reads & (uint16_t)~B(R11); /* (which no call reads, by the ABI) */
+	return g >= 0 || local_callee(c, t, k) >= 0 ? ARGS : ARGS_DIRECT;
+}
 
 static bool regs_visit(struct code *c, const struct func *f, struct block *bl, void *ctx)
 {
 	struct regs_run *r = ctx;
 	struct text *t = &c->texts[bl->ts];
 	uint16_t *use = r->use[bl->ts], *def = r->def[bl->ts];
-	uint16_t live = live_out(c, f, bl, r->keep[r->fi]);
-	t->r11_after[bl->first + bl->n - 1] = live & B(R11); /* (a jump's: at it) */
+	uint16_t live = live_out(c, r, f, bl);
+	if (!r->reads)
+		t->live_after[bl->first + bl->n - 1] = live; /* (a jump's: at it) */
 	for (uint32_t k = bl->first + bl->n; k-- > bl->first;) {
 		const struct insn *in = &t->insns[k];
 		if (in->kind == INSN_CALL || in->kind == INSN_CALL_IND) {
-			t->r11_after[k] = live & B(R11);
 			int32_t g = in->kind == INSN_CALL && !(t->mark[k] & MARK_EXT) ? local_callee(c, t, k) : -1;
-			if (g >= 0) {
+			if (!r->reads) {
+				t->live_after[k] = live;
 				/* all live through it, which must keep them */
 				uint16_t need = live & SCRATCH;
-				if (need & ~r->keep[g]) {
+				if (g >= 0 && (need & ~r->keep[g])) {
 					r->keep[g] |= need;
 					r->again = true;
 				}
-			} else
+			}
+			if (g < 0)
 				live &= (uint16_t)~SCRATCH; /* clobbered by the ABI */
-			live |= ARGS;
+			live |= call_reads(c, t, k);
 		}
 		live = (uint16_t)((live & ~def[k]) | use[k]);
 	}
-	if (live & B(R11))
+	if (!r->reads && (live & B(R11)))
 		bl->live_in |= LIVE_R11;
-	if (!(live & ~bl->gpr_live))
+	uint16_t *at = live_of(c, r, bl);
+	if (!(live & ~*at))
 		return false;
-	bl->gpr_live |= live;
+	*at |= live;
 	return true;
+}
+
+/* One liveness to a fixed point over every function: again while a
+ * function's keep or its entry's reads grow. */
+static void regs_fixpoint(struct code *c, struct regs_run *r)
+{
+	r->again = true;
+	while (r->again) {
+		r->again = false;
+		for (r->fi = 0; r->fi < c->nfuncs; r->fi++) {
+			struct func *f = &c->funcs[r->fi];
+			if (!f->instrument)
+				continue;
+			code_backward_fixpoint(c, f, regs_visit, r);
+			if (r->reads && (r->reads[f->first_block] & ~f->reads)) {
+				f->reads |= r->reads[f->first_block];
+				r->again = true;
+			}
+		}
+	}
 }
 
 void reg_liveness(struct code *c)
 {
 	struct regs_run r = {.keep = xcalloc(c->nfuncs + 1, sizeof(uint16_t)),
+			     .reads = xcalloc(c->nblocks + 1, sizeof(uint16_t)),
 			     .use = xcalloc((size_t)c->ntexts + 1, sizeof(uint16_t *)),
 			     .def = xcalloc((size_t)c->ntexts + 1, sizeof(uint16_t *))};
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		struct text *t = &c->texts[ti];
-		t->r11_after = xcalloc(t->ninsns + 1, sizeof(bool));
+		t->live_after = xcalloc(t->ninsns + 1, sizeof(uint16_t));
 		r.use[ti] = xcalloc(t->ninsns + 1, sizeof(uint16_t));
 		r.def[ti] = xcalloc(t->ninsns + 1, sizeof(uint16_t));
 		for (uint32_t k = 0; k < t->ninsns; k++)
 			if (t->fn[k] >= 0 && c->funcs[t->fn[k]].instrument)
 				effect(c, t, k, &r.use[ti][k], &r.def[ti][k]);
 	}
-	r.again = true;
-	while (r.again) {
-		r.again = false;
-		for (r.fi = 0; r.fi < c->nfuncs; r.fi++)
-			if (c->funcs[r.fi].instrument)
-				code_backward_fixpoint(c, &c->funcs[r.fi], regs_visit, &r);
-	}
+	/* what each function reads, then what is live where, its callers'
+	 * keeps included */
+	regs_fixpoint(c, &r);
+	free(r.reads);
+	r.reads = NULL;
+	regs_fixpoint(c, &r);
 	for (int ti = 0; ti < c->ntexts; ti++)
 		free(r.use[ti]), free(r.def[ti]);
 	free(r.use), free(r.def), free(r.keep);

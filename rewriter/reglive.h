@@ -20,8 +20,17 @@
 
 /* Sets each instrumented block's gpr_live (bit n: register n, as
  * REGN_GPR numbers them) and LIVE_R11 in its live_in, and
- * c->texts[].r11_after for each call and each block's last instruction,
+ * c->texts[].live_after for each call and each block's last instruction,
  * to a fixed point over the object's functions. */
 void reg_liveness(struct code *c);
+
+/* The general registers call k may read (bit n: register n): the
+ * arguments' and %rax (a variadic call's vector count) and, through a
+ * pointer, %r10 (a nested function's or a closure's chain); where it goes
+ * to the start of an instrumented function of this object, what that
+ * function's entry reads, as reg_liveness found (its own reads, and what
+ * its callers keep through it).  %r10 is left out of a direct call to
+ * another object's function (a nested function is local to its unit). */
+uint16_t call_reads(const struct code *c, const struct text *t, uint32_t k);
 
 #endif

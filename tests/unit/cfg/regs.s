@@ -1,7 +1,9 @@
 # General registers live where a block starts (--counts: a counting stub
 # takes a dead one as scratch).  gcc keeps a value in a scratch register
 # across a call to a function of its own unit that leaves it alone: that
-# function must keep it too.  A call may read any argument register.
+# function must keep it too.  A call may read any argument register, %rax
+# and, through a pointer, %r10; a call to a function of this object's
+# start reads what that function's entry does.
 
 # called by keeps_r11 with %r11 live across the call: %r11 is kept here
 	.text
@@ -14,7 +16,7 @@ leaves_r11:
 	.globl	keeps_r11
 	.type	keeps_r11, @function
 keeps_r11:
-	movq	%rsi, %r11		# expect: leader regs-live rdi rsi rcx r8 r9 regs-dead r11
+	movq	%rsi, %r11		# expect: leader regs-live rdi rsi regs-dead r11 rcx r8 r9 r10
 	call	leaves_r11
 	addq	%r11, %rax		# expect: leader regs-live rax r11 regs-dead rdi rsi rcx r8 r9 r10
 	ret
@@ -29,7 +31,7 @@ calls_out:
 	call	elsewhere
 	jmp	.Lafter			# expect: leader regs-live rax regs-dead r11 rcx rsi rdi
 .Lafter:
-	movq	%rax, %rcx		# expect: leader regs-live rax regs-dead r11 rcx rsi rdi r8 r9 r10 count-of 30
+	movq	%rax, %rcx		# expect: leader regs-live rax regs-dead r11 rcx rsi rdi r8 r9 r10 count-of 32
 	addq	%rcx, %rax
 	ret
 	.size	calls_out, .-calls_out
@@ -59,8 +61,85 @@ leaves_r11_far:
 	.globl	keeps_r11_far
 	.type	keeps_r11_far, @function
 keeps_r11_far:
-	movq	%rsi, %r11		# expect: leader regs-live rdi rsi rcx r8 r9 regs-dead r11
+	movq	%rsi, %r11		# expect: leader regs-live rdi rsi regs-dead r11 rcx r8 r9 r10
 	call	leaves_r11_far
 	addq	%r11, %rax		# expect: leader regs-live rax r11 regs-dead rdi rsi rcx r8 r9 r10
 	ret
 	.size	keeps_r11_far, .-keeps_r11_far
+
+# what a function of this object reads at entry is what a call to it
+# reads: %rcx here, through two calls (its ret is a leader: calls_middle
+# calls there)
+	.text
+	.type	reads_rcx, @function
+reads_rcx:
+	leaq	(%rcx,%rdi), %rax	# expect: leader regs-live rcx rdi regs-dead rsi r8 r9 r10 r11
+	ret				# expect: leader
+	.size	reads_rcx, .-reads_rcx
+
+	.type	passes_rcx, @function
+passes_rcx:
+	call	reads_rcx		# expect: leader regs-live rcx rdi regs-dead rsi r8 r9 r10 r11
+	ret				# expect: leader
+	.size	passes_rcx, .-passes_rcx
+
+	.globl	calls_passes
+	.type	calls_passes, @function
+calls_passes:
+	movl	$1, %ecx		# expect: leader regs-live rdi regs-dead rcx rsi r8 r9 r10 r11
+	call	passes_rcx
+	ret				# expect: leader
+	.size	calls_passes, .-calls_passes
+
+# a call into a function's middle, through a pointer or to another
+# object's function reads every argument register and %rax; only the
+# pointer's %r10
+	.globl	calls_middle
+	.type	calls_middle, @function
+calls_middle:
+	movl	$1, %ecx		# expect: leader regs-live rdi rsi rdx r8 r9 rax r10 regs-dead rcx r11
+	call	reads_rcx+4
+	ret				# expect: leader
+	.size	calls_middle, .-calls_middle
+
+	.globl	calls_pointer
+	.type	calls_pointer, @function
+calls_pointer:
+	movq	%rdi, %r11		# expect: leader regs-live rdi rsi rdx rcx r8 r9 rax r10 regs-dead r11
+	call	*%r11
+	ret				# expect: leader
+	.size	calls_pointer, .-calls_pointer
+
+	.globl	calls_other
+	.type	calls_other, @function
+calls_other:
+	call	elsewhere		# expect: leader regs-live rdi rsi rdx rcx r8 r9 rax regs-dead r10 r11
+	ret				# expect: leader
+	.size	calls_other, .-calls_other
+
+# a register one caller keeps through a function is not read by a call to
+# it: %r11 is live in kept_through (keeper keeps it), dead before
+# other_caller's call
+	.text
+	.type	kept_through, @function
+kept_through:
+	leaq	1(%rdi), %rax		# expect: leader regs-live rdi r11 regs-dead rsi rcx r8 r9 r10
+	ret
+	.size	kept_through, .-kept_through
+
+	.globl	keeper
+	.type	keeper, @function
+keeper:
+	movq	%rsi, %r11		# expect: leader regs-live rdi rsi regs-dead r11
+	call	kept_through
+	addq	%r11, %rax		# expect: leader regs-live rax r11
+	ret
+	.size	keeper, .-keeper
+
+	.globl	other_caller
+	.type	other_caller, @function
+other_caller:
+	movq	%rsi, %rdi		# expect: leader regs-live rsi regs-dead rdi r11 r10
+	call	kept_through
+	ret				# expect: leader
+	.size	other_caller, .-other_caller
