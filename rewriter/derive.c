@@ -7,7 +7,9 @@
  * region R of A's function that nothing else enters, which A enters only
  * once per run of A (no way back to A) and which leaves only to C: no
  * return, jump out, trap or unknown jump, and no call or system call,
- * which might not return (exit, longjmp, an exception).  Then every run
+ * which might not return (exit, longjmp, an exception), but a call of a
+ * C library function the model costs, which returns and calls nothing
+ * back (ext_transparent: the block after it takes its block's count).  Then every run
  * of A is followed by exactly one run of C, before A runs again, in the
  * same frame (the node does not change without a call): the diamond of
  * an if-else, the join after a switch.  A is C's immediate dominator,
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "external.h"
 #include "util.h"
 
 /* A region larger than this is not followed (the search is per block) */
@@ -67,12 +70,15 @@ static void add_succ(void *ctx, const struct block *succ)
 
 /* Whether the block holds a call, a system call, a trap, or anything
  * that leaves instrumented code (calls end their blocks; the others may
- * not) */
+ * not), but for a transparent external's call */
 static bool has_call(const struct code *c, const struct block *bl)
 {
 	const struct text *t = &c->texts[bl->ts];
 	for (uint32_t k = bl->first; k < bl->first + bl->n; k++) {
 		const struct insn *in = &t->insns[k];
+		if ((in->kind == INSN_CALL || in->kind == INSN_CALL_IND) && (t->mark[k] & MARK_EXT) &&
+		    !(t->mark[k] & MARK_FLUSH) && t->ext && ext_transparent(&c->exts[t->ext[k]]))
+			continue;
 		if (in->kind == INSN_CALL || in->kind == INSN_CALL_IND || in->kind == INSN_SYSCALL ||
 		    in->kind == INSN_TRAP || (t->mark[k] & (MARK_EXT | MARK_FLUSH)))
 			return true;

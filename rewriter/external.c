@@ -142,6 +142,12 @@ static uint32_t ext_index(struct code *c, const char *name)
 	return (uint32_t)(c->nexts - 1);
 }
 
+bool ext_transparent(const struct external *x)
+{
+	return (x->flags & PI_EXT_FIXED) &&
+	       !(x->flags & (PI_EXT_C_LOCALE | PI_EXT_CHECK | PI_EXT_SWITCH | PI_EXT_SETCTX | PI_EXT_LOCALE));
+}
+
 /* The name a call k leaves instrumented code for, or NULL. */
 static const char *called_external(const struct code *c, const struct text *t, uint32_t k)
 {

@@ -24,6 +24,7 @@ bool nameset_has(const struct nameset *s, const char *name);
 void nameset_free(struct nameset *s);
 
 struct code;
+struct external;
 struct text;
 
 /* Mark the calls of instrumented functions that leave instrumented code
@@ -35,6 +36,11 @@ void find_external_calls(struct code *c);
 /* Whether the direct call or jump k goes to an instrumented function's
  * entry (--counts: its node is in the caller's slot). */
 bool calls_instrumented(const struct code *c, const struct text *t, uint32_t k);
+/* Whether a call to x leaves the current node as it is (--counts): the
+ * model costs it (a short C library function), it calls nothing of the
+ * program's, returns, and neither sets a locale nor switches contexts;
+ * its node only counts its calls and bytes. */
+bool ext_transparent(const struct external *x);
 /* The function of this object the direct call k goes to, or -1. */
 int32_t local_callee(const struct code *c, const struct text *t, uint32_t k);
 /* The same where the call enters the function at its start, else -1. */

@@ -338,7 +338,7 @@ static void cfa_row(struct emit *e, uint32_t off)
 	r->cfa_off = off;
 }
 
-static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, const struct external *x);
+static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, const struct external *x, bool current);
 static void emit_cback(struct emit *e, bool save, uint32_t k, const struct func *f);
 static void emit_cmeas(struct emit *e, uint32_t k, int sym);
 
@@ -369,7 +369,7 @@ static void emit_ext_tail(struct emit *e, uint32_t k, const struct func *f)
 	}
 	bool measured = counting && (!(x->flags & PI_EXT_FIXED) || (x->flags & PI_EXT_C_LOCALE));
 	if (counting) {
-		emit_cnode(e, f, e->t->cslot[k], x);
+		emit_cnode(e, f, e->t->cslot[k], x, true);
 		if (measured)
 			emit_cmeas(e, k, e->c->sym_cmeas_start);
 	} else {
@@ -1079,8 +1079,10 @@ static void emit_cext_cost(struct emit *e, const struct external *x)
 
 /* The node in the slot, made by the runtime the first time (rec: the
  * external's record; none: a call through a pointer's node), made
- * current for the call. */
-static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, const struct external *x)
+ * current for the call unless not current (a transparent external's,
+ * ext_transparent: the caller's stays current, and nothing restores it
+ * after the call). */
+static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, const struct external *x, bool current)
 {
 	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
 	emit_r11m(e, 0x4d, 0x8b, 3, slot_disp(f, slot)); /* mov slot(%r11),%r11 */
@@ -1105,7 +1107,8 @@ static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, cons
 		PUT(e, inc);
 		emit_cext_cost(e, x);
 	}
-	emit_fs_r11(e, 0x89, STUB_TLS_CUR);
+	if (current)
+		emit_fs_r11(e, 0x89, STUB_TLS_CUR);
 	if (x && (x->flags & PI_EXT_CHECK)) {
 		/* (profinst -c) it may be instrumented after all: then the
 		 * slot's node is a pointer's, and its entry takes the call
@@ -1206,7 +1209,7 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 	bool jump = e->t->insns[k].kind == INSN_JMP_IND;
 	emit_target_r11(e, k);
 	emit_fs_r11(e, 0x89, STUB_TLS_TARGET);
-	emit_cnode(e, f, slot, NULL);
+	emit_cnode(e, f, slot, NULL, true);
 	uint64_t to_keep = 0, to_old = 0, to_call_fast = 0;
 	if (site_frame(e, k, f)) {
 		/* the function the pointer's node keeps, where it may be
@@ -1313,8 +1316,9 @@ static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool 
 		*save_after = r11_live_at(e, k);
 	} else if (in->kind == INSN_CALL && ext) {
 		const struct external *x = &e->c->exts[t->ext[k]];
-		emit_cnode(e, f, slot, x);
-		*after = true;
+		bool keep = ext_transparent(x);
+		emit_cnode(e, f, slot, x, !keep);
+		*after = !keep;
 		*measured = !(x->flags & PI_EXT_FIXED) || (x->flags & PI_EXT_C_LOCALE);
 	} else if (in->kind == INSN_CALL_IND && !ext) {
 		if (!counted_ptrcall(e, k))
@@ -1323,8 +1327,9 @@ static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool 
 		*inner = slot + 1; /* emit_cptrcall */
 	} else if (in->kind == INSN_CALL_IND && ext) {
 		const struct external *x = &e->c->exts[t->ext[k]];
-		emit_cnode(e, f, slot, x);
-		*after = true;
+		bool keep = ext_transparent(x);
+		emit_cnode(e, f, slot, x, !keep);
+		*after = !keep;
 		*measured = !(x->flags & PI_EXT_FIXED) || (x->flags & PI_EXT_C_LOCALE);
 	} else if (in->kind == INSN_JMP_IND && (t->mark[k] & MARK_TAIL) && !ext) {
 		/* through a pointer, as a call's (else the callee, if
@@ -1448,7 +1453,7 @@ static bool counts_after_call(const struct emit *e, uint32_t k, const struct fun
 		return false;
 	const struct block *b = &e->c->blocks[t->block[n]];
 	return t->block[n] != t->block[k] && b->first == n && b->preds == 1 && !(b->live_in & FLAGS_STATUS) &&
-	       t->block[n] > f->first_block;
+	       t->block[n] > f->first_block && !b->same;
 }
 
 static void emit_insn(struct emit *e, uint32_t k)

@@ -93,4 +93,27 @@ second_way:
 	.size	second_way, .-second_way
 	.section	.data.rel.ro,"aw"
 	.quad	.Ls_other
+	.text
+
+# a C library function the model costs returns and calls nothing back:
+# the block after its call takes the call's block's count, and a join
+# past an arm that calls it takes the entry's; a call of one the model
+# does not cost (printf may call back, through a FILE's functions) counts
+	.globl	with_memcpy
+	.type	with_memcpy, @function
+with_memcpy:
+	pushq	%rbx		# expect: leader
+	movq	%rdi, %rbx
+	testq	%rsi, %rsi
+	je	.Lm_join
+	call	memcpy		# expect: leader
+	addq	$1, %rbx	# expect: leader count-of 109
+.Lm_join:
+	movq	%rbx, %rdi	# expect: leader count-of 105
+	call	printf
+	movq	%rbx, %rax	# expect: leader
+	popq	%rbx
+	ret
+	.size	with_memcpy, .-with_memcpy
 	.section	.note.GNU-stack,"",@progbits
+# model: zen3 (a cycle model costs memcpy: its calls are of another kind)
