@@ -107,11 +107,14 @@ void meta_prepare(struct code *c)
 		inner_symbols(c);
 	}
 	/* each block's executions and, under a simulation, its
-	 * mispredictions and memory waits (format.h, pi_counters) */
+	 * mispredictions and memory waits (format.h, pi_counters); under
+	 * --counts they are in the nodes, and a word holds the section's
+	 * place (the C library clears a thread's TLS when it starts: a
+	 * megabyte of counters a thread for a large program) */
 	size_t per_block = c->opts->branch_sim || c->opts->cache_sim ? 3 : 1;
 	c->counts_sec = obj_add_section(o, ".tbss.profinst", SHT_NOBITS,
 					SHF_ALLOC | SHF_WRITE | SHF_TLS, 8, NULL,
-					8 * per_block * (c->nblocks ? c->nblocks : 1));
+					c->opts->counting ? 8 : 8 * per_block * (c->nblocks ? c->nblocks : 1));
 	obj_section_symbol(o, c->counts_sec);
 	c->desc_sec = obj_add_section(o, "profinst_objs", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 8,
 				      NULL, sizeof(struct pi_objdesc));

@@ -85,9 +85,12 @@ static struct rt_cnode *sink;
  * ended thread's, which hold every object's in turn), by object index. */
 static uint64_t *saved_off;
 
+bool rt_counts_in_nodes;
+
 void rt_counting_init(void)
 {
 	uint64_t nobjs = (uint64_t)(rt_objs_end() - rt_objs_begin()), off = 0;
+	rt_counts_in_nodes = nobjs && (rt_objs_begin()->map->reserved & PI_MAP_COUNTING);
 	saved_off = rt_alloc_keep((nobjs + 1) * sizeof(*saved_off));
 	for (uint64_t i = 0; saved_off && i < nobjs; i++) {
 		saved_off[i] = off;
@@ -961,6 +964,25 @@ static uint64_t *thread_counts(struct rt_thread *th, const struct pi_objdesc *d)
 	return th->saved_counts + off;
 }
 
+/* Under --counts, th's block counters, made the first time (fresh
+ * memory, 0 and not yet touched: an object that did not run costs
+ * nothing); false if there is no memory for them.  *fresh: just made. */
+static bool node_counts(struct rt_thread *th, bool *fresh)
+{
+	uint64_t nobjs = (uint64_t)(rt_objs_end() - rt_objs_begin());
+	*fresh = false;
+	if (!th->counted_objs && !(th->counted_objs = rt_alloc_keep(nobjs + 1)))
+		return false;
+	if (th->saved_counts)
+		return true;
+	uint64_t total = 0;
+	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
+		total += pi_counters(d->map);
+	th->saved_counts = rt_alloc_keep((total ? total : 1) * sizeof(uint64_t));
+	*fresh = true;
+	return th->saved_counts != NULL;
+}
+
 /*
  * Build th's calling-context tree as the timed runtime keeps it (rt_node:
  * a recursive call is an edge back to the function's node up the path,
@@ -971,10 +993,15 @@ static uint64_t *thread_counts(struct rt_thread *th, const struct pi_objdesc *d)
 void rt_counting_convert(struct rt_thread *th)
 {
 	struct rt_cthread *ct = th->counting;
-	if (!ct)
+	bool fresh;
+	if (!ct || !node_counts(th, &fresh))
 		return;
-	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
-		rt_zero(thread_counts(th, d), 8ull * d->nblocks);
+	uint32_t oi = 0;
+	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++, oi++)
+		if (!fresh && th->counted_objs[oi]) { /* (a checkpoint's conversion before) */
+			rt_zero(thread_counts(th, d), 8ull * d->nblocks);
+			th->counted_objs[oi] = 0;
+		}
 	th->root.first_child = NULL;
 	th->root.incl = 0;
 	/* the rt_node of each function's activation on the path, if any */
@@ -1050,6 +1077,7 @@ void rt_counting_convert(struct rt_thread *th)
 		if (!rt_is_external(c->fn)) {
 			const struct pi_objdesc *d = c->fn->obj;
 			uint64_t *cnt = thread_counts(th, d);
+			th->counted_objs[d->index] = 1;
 			const struct pi_map_func *mf = pi_map_funcs(d->map) + c->fn->index;
 			for (uint32_t i = 0; i < c->nblocks; i++)
 				cnt[mf->first_block + i] += block_count(c, mf, i);

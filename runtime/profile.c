@@ -106,9 +106,15 @@ static void write_thread(struct rt_thread *th)
 		pw_put(&w, &re, sizeof(re));
 	}
 	pw_pad(&w, size);
-	/* block counters of every object, for this thread */
+	/* block counters of every object, for this thread (under --counts,
+	 * of the objects its tree counted in, and none if they could not be
+	 * had: an object's record missing reads as all 0) */
+	if (rt_counts_in_nodes && (!th->saved_counts || !th->counted_objs))
+		return;
 	uint64_t i = 0;
-	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
+	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); i += pi_counters(d->map), d++) {
+		if (rt_counts_in_nodes && !th->counted_objs[d->index])
+			continue;
 		uint32_t hdr[2] = {d->index, th->index};
 		const uint64_t *c = th->saved_counts ? th->saved_counts + i
 						     : (const uint64_t *)(th->tp + (int64_t)d->counts_tpoff);
@@ -120,7 +126,6 @@ static void write_thread(struct rt_thread *th)
 			pw_put(&w, hdr, sizeof(hdr));
 			pw_put(&w, c + d->nblocks, 16ull * d->nblocks);
 		}
-		i += pi_counters(d->map);
 	}
 }
 

@@ -119,7 +119,13 @@ struct rt_thread {
 	uint64_t hmask, hcount;
 	struct rt_thread *next;
 	uint64_t tp;          /* thread pointer, to reach its TLS counters */
-	uint64_t *saved_counts; /* copy of the counters, once the thread ended */
+	uint64_t *saved_counts; /* copy of the counters, once the thread ended;
+				   under --counts, where its tree's block
+				   counts go (rt_counting_convert), for want
+				   of counters in TLS */
+	uint8_t *counted_objs;  /* --counts: per object, whether its counters
+				   there may be other than 0 (else they are
+				   not written) */
 	uint64_t final_clock;
 	uint32_t tid;
 	uint32_t index;
@@ -621,6 +627,9 @@ bool rt_ext_waits(const struct pi_funcrec *rec, uint64_t a0, uint64_t a1, uint64
 /* The sink counting stubs count in where no node can be had; before any
  * thread's first count. */
 void rt_counting_init(void);
+/* --counts: the block counts are in the nodes; the objects have no
+ * counters in TLS (their section there is one word) */
+extern bool rt_counts_in_nodes;
 /* An ended thread's (converted) counting tables and arena go to its kit,
  * for the next thread; its stubs count in the sink from now on. */
 void rt_counting_end(struct pi_tls *t, struct rt_thread *th);

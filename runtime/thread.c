@@ -108,6 +108,8 @@ struct rt_thread *rt_thread_init(struct pi_tls *t)
 /* Copy a thread's counters out of its TLS, which goes away with it. */
 static void save_counts(struct rt_thread *th)
 {
+	if (rt_counts_in_nodes)
+		return; /* (none there: rt_counting_convert makes them) */
 	uint64_t total = 0;
 	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
 		total += pi_counters(d->map);
@@ -385,7 +387,7 @@ void rt_reset_for_child(struct pi_tls *t)
 		th->stack[i].ext_ticks = 0;
 		th->stack[i].ext_start = rt_rdtsc();
 	}
-	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
+	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end() && !rt_counts_in_nodes; d++) {
 		uint64_t *c = (uint64_t *)(th->tp + (int64_t)d->counts_tpoff);
 		for (uint64_t b = 0, n = pi_counters(d->map); b < n; b++)
 			c[b] = 0;

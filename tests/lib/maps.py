@@ -14,7 +14,32 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(HERE)
 WORDFREQ = [os.path.join(ROOT, "examples", "wordfreq", f) for f in ("main.c", "hash.c")]
 
-TAG_OBJECT, TAG_IMAGE, TAG_OBJREF, TAG_END = 1, 9, 10, 0xFFFF
+TAG_OBJECT, TAG_COUNTS, TAG_IMAGE, TAG_OBJREF, TAG_END = 1, 2, 9, 10, 0xFFFF
+
+# a program of three objects, one of which never runs, with a thread
+UNRUN = {
+    "main.c": "#include <pthread.h>\n#include <stdio.h>\n"
+              "int work(int); int never(int);\n"
+              "static void *th(void *p) { return (void *)(long)work((int)(long)p); }\n"
+              "int main(int argc, char **argv) {\n"
+              "  pthread_t t; long r; (void)argv;\n"
+              "  pthread_create(&t, 0, th, (void *)(long)(argc + 40)); pthread_join(t, (void **)&r);\n"
+              "  int s = work(argc + 30) + (int)r;\n"
+              "  if (argc > 5) s += never(argc);\n"
+              "  printf(\"%d\\n\", s); return 0; }\n",
+    "work.c": "int work(int n) { int s = 0; for (int i = 0; i < n; i++) s += i & 3 ? i : -i; return s; }\n",
+    "never.c": "int never(int n) { int s = 1; for (int i = 0; i < n; i++) s *= i | 1; return s; }\n",
+}
+
+
+def tls_size(exe):
+    """The memory size of the executable's TLS segment, 0 if none."""
+    out = subprocess.run(["readelf", "-lW", exe], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if f and f[0] == "TLS":
+            return int(f[5], 16)
+    return 0
 
 
 def records(path):
@@ -132,6 +157,53 @@ def tests(ctx, Fail, sh, must, profile_json):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    def counts_where_run():
+        """Under --counts the block counts are in the tree's nodes: no
+        counters in TLS (which the C library clears for every thread), and
+        a profile holds the counters of the objects that ran only, with
+        the figures --timed gives."""
+        tmp = tempfile.mkdtemp(prefix="pi-maps-")
+        try:
+            objs = []
+            for name, text in sorted(UNRUN.items()):
+                src = os.path.join(tmp, name)
+                with open(src, "w") as f:
+                    f.write(text)
+                objs.append(src[:-2] + ".o")
+                must(["gcc", "-O2", "-c", src, "-o", objs[-1]], "compile")
+            native = os.path.join(tmp, "native")
+            must(["gcc"] + objs + ["-o", native, "-lpthread"], "link")
+            expect = subprocess.run([native], capture_output=True, text=True).stdout
+            figs, sizes = {}, {}
+            for mode in ("--counts", "--timed"):
+                exe = os.path.join(tmp, "prog" + mode)
+                must([ctx.profinst, "-q", "--cpu=instructions", mode] + objs + ["-o", exe, "-lpthread"], "profinst")
+                sizes[mode] = tls_size(exe)
+                out = os.path.join(tmp, mode + ".pf")
+                p = subprocess.run([exe], env=dict(os.environ, PROFINST_OUTPUT=out), cwd=tmp,
+                                   capture_output=True, text=True)
+                if p.returncode or p.stdout != expect:
+                    raise Fail("%s: rc %d, printed %r" % (mode, p.returncode, p.stdout))
+                counts = [t for t, _ in records(out)].count(TAG_COUNTS)
+                # main.o and work.o, in each of the two threads; never.o in none
+                want = 4 if mode == "--counts" else 6
+                if counts != want:
+                    raise Fail("%s: %d block counter records, want %d" % (mode, counts, want))
+                figs[mode] = figures(profile_json(ctx, out))
+            # (the runtime's own words are the same in both; the three
+            # objects' counters, one word each under --counts)
+            if sizes["--timed"] - sizes["--counts"] < 8 * 10:
+                raise Fail("TLS segments of %r bytes: the counters are in TLS under --timed only" % sizes)
+            if figs["--counts"] != figs["--timed"]:
+                raise Fail("--counts and --timed disagree: %r against %r" % (figs["--counts"], figs["--timed"]))
+            ann = subprocess.run([ctx.profview, "annotate", os.path.join(tmp, "--counts.pf"), "work"],
+                                 capture_output=True, text=True)
+            if ann.returncode or "work" not in ann.stdout:
+                raise Fail("annotate work: rc %d, %s" % (ann.returncode, ann.stderr[-300:]))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
     return [("maps/in_executable", in_executable),
+            ("maps/counts_where_run", counts_where_run),
             ("maps/executable_gone", executable_gone),
             ("maps/executable_rebuilt", executable_rebuilt)]
