@@ -338,7 +338,8 @@ static void cfa_row(struct emit *e, uint32_t off)
 	r->cfa_off = off;
 }
 
-static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, const struct external *x, bool current);
+static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, const struct external *x, bool current,
+		       bool count);
 static void emit_cback(struct emit *e, bool save, uint32_t k, const struct func *f);
 static void emit_cmeas(struct emit *e, uint32_t k, int sym);
 
@@ -369,7 +370,7 @@ static void emit_ext_tail(struct emit *e, uint32_t k, const struct func *f)
 	}
 	bool measured = counting && (!(x->flags & PI_EXT_FIXED) || (x->flags & PI_EXT_C_LOCALE));
 	if (counting) {
-		emit_cnode(e, f, e->t->cslot[k], x, true);
+		emit_cnode(e, f, e->t->cslot[k], x, true, true);
 		if (measured)
 			emit_cmeas(e, k, e->c->sym_cmeas_start);
 	} else {
@@ -688,17 +689,22 @@ static void emit_frames_r11(struct emit *e, uint8_t op, uint32_t field)
 	buf_u32(&e->tl->out, 0);
 }
 
-/* cmpb $0,%fs:frames_off; jne (rel8, patched): where the thread keeps no
- * frame nodes.  The rel8's offset. */
-static uint64_t emit_frames_off_jne(struct emit *e)
+/* cmpb $0,%fs:frames_off; jne (jcc 0x75) or je (0x74), rel8 patched:
+ * where the thread keeps no frame nodes, or does.  The rel8's offset. */
+static uint64_t emit_frames_off_jcc(struct emit *e, uint8_t jcc)
 {
 	static const uint8_t b[] = {0x64, 0x80, 0x3c, 0x25};
 	PUT(e, b);
 	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_FRAMES_OFF);
 	buf_u32(&e->tl->out, 0);
-	static const uint8_t jne[] = {0x00, 0x75, 0x00};
-	PUT(e, jne);
+	uint8_t j[] = {0x00, jcc, 0x00};
+	PUT(e, j);
 	return cur(e) - 1;
+}
+
+static uint64_t emit_frames_off_jne(struct emit *e)
+{
+	return emit_frames_off_jcc(e, 0x75);
 }
 
 /* Whether f keeps its frame's node (runtime/framenodes.c): its entry
@@ -1021,21 +1027,22 @@ static void emit_cback(struct emit *e, bool save, uint32_t k, const struct func 
 		PUT(e, LEA_RSP_M128);
 		PUT(e, PUSH_R11);
 	}
-	uint64_t j_parent = 0, j_store = 0;
-	if (site_frame(e, k, f)) {
-		j_parent = emit_frames_off_jne(e);
-		emit_lea_cfa_r11(e, k, save ? 136 : 0);
-		emit_frames_r11(e, 0x03, STUB_FRAMES_DELTA); /* add delta(%rip),%r11 */
-		static const uint8_t load[] = {0x4d, 0x8b, 0x1b, 0xeb}; /* mov (%r11),%r11; jmp store */
-		PUT(e, load);
-		j_store = cur(e);
-		buf_u8(&e->tl->out, 0);
-		e->tl->out.p[j_parent] = (uint8_t)(cur(e) - j_parent - 1);
-	}
+	/* the frame's way falls through: cmpb; je 1f; the parent's; jmp 2f;
+	 * 1: the frame's; 2: */
+	uint64_t j_frame = site_frame(e, k, f) ? emit_frames_off_jcc(e, 0x74) : 0, j_store = 0;
 	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
 	emit_r11m(e, 0x4d, 0x8b, 3, STUB_CN_FPARENT);
-	if (j_store)
+	if (j_frame) {
+		buf_u8(&e->tl->out, 0xeb); /* jmp store */
+		j_store = cur(e);
+		buf_u8(&e->tl->out, 0);
+		e->tl->out.p[j_frame] = (uint8_t)(cur(e) - j_frame - 1);
+		emit_lea_cfa_r11(e, k, save ? 136 : 0);
+		emit_frames_r11(e, 0x03, STUB_FRAMES_DELTA); /* add delta(%rip),%r11 */
+		static const uint8_t load[] = {0x4d, 0x8b, 0x1b}; /* mov (%r11),%r11 */
+		PUT(e, load);
 		e->tl->out.p[j_store] = (uint8_t)(cur(e) - j_store - 1);
+	}
 	emit_fs_r11(e, 0x89, STUB_TLS_CUR);
 	if (save) {
 		PUT(e, POP_R11);
@@ -1081,8 +1088,10 @@ static void emit_cext_cost(struct emit *e, const struct external *x)
  * external's record; none: a call through a pointer's node), made
  * current for the call unless not current (a transparent external's,
  * ext_transparent: the caller's stays current, and nothing restores it
- * after the call). */
-static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, const struct external *x, bool current)
+ * after the call); an external's call counted there if count (a tail
+ * jump's: a call's count is its block's, runtime/counting.c). */
+static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, const struct external *x, bool current,
+		       bool count)
 {
 	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
 	emit_r11m(e, 0x4d, 0x8b, 3, slot_disp(f, slot)); /* mov slot(%r11),%r11 */
@@ -1102,11 +1111,12 @@ static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, cons
 	}
 	emit_call_rt(e, e->c->sym_cextnew);
 	e->tl->out.p[j] = (uint8_t)(cur(e) - j - 1);
-	if (x) {
+	if (x && count) {
 		static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
 		PUT(e, inc);
-		emit_cext_cost(e, x);
 	}
+	if (x)
+		emit_cext_cost(e, x);
 	if (current)
 		emit_fs_r11(e, 0x89, STUB_TLS_CUR);
 	if (x && (x->flags & PI_EXT_CHECK)) {
@@ -1141,7 +1151,7 @@ static bool inner_call(const struct emit *e, uint32_t k)
 }
 
 /* mov %fs:cur,%r11; mov slot(%r11),%r11; test; jz 1f; mov %r11,%fs:cur;
- * incq calls(%r11); call (or jmp) past the callee's entry stub; jmp 2f;
+ * (a jump's) incq calls(%r11); call (or jmp) past the callee's entry stub; jmp 2f;
  * 1: the call or jump as any other (the callee's entry makes its node);
  * 2: (A tail jump's node was made with the caller's fparent as its own:
  * the callee returns to the caller's caller.) */
@@ -1157,8 +1167,10 @@ static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32
 	uint64_t j1 = cur(e);
 	buf_u32(&e->tl->out, 0);
 	emit_fs_r11(e, 0x89, STUB_TLS_CUR);
-	static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
-	PUT(e, inc);
+	if (jump) { /* (a call's count is its block's) */
+		static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
+		PUT(e, inc);
+	}
 	bool other = e->t->inner_sym && e->t->inner_sym[k] >= 0;
 	emit_callee_frame(e, k, jump, frame_reg(e, k));
 	if (other)
@@ -1209,7 +1221,7 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 	bool jump = e->t->insns[k].kind == INSN_JMP_IND;
 	emit_target_r11(e, k);
 	emit_fs_r11(e, 0x89, STUB_TLS_TARGET);
-	emit_cnode(e, f, slot, NULL, true);
+	emit_cnode(e, f, slot, NULL, true, false);
 	uint64_t to_keep = 0, to_old = 0, to_call_fast = 0;
 	if (site_frame(e, k, f)) {
 		/* the function the pointer's node keeps, where it may be
@@ -1317,7 +1329,7 @@ static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool 
 	} else if (in->kind == INSN_CALL && ext) {
 		const struct external *x = &e->c->exts[t->ext[k]];
 		bool keep = ext_transparent(x);
-		emit_cnode(e, f, slot, x, !keep);
+		emit_cnode(e, f, slot, x, !keep, false);
 		*after = !keep;
 		*measured = !(x->flags & PI_EXT_FIXED) || (x->flags & PI_EXT_C_LOCALE);
 	} else if (in->kind == INSN_CALL_IND && !ext) {
@@ -1328,7 +1340,7 @@ static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool 
 	} else if (in->kind == INSN_CALL_IND && ext) {
 		const struct external *x = &e->c->exts[t->ext[k]];
 		bool keep = ext_transparent(x);
-		emit_cnode(e, f, slot, x, !keep);
+		emit_cnode(e, f, slot, x, !keep, false);
 		*after = !keep;
 		*measured = !(x->flags & PI_EXT_FIXED) || (x->flags & PI_EXT_C_LOCALE);
 	} else if (in->kind == INSN_JMP_IND && (t->mark[k] & MARK_TAIL) && !ext) {

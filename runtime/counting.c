@@ -821,6 +821,25 @@ static uint64_t block_count(const struct rt_cnode *n, const struct pi_map_func *
 	return i == 0 && (mf->flags & PI_FUNC_ENTRY_CALLS) ? n->calls : n->counts[i];
 }
 
+/* The calls of n: in its parent's slot of a call site (not a tail
+ * jump's), of an instrumented function, the count of the block holding
+ * the call, whose every run ends in it (the sites do not count such
+ * calls; an entry that settles one still does, for nothing); else its
+ * own count.  The parent's calls must be its own already (block_count
+ * may read them): the tree is converted from the root down. */
+static uint64_t site_calls(const struct rt_cnode *n)
+{
+	const struct rt_cnode *p = n->parent;
+	if (!p || p == sink || !p->fn || rt_is_external(p->fn) || !n->fn || n->slot == UINT32_MAX)
+		return n->calls;
+	const struct pi_map_hdr *m = p->fn->obj->map;
+	const struct pi_map_func *mf = pi_map_funcs(m) + p->fn->index;
+	if (n->slot >= mf->nsites)
+		return n->calls;
+	const struct pi_map_site *site = pi_map_sites(m) + mf->first_site + n->slot;
+	return block_count(p, mf, site->block - mf->first_block);
+}
+
 static uint64_t node_self(const struct rt_cnode *n)
 {
 	if (!n->fn)
@@ -1041,6 +1060,7 @@ void rt_counting_convert(struct rt_thread *th)
 			depth++;
 			continue;
 		}
+		((struct rt_cnode *)c)->calls = site_calls(c);
 		uint64_t self = node_self(c);
 		uint64_t fi = (uint64_t)(c->fn - rt_funcs_begin());
 		struct rt_node *anc = fi < nfuncs ? onpath[fi] : NULL;
