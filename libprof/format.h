@@ -65,7 +65,14 @@ struct pi_map_hdr {
 	 * + 1 (a block that then has no counter of its own in a --counts
 	 * node), or 0. */
 	uint32_t nsame;       /* nblocks, or 0 */
-	uint32_t same_off;    /* -> uint32_t[nsame] */
+	uint32_t same_off;    /* -> uint32_t[nsame]; with PI_MAP_DIFF, then
+				 uint32_t[2 * nsame]: per block, two blocks
+				 + 1 (or 0, 0) whose counts' difference is
+				 its count, the first's less the second's (an
+				 arm of a two-way branch: its branch's block's
+				 less the other arm's); both have counts of
+				 their own, and the block is in no other
+				 block's place in either table */
 };
 
 #define PI_MAP_CHARGE_OS 0x1    /* the model charges time outside instrumented code */
@@ -76,6 +83,7 @@ struct pi_map_hdr {
 #define PI_MAP_INLINES 0x20     /* and then with ninlines, inlines_off, ninrows, inrows_off */
 #define PI_MAP_COUNTING 0x40    /* --counts: the stubs count per context (runtime/counting.c) */
 #define PI_MAP_SAME 0x80        /* and then with nsame, same_off */
+#define PI_MAP_DIFF 0x100       /* and the same table goes on with differences */
 
 /* The header's size in a map without PI_MAP_RELOCS, in one without
  * PI_MAP_INLINES, and in one without PI_MAP_SAME. */

@@ -138,20 +138,37 @@ static bool map_same(const struct pi_map_hdr *m)
 	return (m->reserved & PI_MAP_SAME) && map_inlines(m);
 }
 
+/* Whether block x + 1 (0: none) is of block i's function and has a
+ * count of its own in the tables (same, and diff, pairs, or NULL). */
+static bool counted_root(const struct pi_map_hdr *m, const uint32_t *same, const uint32_t *diff, uint32_t x,
+			 uint32_t i)
+{
+	const struct pi_map_block *b = (const void *)((const char *)m + m->blocks_off);
+	return x && x <= m->nblocks && !same[x - 1] && (!diff || !diff[2 * (x - 1)]) && b[x - 1].func == b[i].func;
+}
+
 /* The table of blocks counted as another: one per block, each naming a
- * block of its own function that has a count of its own. */
+ * block of its own function that has a count of its own; and with
+ * PI_MAP_DIFF the differences: per block none, or two such blocks, and
+ * then no block counted as it. */
 static int check_same(const struct pi_map_hdr *m, char *err, size_t n)
 {
 	if (!m->nsame)
 		return 0;
+	uint64_t words = (m->reserved & PI_MAP_DIFF) ? 3 : 1;
 	if (m->nsame != m->nblocks || m->same_off % 4 ||
-	    (uint64_t)m->same_off + (uint64_t)m->nsame * sizeof(uint32_t) > m->size)
+	    (uint64_t)m->same_off + (uint64_t)m->nsame * words * sizeof(uint32_t) > m->size)
 		return prof_fail(err, n, "object map's counted blocks overrun the map");
 	const uint32_t *same = (const void *)((const char *)m + m->same_off);
-	const struct pi_map_block *b = (const void *)((const char *)m + m->blocks_off);
-	for (uint32_t i = 0; i < m->nsame; i++)
-		if (same[i] && (same[i] > m->nblocks || same[same[i] - 1] || b[same[i] - 1].func != b[i].func))
+	const uint32_t *diff = (m->reserved & PI_MAP_DIFF) ? same + m->nsame : NULL;
+	for (uint32_t i = 0; i < m->nsame; i++) {
+		if (same[i] && !counted_root(m, same, diff, same[i], i))
 			return prof_fail(err, n, "bad counted block in object map");
+		if (diff && (diff[2 * i] || diff[2 * i + 1]) &&
+		    (same[i] || !counted_root(m, same, diff, diff[2 * i], i) ||
+		     !counted_root(m, same, diff, diff[2 * i + 1], i)))
+			return prof_fail(err, n, "bad block count difference in object map");
+	}
 	return 0;
 }
 

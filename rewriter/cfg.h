@@ -73,6 +73,8 @@ struct block {
 			       or more or not known (code_count_preds) */
 	uint32_t same;      /* --counts: the block whose count this one's is,
 			       + 1, or 0 (derive.h) */
+	uint32_t plus, minus; /* --counts: the blocks whose counts' difference
+			       is this one's, + 1, or 0 (derive.h) */
 };
 
 /* One executable section. */

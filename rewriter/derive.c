@@ -16,6 +16,14 @@
  * the only candidate.
  * (A program ended or a frame left by a signal inside R, between A and
  * C, counts C once more than it ran.)
+ *
+ * And an arm S of a two-way branch that ends block P (a conditional
+ * jump; P holds no call), entered only from P, whose other arm T is
+ * entered only from P too, runs as often as P less T: every run of P
+ * goes on to one of them.  Knuth's spanning tree would leave more
+ * blocks without counters; this takes the else of an if-else, the one
+ * it finds most often in compiled code, and keeps the rest simple (one
+ * level: P's count is its own or its block.same's, T's its own).
  */
 #include "derive.h"
 
@@ -251,6 +259,37 @@ static bool same_count(const struct fgraph *g, uint32_t a, uint32_t cb, uint32_t
 	return true;
 }
 
+/* The arms of two-way branches that take their counts as differences
+ * (the file's comment), after the same counts: an arm that is a same
+ * count's root stays one (the same table points at it). */
+static void derive_arms(struct code *c, const struct func *f, const struct fgraph *g)
+{
+	uint32_t fb = f->first_block;
+	bool *pinned = xcalloc(g->n, sizeof(bool)); /* counted: a difference reads it */
+	for (uint32_t i = 0; i < g->n; i++)
+		if (c->blocks[fb + i].same)
+			pinned[c->blocks[fb + i].same - 1 - fb] = true;
+	for (uint32_t s = 1; s < g->n; s++) {
+		struct block *sb = &c->blocks[fb + s];
+		if (sb->same || pinned[s] || g->special[s] || !g->live[s] || g->inn[s] != 1)
+			continue;
+		uint32_t p = g->in[s][0];
+		if (p == s || g->stops[p] || g->outn[p] != 2)
+			continue;
+		uint32_t t = g->out[p][0] == s ? g->out[p][1] : g->out[p][0];
+		const struct block *tb = &c->blocks[fb + t];
+		if (t == s || g->inn[t] != 1 || g->special[t] || tb->same || tb->minus)
+			continue;
+		uint32_t pr = c->blocks[fb + p].same ? c->blocks[fb + p].same - 1 - fb : p;
+		if (c->blocks[fb + pr].minus || pr == s)
+			continue;
+		sb->plus = fb + pr + 1;
+		sb->minus = fb + t + 1;
+		pinned[pr] = pinned[t] = true;
+	}
+	free(pinned);
+}
+
 void code_derive_counts(struct code *c)
 {
 	for (size_t fi = 0; fi < c->nfuncs; fi++) {
@@ -272,6 +311,7 @@ void code_derive_counts(struct code *c)
 			struct block *ab = &c->blocks[f->first_block + a];
 			c->blocks[f->first_block + cb].same = ab->same ? ab->same : f->first_block + a + 1;
 		}
+		derive_arms(c, f, &g);
 		free(mark), free(idom), free(rpo), free(place);
 		graph_free(&g);
 	}

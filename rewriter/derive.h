@@ -11,7 +11,11 @@
 /* Set block.same for every block of c's instrumented functions whose
  * count another block's gives: that block's index + 1, itself one with a
  * count of its own (or the entry's, PI_FUNC_ENTRY_CALLS); 0 for the
- * others.  After the blocks and their ways in (code_count_preds). */
+ * others.  And block.plus, block.minus for an arm of a two-way branch
+ * whose count is its branch's block's less the other arm's: those
+ * blocks' indices + 1, each with a count of its own or, the first, its
+ * block.same's (which has); and for which no block.same is the arm.
+ * After the blocks and their ways in (code_count_preds). */
 void code_derive_counts(struct code *c);
 
 #endif

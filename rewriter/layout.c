@@ -1465,7 +1465,7 @@ static bool counts_after_call(const struct emit *e, uint32_t k, const struct fun
 		return false;
 	const struct block *b = &e->c->blocks[t->block[n]];
 	return t->block[n] != t->block[k] && b->first == n && b->preds == 1 && !(b->live_in & FLAGS_STATUS) &&
-	       t->block[n] > f->first_block && !b->same;
+	       t->block[n] > f->first_block && !b->same && !b->minus;
 }
 
 static void emit_insn(struct emit *e, uint32_t k)
@@ -1510,6 +1510,7 @@ static void emit_insn(struct emit *e, uint32_t k)
 	if (f && (t->mark[k] & MARK_LEADER) && !counting)
 		emit_block_stub(e, t->block[k]);
 	else if (f && (t->mark[k] & MARK_LEADER) && e->counted != k && !e->c->blocks[t->block[k]].same &&
+		 !e->c->blocks[t->block[k]].minus &&
 		 !(t->block[k] == f->first_block && code_entry_by_calls(e->c, f)))
 		emit_cblock(e, t->block[k], f);
 	if (f && (t->mark[k] & MARK_FLUSH)) {

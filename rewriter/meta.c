@@ -357,6 +357,11 @@ static void build_map(struct code *c, const struct addrmap *m, struct buf *b)
 		h.nsame = (uint32_t)c->nblocks;
 		for (size_t i = 0; i < c->nblocks; i++)
 			buf_u32(&body, c->blocks[i].same);
+		h.reserved |= PI_MAP_DIFF; /* (the differences follow) */
+		for (size_t i = 0; i < c->nblocks; i++) {
+			buf_u32(&body, c->blocks[i].plus);
+			buf_u32(&body, c->blocks[i].minus);
+		}
 	}
 	h.code_off = (uint32_t)(sizeof(h) + body.len);
 	h.code_size = (uint32_t)c->code.len;

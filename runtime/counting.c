@@ -809,16 +809,33 @@ static void measured(const struct rt_cnode *n, uint64_t *charged, uint64_t *left
 /* Block i's count in n (of an instrumented function): an entry block
  * without a counter of its own ran once per call (PI_FUNC_ENTRY_CALLS);
  * a block the map counts as another (PI_MAP_SAME) ran as often as that
- * one. */
+ * one; an arm of a branch (PI_MAP_DIFF), its branch's count less the
+ * other arm's. */
+static uint64_t own_count(const struct rt_cnode *n, const struct pi_map_func *mf, uint32_t i)
+{
+	return i == 0 && (mf->flags & PI_FUNC_ENTRY_CALLS) ? n->calls : n->counts[i];
+}
+
 static uint64_t block_count(const struct rt_cnode *n, const struct pi_map_func *mf, uint32_t i)
 {
 	const struct pi_map_hdr *m = n->fn->obj->map;
-	if ((m->reserved & PI_MAP_SAME) && m->nsame) {
-		uint32_t same = ((const uint32_t *)((const char *)m + m->same_off))[mf->first_block + i];
-		if (same)
-			i = same - 1 - mf->first_block;
+	if (!(m->reserved & PI_MAP_SAME) || !m->nsame)
+		return own_count(n, mf, i);
+	const uint32_t *same = (const uint32_t *)((const char *)m + m->same_off);
+	if (same[mf->first_block + i])
+		i = same[mf->first_block + i] - 1 - mf->first_block;
+	if (m->reserved & PI_MAP_DIFF) {
+		/* an arm of a two-way branch: its branch's block's count less
+		 * the other arm's (0 rather than less, if a frame left between
+		 * them made them disagree) */
+		const uint32_t *d = same + m->nsame + 2 * (mf->first_block + i);
+		if (d[0]) {
+			uint64_t a = own_count(n, mf, d[0] - 1 - mf->first_block);
+			uint64_t b = own_count(n, mf, d[1] - 1 - mf->first_block);
+			return a > b ? a - b : 0;
+		}
 	}
-	return i == 0 && (mf->flags & PI_FUNC_ENTRY_CALLS) ? n->calls : n->counts[i];
+	return own_count(n, mf, i);
 }
 
 /* The calls of n: in its parent's slot of a call site (not a tail

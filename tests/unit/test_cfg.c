@@ -27,6 +27,8 @@
  *   regs-dead R...     ... and these are not: a stub may use them
  *   count-of L         its block keeps no counter: its count is that of
  *                      the block starting on line L (derive.h)
+ *   count-of L minus M ... that of the block on line L less that of the
+ *                      block on line M (an arm of a branch)
  *
  * Checked both ways, in every instrumented function: an instruction
  * without `leader` does not start a block, a jump without `tail` does
@@ -64,6 +66,7 @@ struct expect {
 	uint16_t regs_live, regs_dead; /* regs-live, regs-dead */
 	int follows, sets; /* classes by name (an index into the names), or -1 */
 	unsigned count_of; /* count-of: a line, or 0 */
+	unsigned minus;    /* ... minus: a line, or 0 */
 	bool seen;       /* an instruction is on its line */
 };
 
@@ -165,15 +168,16 @@ static struct expect *read_expects(const char *src, struct classes *cl, size_t *
 					return NULL;
 				}
 				*(w[0] == 'f' ? &x->follows : &x->sets) = i;
-			} else if (!strcmp(w, "count-of")) {
+			} else if (!strcmp(w, "count-of") || !strcmp(w, "minus")) {
 				char *l = strtok(NULL, " \t\n");
-				x->count_of = l ? (unsigned)atoi(l) : 0;
-				if (!x->count_of) {
-					fprintf(stderr, "%s:%zu: count-of what?\n", src, n);
+				unsigned v = l ? (unsigned)atoi(l) : 0;
+				if (!v || (w[0] == 'm' && !x->count_of)) {
+					fprintf(stderr, "%s:%zu: %s what?\n", src, n, w);
 					free(e);
 					fclose(f);
 					return NULL;
 				}
+				*(w[0] == 'c' ? &x->count_of : &x->minus) = v;
 			} else if (!strcmp(w, "loop")) {
 				x->what |= E_LOOP;
 			} else if (!strcmp(w, "resync")) {
@@ -216,6 +220,15 @@ static void flags_str(uint16_t live, char *out, size_t n)
 			snprintf(out + strlen(out), n - strlen(out), " %s", flag_names[i].name);
 	if (!out[0])
 		snprintf(out, n, " none");
+}
+
+/* The line where block b - 1 starts (b 0: none, 0). */
+static uint32_t block_line(const struct code *c, uint32_t b)
+{
+	if (!b)
+		return 0;
+	const struct block *bl = &c->blocks[b - 1];
+	return line_of(&c->lines, c->texts[bl->ts].sec, c->texts[bl->ts].insns[bl->first].off);
 }
 
 /* Every instruction of c's functions against the annotations: the
@@ -295,14 +308,13 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 					looped[t->block[k]] ? "on" : "not on");
 				fbad[t->fn[k]]++;
 			}
-			uint32_t same = c->blocks[t->block[k]].same, same_line = 0;
-			if (same) {
-				const struct block *sb = &c->blocks[same - 1];
-				same_line = line_of(&c->lines, c->texts[sb->ts].sec, c->texts[sb->ts].insns[sb->first].off);
-			}
-			if (same_line != x->count_of) {
-				fprintf(stderr, "%s:%u: its count is line %u's (0: its own), expected line %u's\n", src,
-					line, same_line, x->count_of);
+			const struct block *kb = &c->blocks[t->block[k]];
+			uint32_t same_line = block_line(c, kb->same ? kb->same : kb->plus);
+			uint32_t minus_line = block_line(c, kb->minus);
+			if (same_line != x->count_of || minus_line != x->minus) {
+				fprintf(stderr, "%s:%u: its count is line %u's less line %u's (0: its own, none), "
+					"expected line %u's less line %u's\n", src, line, same_line, minus_line,
+					x->count_of, x->minus);
 				fbad[t->fn[k]]++;
 			}
 			uint16_t gl = c->blocks[t->block[k]].gpr_live;

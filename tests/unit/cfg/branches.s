@@ -19,7 +19,7 @@ split_compare:
 	cmpl	%esi, %edi		# expect: leader
 	jmp	.Ltest
 .Lfar:
-	movl	$1, %eax		# expect: leader
+	movl	$1, %eax		# expect: leader count-of 19 minus 26
 	ret
 .Ltest:
 	je	.Lfar			# expect: leader flags-live ZF count-of 19

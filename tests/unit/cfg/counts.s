@@ -8,7 +8,7 @@
 diamond:
 	cmpl	$3, %edi	# expect: leader
 	jle	.Lelse
-	movl	(%rsi), %eax	# expect: leader
+	movl	(%rsi), %eax	# expect: leader count-of 9 minus 15
 	addl	$1, 4(%rsi)
 	jmp	.Ljoin
 .Lelse:
@@ -49,7 +49,7 @@ loop:
 .Lhead:
 	cmpl	%edi, %eax	# expect: leader loop
 	jge	.Ldone
-	addl	$1, %eax	# expect: leader loop
+	addl	$1, %eax	# expect: leader loop count-of 50 minus 55
 	jmp	.Lhead
 .Ldone:
 	ret	# expect: leader
@@ -70,7 +70,7 @@ nested:
 	addl	$3, %esi	# expect: leader count-of 66
 	jmp	.Ln_join
 .Ln_out:
-	movl	$7, %esi	# expect: leader
+	movl	$7, %esi	# expect: leader count-of 64 minus 66
 .Ln_join:
 	movl	%esi, %eax	# expect: leader count-of 64
 	ret

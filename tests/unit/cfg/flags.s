@@ -44,13 +44,13 @@ rewritten:
 join:
 	cmpl	%esi, %edi		# expect: leader
 	jns	.Lright
-	movl	$1, %eax		# expect: leader flags-live CF ZF
+	movl	$1, %eax		# expect: leader flags-live CF ZF count-of 45 minus 50
 	jmp	.Ljoin
 .Lright:
 	movl	$2, %eax		# expect: leader flags-live CF ZF
 .Ljoin:
 	ja	.Lbig			# expect: leader flags-live CF ZF count-of 45
-	ret				# expect: leader
+	ret				# expect: leader count-of 45 minus 55
 .Lbig:
 	addl	$10, %eax		# expect: leader
 	ret

@@ -6,7 +6,7 @@
 dispatch:
 	cmpl	$2, %edi		# expect: leader
 	ja	.Ldefault
-	movl	%edi, %edi		# expect: leader
+	movl	%edi, %edi		# expect: leader count-of 7 minus 21
 	jmp	*.Ltable(,%rdi,8)
 .Lcase0:
 	movl	$10, %eax		# expect: leader

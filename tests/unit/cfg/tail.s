@@ -13,7 +13,7 @@ callee:
 sibling:
 	testl	%edi, %edi		# expect: leader
 	je	.Lzero
-	addl	$2, %edi		# expect: leader
+	addl	$2, %edi		# expect: leader count-of 14 minus 19
 	jmp	callee			# expect: tail
 .Lzero:
 	jmp	.Lout			# expect: leader
