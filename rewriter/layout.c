@@ -25,6 +25,9 @@ struct emit {
 	uint64_t *newval;   /* new symbol values (final pass) */
 	uint32_t counted;   /* --counts: the instruction whose block's counter the
 			       code after the call before it counted */
+	int cur_reg;        /* --counts: a register that holds the current node
+			       here (a counter put it there, in this block or
+			       one that falls into it), or -1 (keeps_cur) */
 };
 
 static uint64_t cur(const struct emit *e)
@@ -958,6 +961,12 @@ static void emit_cblock(struct emit *e, uint32_t b, const struct func *f)
 {
 	const struct block *bl = &e->c->blocks[b];
 	bool flags = bl->live_in & FLAGS_STATUS;
+	if (e->cur_reg >= 0 && !flags) { /* incq counts+8*i(%R) */
+		int r = e->cur_reg;
+		emit_r11m_reg(e, (uint8_t)(r >= 8 ? 0x49 : 0x48), 0xff, 0, (uint8_t)r,
+			      STUB_CN_COUNTS + 8 * (b - f->first_block));
+		return;
+	}
 	/* flags kept in %al (lahf; seto): in %rax where it is dead, else
 	 * with %rax pushed below the red zone */
 	bool push_rax = flags && (bl->gpr_live & 1);
@@ -992,6 +1001,39 @@ static void emit_cblock(struct emit *e, uint32_t b, const struct func *f)
 		buf_u8(&e->tl->out, 0x58);
 	if (push_rax || push_r11)
 		PUT(e, LEA_RSP_P128);
+	e->cur_reg = push_r11 ? -1 : r; /* (r is not %rax where the flags go there) */
+}
+
+/* Whether the register that holds the current node before instruction k,
+ * a leader of f, still does at k: k's block is entered only from the
+ * instruction before it, which falls into it (a block after a call too:
+ * the code after the call counts it through %r11), and no other way
+ * (not an entry, a resync point, an address taken).  The instructions
+ * between kill it as they write it (keep_cur_after). */
+static bool keeps_cur(const struct emit *e, uint32_t k)
+{
+	const struct text *t = e->t;
+	if (!k || (t->mark[k] & (MARK_FSTART | MARK_PSTART | MARK_RESYNC | MARK_ADDR)) || t->fn[k - 1] != t->fn[k] ||
+	    t->insns[k - 1].off + t->insns[k - 1].len != t->insns[k].off || e->c->blocks[t->block[k]].preds != 1)
+		return false;
+	enum insn_kind pk = t->insns[k - 1].kind;
+	return pk != INSN_JMP && pk != INSN_JMP_IND && pk != INSN_RET && pk != INSN_TRAP;
+}
+
+/* After instruction k of f (its body; before the code after a call): the
+ * register that holds the current node, if k leaves it alone.  A call, a
+ * system call or any jump (a conditional tail jump's stub takes %r11)
+ * ends it. */
+static void keep_cur_after(struct emit *e, uint32_t k)
+{
+	if (e->cur_reg < 0)
+		return;
+	const struct insn *in = &e->t->insns[k];
+	const struct insn_detail *d = code_detail(e->c, in);
+	bool jumps = in->kind != INSN_OTHER &&
+		     !((in->kind == INSN_JCC || in->kind == INSN_LOOP) && !(e->t->mark[k] & MARK_TAIL));
+	if (jumps || in->rep || !d || (d->wr & (1ull << e->cur_reg)))
+		e->cur_reg = -1;
 }
 
 /* Name the slot for the call or jump coming: next = its address,
@@ -1486,6 +1528,8 @@ static void emit_insn(struct emit *e, uint32_t k)
 		done = true;
 	}
 	bool counting = e->c->opts->counting;
+	if (!f || ((t->mark[k] & MARK_LEADER) && !keeps_cur(e, k)))
+		e->cur_reg = -1;
 	if (f && (t->mark[k] & MARK_FSTART))
 		counting ? emit_centry(e, f) : emit_entry_stub(e, f);
 	tl->lab[k] = (uint32_t)((f && (t->mark[k] & MARK_FSTART)) ? cur(e) : start);
@@ -1601,6 +1645,8 @@ static void emit_insn(struct emit *e, uint32_t k)
 	}
 	if (f && in->rep)
 		emit_rep_post(e, in);
+	if (counting && f)
+		keep_cur_after(e, k);
 	if (cmeasured)
 		emit_cmeas(e, k, e->c->sym_cmeas_stop);
 	if (cswitch)
@@ -1611,6 +1657,7 @@ static void emit_insn(struct emit *e, uint32_t k)
 		/* the caller's node is in %r11: count the next block there */
 		emit_r11m(e, 0x49, 0xff, 0, STUB_CN_COUNTS + 8 * (t->block[k + 1] - f->first_block));
 		e->counted = k + 1;
+		e->cur_reg = 11;
 	}
 }
 
@@ -1668,6 +1715,7 @@ static void emit_text(struct emit *e)
 	struct text_layout *tl = e->tl;
 	tl->out.len = 0;
 	e->counted = UINT32_MAX;
+	e->cur_reg = -1;
 	size_t v = 0;
 	uint64_t size = e->s->size;
 	uint32_t k = 0;
