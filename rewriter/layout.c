@@ -664,6 +664,19 @@ static void emit_r11m(struct emit *e, uint8_t rex, uint8_t op, uint8_t reg, uint
 	emit_r11m_reg(e, rex, op, reg, 11, disp);
 }
 
+/* mov disp(current node),%r11: from the register that holds the node
+ * where one does (emit.cur_reg, which nothing since may have written),
+ * else by the TLS word */
+static void emit_cur_field_r11(struct emit *e, uint32_t disp, bool by_reg)
+{
+	int r = by_reg ? e->cur_reg : -1;
+	if (r < 0) {
+		emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
+		r = 11;
+	}
+	emit_r11m_reg(e, (uint8_t)(r >= 8 ? 0x4d : 0x4c), 0x8b, 3, (uint8_t)r, disp);
+}
+
 /* lea disp(%rsp),%r11 */
 static void emit_lea_rsp_r11(struct emit *e, int32_t disp)
 {
@@ -1135,8 +1148,9 @@ static void emit_cext_cost(struct emit *e, const struct external *x)
 static void emit_cnode(struct emit *e, const struct func *f, uint32_t slot, const struct external *x, bool current,
 		       bool count)
 {
-	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
-	emit_r11m(e, 0x4d, 0x8b, 3, slot_disp(f, slot)); /* mov slot(%r11),%r11 */
+	/* (a call's site: nothing of the stubs before it wrote the register
+	 * that holds the current node) */
+	emit_cur_field_r11(e, slot_disp(f, slot), !count && x); /* mov slot(node),%r11 */
 	PUT(e, TEST_R11);
 	buf_u8(&e->tl->out, 0x75); /* jnz have */
 	uint64_t j = cur(e);
@@ -1201,8 +1215,7 @@ static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32
 {
 	bool jump = e->t->insns[k].kind != INSN_CALL;
 	uint64_t j0 = emit_frames_off_jne(e);
-	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
-	emit_r11m(e, 0x4d, 0x8b, 3, slot_disp(f, slot));
+	emit_cur_field_r11(e, slot_disp(f, slot), true);
 	PUT(e, TEST_R11);
 	static const uint8_t jz[] = {0x0f, 0x84};
 	PUT(e, jz);
