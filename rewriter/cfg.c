@@ -616,9 +616,18 @@ void code_find_leaders(struct code *c)
 				uint64_t toff;
 				/* a jump to its own entry is a self tail call: it calls
 				 * (callgrind counts it so), it does not loop */
-				if (!code_branch_target(c, t, k, &tsec, &toff) || !in_func(c, f, tsec, toff) ||
+				bool known = code_branch_target(c, t, k, &tsec, &toff);
+				if (!known || !in_func(c, f, tsec, toff) ||
 				    (tsec == c->texts[f->pieces[0].ts].sec && toff == f->pieces[0].start))
 					t->mark[k] |= MARK_TAIL;
+				if (known && !in_func(c, f, tsec, toff) && is_text(c, tsec)) {
+					/* into another function, past its entry: that
+					 * block has a way in its function does not see */
+					struct text *tt = &c->texts[text_index(c, tsec)];
+					uint32_t ti2 = insn_at(tt, &c->o->secs[tsec], toff);
+					if (ti2 != NO_INSN && !(tt->mark[ti2] & MARK_FSTART))
+						tt->mark[ti2] |= MARK_ENTERED;
+				}
 			} else if (in->kind == INSN_JMP_IND && !f->has_ind_targets) {
 				t->mark[k] |= MARK_TAIL;
 			}
@@ -1088,7 +1097,7 @@ void code_count_preds(struct code *c)
 		for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
 			struct block *bl = &c->blocks[b];
 			uint16_t m = c->texts[bl->ts].mark[bl->first];
-			if (unknown || (m & MARK_RESYNC) || ((m & MARK_ADDR) && b != f->first_block))
+			if (unknown || (m & (MARK_RESYNC | MARK_ENTERED)) || ((m & MARK_ADDR) && b != f->first_block))
 				bl->preds = 2;
 		}
 	}

@@ -121,6 +121,7 @@ struct text {
 #define MARK_NOCOST   0x40 /* gone after linking: the call of a TLS local-dynamic pair */
 #define MARK_FLUSH    0x80 /* a call or jump ending the process image (_exit, exec) */
 #define MARK_EXT      0x100 /* a call leaving instrumented code, or a syscall: timed */
+#define MARK_ENTERED  0x200 /* a jump from another function lands here (not its entry) */
 
 struct site {
 	uint32_t fn, piece, block;

@@ -113,7 +113,7 @@ static void graph_build(struct fgraph *g)
 		unsigned ends = code_block_flow(c, g->f, bl, add_succ, &k);
 		g->stops[i] = ends || k.outside || has_call(c, bl);
 		uint16_t m = c->texts[bl->ts].mark[bl->first];
-		g->special[i] = i == 0 || (m & (MARK_RESYNC | MARK_ADDR | MARK_FSTART | MARK_PSTART));
+		g->special[i] = i == 0 || (m & (MARK_RESYNC | MARK_ADDR | MARK_FSTART | MARK_PSTART | MARK_ENTERED));
 	}
 	uint32_t *stack = xmalloc(n * sizeof(uint32_t)), depth = 0;
 	for (uint32_t i = 0; i < n; i++)

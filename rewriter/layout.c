@@ -1026,7 +1026,8 @@ static void emit_cblock(struct emit *e, uint32_t b, const struct func *f)
 static bool keeps_cur(const struct emit *e, uint32_t k)
 {
 	const struct text *t = e->t;
-	if (!k || (t->mark[k] & (MARK_FSTART | MARK_PSTART | MARK_RESYNC | MARK_ADDR)) || t->fn[k - 1] != t->fn[k] ||
+	if (!k || (t->mark[k] & (MARK_FSTART | MARK_PSTART | MARK_RESYNC | MARK_ADDR | MARK_ENTERED)) ||
+	    t->fn[k - 1] != t->fn[k] ||
 	    t->insns[k - 1].off + t->insns[k - 1].len != t->insns[k].off || e->c->blocks[t->block[k]].preds != 1)
 		return false;
 	enum insn_kind pk = t->insns[k - 1].kind;

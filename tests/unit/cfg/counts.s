@@ -115,5 +115,28 @@ with_memcpy:
 	popq	%rbx
 	ret
 	.size	with_memcpy, .-with_memcpy
+# a block another function jumps into has a way in its own function does
+# not see: no count of another block's (the join would be the entry's)
+	.globl	entered
+	.type	entered, @function
+entered:
+	testl	%edi, %edi	# expect: leader
+	je	.Le_else
+	movl	$1, %eax	# expect: leader count-of 123 minus 128
+	jmp	.Le_join
+.Le_else:
+	movl	$2, %eax	# expect: leader
+.Le_join:
+	addl	$3, %eax	# expect: leader
+	ret
+	.size	entered, .-entered
+
+	.globl	enters
+	.type	enters, @function
+enters:
+	xorl	%eax, %eax	# expect: leader
+	jmp	.Le_join	# expect: tail
+	.size	enters, .-enters
+
 	.section	.note.GNU-stack,"",@progbits
 # model: zen3 (a cycle model costs memcpy: its calls are of another kind)
