@@ -9,11 +9,24 @@ instead: refuse with a reason, or run with a visible difference."""
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 
 import cpaths
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def stub_abi(name):
+    """A constant of runtime/stub_abi.h."""
+    with open(os.path.join(ROOT, "runtime", "stub_abi.h")) as f:
+        m = re.search(r"#define %s (\d+)" % name, f.read())
+    return int(m.group(1))
+
+
+STUB_CN_CALLS = stub_abi("STUB_CN_CALLS")
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 E2E = os.path.join(HERE, "e2e")
@@ -232,6 +245,67 @@ def tests(ctx, Fail, sh, must, directives):
         several, across two objects and to the C library."""
         same_as_timed((("a.c", PTR_A), ("b.c", PTR_B)))
 
+    def lean_stubs():
+        """The counting stubs' shape (what the speed rests on, which a
+        change could lose with every count still right): blocks that count
+        through the register a counter before them left the current node
+        in, with no load of it between; calls past the entry stub that
+        do not count (the block's count is theirs); the same figures as
+        --timed."""
+        tmp = tempfile.mkdtemp(prefix="pi-counting-lean-")
+        try:
+            objs = []
+            for name in ("main", "hash"):
+                objs.append(os.path.join(tmp, name + ".o"))
+                must(["gcc", "-O2", "-c", os.path.join(ROOT, "examples", "wordfreq", name + ".c"), "-o",
+                      objs[-1]], "compile")
+            exe = os.path.join(tmp, "wf")
+            must([ctx.profinst, "-q", "--counts", "--cpu=instructions"] + objs + ["-o", exe], "profinst")
+            dis = must(["objdump", "-d", "--no-show-raw-insn", exe], "objdump").stdout
+            ours = set()
+            for o in objs:
+                for line in must(["nm", "--defined-only", o], "nm").stdout.splitlines():
+                    f = line.split()
+                    if len(f) == 3 and f[1] in "tT":
+                        ours.add(f[2])
+            # the instructions of the program's functions (not the runtime's)
+            ins, inside = [], False
+            for l in dis.splitlines():
+                h = re.match(r"^[0-9a-f]+ <([^>]+)>:$", l)
+                if h:
+                    inside = h.group(1).split(".pi_inner")[0] in ours
+                elif inside and re.match(r"^\s+[0-9a-f]+:\t", l):
+                    ins.append(l.split("\t", 1)[1].strip())
+            calls_off = "0x%x" % STUB_CN_CALLS
+            counters = kept = inner = counted = 0
+            for i, l in enumerate(ins):
+                m = re.match(r"incq\s+(0x[0-9a-f]+)\((%r\w+)\)$", l)
+                if m and m.group(1) != calls_off:
+                    counters += 1
+                    # (not just loaded, nor just made current by the code after a call)
+                    kept += not re.search(r",%s$|^mov\s+%s,%%fs:" % (re.escape(m.group(2)), re.escape(m.group(2))),
+                                          ins[i - 1])
+                if re.match(r"call\s+[0-9a-f]+ <[^>]*\.pi_inner>$", l):
+                    inner += 1
+                    counted += any(re.match(r"incq\s+%s\(%%r11\)$" % calls_off, x) for x in ins[max(0, i - 6):i])
+            if not counters or not kept or not inner or counted:
+                raise Fail("%d block counters, %d through a kept register; %d calls past an entry stub, %d "
+                           "counting the call" % (counters, kept, inner, counted))
+            got = {}
+            for mode in ("--counts", "--timed"):
+                if mode == "--timed":
+                    exe = os.path.join(tmp, "wf-timed")
+                    must([ctx.profinst, "-q", mode, "--cpu=instructions"] + objs + ["-o", exe], "profinst")
+                pf = os.path.join(tmp, mode + ".pf")
+                p = subprocess.run([exe, "20000"], env=dict(os.environ, PROFINST_OUTPUT=pf), cwd=tmp,
+                                   capture_output=True)
+                got[mode] = (p.returncode, p.stdout, rows(ctx, must, pf))
+            if got["--counts"] != got["--timed"] or not got["--timed"][2]:
+                raise Fail("--counts and --timed disagree")
+        finally:
+            if not ctx.keep:
+                shutil.rmtree(tmp, ignore_errors=True)
+
     def fork():
         """A fork's child counts its own calls only; the parent keeps its."""
         tmp = tempfile.mkdtemp(prefix="pi-counting-fork-")
@@ -257,6 +331,7 @@ def tests(ctx, Fail, sh, must, directives):
                 shutil.rmtree(tmp, ignore_errors=True)
 
     out = [("counting/left_as_it_was", left_as_it_was), ("counting/two_objects", two_objects),
+           ("counting/lean_stubs", lean_stubs),
            ("counting/pointers", pointers), ("counting/fork", fork)]
     for f in cpaths.comparable_programs(directives):
         base = f.rsplit(".", 1)[0]
