@@ -18,4 +18,10 @@
  * After the blocks and their ways in (code_count_preds). */
 void code_derive_counts(struct code *c);
 
+/* Whether block b's count is other blocks' (no counter of its own) */
+static inline bool block_derived(const struct block *b)
+{
+	return b->same || b->minus;
+}
+
 #endif

@@ -201,27 +201,30 @@ static const struct text *branch_place(const struct code *c, const struct text *
 	return *off < c->o->secs[tt->sec].size && tt->at[*off] != NO_INSN ? tt : NULL;
 }
 
-/* The function of this object a direct call goes to, or -1. */
-int32_t local_callee(const struct code *c, const struct text *t, uint32_t k)
+/* The function of this object a direct call goes to, or -1; only where
+ * it goes to the function's start if at_entry. */
+static int32_t callee_of(const struct code *c, const struct text *t, uint32_t k, bool at_entry)
 {
 	const struct insn *in = &t->insns[k];
 	const struct rela *r = reloc_find(c->o, t->sec, in->off + in->rel_off);
-	if (r && r->sym < c->o->nsyms && ELF64_ST_TYPE(c->o->syms[r->sym].info) != STT_SECTION)
+	if (r && r->sym < c->o->nsyms && ELF64_ST_TYPE(c->o->syms[r->sym].info) != STT_SECTION) {
+		if (at_entry && r->addend != -4)
+			return -1;
 		return c->o->syms[r->sym].shndx != SHN_UNDEF && c->func_of_sym ? c->func_of_sym[r->sym] : -1;
+	}
 	uint64_t off;
 	const struct text *tt = branch_place(c, t, k, r, &off);
-	return tt ? tt->fn[tt->at[off]] : -1;
+	return tt && (!at_entry || (tt->mark[tt->at[off]] & MARK_FSTART)) ? tt->fn[tt->at[off]] : -1;
+}
+
+int32_t local_callee(const struct code *c, const struct text *t, uint32_t k)
+{
+	return callee_of(c, t, k, false);
 }
 
 int32_t local_entry_callee(const struct code *c, const struct text *t, uint32_t k)
 {
-	const struct insn *in = &t->insns[k];
-	const struct rela *r = reloc_find(c->o, t->sec, in->off + in->rel_off);
-	if (r && r->sym < c->o->nsyms && ELF64_ST_TYPE(c->o->syms[r->sym].info) != STT_SECTION)
-		return r->addend == -4 ? local_callee(c, t, k) : -1;
-	uint64_t off;
-	const struct text *tt = branch_place(c, t, k, r, &off);
-	return tt && (tt->mark[tt->at[off]] & MARK_FSTART) ? tt->fn[tt->at[off]] : -1;
+	return callee_of(c, t, k, true);
 }
 
 bool calls_instrumented(const struct code *c, const struct text *t, uint32_t k)

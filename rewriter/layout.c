@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "layout.h"
+#include "derive.h"
 #include "reglive.h"
 
 #include <elf.h>
@@ -970,14 +971,18 @@ static int dead_reg(const struct block *bl, bool not_rax)
 	return -1;
 }
 
+/* incq counts+8*i(%r): block b's counter in the node %r holds */
+static void emit_count(struct emit *e, int r, uint32_t b, const struct func *f)
+{
+	emit_r11m_reg(e, (uint8_t)(r >= 8 ? 0x49 : 0x48), 0xff, 0, (uint8_t)r, STUB_CN_COUNTS + 8 * (b - f->first_block));
+}
+
 static void emit_cblock(struct emit *e, uint32_t b, const struct func *f)
 {
 	const struct block *bl = &e->c->blocks[b];
 	bool flags = bl->live_in & FLAGS_STATUS;
-	if (e->cur_reg >= 0 && !flags) { /* incq counts+8*i(%R) */
-		int r = e->cur_reg;
-		emit_r11m_reg(e, (uint8_t)(r >= 8 ? 0x49 : 0x48), 0xff, 0, (uint8_t)r,
-			      STUB_CN_COUNTS + 8 * (b - f->first_block));
+	if (e->cur_reg >= 0 && !flags) {
+		emit_count(e, e->cur_reg, b, f);
 		return;
 	}
 	/* flags kept in %al (lahf; seto): in %rax where it is dead, else
@@ -1002,8 +1007,7 @@ static void emit_cblock(struct emit *e, uint32_t b, const struct func *f)
 	PUT(e, mov);
 	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_CUR);
 	buf_u32(&e->tl->out, 0);
-	emit_r11m_reg(e, (uint8_t)(r >= 8 ? 0x49 : 0x48), 0xff, 0, (uint8_t)r,
-		      STUB_CN_COUNTS + 8 * (b - f->first_block));
+	emit_count(e, r, b, f);
 	if (push_r11)
 		PUT(e, POP_R11);
 	if (flags) {
@@ -1227,9 +1231,8 @@ static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32
 		static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
 		PUT(e, inc);
 	}
-	bool other = e->t->inner_sym && e->t->inner_sym[k] >= 0;
 	emit_callee_frame(e, k, jump, frame_reg(e, k));
-	if (other)
+	if (e->t->inner_sym && e->t->inner_sym[k] >= 0)
 		emit_branch_sym(e, jump ? 0xe9 : 0xe8, e->t->inner_sym[k]);
 	else {
 		buf_u8(&e->tl->out, jump ? 0xe9 : 0xe8);
@@ -1521,7 +1524,7 @@ static bool counts_after_call(const struct emit *e, uint32_t k, const struct fun
 		return false;
 	const struct block *b = &e->c->blocks[t->block[n]];
 	return t->block[n] != t->block[k] && b->first == n && b->preds == 1 && !(b->live_in & FLAGS_STATUS) &&
-	       t->block[n] > f->first_block && !b->same && !b->minus;
+	       t->block[n] > f->first_block && !block_derived(b);
 }
 
 static void emit_insn(struct emit *e, uint32_t k)
@@ -1567,8 +1570,7 @@ static void emit_insn(struct emit *e, uint32_t k)
 	}
 	if (f && (t->mark[k] & MARK_LEADER) && !counting)
 		emit_block_stub(e, t->block[k]);
-	else if (f && (t->mark[k] & MARK_LEADER) && e->counted != k && !e->c->blocks[t->block[k]].same &&
-		 !e->c->blocks[t->block[k]].minus &&
+	else if (f && (t->mark[k] & MARK_LEADER) && e->counted != k && !block_derived(&e->c->blocks[t->block[k]]) &&
 		 !(t->block[k] == f->first_block && code_entry_by_calls(e->c, f)))
 		emit_cblock(e, t->block[k], f);
 	if (f && (t->mark[k] & MARK_FLUSH)) {
@@ -1669,7 +1671,7 @@ static void emit_insn(struct emit *e, uint32_t k)
 		emit_cback(e, csave, k, f);
 	if (cafter && !csave && counts_after_call(e, k, f)) {
 		/* the caller's node is in %r11: count the next block there */
-		emit_r11m(e, 0x49, 0xff, 0, STUB_CN_COUNTS + 8 * (t->block[k + 1] - f->first_block));
+		emit_count(e, 11, t->block[k + 1], f);
 		e->counted = k + 1;
 		e->cur_reg = 11;
 	}

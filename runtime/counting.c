@@ -987,11 +987,9 @@ static struct rt_node *rt_child(struct rt_node *parent, const struct pi_funcrec 
 	return n;
 }
 
-/* The block counters of fn's object in th. */
+/* The block counters of fn's object in th (its saved ones: node_counts) */
 static uint64_t *thread_counts(struct rt_thread *th, const struct pi_objdesc *d)
 {
-	if (!th->saved_counts)
-		return (uint64_t *)(th->tp + (int64_t)d->counts_tpoff);
 	if (saved_off)
 		return th->saved_counts + saved_off[d - rt_objs_begin()];
 	uint64_t off = 0; /* (no memory for the table) */

@@ -387,7 +387,9 @@ void rt_reset_for_child(struct pi_tls *t)
 		th->stack[i].ext_ticks = 0;
 		th->stack[i].ext_start = rt_rdtsc();
 	}
-	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end() && !rt_counts_in_nodes; d++) {
+	if (rt_counts_in_nodes)
+		return; /* (no counters in TLS) */
+	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
 		uint64_t *c = (uint64_t *)(th->tp + (int64_t)d->counts_tpoff);
 		for (uint64_t b = 0, n = pi_counters(d->map); b < n; b++)
 			c[b] = 0;
