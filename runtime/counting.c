@@ -52,6 +52,23 @@ struct rt_tramp {
 #define NEST_CAP 64
 #define PIECE_FIRST (64u << 10)
 #define PIECE (1u << 20)
+#define MEMO_BITS 10
+
+/* A call through a pointer whose target is not the one its site's node
+ * keeps asks pi_rt_cptr for the target's node: the target's record by its
+ * entry (a hash probe), then its node in the pointer node's list (a walk
+ * that a site calling many functions makes long: Lua's luaD_precall calls
+ * every C function of its libraries there).  The thread remembers the
+ * answers, a pointer's node and a target to the target's node and the
+ * place past its entry stub, in a direct-mapped table; a miss takes the
+ * long way and replaces the entry.  Nodes live as long as the thread, so
+ * an entry stays right; the table is cleared for the next thread. */
+struct ptr_memo {
+	struct rt_cnode *parent;
+	uint64_t target;
+	struct rt_cnode *node;
+	uint64_t inner; /* (inner_addr) */
+};
 
 struct rt_cthread {
 	struct rt_cnode root;
@@ -73,6 +90,7 @@ struct rt_cthread {
 	struct citer *walk;
 	uint64_t walk_cap;
 	struct rt_node **onpath;
+	struct ptr_memo *memo; /* (1 << MEMO_BITS entries, made at the first use) */
 };
 
 /* Where a function's stubs count when no node of its own can be had (no
@@ -139,6 +157,8 @@ static struct rt_cthread *cthread(struct pi_tls *t)
 			if (ct->first_piece)
 				rt_zero(ct->first_piece, used);
 			rt_zero(&ct->root, sizeof(ct->root));
+			if (ct->memo)
+				rt_zero(ct->memo, sizeof(*ct->memo) << MEMO_BITS);
 			ct->ntramp = ct->npark = ct->nnest = 0;
 			ct->arena_end = NULL;
 			ct->arena = ct->first_piece;
@@ -322,17 +342,28 @@ static int64_t slot_index(const struct rt_cnode *parent, uint64_t slotaddr)
  * then does the entry's work itself and calls past the stub (layout.c,
  * emit_cptrcall).  The entry goes last, so that a signal handler between
  * never finds the other words of another function. */
-static void keep_callee(struct pi_tls *t, struct rt_cnode *p, struct rt_cnode *n, const struct pi_funcrec *fn)
+static void keep_callee_at(struct pi_tls *t, struct rt_cnode *p, struct rt_cnode *n, uint64_t entry, uint64_t inner)
 {
 	p->counts[STUB_PTR_ENTRY] = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	p->counts[STUB_PTR_CALLEE] = (uint64_t)n;
-	uint32_t inner = pi_map_funcs(fn->obj->map)[fn->index].flags >> PI_FUNC_INNER_SHIFT;
-	if (!inner || t->frames_off || rt_is_external(fn))
+	if (!inner || t->frames_off)
 		return;
-	p->counts[STUB_PTR_INNER] = fn->addr[0] + inner;
+	p->counts[STUB_PTR_INNER] = inner;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	p->counts[STUB_PTR_ENTRY] = fn->addr[0];
+	p->counts[STUB_PTR_ENTRY] = entry;
+}
+
+/* The address past fn's entry stub, 0 where it cannot be entered there */
+static uint64_t inner_addr(const struct pi_funcrec *fn)
+{
+	uint32_t inner = pi_map_funcs(fn->obj->map)[fn->index].flags >> PI_FUNC_INNER_SHIFT;
+	return inner && !rt_is_external(fn) ? fn->addr[0] + inner : 0;
+}
+
+static void keep_callee(struct pi_tls *t, struct rt_cnode *p, struct rt_cnode *n, const struct pi_funcrec *fn)
+{
+	keep_callee_at(t, p, n, fn->addr[0], inner_addr(fn));
 }
 
 /*
@@ -529,15 +560,30 @@ void pi_rt_cptr(uint64_t sp, int tail)
 	struct rt_cnode *p = t->cur;
 	bool entered = rt_enter(t);
 	struct rt_cthread *ct = entered ? cthread(t) : t->th ? t->th->counting : NULL;
-	const struct pi_funcrec *fn = rt_entry_rec(target);
 	t->nextsp = 0;
 	if (!ct || !p || p->ptrsite != STUB_CN_POINTER)
 		goto out; /* (no node: its entry, if any, asks for one) */
+	/* (only outside a signal handler's nest: the table is the thread's
+	 * own, changed by no one else meanwhile) */
+	struct ptr_memo *memo = NULL;
+	if (entered && (ct->memo || (ct->memo = rt_alloc_keep(sizeof(*ct->memo) << MEMO_BITS)))) {
+		uint64_t h = ((uint64_t)p ^ target * 0x9e3779b97f4a7c15ull) * 0x9e3779b97f4a7c15ull;
+		memo = &ct->memo[h >> (64 - MEMO_BITS)];
+		if (memo->parent == p && memo->target == target) {
+			keep_callee_at(t, p, memo->node, target, memo->inner);
+			t->nextsp = sp - (tail ? 8 : 16) + 1;
+			goto out;
+		}
+	}
+	const struct pi_funcrec *fn = rt_entry_rec(target);
 	if (fn) {
 		struct rt_cnode *n = outside_child(ct, p, fn, p->fparent);
 		if (n && n != sink) {
-			keep_callee(t, p, n, fn);
+			uint64_t inner = inner_addr(fn);
+			keep_callee_at(t, p, n, target, inner);
 			t->nextsp = sp - (tail ? 8 : 16) + 1; /* the pointer's call, to its entry stub */
+			if (memo)
+				*memo = (struct ptr_memo){p, target, n, inner};
 		}
 		goto out;
 	}
