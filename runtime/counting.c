@@ -62,7 +62,10 @@ struct rt_tramp {
  * answers, a pointer's node and a target to the target's node and the
  * place past its entry stub, in a direct-mapped table; a miss takes the
  * long way and replaces the entry.  Nodes live as long as the thread, so
- * an entry stays right; the table is cleared for the next thread. */
+ * an entry stays right; the table is cleared for the next thread, whose
+ * nodes take the same memory (and a hit is checked: the node's parent is
+ * the pointer's node and its function the target, which only the right
+ * node can be). */
 struct ptr_memo {
 	struct rt_cnode *parent;
 	uint64_t target;
@@ -569,8 +572,10 @@ void pi_rt_cptr(uint64_t sp, int tail)
 	if (entered && (ct->memo || (ct->memo = rt_alloc_keep(sizeof(*ct->memo) << MEMO_BITS)))) {
 		uint64_t h = ((uint64_t)p ^ target * 0x9e3779b97f4a7c15ull) * 0x9e3779b97f4a7c15ull;
 		memo = &ct->memo[h >> (64 - MEMO_BITS)];
-		if (memo->parent == p && memo->target == target) {
-			keep_callee_at(t, p, memo->node, target, memo->inner);
+		struct rt_cnode *n = memo->node;
+		if (memo->parent == p && memo->target == target && n->parent == p && n->fn &&
+		    n->fn->addr[0] == target) {
+			keep_callee_at(t, p, n, target, memo->inner);
 			t->nextsp = sp - (tail ? 8 : 16) + 1;
 			goto out;
 		}
