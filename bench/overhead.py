@@ -20,6 +20,9 @@ comma-separated):
       bench/programs/tinycalls.c and tinycalls_ext.c: very small functions
       (leaf calls in one object and across two, a short chain, a recursive
       one), built the same way from their two objects
+  polycalls
+      bench/programs/polycalls.c: one call site through a pointer reaching
+      256 functions in turn; not in the default list (--only polycalls)
   jq, xz
       two projects built from Debian's source packages (`apt-get source jq
       xz-utils`; their build needs autoconf, automake, libtool and
@@ -57,7 +60,8 @@ import real  # noqa: E402
 
 PROGRAMS = os.path.join(ROOT, "bench", "programs")
 # repetitions passed to each driver: about a second of native work
-SCALE = {"zlib": "12", "sqlite3": "400", "lua5.4": "150", "bzip2": "8", "crypto": "30", "tinycalls": "800"}
+SCALE = {"zlib": "12", "sqlite3": "400", "lua5.4": "150", "bzip2": "8", "crypto": "30", "tinycalls": "800",
+         "polycalls": "20000"}
 # tinycalls' sources, cflags, link arguments
 TINYCALLS = ([os.path.join(PROGRAMS, "tinycalls.c"), os.path.join(PROGRAMS, "tinycalls_ext.c")], [], [])
 JQ_FILTER = ("[.[] | select(.score > 30) | {id, name: (.name | ascii_upcase), tag,"
@@ -72,6 +76,7 @@ PROJECTS = {
                         "--disable-lzmadec", "--disable-lzmainfo", "--disable-lzma-links"], "src/xz/xz"),
 }
 ORDER = ["zlib", "bzip2", "crypto", "sqlite3", "lua5.4", "tinycalls", "jq", "xz"]
+EXTRA = ["polycalls"]  # run only when --only names them
 
 
 class Skip(Exception):
@@ -241,6 +246,9 @@ def rows(name, tmp, cache, profinsts, cpu):
         return [(name, exes, [SCALE[name]], real.ENV.get(name, {}))]
     if name == "tinycalls":
         return [(name, compile_link(tmp, profinsts, cpu, name, *TINYCALLS), [SCALE[name]], {})]
+    if name == "polycalls":
+        return [(name, compile_link(tmp, profinsts, cpu, name, [os.path.join(PROGRAMS, "polycalls.c")], [], []),
+                 [SCALE[name]], {})]
     exes = project_exes(tmp, cache, profinsts, cpu, name)
     if name == "jq":
         data = os.path.join(tmp, "jq.json")
@@ -303,7 +311,7 @@ def main():
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--cpu", default="host")
     ap.add_argument("--baseline", help="another build directory whose profinst runs beside")
-    ap.add_argument("--only", help="the workloads to run, comma-separated: " + ",".join(ORDER))
+    ap.add_argument("--only", help="the workloads to run, comma-separated: " + ",".join(ORDER + EXTRA))
     ap.add_argument("--wall", action="store_true", help="wall time instead of CPU time")
     ap.add_argument("--args", default="", help="more profinst options for the build measured (e.g. --timed)")
     ap.add_argument("--baseline-args", default="", help="more profinst options for the baseline's")
@@ -312,9 +320,9 @@ def main():
                     help="where jq and xz are fetched and built")
     a = ap.parse_args()
     names = a.only.split(",") if a.only else ORDER
-    unknown = [n for n in names if n not in ORDER]
+    unknown = [n for n in names if n not in ORDER + EXTRA]
     if unknown:
-        ap.error("no workload %s (%s)" % (", ".join(unknown), ", ".join(ORDER)))
+        ap.error("no workload %s (%s)" % (", ".join(unknown), ", ".join(ORDER + EXTRA)))
     profinst = [os.path.join(os.path.abspath(a.build), "rewriter", "profinst")] + a.args.split()
     profinsts = [[os.path.join(os.path.abspath(a.baseline), "rewriter", "profinst")] + a.baseline_args.split(),
                  profinst] if a.baseline else [profinst]
@@ -330,7 +338,7 @@ def main():
             print("%-10s %12s %12s %8s   %s" % ("workload", "native s", "profinst s", "ratio", measure))
         sys.stdout.flush()
         ratios, base_ratios = [], []
-        for name in [n for n in ORDER if n in names]:
+        for name in [n for n in ORDER + EXTRA if n in names]:
             try:
                 todo = rows(name, tmp, a.cache, profinsts, a.cpu)
             except Skip as e:

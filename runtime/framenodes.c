@@ -16,6 +16,12 @@
  * address-space limit), turns the thread's frame nodes off
  * (pi_tls.frames_off): its code then finds its node as before, through
  * the callee's node.
+ *
+ * The stubs add the distance (a 64-bit word, __profinst_frames.delta) to
+ * %rsp themselves.  A %gs base of -MIRROR_SHIFT would fold that into one
+ * instruction (mov %r11,%gs:disp(%rsp)), but the mirror lies below the
+ * stacks and arch_prctl(ARCH_SET_GS) takes user addresses only; a mirror
+ * above the stacks would be above the user address space.
  */
 #include <stddef.h>
 #include <stdint.h>
