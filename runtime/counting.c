@@ -93,7 +93,7 @@ struct rt_cthread {
 	struct citer *walk;
 	uint64_t walk_cap;
 	struct rt_node **onpath;
-	struct ptr_memo *memo; /* (1 << MEMO_BITS entries, made at the first use) */
+	struct ptr_memo *memo; /* 1 << MEMO_BITS entries (NULL: no memory) */
 };
 
 /* Where a function's stubs count when no node of its own can be had (no
@@ -175,6 +175,7 @@ static struct rt_cthread *cthread(struct pi_tls *t)
 			ct->park = rt_alloc_keep(PARK_FIRST * sizeof(struct rt_tramp));
 			ct->pcap = PARK_FIRST;
 			ct->first_piece = rt_alloc_keep(PIECE_FIRST);
+			ct->memo = rt_alloc_keep(sizeof(*ct->memo) << MEMO_BITS); /* (untouched until used) */
 			if (!ct->tramp || !ct->park || !ct->first_piece)
 				return NULL;
 			ct->arena = ct->first_piece;
@@ -569,7 +570,7 @@ void pi_rt_cptr(uint64_t sp, int tail)
 	/* (only outside a signal handler's nest: the table is the thread's
 	 * own, changed by no one else meanwhile) */
 	struct ptr_memo *memo = NULL;
-	if (entered && (ct->memo || (ct->memo = rt_alloc_keep(sizeof(*ct->memo) << MEMO_BITS)))) {
+	if (entered && ct->memo) {
 		uint64_t h = ((uint64_t)p ^ target * 0x9e3779b97f4a7c15ull) * 0x9e3779b97f4a7c15ull;
 		memo = &ct->memo[h >> (64 - MEMO_BITS)];
 		struct rt_cnode *n = memo->node;
