@@ -868,26 +868,45 @@ static uint64_t own_count(const struct rt_cnode *n, const struct pi_map_func *mf
 	return i == 0 && (mf->flags & PI_FUNC_ENTRY_CALLS) ? n->calls : n->counts[i];
 }
 
-static uint64_t block_count(const struct rt_cnode *n, const struct pi_map_func *mf, uint32_t i)
+/* A function's rows of the map's tables of derived counts (NULL: none) */
+struct derived {
+	const uint32_t *same; /* by block of the function */
+	const uint32_t *diff; /* two words a block */
+};
+
+static struct derived derived_of(const struct rt_cnode *n, const struct pi_map_func *mf)
 {
 	const struct pi_map_hdr *m = n->fn->obj->map;
+	struct derived d = {NULL, NULL};
 	if (!(m->reserved & PI_MAP_SAME) || !m->nsame)
-		return own_count(n, mf, i);
+		return d;
 	const uint32_t *same = (const uint32_t *)((const char *)m + m->same_off);
-	if (same[mf->first_block + i])
-		i = same[mf->first_block + i] - 1 - mf->first_block;
-	if (m->reserved & PI_MAP_DIFF) {
+	d.same = same + mf->first_block;
+	if (m->reserved & PI_MAP_DIFF)
+		d.diff = same + m->nsame + 2 * mf->first_block;
+	return d;
+}
+
+static uint64_t derived_count(const struct rt_cnode *n, const struct pi_map_func *mf, struct derived d, uint32_t i)
+{
+	if (!d.same)
+		return own_count(n, mf, i);
+	if (d.same[i])
+		i = d.same[i] - 1 - mf->first_block;
+	if (d.diff && d.diff[2 * i]) {
 		/* an arm of a two-way branch: its branch's block's count less
 		 * the other arm's (0 rather than less, if a frame left between
 		 * them made them disagree) */
-		const uint32_t *d = same + m->nsame + 2 * (mf->first_block + i);
-		if (d[0]) {
-			uint64_t a = own_count(n, mf, d[0] - 1 - mf->first_block);
-			uint64_t b = own_count(n, mf, d[1] - 1 - mf->first_block);
-			return a > b ? a - b : 0;
-		}
+		uint64_t a = own_count(n, mf, d.diff[2 * i] - 1 - mf->first_block);
+		uint64_t b = own_count(n, mf, d.diff[2 * i + 1] - 1 - mf->first_block);
+		return a > b ? a - b : 0;
 	}
 	return own_count(n, mf, i);
+}
+
+static uint64_t block_count(const struct rt_cnode *n, const struct pi_map_func *mf, uint32_t i)
+{
+	return derived_count(n, mf, derived_of(n, mf), i);
 }
 
 /* The calls of n: in its parent's slot of a call site (not a tail
@@ -909,7 +928,11 @@ static uint64_t site_calls(const struct rt_cnode *n)
 	return block_count(p, mf, site->block - mf->first_block);
 }
 
-static uint64_t node_self(const struct rt_cnode *n)
+/* n's own figure: its blocks' counts times their costs (each count also
+ * added to cnt, the thread's counters of n's function's blocks, where
+ * cnt is not NULL), or an external's cost; and what it measured and
+ * charged. */
+static uint64_t node_self(const struct rt_cnode *n, uint64_t *cnt)
 {
 	if (!n->fn)
 		return 0;
@@ -920,9 +943,14 @@ static uint64_t node_self(const struct rt_cnode *n)
 	const struct pi_map_hdr *m = n->fn->obj->map;
 	const struct pi_map_func *mf = pi_map_funcs(m) + n->fn->index;
 	const struct pi_map_block *b = pi_map_blocks(m) + mf->first_block;
+	struct derived d = derived_of(n, mf);
 	uint64_t s = n->extra + charged;
-	for (uint32_t i = 0; i < n->nblocks; i++)
-		s += block_count(n, mf, i) * b[i].cost;
+	for (uint32_t i = 0; i < n->nblocks; i++) {
+		uint64_t k = derived_count(n, mf, d, i);
+		s += k * b[i].cost;
+		if (cnt)
+			cnt[i] += k;
+	}
 	return s;
 }
 
@@ -1128,7 +1156,14 @@ void rt_counting_convert(struct rt_thread *th)
 			continue;
 		}
 		((struct rt_cnode *)c)->calls = site_calls(c);
-		uint64_t self = node_self(c);
+		/* (the thread's counters of its blocks, which its figures add to) */
+		uint64_t *cnt = NULL;
+		if (!rt_is_external(c->fn)) {
+			const struct pi_objdesc *d = c->fn->obj;
+			cnt = thread_counts(th, d) + pi_map_funcs(d->map)[c->fn->index].first_block;
+			th->counted_objs[d->index] = 1;
+		}
+		uint64_t self = node_self(c, cnt);
 		uint64_t fi = (uint64_t)(c->fn - rt_funcs_begin());
 		struct rt_node *anc = fi < nfuncs ? onpath[fi] : NULL;
 		uint64_t ra = node_ra(c);
@@ -1161,14 +1196,6 @@ void rt_counting_convert(struct rt_thread *th)
 		measured(c, &charged, &left);
 		nx->own->os += charged;
 		nx->own->os_left += left;
-		if (!rt_is_external(c->fn)) {
-			const struct pi_objdesc *d = c->fn->obj;
-			uint64_t *cnt = thread_counts(th, d);
-			th->counted_objs[d->index] = 1;
-			const struct pi_map_func *mf = pi_map_funcs(d->map) + c->fn->index;
-			for (uint32_t i = 0; i < c->nblocks; i++)
-				cnt[mf->first_block + i] += block_count(c, mf, i);
-		}
 		depth++;
 	}
 	th->root.incl = st[0].sub;
