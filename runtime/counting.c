@@ -52,7 +52,8 @@ struct rt_tramp {
 #define NEST_CAP 64
 #define PIECE_FIRST (64u << 10)
 #define PIECE (1u << 20)
-#define MEMO_BITS 10
+#define MEMO_BITS 11 /* entries, in sets of MEMO_WAYS */
+#define MEMO_WAYS 4
 
 /* A call through a pointer whose target is not the one its site's node
  * keeps asks pi_rt_cptr for the target's node: the target's record by its
@@ -60,8 +61,10 @@ struct rt_tramp {
  * that a site calling many functions makes long: Lua's luaD_precall calls
  * every C function of its libraries there).  The thread remembers the
  * answers, a pointer's node and a target to the target's node and the
- * place past its entry stub, in a direct-mapped table; a miss takes the
- * long way and replaces the entry.  Nodes live as long as the thread, so
+ * place past its entry stub, in a table of sets of four (a site that
+ * reaches 256 functions in turn missed a quarter of the time in one
+ * direct-mapped); a miss takes the long way and puts the answer first in
+ * its set, the oldest going.  Nodes live as long as the thread, so
  * an entry stays right; the table is cleared for the next thread, whose
  * nodes take the same memory (and a hit is checked: the node's parent is
  * the pointer's node and its function the target, which only the right
@@ -569,16 +572,18 @@ void pi_rt_cptr(uint64_t sp, int tail)
 		goto out; /* (no node: its entry, if any, asks for one) */
 	/* (only outside a signal handler's nest: the table is the thread's
 	 * own, changed by no one else meanwhile) */
-	struct ptr_memo *memo = NULL;
+	struct ptr_memo *set = NULL;
 	if (entered && ct->memo) {
 		uint64_t h = ((uint64_t)p ^ target * 0x9e3779b97f4a7c15ull) * 0x9e3779b97f4a7c15ull;
-		memo = &ct->memo[h >> (64 - MEMO_BITS)];
-		struct rt_cnode *n = memo->node;
-		if (memo->parent == p && memo->target == target && n->parent == p && n->fn &&
-		    n->fn->addr[0] == target) {
-			keep_callee_at(t, p, n, target, memo->inner);
-			t->nextsp = sp - (tail ? 8 : 16) + 1;
-			goto out;
+		set = &ct->memo[(h >> (64 - MEMO_BITS)) & ~(uint64_t)(MEMO_WAYS - 1)];
+		for (int w = 0; w < MEMO_WAYS; w++) {
+			struct rt_cnode *n = set[w].node;
+			if (set[w].parent == p && set[w].target == target && n->parent == p && n->fn &&
+			    n->fn->addr[0] == target) {
+				keep_callee_at(t, p, n, target, set[w].inner);
+				t->nextsp = sp - (tail ? 8 : 16) + 1;
+				goto out;
+			}
 		}
 	}
 	const struct pi_funcrec *fn = rt_entry_rec(target);
@@ -588,8 +593,11 @@ void pi_rt_cptr(uint64_t sp, int tail)
 			uint64_t inner = inner_addr(fn);
 			keep_callee_at(t, p, n, target, inner);
 			t->nextsp = sp - (tail ? 8 : 16) + 1; /* the pointer's call, to its entry stub */
-			if (memo)
-				*memo = (struct ptr_memo){p, target, n, inner};
+			if (set) {
+				for (int w = MEMO_WAYS - 1; w > 0; w--)
+					set[w] = set[w - 1];
+				set[0] = (struct ptr_memo){p, target, n, inner};
+			}
 		}
 		goto out;
 	}
