@@ -72,7 +72,12 @@ struct pi_map_hdr {
 				 arm of a two-way branch: its branch's block's
 				 less the other arm's); both have counts of
 				 their own, and the block is in no other
-				 block's place in either table */
+				 block's place in either table; with
+				 PI_MAP_SUM, then uint32_t nwords and nwords
+				 words of groups: a count k, then k blocks
+				 + 1 whose counts' sum is a block's count
+				 (each with a count of its own), the block
+				 whose pair is (0, the group's place + 1) */
 };
 
 #define PI_MAP_CHARGE_OS 0x1    /* the model charges time outside instrumented code */
@@ -84,6 +89,7 @@ struct pi_map_hdr {
 #define PI_MAP_COUNTING 0x40    /* --counts: the stubs count per context (runtime/counting.c) */
 #define PI_MAP_SAME 0x80        /* and then with nsame, same_off */
 #define PI_MAP_DIFF 0x100       /* and the same table goes on with differences */
+#define PI_MAP_SUM 0x200        /* and the differences go on with sums (with PI_MAP_DIFF) */
 
 /* The header's size in a map without PI_MAP_RELOCS, in one without
  * PI_MAP_INLINES, and in one without PI_MAP_SAME. */

@@ -144,13 +144,15 @@ static bool counted_root(const struct pi_map_hdr *m, const uint32_t *same, const
 			 uint32_t i)
 {
 	const struct pi_map_block *b = (const void *)((const char *)m + m->blocks_off);
-	return x && x <= m->nblocks && !same[x - 1] && (!diff || !diff[2 * (x - 1)]) && b[x - 1].func == b[i].func;
+	return x && x <= m->nblocks && !same[x - 1] && (!diff || (!diff[2 * (x - 1)] && !diff[2 * (x - 1) + 1])) &&
+	       b[x - 1].func == b[i].func;
 }
 
 /* The table of blocks counted as another: one per block, each naming a
  * block of its own function that has a count of its own; and with
  * PI_MAP_DIFF the differences: per block none, or two such blocks, and
- * then no block counted as it. */
+ * then no block counted as it; with PI_MAP_SUM, a pair (0, k) names the
+ * group of the sums (k - 1 its place), one or more such blocks. */
 static int check_same(const struct pi_map_hdr *m, char *err, size_t n)
 {
 	if (!m->nsame)
@@ -161,9 +163,29 @@ static int check_same(const struct pi_map_hdr *m, char *err, size_t n)
 		return prof_fail(err, n, "object map's counted blocks overrun the map");
 	const uint32_t *same = (const void *)((const char *)m + m->same_off);
 	const uint32_t *diff = (m->reserved & PI_MAP_DIFF) ? same + m->nsame : NULL;
+	const uint32_t *sums = NULL;
+	uint32_t nsums = 0;
+	if (diff && (m->reserved & PI_MAP_SUM)) {
+		uint64_t at = (uint64_t)m->same_off + (uint64_t)m->nsame * words * sizeof(uint32_t);
+		if (at + sizeof(uint32_t) > m->size)
+			return prof_fail(err, n, "object map's counted blocks overrun the map");
+		nsums = same[words * m->nsame];
+		sums = same + words * m->nsame + 1;
+		if (at + sizeof(uint32_t) + (uint64_t)nsums * sizeof(uint32_t) > m->size)
+			return prof_fail(err, n, "object map's counted blocks overrun the map");
+	}
 	for (uint32_t i = 0; i < m->nsame; i++) {
 		if (same[i] && !counted_root(m, same, diff, same[i], i))
 			return prof_fail(err, n, "bad counted block in object map");
+		if (diff && !diff[2 * i] && diff[2 * i + 1]) {
+			uint32_t g = diff[2 * i + 1] - 1;
+			if (same[i] || g >= nsums || !sums[g] || sums[g] > nsums - g - 1)
+				return prof_fail(err, n, "bad block count sum in object map");
+			for (uint32_t j = 1; j <= sums[g]; j++)
+				if (!counted_root(m, same, diff, sums[g + j], i))
+					return prof_fail(err, n, "bad block count sum in object map");
+			continue;
+		}
 		if (diff && (diff[2 * i] || diff[2 * i + 1]) &&
 		    (same[i] || !counted_root(m, same, diff, diff[2 * i], i) ||
 		     !counted_root(m, same, diff, diff[2 * i + 1], i)))

@@ -75,6 +75,8 @@ struct block {
 			       + 1, or 0 (derive.h) */
 	uint32_t plus, minus; /* --counts: the blocks whose counts' difference
 			       is this one's, + 1, or 0 (derive.h) */
+	uint32_t sum;       /* --counts: where code.sums lists the blocks whose
+			       counts' sum is this one's, + 1, or 0 (derive.h) */
 };
 
 /* One executable section. */
@@ -179,6 +181,10 @@ struct code {
 	size_t nfuncs, funccap;
 	struct block *blocks;
 	size_t nblocks, blockcap;
+	uint32_t *sums;     /* --counts: groups of a count, then that many
+			       blocks (+ 1) whose counts add up to a block's
+			       (block.sum) */
+	size_t nsums, sumcap;
 	struct site *sites;
 	size_t nsites, sitecap;
 	/* per symbol: function whose entry it names, or -1 */

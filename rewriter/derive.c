@@ -24,6 +24,13 @@
  * blocks without counters; this takes the else of an if-else, the one
  * it finds most often in compiled code, and keeps the rest simple (one
  * level: P's count is its own or its block.same's, T's its own).
+ *
+ * And a block J entered only from blocks each of which goes on only to
+ * J, by a jump or by falling into it (no call, system call or trap, no
+ * other way out), runs as often as they do together: the head of a loop
+ * that its body jumps back to, an interpreter's dispatch that each of
+ * its cases goes back to.  Each of them keeps a count of its own (one
+ * level again), and J is not one another block's count is taken from.
  */
 #include "derive.h"
 
@@ -290,6 +297,44 @@ static void derive_arms(struct code *c, const struct func *f, const struct fgrap
 	free(pinned);
 }
 
+/* The joins whose counts are their predecessors' sum (the file's
+ * comment), after the rest: a block another's count reads stays counted
+ * (pinned), and so does each block a sum reads. */
+static void derive_sums(struct code *c, const struct func *f, const struct fgraph *g)
+{
+	uint32_t fb = f->first_block;
+	bool *pinned = xcalloc(g->n, sizeof(bool));
+	for (uint32_t i = 0; i < g->n; i++) {
+		const struct block *b = &c->blocks[fb + i];
+		if (b->same)
+			pinned[b->same - 1 - fb] = true;
+		if (b->minus)
+			pinned[b->plus - 1 - fb] = pinned[b->minus - 1 - fb] = true;
+	}
+	for (uint32_t j = 1; j < g->n; j++) {
+		struct block *jb = &c->blocks[fb + j];
+		if (block_derived(jb) || pinned[j] || g->special[j] || !g->live[j] || g->inn[j] < 2)
+			continue;
+		bool ok = true;
+		for (size_t e = 0; e < g->inn[j] && ok; e++) {
+			uint32_t p = g->in[j][e];
+			ok = p != j && !g->stops[p] && g->outn[p] == 1 && !block_derived(&c->blocks[fb + p]);
+		}
+		if (!ok)
+			continue;
+		jb->sum = (uint32_t)c->nsums + 1;
+		uint32_t *k = VEC_PUSH(c->sums, c->nsums, c->sumcap);
+		*k = (uint32_t)g->inn[j];
+		for (size_t e = 0; e < g->inn[j]; e++) {
+			uint32_t p = g->in[j][e];
+			pinned[p] = true;
+			uint32_t *x = VEC_PUSH(c->sums, c->nsums, c->sumcap);
+			*x = fb + p + 1;
+		}
+	}
+	free(pinned);
+}
+
 void code_derive_counts(struct code *c)
 {
 	for (size_t fi = 0; fi < c->nfuncs; fi++) {
@@ -312,6 +357,7 @@ void code_derive_counts(struct code *c)
 			c->blocks[f->first_block + cb].same = ab->same ? ab->same : f->first_block + a + 1;
 		}
 		derive_arms(c, f, &g);
+		derive_sums(c, f, &g);
 		free(mark), free(idom), free(rpo), free(place);
 		graph_free(&g);
 	}

@@ -359,8 +359,15 @@ static void build_map(struct code *c, const struct addrmap *m, struct buf *b)
 			buf_u32(&body, c->blocks[i].same);
 		h.reserved |= PI_MAP_DIFF; /* (the differences follow) */
 		for (size_t i = 0; i < c->nblocks; i++) {
-			buf_u32(&body, c->blocks[i].plus);
-			buf_u32(&body, c->blocks[i].minus);
+			const struct block *b = &c->blocks[i];
+			buf_u32(&body, b->plus);
+			buf_u32(&body, b->sum ? b->sum : b->minus); /* (0, group + 1): a sum */
+		}
+		if (c->nsums) {
+			h.reserved |= PI_MAP_SUM;
+			buf_u32(&body, (uint32_t)c->nsums);
+			for (size_t i = 0; i < c->nsums; i++)
+				buf_u32(&body, c->sums[i]);
 		}
 	}
 	h.code_off = (uint32_t)(sizeof(h) + body.len);

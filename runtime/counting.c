@@ -870,7 +870,7 @@ static void measured(const struct rt_cnode *n, uint64_t *charged, uint64_t *left
  * without a counter of its own ran once per call (PI_FUNC_ENTRY_CALLS);
  * a block the map counts as another (PI_MAP_SAME) ran as often as that
  * one; an arm of a branch (PI_MAP_DIFF), its branch's count less the
- * other arm's. */
+ * other arm's; a join (PI_MAP_SUM), as often as its predecessors. */
 static uint64_t own_count(const struct rt_cnode *n, const struct pi_map_func *mf, uint32_t i)
 {
 	return i == 0 && (mf->flags & PI_FUNC_ENTRY_CALLS) ? n->calls : n->counts[i];
@@ -880,18 +880,22 @@ static uint64_t own_count(const struct rt_cnode *n, const struct pi_map_func *mf
 struct derived {
 	const uint32_t *same; /* by block of the function */
 	const uint32_t *diff; /* two words a block */
+	const uint32_t *sums; /* the object's groups of sums */
 };
 
 static struct derived derived_of(const struct rt_cnode *n, const struct pi_map_func *mf)
 {
 	const struct pi_map_hdr *m = n->fn->obj->map;
-	struct derived d = {NULL, NULL};
+	struct derived d = {NULL, NULL, NULL};
 	if (!(m->reserved & PI_MAP_SAME) || !m->nsame)
 		return d;
 	const uint32_t *same = (const uint32_t *)((const char *)m + m->same_off);
 	d.same = same + mf->first_block;
-	if (m->reserved & PI_MAP_DIFF)
+	if (m->reserved & PI_MAP_DIFF) {
 		d.diff = same + m->nsame + 2 * mf->first_block;
+		if (m->reserved & PI_MAP_SUM)
+			d.sums = same + 3 * m->nsame + 1; /* (past their count of words) */
+	}
 	return d;
 }
 
@@ -901,6 +905,14 @@ static uint64_t derived_count(const struct rt_cnode *n, const struct pi_map_func
 		return own_count(n, mf, i);
 	if (d.same[i])
 		i = d.same[i] - 1 - mf->first_block;
+	if (d.sums && !d.diff[2 * i] && d.diff[2 * i + 1]) {
+		/* a join: the sum of its predecessors' counts */
+		const uint32_t *g = d.sums + d.diff[2 * i + 1] - 1;
+		uint64_t k = 0;
+		for (uint32_t j = 1; j <= g[0]; j++)
+			k += own_count(n, mf, g[j] - 1 - mf->first_block);
+		return k;
+	}
 	if (d.diff && d.diff[2 * i]) {
 		/* an arm of a two-way branch: its branch's block's count less
 		 * the other arm's (0 rather than less, if a frame left between

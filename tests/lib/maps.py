@@ -32,6 +32,43 @@ UNRUN = {
 }
 
 
+# a loop whose head is entered from before it and from its body's end,
+# and whose exit has two ways in (no arm's difference): the head counts as
+# the sum of the two (tests/unit/cfg/counts.s, sum_loop)
+SUMS = {
+    "main.c": r"""#include <stdio.h>
+#include <stdlib.h>
+int sum_loop(const int *p, int n);
+int main(int argc, char **argv)
+{
+	int x = 0x7fffffff, n = argc > 1 ? atoi(argv[1]) : 10;
+	long s = 0;
+	for (int i = 0; i < n; i++)
+		s += sum_loop(&x, i % 50);
+	printf("%ld\n", s);
+	return 0;
+}
+""",
+    "sum.s": """	.text
+	.globl	sum_loop
+	.type	sum_loop, @function
+sum_loop:
+	xorl	%eax, %eax
+.Lhead:
+	cmpl	%esi, %eax
+	jge	.Ldone
+	testl	%eax, (%rdi)
+	js	.Ldone
+	addl	$1, %eax
+	jmp	.Lhead
+.Ldone:
+	ret
+	.size	sum_loop, .-sum_loop
+	.section	.note.GNU-stack,"",@progbits
+""",
+}
+
+
 def tls_size(exe):
     """The memory size of the executable's TLS segment, 0 if none."""
     out = subprocess.run(["readelf", "-lW", exe], capture_output=True, text=True).stdout
@@ -203,7 +240,62 @@ def tests(ctx, Fail, sh, must, profile_json):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    def sums_checked():
+        """A join whose count is its predecessors' sum (PI_MAP_SUM): a
+        loop's head entered from before the loop and from its body's end
+        (tests/unit/cfg/counts.s has the shape) counts what --timed
+        counts; a map whose sum names a block without a count of its own
+        (the join itself) is refused, in one line."""
+        tmp = tempfile.mkdtemp(prefix="pi-maps-")
+        try:
+            objs = []
+            for name, text in sorted(SUMS.items()):
+                src = os.path.join(tmp, name)
+                with open(src, "w") as f:
+                    f.write(text)
+                objs.append(src[:-2] + ".o")
+                must(["gcc", "-O2", "-c", src, "-o", objs[-1]], "compile")
+            outs = {}
+            for mode in ("--counts", "--timed"):
+                exe = os.path.join(tmp, "prog" + mode)
+                must([ctx.profinst, "-q", "--cpu=instructions", mode] + objs + ["-o", exe], "profinst")
+                outs[mode] = run(tmp, exe, os.path.join(tmp, mode + ".pf"), {"PROFINST_SELF_CONTAINED": "1"})
+            a, b = (figures(profile_json(ctx, outs[m])) for m in ("--counts", "--timed"))
+            if a != b or not any(f[0] == "sum_loop" and f[1] == 20000 for f in a):
+                raise Fail("--counts and --timed disagree: %r against %r" % (a, b))
+            with open(outs["--counts"], "rb") as f:
+                d = bytearray(f.read())
+            off, bad = struct.unpack_from("<I", d, 12)[0], None
+            while off + 16 <= len(d) and bad is None:
+                tag, _, size = struct.unpack_from("<IIQ", d, off)
+                if tag == TAG_OBJECT:
+                    m = off + 16 + 8  # (the object's index, a word of 0, then its map)
+                    reserved = struct.unpack_from("<I", d, m + 68)[0]
+                    nsame, same_off = struct.unpack_from("<II", d, m + 104)
+                    if reserved & 0x200:  # PI_MAP_SUM
+                        pairs = m + same_off + 4 * nsame
+                        sums = pairs + 8 * nsame + 4
+                        for i in range(nsame):
+                            plus, k = struct.unpack_from("<II", d, pairs + 8 * i)
+                            if not plus and k:
+                                # the group's first block: the join itself
+                                struct.pack_into("<I", d, sums + 4 * k, i + 1)
+                                bad = i
+                                break
+                if tag == TAG_END:
+                    break
+                off += 16 + ((size + 7) & ~7)
+            if bad is None:
+                raise Fail("no block of the program's maps counts as a sum")
+            corrupt = os.path.join(tmp, "corrupt.pf")
+            with open(corrupt, "wb") as f:
+                f.write(d)
+            fails_with(corrupt, ["bad block count sum"])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
     return [("maps/in_executable", in_executable),
+            ("maps/sums_checked", sums_checked),
             ("maps/counts_where_run", counts_where_run),
             ("maps/executable_gone", executable_gone),
             ("maps/executable_rebuilt", executable_rebuilt)]

@@ -29,6 +29,9 @@
  *                      the block starting on line L (derive.h)
  *   count-of L minus M ... that of the block on line L less that of the
  *                      block on line M (an arm of a branch)
+ *   sum-of L...        its block keeps no counter: its count is the sum
+ *                      of those of the blocks starting on these lines (a
+ *                      join), in any order
  *
  * Checked both ways, in every instrumented function: an instruction
  * without `leader` does not start a block, a jump without `tail` does
@@ -60,6 +63,14 @@ static const struct {
 
 #define MAX_CLASSES 16
 
+#define MAX_SUM 8
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	return x < y ? -1 : x > y;
+}
+
 struct expect {
 	unsigned what;   /* E_* */
 	uint16_t live;   /* flags-live */
@@ -67,6 +78,7 @@ struct expect {
 	int follows, sets; /* classes by name (an index into the names), or -1 */
 	unsigned count_of; /* count-of: a line, or 0 */
 	unsigned minus;    /* ... minus: a line, or 0 */
+	unsigned sum_of[MAX_SUM]; /* sum-of: lines, ascending; 0 after the last */
 	bool seen;       /* an instruction is on its line */
 };
 
@@ -178,6 +190,17 @@ static struct expect *read_expects(const char *src, struct classes *cl, size_t *
 					return NULL;
 				}
 				*(w[0] == 'c' ? &x->count_of : &x->minus) = v;
+			} else if (!strcmp(w, "sum-of")) {
+				size_t k = 0;
+				for (char *l; k < MAX_SUM && (l = strtok(NULL, " \t\n")) && atoi(l) > 0;)
+					x->sum_of[k++] = (unsigned)atoi(l);
+				if (k < 2) {
+					fprintf(stderr, "%s:%zu: sum-of what?\n", src, n);
+					free(e);
+					fclose(f);
+					return NULL;
+				}
+				qsort(x->sum_of, k, sizeof(unsigned), cmp_unsigned);
 			} else if (!strcmp(w, "loop")) {
 				x->what |= E_LOOP;
 			} else if (!strcmp(w, "resync")) {
@@ -296,7 +319,7 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 				fbad[t->fn[k]]++;
 			}
 			if (!leader) {
-				if (x->live || (x->what & E_LOOP) || x->count_of) {
+				if (x->live || (x->what & E_LOOP) || x->count_of || x->sum_of[0]) {
 					fprintf(stderr, "%s:%u: flags-live, loop or count-of on an instruction that starts "
 						"no block\n", src, line);
 					fbad[t->fn[k]]++;
@@ -315,6 +338,23 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 				fprintf(stderr, "%s:%u: its count is line %u's less line %u's (0: its own, none), "
 					"expected line %u's less line %u's\n", src, line, same_line, minus_line,
 					x->count_of, x->minus);
+				fbad[t->fn[k]]++;
+			}
+			unsigned sum_lines[MAX_SUM] = {0};
+			if (kb->sum) {
+				const uint32_t *g = c->sums + kb->sum - 1;
+				for (uint32_t j = 0; j < g[0] && j < MAX_SUM; j++)
+					sum_lines[j] = block_line(c, g[1 + j]);
+				qsort(sum_lines, g[0] < MAX_SUM ? g[0] : MAX_SUM, sizeof(unsigned), cmp_unsigned);
+			}
+			if (memcmp(sum_lines, x->sum_of, sizeof(sum_lines))) {
+				fprintf(stderr, "%s:%u: its count is the sum of lines", src, line);
+				for (int j = 0; j < MAX_SUM && sum_lines[j]; j++)
+					fprintf(stderr, " %u", sum_lines[j]);
+				fprintf(stderr, "%s, expected", sum_lines[0] ? "'s" : " (none)");
+				for (int j = 0; j < MAX_SUM && x->sum_of[j]; j++)
+					fprintf(stderr, " %u", x->sum_of[j]);
+				fprintf(stderr, "%s\n", x->sum_of[0] ? "'s" : " (none)");
 				fbad[t->fn[k]]++;
 			}
 			uint16_t gl = c->blocks[t->block[k]].gpr_live;

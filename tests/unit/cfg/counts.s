@@ -138,5 +138,45 @@ enters:
 	jmp	.Le_join	# expect: tail
 	.size	enters, .-enters
 
+# a loop whose head is entered by falling out of the entry and by a jump
+# back from its body, each going nowhere else: the head runs as often as
+# they do together (its arms have other ways in: no difference)
+	.globl	sum_loop
+	.type	sum_loop, @function
+sum_loop:
+	xorl	%eax, %eax	# expect: leader
+.Lsl_head:
+	cmpl	%esi, %eax	# expect: leader loop sum-of 147 153
+	jge	.Lsl_done
+	testl	%eax, (%rdi)	# expect: leader loop
+	js	.Lsl_done
+	addl	$1, %eax	# expect: leader loop
+	jmp	.Lsl_head
+.Lsl_done:
+	ret	# expect: leader
+	.size	sum_loop, .-sum_loop
+
+# the same loop with two ways back, one of them an arm whose count is a
+# difference: the head keeps its counter (a sum takes counts of their own)
+	.globl	sum_not
+	.type	sum_not, @function
+sum_not:
+	xorl	%eax, %eax	# expect: leader
+.Lsn_head:
+	cmpl	%esi, %eax	# expect: leader loop
+	jge	.Lsn_done
+	testl	%eax, (%rdi)	# expect: leader loop
+	js	.Lsn_done
+	testl	$1, %eax	# expect: leader loop
+	je	.Lsn_v
+	addl	$3, %eax	# expect: leader loop count-of 170 minus 175
+	jmp	.Lsn_head
+.Lsn_v:
+	addl	$1, %eax	# expect: leader loop
+	jmp	.Lsn_head
+.Lsn_done:
+	ret	# expect: leader
+	.size	sum_not, .-sum_not
+
 	.section	.note.GNU-stack,"",@progbits
 # model: zen3 (a cycle model costs memcpy: its calls are of another kind)
