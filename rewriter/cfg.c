@@ -1311,7 +1311,7 @@ void code_free(struct code *c)
 		struct text *t = &c->texts[i];
 		free(t->insns), free(t->at), free(t->fn), free(t->mark), free(t->block), free(t->cslot);
 		free(t->cfa);
-		free(t->live_after);
+		free(t->live_after), free(t->set_up);
 		free(t->inner_sym);
 		free(t->vr), free(t->rel_at), free(t->ext), free(t->chase);
 	}

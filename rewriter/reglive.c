@@ -24,22 +24,87 @@ enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, 
 /* what a function's caller reads after it returns */
 #define AT_RET (B(RBX) | B(RBP) | B(R12) | B(R13) | B(R14) | B(R15) | B(RAX) | B(RDX) | B(RSP))
 
-/* The registers instruction k reads and writes whole. */
-static void effect(const struct code *c, const struct text *t, uint32_t k, uint16_t *use, uint16_t *def)
+/* The registers instruction k reads and writes whole; and that it
+ * writes at all (wr; ALL where it cannot be described). */
+static void effect(const struct code *c, const struct text *t, uint32_t k, uint16_t *use, uint16_t *def,
+		   uint16_t *wr)
 {
 	const struct insn *in = &t->insns[k];
 	struct insn_detail d;
 	if (in->kind == INSN_SYSCALL) {
 		*use = B(RAX) | B(RDI) | B(RSI) | B(RDX) | B(R10) | B(R8) | B(R9);
-		*def = B(RAX) | B(RCX) | B(R11);
+		*wr = *def = B(RAX) | B(RCX) | B(R11);
 		return;
 	}
 	if (!insn_describe(&c->dx, c->o->secs[t->sec].data + in->off, in->len, &d)) {
-		*use = ALL, *def = 0;
+		*use = ALL, *def = 0, *wr = ALL;
 		return;
 	}
 	*use = (uint16_t)((d.rd | d.addr | d.merge) & ALL);
 	*def = (uint16_t)(d.wr & ~(d.merge | d.rd) & ALL);
+	*wr = (uint16_t)(d.wr & ALL);
+}
+
+/* Which of %r10 and %rax a call's callee may read as set up for it
+ * (text.set_up, CHAIN_R10, CHAIN_RAX): written since the function's entry
+ * or since the last call, which clobbers them, on some way to the call.
+ * %r10 is a nested function's chain or, in gccgo's calls through a
+ * pointer, a closure's; %rax a variadic call's count of vector
+ * registers.  Each is set up for the call it goes with: a function's own
+ * at entry is none for its calls (a pointer to a nested function is a
+ * trampoline that sets its own chain; a variadic call sets %al each
+ * time).  A block entered some other way than by its function's edges
+ * (an address taken, another function's jump, a resync, another piece's
+ * start) may have both. */
+struct chain_run {
+	const struct code *c;
+	const struct func *f;
+	uint8_t *in;  /* per block of the function */
+	uint8_t out;
+	bool changed;
+};
+
+static void chain_to(void *ctx, const struct block *succ)
+{
+	struct chain_run *r = ctx;
+	size_t i = (size_t)(succ - r->c->blocks);
+	if (i < r->f->first_block || i >= (size_t)r->f->first_block + r->f->nblocks)
+		return;
+	uint8_t *at = &r->in[i - r->f->first_block];
+	if (r->out & ~*at) {
+		*at |= r->out;
+		r->changed = true;
+	}
+}
+
+static void chain_pass(struct code *c, const struct func *f, uint16_t **wr)
+{
+	struct chain_run r = {c, f, xcalloc(f->nblocks + 1, 1), 0, true};
+	for (uint32_t i = 1; i < f->nblocks; i++) {
+		const struct block *b = &c->blocks[f->first_block + i];
+		if (c->texts[b->ts].mark[b->first] & (MARK_ADDR | MARK_ENTERED | MARK_RESYNC | MARK_PSTART | MARK_FSTART))
+			r.in[i] = CHAIN_R10 | CHAIN_RAX;
+	}
+	while (r.changed) {
+		r.changed = false;
+		for (uint32_t i = 0; i < f->nblocks; i++) {
+			const struct block *b = &c->blocks[f->first_block + i];
+			struct text *t = &c->texts[b->ts];
+			uint8_t set = r.in[i];
+			for (uint32_t k = b->first; k < b->first + b->n; k++) {
+				enum insn_kind kind = t->insns[k].kind;
+				if (kind == INSN_CALL || kind == INSN_CALL_IND) {
+					t->set_up[k] |= set;
+					set = 0; /* (the callee's: scratch) */
+				} else {
+					set |= (wr[b->ts][k] & B(R10) ? CHAIN_R10 : 0) | (wr[b->ts][k] & B(RAX) ? CHAIN_RAX : 0);
+				}
+			}
+			r.out = set;
+			code_block_flow(c, f, b, chain_to, &r);
+		}
+	}
+	free(r.in);
 }
 
 /* A liveness being found: into the blocks' gpr_live (where a function's
@@ -90,12 +155,20 @@ static uint16_t live_out(struct code *c, struct regs_run *r, const struct func *
 uint16_t call_reads(const struct code *c, const struct text *t, uint32_t k)
 {
 	const struct insn *in = &t->insns[k];
+	/* (chain_pass) */
+	uint16_t unset = !t->set_up ? 0
+				    : (uint16_t)((t->set_up[k] & CHAIN_R10 ? 0 : B(R10)) |
+						 (t->set_up[k] & CHAIN_RAX ? 0 : B(RAX)));
 	if (in->kind != INSN_CALL)
-		return ARGS;
+		return in->kind == INSN_CALL_IND ? ARGS & (uint16_t)~unset : ARGS;
 	int32_t g = t->mark[k] & MARK_EXT ? -1 : local_entry_callee(c, t, k);
 	if (g >= 0 && c->funcs[g].instrument)
 		return c->funcs[g].reads & (uint16_t)~B(R11); /* (which no call reads, by the ABI) */
-	return g >= 0 || local_callee(c, t, k) >= 0 ? ARGS : ARGS_DIRECT;
+	/* (a function of the unit may be a nested one that takes its
+	 * caller's own chain on: a sibling's) */
+	if (g >= 0 || local_callee(c, t, k) >= 0)
+		return ARGS & (uint16_t)~(unset & B(RAX));
+	return ARGS_DIRECT & (uint16_t)~unset;
 }
 
 static bool regs_visit(struct code *c, const struct func *f, struct block *bl, void *ctx)
@@ -160,15 +233,24 @@ void reg_liveness(struct code *c)
 			     .reads = xcalloc(c->nblocks + 1, sizeof(uint16_t)),
 			     .use = xcalloc((size_t)c->ntexts + 1, sizeof(uint16_t *)),
 			     .def = xcalloc((size_t)c->ntexts + 1, sizeof(uint16_t *))};
+	uint16_t **wr = xcalloc((size_t)c->ntexts + 1, sizeof(uint16_t *));
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		struct text *t = &c->texts[ti];
 		t->live_after = xcalloc(t->ninsns + 1, sizeof(uint16_t));
 		r.use[ti] = xcalloc(t->ninsns + 1, sizeof(uint16_t));
 		r.def[ti] = xcalloc(t->ninsns + 1, sizeof(uint16_t));
+		t->set_up = xcalloc(t->ninsns + 1, 1);
+		wr[ti] = xcalloc(t->ninsns + 1, sizeof(uint16_t));
 		for (uint32_t k = 0; k < t->ninsns; k++)
 			if (t->fn[k] >= 0 && c->funcs[t->fn[k]].instrument)
-				effect(c, t, k, &r.use[ti][k], &r.def[ti][k]);
+				effect(c, t, k, &r.use[ti][k], &r.def[ti][k], &wr[ti][k]);
 	}
+	for (size_t fi = 0; fi < c->nfuncs; fi++)
+		if (c->funcs[fi].instrument)
+			chain_pass(c, &c->funcs[fi], wr);
+	for (int ti = 0; ti < c->ntexts; ti++)
+		free(wr[ti]);
+	free(wr);
 	/* what each function reads, then what is live where, its callers'
 	 * keeps included */
 	regs_fixpoint(c, &r);

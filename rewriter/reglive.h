@@ -30,7 +30,16 @@ void reg_liveness(struct code *c);
  * to the start of an instrumented function of this object, what that
  * function's entry reads, as reg_liveness found (its own reads, and what
  * its callers keep through it).  %r10 is left out of a direct call to
- * another object's function (a nested function is local to its unit). */
+ * another object's function (a nested function is local to its unit);
+ * %rax from a call where nothing wrote it since the function's entry or
+ * its last call (text.set_up), and %r10 from a call through a pointer
+ * where nothing wrote it: a variadic call's count, a chain (a pointer to
+ * a nested function is a trampoline that sets its own) or a closure is
+ * set up for the call it goes with. */
 uint16_t call_reads(const struct code *c, const struct text *t, uint32_t k);
+
+/* text.set_up's bits */
+#define CHAIN_R10 1
+#define CHAIN_RAX 2
 
 #endif

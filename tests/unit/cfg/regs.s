@@ -92,8 +92,11 @@ calls_passes:
 	.size	calls_passes, .-calls_passes
 
 # a call into a function's middle, through a pointer or to another
-# object's function reads every argument register and %rax; only the
-# pointer's %r10
+# object's function reads every argument register, and %rax where it was
+# written since the function's entry or its last call (a variadic call's
+# count); a pointer's %r10 too where it was written (a closure's), a call
+# into a function of the unit's always (a nested function's chain may be
+# its caller's own)
 	.globl	calls_middle
 	.type	calls_middle, @function
 calls_middle:
@@ -105,15 +108,30 @@ calls_middle:
 	.globl	calls_pointer
 	.type	calls_pointer, @function
 calls_pointer:
-	movq	%rdi, %r11		# expect: leader regs-live rdi rsi rdx rcx r8 r9 rax r10 regs-dead r11
+	movq	%rdi, %r11		# expect: leader regs-live rdi rsi rdx rcx r8 r9 regs-dead rax r10 r11
 	call	*%r11
 	ret				# expect: leader
 	.size	calls_pointer, .-calls_pointer
 
+	.globl	calls_pointer_set
+	.type	calls_pointer_set, @function
+calls_pointer_set:
+	movq	%rdi, %r11		# expect: leader regs-dead rax r10
+	movl	$2, %eax
+	leaq	8(%rsp), %r10
+	testl	%esi, %esi
+	je	.Lcps_call
+	addl	$1, %edx		# expect: leader regs-live rax r10 rdx
+.Lcps_call:
+	call	*%r11			# expect: leader regs-live rax r10 rdi rsi rdx count-of 119
+	call	*%r11			# expect: leader regs-live rdi rsi rdx regs-dead rax r10
+	ret				# expect: leader
+	.size	calls_pointer_set, .-calls_pointer_set
+
 	.globl	calls_other
 	.type	calls_other, @function
 calls_other:
-	call	elsewhere		# expect: leader regs-live rdi rsi rdx rcx r8 r9 rax regs-dead r10 r11
+	call	elsewhere		# expect: leader regs-live rdi rsi rdx rcx r8 r9 regs-dead rax r10 r11
 	ret				# expect: leader
 	.size	calls_other, .-calls_other
 
