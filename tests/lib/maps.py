@@ -110,6 +110,18 @@ def tests(ctx, Fail, sh, must, profile_json):
         must([ctx.profinst, "-q", "--cpu=instructions"] + objs + ["-o", exe], "profinst")
         return exe
 
+    def compile_sources(tmp, sources):
+        """Each source of {name: text} written to tmp and compiled (gcc -O2):
+        the objects, in the names' order."""
+        objs = []
+        for name, text in sorted(sources.items()):
+            src = os.path.join(tmp, name)
+            with open(src, "w") as f:
+                f.write(text)
+            objs.append(src[:-2] + ".o")
+            must(["gcc", "-O2", "-c", src, "-o", objs[-1]], "compile")
+        return objs
+
     def run(tmp, exe, out, env=None):
         e = dict(os.environ, PROFINST_OUTPUT=out)
         e.pop("PROFINST_SELF_CONTAINED", None)
@@ -201,13 +213,7 @@ def tests(ctx, Fail, sh, must, profile_json):
         the figures --timed gives."""
         tmp = tempfile.mkdtemp(prefix="pi-maps-")
         try:
-            objs = []
-            for name, text in sorted(UNRUN.items()):
-                src = os.path.join(tmp, name)
-                with open(src, "w") as f:
-                    f.write(text)
-                objs.append(src[:-2] + ".o")
-                must(["gcc", "-O2", "-c", src, "-o", objs[-1]], "compile")
+            objs = compile_sources(tmp, UNRUN)
             native = os.path.join(tmp, "native")
             must(["gcc"] + objs + ["-o", native, "-lpthread"], "link")
             expect = subprocess.run([native], capture_output=True, text=True).stdout
@@ -248,13 +254,7 @@ def tests(ctx, Fail, sh, must, profile_json):
         (the join itself) is refused, in one line."""
         tmp = tempfile.mkdtemp(prefix="pi-maps-")
         try:
-            objs = []
-            for name, text in sorted(SUMS.items()):
-                src = os.path.join(tmp, name)
-                with open(src, "w") as f:
-                    f.write(text)
-                objs.append(src[:-2] + ".o")
-                must(["gcc", "-O2", "-c", src, "-o", objs[-1]], "compile")
+            objs = compile_sources(tmp, SUMS)
             outs = {}
             for mode in ("--counts", "--timed"):
                 exe = os.path.join(tmp, "prog" + mode)
