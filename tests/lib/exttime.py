@@ -99,10 +99,10 @@ def tests(ctx, Fail, sh, must, profile_json):
             # million measured pieces) far more often than the native one
             # (2 ms), and the native loop subtracted from the native sort.
             # Or the instrumented runs' median: each run calibrates the
-            # stubs' cost a callback at its start, and one whose probe a
-            # busy machine slowed takes too much off every callback, which
-            # puts its figure far below the others' (seen: 1.4 M ticks
-            # among 2.8 to 6.8 M, native 3.0 M), and the least is that one.
+            # stubs' cost a callback at its own start, and a few ticks too
+            # many there, taken off a quarter of a million callbacks, put
+            # that run's figure far below the others' (seen: 1.4 M ticks
+            # among 2.8 to 6.8 M, native 3.0 M): the least is that run.
             n, m, mid = min(nat), min(ins), sorted(ins)[len(ins) // 2]
             if 0.5 * n <= m <= 2.0 * n or 0.5 * n <= mid <= 2.0 * n:
                 return True
