@@ -762,17 +762,13 @@ static void emit_lea_cfa_r11(struct emit *e, uint32_t k, int32_t extra)
  * nested function's chain, but may read every argument and %rax, a
  * variadic call's vector count).  Scratch registers only: a landing pad
  * may read a callee-saved register the normal return does not. */
-#define SCRATCH_GPRS 0x0fc7u /* %rax, %rcx, %rdx, %rsi, %rdi, %r8 to %r11 */
-
 static int frame_reg(const struct emit *e, uint32_t k)
 {
 	if (!e->t->live_after)
 		return -1;
-	/* (a callee the ABI holds for clobbers every scratch register: what
-	 * is live in one after the call is the callee's, its result) */
-	uint32_t after = e->t->live_after[k];
-	if (e->t->insns[k].kind != INSN_CALL || (e->t->mark[k] & MARK_EXT) || local_callee(e->c, e->t, k) < 0)
-		after &= ~(uint32_t)SCRATCH_GPRS;
+	/* (what is live after the call in a register it clobbers is the
+	 * callee's, its result) */
+	uint32_t after = e->t->live_after[k] & ~(uint32_t)call_clobbers(e->c, e->t, k);
 	uint32_t busy = after | 1u << 11 | call_reads(e->c, e->t, k);
 	static const int order[] = {10, 0, 9, 8, 1, 2, 6, 7};
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)

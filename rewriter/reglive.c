@@ -171,6 +171,12 @@ uint16_t call_reads(const struct code *c, const struct text *t, uint32_t k)
 	return ARGS_DIRECT & (uint16_t)~unset;
 }
 
+uint16_t call_clobbers(const struct code *c, const struct text *t, uint32_t k)
+{
+	bool local = t->insns[k].kind == INSN_CALL && !(t->mark[k] & MARK_EXT) && local_callee(c, t, k) >= 0;
+	return local ? 0 : SCRATCH;
+}
+
 static bool regs_visit(struct code *c, const struct func *f, struct block *bl, void *ctx)
 {
 	struct regs_run *r = ctx;
@@ -192,8 +198,7 @@ static bool regs_visit(struct code *c, const struct func *f, struct block *bl, v
 					r->again = true;
 				}
 			}
-			if (g < 0)
-				live &= (uint16_t)~SCRATCH; /* clobbered by the ABI */
+			live &= (uint16_t)~call_clobbers(c, t, k);
 			live |= call_reads(c, t, k);
 		}
 		live = (uint16_t)((live & ~def[k]) | use[k]);

@@ -38,6 +38,12 @@ void reg_liveness(struct code *c);
  * set up for the call it goes with. */
 uint16_t call_reads(const struct code *c, const struct text *t, uint32_t k);
 
+/* The scratch registers call k clobbers, by the ABI (bit n: register n):
+ * all of them for a call anywhere but into a function of this object,
+ * none for one into it (its callers may keep values in them through it:
+ * the file's comment). */
+uint16_t call_clobbers(const struct code *c, const struct text *t, uint32_t k);
+
 /* text.set_up's bits */
 #define CHAIN_R10 1
 #define CHAIN_RAX 2
