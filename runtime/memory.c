@@ -51,11 +51,10 @@ static struct chunk *cur_chunk;
  * in a virtual machine).  Not the first: a small program, which needs no
  * other, would pay two huge pages' clearing and their memory. */
 #define HUGE (2ull << 20)
-static uint32_t nchunks;
 
-static struct chunk *chunk_map(void)
+static struct chunk *chunk_map(bool first)
 {
-	if (!__atomic_fetch_add(&nchunks, 1, __ATOMIC_RELAXED))
+	if (first)
 		return rt_mmap(CHUNK_SIZE);
 	char *p = rt_mmap(CHUNK_SIZE + HUGE);
 	if (!p)
@@ -83,7 +82,7 @@ void *rt_alloc_keep(uint64_t size)
 		}
 		/* full (or none yet): a new chunk, unless another thread (or a
 		 * signal handler) put one in meanwhile */
-		struct chunk *n = chunk_map();
+		struct chunk *n = chunk_map(!c);
 		if (!n)
 			return NULL;
 		n->size = CHUNK_SIZE;
