@@ -70,6 +70,8 @@ struct rt_tramp {
  * the pointer's node and its function the target, which only the right
  * node can be). */
 struct ptr_memo {
+	/* (the node's own parent and function's entry, kept here too so that
+	 * a set is searched without reading the nodes of its other ways) */
 	struct rt_cnode *parent;
 	uint64_t target;
 	struct rt_cnode *node;
@@ -950,14 +952,12 @@ static uint64_t site_calls(const struct rt_cnode *n)
 
 /* n's own figure: its blocks' counts times their costs (each count also
  * added to cnt, the thread's counters of n's function's blocks, where
- * cnt is not NULL), or an external's cost; and what it measured and
- * charged. */
-static uint64_t node_self(const struct rt_cnode *n, uint64_t *cnt)
+ * cnt is not NULL), or an external's cost; and charged, what it measured
+ * and charges (measured). */
+static uint64_t node_self(const struct rt_cnode *n, uint64_t *cnt, uint64_t charged)
 {
 	if (!n->fn)
 		return 0;
-	uint64_t charged, left;
-	measured(n, &charged, &left);
 	if (rt_is_external(n->fn))
 		return ext_cost(n) + n->extra + charged;
 	const struct pi_map_hdr *m = n->fn->obj->map;
@@ -1183,7 +1183,9 @@ void rt_counting_convert(struct rt_thread *th)
 			cnt = thread_counts(th, d) + pi_map_funcs(d->map)[c->fn->index].first_block;
 			th->counted_objs[d->index] = 1;
 		}
-		uint64_t self = node_self(c, cnt);
+		uint64_t charged, left;
+		measured(c, &charged, &left);
+		uint64_t self = node_self(c, cnt, charged);
 		uint64_t fi = (uint64_t)(c->fn - rt_funcs_begin());
 		struct rt_node *anc = fi < nfuncs ? onpath[fi] : NULL;
 		uint64_t ra = node_ra(c);
@@ -1212,8 +1214,6 @@ void rt_counting_convert(struct rt_thread *th)
 		}
 		nx->own->calls += c->calls;
 		nx->own->self += self;
-		uint64_t charged, left;
-		measured(c, &charged, &left);
 		nx->own->os += charged;
 		nx->own->os_left += left;
 		depth++;
