@@ -753,8 +753,8 @@ static void emit_lea_cfa_r11(struct emit *e, uint32_t k, int32_t extra)
 	buf_u32(&e->tl->out, (uint32_t)-cfa);
 }
 
-/* A scratch register the call k may take besides %r11 to store its
- * callee's frame node, -1 if none: one dead after the call (gcc's
+/* A scratch register the call k may take besides %r11 and those in taken
+ * (a mask) to store its callee's frame node, -1 if none: one dead after the call (gcc's
  * interprocedural allocation may keep any register live through a call
  * to a function of its unit: reglive.h) that the callee does not read at
  * entry (callee: a function of this object, whose entry's liveness says;
@@ -762,19 +762,24 @@ static void emit_lea_cfa_r11(struct emit *e, uint32_t k, int32_t extra)
  * nested function's chain, but may read every argument and %rax, a
  * variadic call's vector count).  Scratch registers only: a landing pad
  * may read a callee-saved register the normal return does not. */
-static int frame_reg(const struct emit *e, uint32_t k)
+static int free_reg(const struct emit *e, uint32_t k, uint32_t taken)
 {
 	if (!e->t->live_after)
 		return -1;
 	/* (what is live after the call in a register it clobbers is the
 	 * callee's, its result) */
 	uint32_t after = e->t->live_after[k] & ~(uint32_t)call_clobbers(e->c, e->t, k);
-	uint32_t busy = after | 1u << 11 | call_reads(e->c, e->t, k);
+	uint32_t busy = after | 1u << 11 | call_reads(e->c, e->t, k) | taken;
 	static const int order[] = {10, 0, 9, 8, 1, 2, 6, 7};
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		if (!(busy & 1u << order[i]))
 			return order[i];
 	return -1;
+}
+
+static int frame_reg(const struct emit *e, uint32_t k)
+{
+	return free_reg(e, k, 0);
 }
 
 /* The callee's frame node (%r11) stored where a site that goes past its
@@ -783,18 +788,25 @@ static int frame_reg(const struct emit *e, uint32_t k)
  * mov %rsp,%r; add delta(%rip),%r; mov %r11,(%r); else push %r11;
  * lea CFA,%r11; add delta(%rip),%r11; pop (%r11), whose push and pop
  * through the stack cost the small-call program 8 % of its time. */
+/* mov %rsp,%r; add delta(%rip),%r; mov %v,(%r): node v stored as the
+ * frame's whose CFA is our %rsp (a call's callee's) */
+static void emit_frame_word(struct emit *e, int r, int v)
+{
+	uint8_t hi = (uint8_t)(r >> 3), lo = (uint8_t)(r & 7);
+	uint8_t mov[] = {(uint8_t)(0x48 | hi), 0x89, (uint8_t)(0xe0 | lo)}; /* mov %rsp,%r */
+	PUT(e, mov);
+	uint8_t add[] = {(uint8_t)(0x48 | hi << 2), 0x03, (uint8_t)(0x05 | lo << 3)}; /* add delta(%rip),%r */
+	PUT(e, add);
+	add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)e->c->sym_frames, (int64_t)STUB_FRAMES_DELTA - 4);
+	buf_u32(&e->tl->out, 0);
+	uint8_t st[] = {(uint8_t)(0x48 | (v >> 3) << 2 | hi), 0x89, (uint8_t)((v & 7) << 3 | lo)}; /* mov %v,(%r) */
+	PUT(e, st);
+}
+
 static void emit_callee_frame(struct emit *e, uint32_t k, bool jump, int r)
 {
 	if (!jump && r >= 0) {
-		uint8_t hi = (uint8_t)(r >> 3), lo = (uint8_t)(r & 7);
-		uint8_t mov[] = {(uint8_t)(0x48 | hi), 0x89, (uint8_t)(0xe0 | lo)}; /* mov %rsp,%r */
-		PUT(e, mov);
-		uint8_t add[] = {(uint8_t)(0x48 | hi << 2), 0x03, (uint8_t)(0x05 | lo << 3)}; /* add delta(%rip),%r */
-		PUT(e, add);
-		add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)e->c->sym_frames, (int64_t)STUB_FRAMES_DELTA - 4);
-		buf_u32(&e->tl->out, 0);
-		uint8_t st[] = {(uint8_t)(0x4c | hi), 0x89, (uint8_t)(0x18 | lo)}; /* mov %r11,(%r) */
-		PUT(e, st);
+		emit_frame_word(e, r, 11);
 		return;
 	}
 	int32_t cfa = e->t->cfa[k];
@@ -1261,6 +1273,61 @@ static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32
 		wr32(e->tl->out.p + j2, (uint32_t)(cur(e) - j2 - 4));
 }
 
+/* OP disp(%base) with the ModRM's reg field reg, 64 bits (base neither
+ * %rsp nor %r12, whose addressing takes a SIB byte) */
+static void emit_rm64(struct emit *e, uint8_t op, int reg, int base, uint32_t disp)
+{
+	emit_r11m_reg(e, (uint8_t)(0x48 | (reg >> 3) << 2 | base >> 3), op, (uint8_t)reg, (uint8_t)base, disp);
+}
+
+/* The call through a pointer's fast way where the site has two scratch
+ * registers r1 and r2 (free_reg) and the target in %r11:
+ *   cmpb $0,%fs:frames_off; jne general; mov %fs:cur,%r1;
+ *   mov slot(%r1),%r1; test %r1,%r1; jz general; cmp entry(%r1),%r11;
+ *   jne general; mov inner(%r1),%r11; mov callee(%r1),%r1;
+ *   mov %r1,%fs:cur; incq calls(%r1); the frame's word (%r2 its address)
+ * and then the call of %r11, past the kept function's entry stub.  What
+ * the slower way keeps in TLS words (the target, the pointer's node made
+ * current) stays in registers: none of its loads waits for a store just
+ * made.  *general: the three jumps (rel8) to the slower way. */
+static void emit_kept_call(struct emit *e, const struct func *f, uint32_t slot, int r1, int r2,
+			   uint64_t general[3])
+{
+	general[0] = emit_frames_off_jne(e);
+	uint8_t ld[] = {0x64, (uint8_t)(0x48 | (r1 >> 3) << 2), 0x8b, (uint8_t)(0x04 | (r1 & 7) << 3), 0x25};
+	PUT(e, ld); /* mov %fs:cur,%r1 */
+	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_CUR);
+	buf_u32(&e->tl->out, 0);
+	emit_rm64(e, 0x8b, r1, r1, slot_disp(f, slot));
+	uint8_t test[] = {(uint8_t)(0x48 | (r1 >> 3) << 2 | r1 >> 3), 0x85, (uint8_t)(0xc0 | (r1 & 7) << 3 | (r1 & 7))};
+	PUT(e, test);
+	static const uint8_t jz[] = {0x74, 0x00};
+	PUT(e, jz);
+	general[1] = cur(e) - 1;
+	emit_rm64(e, 0x3b, 11, r1, STUB_CN_COUNTS + 8 * STUB_PTR_ENTRY); /* cmp entry(%r1),%r11 */
+	static const uint8_t jne[] = {0x75, 0x00};
+	PUT(e, jne);
+	general[2] = cur(e) - 1;
+	emit_rm64(e, 0x8b, 11, r1, STUB_CN_COUNTS + 8 * STUB_PTR_INNER); /* mov inner(%r1),%r11 */
+	if (r2 < 0) {
+		/* the callee's node by %r11, the target by its TLS word */
+		emit_fs_r11(e, 0x89, STUB_TLS_TARGET);
+		emit_rm64(e, 0x8b, 11, r1, STUB_CN_COUNTS + 8 * STUB_PTR_CALLEE);
+		emit_fs_r11(e, 0x89, STUB_TLS_CUR);
+		static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
+		PUT(e, inc);
+		emit_frame_word(e, r1, 11);
+		return;
+	}
+	emit_rm64(e, 0x8b, r1, r1, STUB_CN_COUNTS + 8 * STUB_PTR_CALLEE); /* mov callee(%r1),%r1 */
+	uint8_t st[] = {0x64, (uint8_t)(0x48 | (r1 >> 3) << 2), 0x89, (uint8_t)(0x04 | (r1 & 7) << 3), 0x25};
+	PUT(e, st); /* mov %r1,%fs:cur */
+	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_CUR);
+	buf_u32(&e->tl->out, 0);
+	emit_rm64(e, 0xff, 0, r1, STUB_CN_CALLS); /* incq calls(%r1) */
+	emit_frame_word(e, r2, r1);
+}
+
 /*
  * A call (or tail jump) through a pointer k from f, slot its slot:
  *   mov TARGET,%r11; mov %r11,%fs:target; the slot's node (a pointer's)
@@ -1276,16 +1343,32 @@ static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32
  * node for its entry, and makes any other's, an external's, current and
  * starts its clock, which the code after the call stops.  A tail jump's
  * callee enters at our %rsp, and returns to our caller, whose node is
- * current after it: an external's is counted, not timed.
+ * current after it: an external's is counted, not timed.  A call with a
+ * scratch register to spare tries the kept function first by registers
+ * (emit_kept_call), and takes the rest of this way when it is not the
+ * target.
  */
 static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint32_t slot)
 {
 	bool jump = e->t->insns[k].kind == INSN_JMP_IND;
 	emit_target_r11(e, k);
+	uint64_t to_keep = 0, to_old = 0, to_call_fast = 0, to_kept = 0;
+	uint64_t to_general[3];
+	int r1 = jump || !site_frame(e, k, f) ? -1 : frame_reg(e, k);
+	int r2 = r1 >= 0 ? free_reg(e, k, 1u << r1) : -1;
+	if (r1 >= 0) {
+		/* a scratch register: the kept function's call by registers
+		 * (emit_kept_call) */
+		emit_kept_call(e, f, slot, r1, r2, to_general);
+		buf_u8(&e->tl->out, 0xe9); /* jmp call (r2) or the target's load */
+		to_kept = cur(e);
+		buf_u32(&e->tl->out, 0);
+		for (int i = 0; i < 3; i++)
+			e->tl->out.p[to_general[i]] = (uint8_t)(cur(e) - to_general[i] - 1);
+	}
 	emit_fs_r11(e, 0x89, STUB_TLS_TARGET);
 	emit_cnode(e, f, slot, NULL, true, false);
-	uint64_t to_keep = 0, to_old = 0, to_call_fast = 0;
-	if (site_frame(e, k, f)) {
+	if (site_frame(e, k, f) && !to_kept) {
 		/* the function the pointer's node keeps, where it may be
 		 * entered past its stub: the site does the entry's work (its
 		 * node current, its call counted, its frame's node stored)
@@ -1337,7 +1420,11 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 	e->tl->out.p[to_call] = (uint8_t)(cur(e) - to_call - 1);
 	if (to_call_fast)
 		e->tl->out.p[to_call_fast] = (uint8_t)(cur(e) - to_call_fast - 1);
+	if (to_kept && r2 < 0)
+		wr32(e->tl->out.p + to_kept, (uint32_t)(cur(e) - to_kept - 4));
 	emit_fs_r11(e, 0x8b, STUB_TLS_TARGET);
+	if (to_kept && r2 >= 0)
+		wr32(e->tl->out.p + to_kept, (uint32_t)(cur(e) - to_kept - 4));
 	emit_call_r11(e, k, jump);
 	if (jump)
 		return;
