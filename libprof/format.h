@@ -327,6 +327,15 @@ enum pi_read_at { PI_READ_FD = 1, PI_READ_FILE1, PI_READ_FILE2, PI_READ_FILE3, P
  * the first or second as size[3] says, not NULL) ends the C locale's
  * costs (PI_EXT_C_LOCALE) for the rest of the run */
 #define PI_EXT_LOCALE 0x1000
+/* with PI_EXT_FIXED: pthread_mutex_lock and pthread_mutex_unlock, whose
+ * cost is the model's while the process has one thread (glibc's
+ * __libc_single_threaded: no thread was ever made) and the mutex is a
+ * plain one of the process's own (no PTHREAD_PROCESS_SHARED, robust,
+ * priority-inheriting or -protecting kind); then no one else can hold
+ * it or wait for it, and taking it is a few instructions.  Any other
+ * call is measured instead, as a PI_EXT_C_LOCALE one is, a lock's as a
+ * wait (PI_EXT_WAIT). */
+#define PI_EXT_SOLO 0x2000
 #define PI_EXT_HEAP_SHIFT 8
 #define PI_EXT_HEAP_MASK 0x700 /* with PI_EXT_FIXED: a heap function whose
 				 cost the runtime's model of the allocator gives

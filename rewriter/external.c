@@ -79,6 +79,13 @@ static bool waits(const char *n)
 	return false;
 }
 
+/* A mutex's lock or unlock, which cannot wait while the process has one
+ * thread and the mutex is its own (PI_EXT_SOLO), or 0 */
+static uint32_t solo(const char *n)
+{
+	return !strcmp(n, "pthread_mutex_lock") || !strcmp(n, "pthread_mutex_unlock") ? PI_EXT_SOLO : 0;
+}
+
 /* Reads wait when what they read is a pipe, a socket or a terminal that
  * blocks (the runtime looks at the descriptor: PI_EXT_TTYREAD); where the
  * descriptor is (PI_READ_*), or 0 for a call that is not a read. */
@@ -130,10 +137,12 @@ static uint32_t ext_index(struct code *c, const char *name)
 		   (!strcmp(name, "setcontext") ? PI_EXT_SETCTX : 0) |
 		   (!strcmp(name, "setlocale") || !strcmp(name, "uselocale") ? PI_EXT_LOCALE : 0);
 	/* a short C library function the model costs, where it does: no clock
-	 * (nor its cost) on each call, and the same cost every run */
-	if (c->model->charges_os && !w && !rd && model_ext_cost(c->model, name, &x->cost))
+	 * (nor its cost) on each call, and the same cost every run; a lock
+	 * that cannot wait where the process has one thread (PI_EXT_SOLO) */
+	uint32_t so = solo(name);
+	if (c->model->charges_os && (!w || so) && !rd && model_ext_cost(c->model, name, &x->cost))
 		x->flags |= PI_EXT_FIXED | x->cost.heap << PI_EXT_HEAP_SHIFT |
-			    (x->cost.c_locale ? PI_EXT_C_LOCALE : 0);
+			    (x->cost.c_locale ? PI_EXT_C_LOCALE : 0) | so;
 	else if (rd)
 		x->cost.arg = rd; /* (size[3]: where its descriptor is) */
 	else if (x->flags & PI_EXT_LOCALE)
@@ -145,7 +154,13 @@ static uint32_t ext_index(struct code *c, const char *name)
 bool ext_transparent(const struct external *x)
 {
 	return (x->flags & PI_EXT_FIXED) &&
-	       !(x->flags & (PI_EXT_C_LOCALE | PI_EXT_CHECK | PI_EXT_SWITCH | PI_EXT_SETCTX | PI_EXT_LOCALE));
+	       !(x->flags & (PI_EXT_C_LOCALE | PI_EXT_CHECK | PI_EXT_SWITCH | PI_EXT_SETCTX | PI_EXT_LOCALE |
+			     PI_EXT_SOLO));
+}
+
+bool ext_measured(const struct external *x)
+{
+	return !(x->flags & PI_EXT_FIXED) || (x->flags & (PI_EXT_C_LOCALE | PI_EXT_SOLO));
 }
 
 /* The name a call k leaves instrumented code for, or NULL. */

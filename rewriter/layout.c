@@ -372,7 +372,7 @@ static void emit_ext_tail(struct emit *e, uint32_t k, const struct func *f)
 		PUT(e, st);
 		buf_u8(o, (uint8_t)(8 * i));
 	}
-	bool measured = counting && (!(x->flags & PI_EXT_FIXED) || (x->flags & PI_EXT_C_LOCALE));
+	bool measured = counting && ext_measured(x);
 	if (counting) {
 		emit_cnode(e, f, e->t->cslot[k], x, true, true);
 		if (measured)
@@ -1436,7 +1436,15 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 
 /* The external call k's clock starts or stops (sym): an external the model
  * costs as the C locale's is measured only once the program has set a
- * locale (cmpl $0,rt_locale_set(%rip); je over the call). */
+ * locale (cmpl $0,rt_locale_set(%rip); je over the call).  A mutex's lock
+ * or unlock (PI_EXT_SOLO) only where the process has had more than one
+ * thread, or the mutex (%rdi) is not a plain one of its own, as
+ * runtime/external.c, rt_ext_solo_measured, says:
+ *   mov rt_solo_word(%rip),%r11; cmpb $0,(%r11); je 1f; test %rdi,%rdi;
+ *   je 1f; testb $0xf0,16(%rdi); je 2f; 1: call start; 2:
+ * and its clock stops where it runs (the mutex is not at hand then):
+ *   mov %fs:cur,%r11; cmpq $0,sp(%r11); jne 1f; cmpq $0,wait_sp(%r11);
+ *   je 2f; 1: call stop; 2: */
 static void emit_cmeas(struct emit *e, uint32_t k, int sym)
 {
 	const struct external *x = &e->c->exts[e->t->ext[k]];
@@ -1447,6 +1455,21 @@ static void emit_cmeas(struct emit *e, uint32_t k, int sym)
 		buf_u32(&e->tl->out, 0);
 		static const uint8_t je[] = {0x00, 0x74, 0x05}; /* $0; je over the call */
 		PUT(e, je);
+	} else if ((x->flags & PI_EXT_FIXED) && (x->flags & PI_EXT_SOLO) && sym == e->c->sym_cmeas_start) {
+		static const uint8_t ld[] = {0x4c, 0x8b, 0x1d}; /* mov rt_solo_word(%rip),%r11 */
+		PUT(e, ld);
+		add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)e->c->sym_solo, -4);
+		buf_u32(&e->tl->out, 0);
+		/* (the jumps: to the call, 11 and 6 on; over it, 5) */
+		static const uint8_t test[] = {0x41, 0x80, 0x3b, 0x00, 0x74, 11,       /* cmpb $0,(%r11); je 1f */
+					       0x48, 0x85, 0xff, 0x74, 6,              /* test %rdi,%rdi; je 1f */
+					       0xf6, 0x47, 0x10, 0xf0, 0x74, 0x05};    /* testb $0xf0,16(%rdi); je 2f */
+		PUT(e, test);
+	} else if ((x->flags & PI_EXT_FIXED) && (x->flags & PI_EXT_SOLO)) {
+		emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
+		static const uint8_t test[] = {0x49, 0x83, 0x7b, STUB_CN_SP, 0x00, 0x75, 7, /* cmpq $0,sp(%r11); jne 1f */
+					       0x49, 0x83, 0x7b, STUB_CN_WAIT_SP, 0x00, 0x74, 0x05}; /* cmpq $0,wait_sp(%r11); je 2f */
+		PUT(e, test);
 	}
 	emit_call_rt(e, sym);
 }
@@ -1480,7 +1503,7 @@ static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool 
 		bool keep = ext_transparent(x);
 		emit_cnode(e, f, slot, x, !keep, false);
 		*after = !keep;
-		*measured = !(x->flags & PI_EXT_FIXED) || (x->flags & PI_EXT_C_LOCALE);
+		*measured = ext_measured(x);
 	} else if (in->kind == INSN_CALL_IND && !ext) {
 		if (!counted_ptrcall(e, k))
 			return;
@@ -1491,7 +1514,7 @@ static void emit_cbefore(struct emit *e, uint32_t k, const struct func *f, bool 
 		bool keep = ext_transparent(x);
 		emit_cnode(e, f, slot, x, !keep, false);
 		*after = !keep;
-		*measured = !(x->flags & PI_EXT_FIXED) || (x->flags & PI_EXT_C_LOCALE);
+		*measured = ext_measured(x);
 	} else if (in->kind == INSN_JMP_IND && (t->mark[k] & MARK_TAIL) && !ext) {
 		/* through a pointer, as a call's (else the callee, if
 		 * instrumented, enters as from outside) */

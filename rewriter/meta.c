@@ -96,6 +96,7 @@ void meta_prepare(struct code *c)
 		c->sym_cptr = undef(o, STUB_CPTR_SYMBOL, STT_NOTYPE);
 		c->sym_cptr_tail = undef(o, STUB_CPTR_TAIL_SYMBOL, STT_NOTYPE);
 		c->sym_locale = undef(o, STUB_LOCALE_SET_SYMBOL, STT_OBJECT);
+		c->sym_solo = undef(o, STUB_SOLO_WORD_SYMBOL, STT_OBJECT);
 		c->sym_centry_flags = undef(o, STUB_CENTRY_FLAGS_SYMBOL, STT_NOTYPE);
 		c->sym_cresync = undef(o, STUB_CRESYNC_SYMBOL, STT_NOTYPE);
 		c->sym_cmeas_start = undef(o, STUB_CMEAS_START_SYMBOL, STT_NOTYPE);

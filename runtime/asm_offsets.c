@@ -33,6 +33,7 @@ _Static_assert(offsetof(struct pi_tls, cur) == STUB_TLS_CUR && offsetof(struct p
 		       offsetof(struct rt_cnode, fn) == STUB_CN_FN &&
 		       offsetof(struct rt_cnode, ptrsite) == STUB_CN_PTRSITE &&
 		       offsetof(struct rt_cnode, calls) == STUB_CN_CALLS && offsetof(struct rt_cnode, sp) == STUB_CN_SP &&
+		       offsetof(struct rt_cnode, wait_sp) == STUB_CN_WAIT_SP &&
 		       offsetof(struct rt_cnode, counts) == STUB_CN_COUNTS,
 	       "the counting stubs' words (stub_abi.h)");
 _Static_assert(offsetof(struct pi_tls, dead) == offsetof(struct pi_tls, busy) + 4,
@@ -82,6 +83,7 @@ void asm_offsets(void)
 	DEFINE(PI_EXT_FIXED, PI_EXT_FIXED);
 	DEFINE(PI_EXT_C_LOCALE, PI_EXT_C_LOCALE);
 	DEFINE(PI_EXT_LOCALE, PI_EXT_LOCALE);
+	DEFINE(PI_EXT_SOLO, PI_EXT_SOLO);
 	DEFINE(PI_EXT_HEAP_MASK, PI_EXT_HEAP_MASK);
 
 	/* struct rt_thread */

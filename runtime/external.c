@@ -23,6 +23,15 @@ static uint64_t tsc_per_kcycle;
  * Set once, never cleared, read by every thread (stubs.S too). */
 uint32_t rt_locale_set __attribute__((visibility("hidden")));
 
+/* Where the program's C library says whether the process has one thread
+ * (glibc's __libc_single_threaded, 2.32 on: cleared by the first
+ * pthread_create, never set again), which the counting stubs read before
+ * a mutex's lock or unlock (PI_EXT_SOLO): until the runtime starts, or
+ * without it, a byte that says "more", so that every call is measured. */
+extern char __libc_single_threaded __attribute__((weak));
+static const char many_threads;
+const char *rt_solo_word __attribute__((visibility("hidden"))) = &many_threads;
+
 /* from the objects' maps: system calls' time goes into the cycles, and
  * waits' too */
 static int sys_charge, sys_charge_waits;
@@ -201,6 +210,8 @@ uint64_t rt_units = 1;
 
 void rt_externals_init(void)
 {
+	if (&__libc_single_threaded)
+		rt_solo_word = &__libc_single_threaded;
 	calibrate();
 	/* the clock counts in the model's units: 1/units of a cycle */
 	if (rt_objs_begin() < rt_objs_end() && rt_objs_begin()->map->units)
@@ -269,6 +280,18 @@ bool rt_ext_locale(const struct pi_funcrec *rec, uint64_t a0, uint64_t a1)
 	return (flags & PI_EXT_C_LOCALE) && __atomic_load_n(&rt_locale_set, __ATOMIC_RELAXED);
 }
 
+bool rt_ext_solo_measured(const struct pi_funcrec *rec, uint64_t a0)
+{
+	if (!(rec->size[0] & PI_EXT_SOLO))
+		return false;
+	/* glibc's pthread_mutex_t: its kind at 16 (an ABI: the static
+	 * initializers set it), whose bits 16 (robust), 32 (priority
+	 * inheritance), 64 (priority protection: a system call) and 128
+	 * (shared between processes) take the long ways */
+	const volatile int *m = (const volatile int *)a0;
+	return !*(const volatile char *)rt_solo_word || !m || (m[4] & 0xf0);
+}
+
 bool rt_ext_waits(const struct pi_funcrec *rec, uint64_t a0, uint64_t a1, uint64_t a2)
 {
 	uint32_t flags = rec->size[0];
@@ -325,8 +348,10 @@ void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uin
 		return;
 	}
 	uint32_t flags = rec->size[0];
-	if (rt_ext_locale(rec, arg0, arg1))
+	if (rt_ext_locale(rec, arg0, arg1) || rt_ext_solo_measured(rec, arg0))
 		flags &= ~PI_EXT_FIXED;
+	else if (flags & PI_EXT_SOLO)
+		flags &= ~PI_EXT_WAIT; /* a lock that cannot wait: its cost is work */
 	uint64_t len;
 	uint64_t target = call_target(pc, &len);
 	if ((flags & PI_EXT_CHECK) && target && rt_is_entry(target))

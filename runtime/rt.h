@@ -621,6 +621,11 @@ void rt_counting_sys(struct pi_tls *t, uint64_t cyc, bool charged);
  * locale's (PI_EXT_C_LOCALE) and a locale was set, so that the call is
  * measured instead. */
 bool rt_ext_locale(const struct pi_funcrec *rec, uint64_t a0, uint64_t a1);
+/* Whether a call of the external rec (a mutex's lock or unlock:
+ * PI_EXT_SOLO; the mutex a0) is measured instead of costed: the process
+ * has (or had) more than one thread, or the mutex is not a plain one of
+ * its own (shared with other processes, robust, priority-aware). */
+bool rt_ext_solo_measured(const struct pi_funcrec *rec, uint64_t a0);
 /* Whether a call of the external rec with these first arguments waits on
  * the outside world (PI_EXT_WAIT, or a read that blocks). */
 bool rt_ext_waits(const struct pi_funcrec *rec, uint64_t a0, uint64_t a1, uint64_t a2);

@@ -212,6 +212,7 @@
 #define STUB_PTR_INNER 3
 #define STUB_PTR_WORDS 4
 #define STUB_CN_SP 80
+#define STUB_CN_WAIT_SP 96 /* an external's: its clock, when it runs as a wait */
 #define STUB_CN_COUNTS 112
 #define STUB_FR_ADDR0 16 /* struct pi_funcrec's addr[0]: the entry */
 #define STUB_CENTRY_SYMBOL "__profinst_centry"
@@ -221,6 +222,9 @@
 #define STUB_CPTR_TAIL_SYMBOL "__profinst_cptr_tail"
 /* a 32-bit word, nonzero once the program set a locale (PI_EXT_LOCALE) */
 #define STUB_LOCALE_SET_SYMBOL "rt_locale_set"
+/* a pointer to a byte, nonzero while the process has one thread
+ * (PI_EXT_SOLO) */
+#define STUB_SOLO_WORD_SYMBOL "rt_solo_word"
 #define STUB_CRESYNC_SYMBOL "__profinst_cresync"
 #define STUB_CPARK_SYMBOL "__profinst_cpark"
 #define STUB_CUNPARK_SYMBOL "__profinst_cunpark"

@@ -229,5 +229,50 @@ def tests(ctx, Fail, sh, must, profile_json):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    def mutex_solo():
+        # a mutex's lock and unlock cost the model's figure a call while the
+        # process has one thread and the mutex is a plain one of its own
+        # (a recursive one too), and are measured otherwise: shared with
+        # other processes, or after a thread ran (a lock as a wait, left
+        # out); a model without their cost measures them all; in either
+        # runtime
+        tmp = tempfile.mkdtemp(prefix="pi-ext-")
+        try:
+            obj, native = compile_(tmp, "055_mutex_solo", ["-lpthread"])
+            want = sh([native]).stdout
+            for cpu, mode in (("goldencove", "--counts"), ("goldencove", "--timed"), ("zen5", "--counts")):
+                desc = must([ctx.profinst, "--describe-cpu", "--cpu=" + cpu], "--describe-cpu").stdout
+                unit = {}
+                for op in ("lock", "unlock"):
+                    m = re.search(r"^libc\.pthread_mutex_%s (\d+) a call of a plain mutex" % op, desc, re.M)
+                    unit[op] = int(m.group(1)) if m else None
+                if (unit["lock"] is None) != (cpu == "zen5") or (unit["unlock"] is None) != (cpu == "zen5"):
+                    raise Fail("%s: --describe-cpu's mutex costs %r:\n%s" % (cpu, unit, desc))
+                exe = instrument(tmp, obj, "%s%s.prof" % (cpu, mode), ["--cpu=" + cpu, mode, "--no-page-faults"],
+                                 ["-lpthread"])
+                out, pj, fn = run_prof(exe, os.path.join(tmp, "%s%s.pf" % (cpu, mode)))
+                if out != want or out != "4001\n":
+                    raise Fail("%s %s: printed %r, natively %r" % (cpu, mode, out, want))
+                for op in ("lock", "unlock"):
+                    f = fn["<external:pthread_mutex_%s>" % op]
+                    by = {c["name"]: c for c in f["callers"]}
+                    calls = {n: by[n]["calls"] for n in ("solo", "shared", "nested", "after")}
+                    if calls != {"solo": 1000, "shared": 1000, "nested": 1001, "after": 1000}:
+                        raise Fail("%s %s: %s's callers %r" % (cpu, mode, op, by))
+                    for n in ("solo", "nested", "shared", "after"):
+                        got = by[n]["incl_cycles"]
+                        fixed = unit[op] is not None and n in ("solo", "nested")
+                        # measured: a lock is a wait (none charged), an
+                        # unlock's time is charged
+                        if fixed and got != calls[n] * unit[op]:
+                            raise Fail("%s %s: %s under %s: %r cycles, want %d x %d"
+                                       % (cpu, mode, op, n, got, calls[n], unit[op]))
+                        if not fixed and (got != 0 if op == "lock" else got <= 0 or got == calls[n] * (unit[op] or 0)):
+                            raise Fail("%s %s: %s under %s not measured: %r" % (cpu, mode, op, n, by[n]))
+                    if not f["measured"] or not (f["os_left_cycles"] if op == "lock" else f["os_cycles"]):
+                        raise Fail("%s %s: %s measured nothing: %r" % (cpu, mode, op, f))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
     return [("os/qsort_time", qsort_time(("--timed",))), ("os/qsort_time_counts", qsort_time(("--counts",))), ("os/modelled_libc", modelled_libc), ("os/waits", waits),
-            ("os/strcoll_locale", strcoll_locale)]
+            ("os/strcoll_locale", strcoll_locale), ("os/mutex_solo", mutex_solo)]
