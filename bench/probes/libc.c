@@ -239,11 +239,9 @@ NOINLINE static void t_memchr(void)
 		sink = (size_t)memchr(src, 'b', n_arg);
 }
 
-/* A lock and an unlock of a free mutex in a process of one thread (what
- * the models fix for them while the process has one: PI_EXT_SOLO_*);
- * the pair, and the lock alone, which leaves a recursive mutex held once
- * more each time (its count goes up: the same path as a free lock's but
- * for the owner's check) */
+/* A lock and an unlock of a free plain mutex in a process of one thread
+ * (what goldencove fixes for them there: PI_EXT_SOLO), as a pair: the
+ * model splits it about evenly (the size does not matter) */
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
 NOINLINE static void t_mutex_pair(void)
 {
