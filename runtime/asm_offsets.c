@@ -24,6 +24,7 @@ _Static_assert(offsetof(struct pi_tls, cur) == STUB_TLS_CUR && offsetof(struct p
 		       offsetof(struct pi_tls, nextsp) == STUB_TLS_NEXTSP &&
 		       offsetof(struct pi_tls, target) == STUB_TLS_TARGET &&
 		       offsetof(struct pi_tls, frames_off) == STUB_TLS_FRAMES_OFF &&
+		       offsetof(struct pi_tls, memo) == STUB_TLS_MEMO &&
 		       offsetof(struct pi_frames, lo) == STUB_FRAMES_LO &&
 		       offsetof(struct pi_frames, len) == STUB_FRAMES_LEN &&
 		       offsetof(struct pi_frames, base) == STUB_FRAMES_BASE &&
@@ -60,6 +61,22 @@ void asm_offsets(void)
 	OFFSET(TLS_CRESUME, struct pi_tls, cresume);
 	OFFSET(TLS_NEXTSP, struct pi_tls, nextsp);
 	OFFSET(CN_SP, struct rt_cnode, sp);
+	OFFSET(CN_FN, struct rt_cnode, fn);
+	OFFSET(CN_PARENT, struct rt_cnode, parent);
+	OFFSET(CN_CALLS, struct rt_cnode, calls);
+	OFFSET(CN_PTRSITE, struct rt_cnode, ptrsite);
+	OFFSET(CN_COUNTS, struct rt_cnode, counts);
+	OFFSET(TLS_CUR, struct pi_tls, cur);
+	OFFSET(TLS_TARGET, struct pi_tls, target);
+	OFFSET(TLS_FRAMES_OFF, struct pi_tls, frames_off);
+	OFFSET(TLS_MEMO, struct pi_tls, memo);
+	OFFSET(FRAMES_DELTA, struct pi_frames, delta);
+	DEFINE(CN_POINTER, STUB_CN_POINTER);
+	DEFINE(PTR_CALLEE, STUB_PTR_CALLEE);
+	DEFINE(PTR_ENTRY, STUB_PTR_ENTRY);
+	DEFINE(PTR_INNER, STUB_PTR_INNER);
+	DEFINE(MEMO_BITS, STUB_MEMO_BITS);
+	DEFINE(MEMO_WAYS, STUB_MEMO_WAYS);
 	DEFINE(RT_DEAD, RT_DEAD);
 	DEFINE(RT_C_PATHS, RT_C_PATHS);
 

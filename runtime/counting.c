@@ -52,8 +52,8 @@ struct rt_tramp {
 #define NEST_CAP 64
 #define PIECE_FIRST (64u << 10)
 #define PIECE (1u << 20)
-#define MEMO_BITS 11 /* entries, in sets of MEMO_WAYS */
-#define MEMO_WAYS 4
+#define MEMO_BITS STUB_MEMO_BITS /* entries, in sets of MEMO_WAYS */
+#define MEMO_WAYS STUB_MEMO_WAYS
 
 /* A call through a pointer whose target is not the one its site's node
  * keeps asks pi_rt_cptr for the target's node: the target's record by its
@@ -77,6 +77,10 @@ struct ptr_memo {
 	struct rt_cnode *node;
 	uint64_t inner; /* (inner_addr) */
 };
+/* (the layout __profinst_cptr's fast path reads: stub_abi.h) */
+_Static_assert(sizeof(struct ptr_memo) == 32 && offsetof(struct ptr_memo, target) == 8 &&
+		       offsetof(struct ptr_memo, node) == 16 && offsetof(struct ptr_memo, inner) == 24,
+	       "a memo entry, four words");
 
 struct rt_cthread {
 	struct rt_cnode root;
@@ -188,6 +192,7 @@ static struct rt_cthread *cthread(struct pi_tls *t)
 		}
 		ct->root.slot = UINT32_MAX;
 		th->counting = ct;
+		t->memo = ct->memo;
 	}
 	return th->counting;
 }
@@ -576,7 +581,7 @@ void pi_rt_cptr(uint64_t sp, int tail)
 	 * own, changed by no one else meanwhile) */
 	struct ptr_memo *set = NULL;
 	if (entered && ct->memo) {
-		uint64_t h = ((uint64_t)p ^ target * 0x9e3779b97f4a7c15ull) * 0x9e3779b97f4a7c15ull;
+		uint64_t h = ((uint64_t)p ^ target * STUB_MEMO_MUL) * STUB_MEMO_MUL;
 		set = &ct->memo[(h >> (64 - MEMO_BITS)) & ~(uint64_t)(MEMO_WAYS - 1)];
 		for (int w = 0; w < MEMO_WAYS; w++) {
 			struct rt_cnode *n = set[w].node;
@@ -626,6 +631,7 @@ void rt_counting_end(struct pi_tls *t, struct rt_thread *th)
 	if (th->kit && th->counting)
 		th->kit->counting = th->counting;
 	th->counting = NULL;
+	t->memo = NULL; /* (the next thread's, soon) */
 }
 
 /* The instrumented global functions by name, for the externals that may

@@ -208,6 +208,9 @@ struct pi_tls {
 	uint8_t frames_off;  /* the frames' nodes are not kept (framenodes.c):
 				the code after a call takes its node from the
 				callee's */
+	void *memo;          /* the thread's table of pointers' callees
+				(counting.c, struct ptr_memo), or NULL: the
+				pointer helper's fast path reads it */
 };
 
 /* Where the frames' nodes are (framenodes.c, stub_abi.h STUB_FRAMES_*): a

@@ -188,6 +188,15 @@
 /* Nonzero once a frame of the thread could not keep its node
  * (framenodes.c): a byte. */
 #define STUB_TLS_FRAMES_OFF 216
+/* The thread's table of pointers' callees (runtime/counting.c, struct
+ * ptr_memo), which __profinst_cptr's fast path searches: 1 << BITS entries
+ * of four words (a pointer's node, a target, the target's node under it,
+ * the address past its entry stub), in sets of WAYS; a set is
+ * ((node ^ target * MUL) * MUL) >> (64 - BITS), its ways aligned. */
+#define STUB_TLS_MEMO 224
+#define STUB_MEMO_BITS 11
+#define STUB_MEMO_WAYS 4
+#define STUB_MEMO_MUL 0x9e3779b97f4a7c15
 /* struct pi_frames (rt.h): where each frame keeps its node. */
 #define STUB_FRAMES_SYMBOL "__profinst_frames"
 #define STUB_FRAMES_LO 0

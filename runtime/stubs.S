@@ -6,6 +6,7 @@
  * and x87 state are never touched.
  */
 #include "rt_asm_offsets.h"
+#include "stub_abi.h"
 
 #define TLS(off) %fs:__profinst_tls@tpoff+(off)
 
@@ -1465,8 +1466,99 @@ END __profinst_cextnew
 	.cfi_endproc
 .endm
 
+/*
+ * A call through a pointer whose target the thread's table names (the
+ * pointer's node current, %fs:target the target; counting.c, struct
+ * ptr_memo): the site keeps that callee, as pi_rt_cptr would make it,
+ * and the callee's entry is done here, its node current, its call counted
+ * and its frame's node stored, so that the site calls past its entry stub
+ * (%fs:target becomes that address).  Anything else (a miss, a table or
+ * frames' nodes not there, the runtime busy) goes by pi_rt_cptr.  Four
+ * registers saved, %r11 free; the flags are dead.
+ */
 ENTRY __profinst_cptr
-	CPTR 0
+	.cfi_startproc
+	CFI_PUSH %rax
+	CFI_PUSH %rcx
+	CFI_PUSH %rdx
+	CFI_PUSH %rsi
+	cmpq $0, TLS(TLS_BUSY)            /* busy and dead, one word */
+	jne .Lcp_slow
+	mov TLS(TLS_MEMO), %rcx
+	test %rcx, %rcx
+	jz .Lcp_slow
+	cmpb $0, TLS(TLS_FRAMES_OFF)
+	jne .Lcp_slow
+	mov TLS(TLS_CUR), %rax            /* the pointer's node */
+	test %rax, %rax
+	jz .Lcp_slow
+	cmpl $CN_POINTER, CN_PTRSITE(%rax)
+	jne .Lcp_slow
+	movl $1, TLS(TLS_BUSY)            /* (a handler meanwhile leaves the table alone) */
+	mov TLS(TLS_TARGET), %rdx
+	movabs $STUB_MEMO_MUL, %rsi
+	mov %rdx, %r11
+	imul %rsi, %r11
+	xor %rax, %r11
+	imul %rsi, %r11
+	shr $(64 - MEMO_BITS), %r11
+	and $-MEMO_WAYS, %r11
+	shl $5, %r11                      /* four words an entry */
+	add %r11, %rcx                    /* the set */
+	lea 32*MEMO_WAYS(%rcx), %rsi
+1:	cmp %rax, (%rcx)
+	jne 2f
+	cmp %rdx, 8(%rcx)
+	je 3f
+2:	add $32, %rcx
+	cmp %rsi, %rcx
+	jne 1b
+	jmp .Lcp_slow_busy
+3:	mov 16(%rcx), %r11                /* the callee's node */
+	mov 24(%rcx), %rcx                /* past its entry stub, or 0 */
+	test %rcx, %rcx
+	jz .Lcp_slow_busy
+	cmp %rax, CN_PARENT(%r11)         /* (only the right node has this */
+	jne .Lcp_slow_busy                /* parent and function: pi_rt_cptr) */
+	mov CN_FN(%r11), %rsi
+	test %rsi, %rsi
+	jz .Lcp_slow_busy
+	cmp %rdx, FREC_ADDR(%rsi)
+	jne .Lcp_slow_busy
+	/* the site keeps it, in keep_callee_at's order */
+	movq $0, CN_COUNTS+8*PTR_ENTRY(%rax)
+	mov %r11, CN_COUNTS+8*PTR_CALLEE(%rax)
+	mov %rcx, CN_COUNTS+8*PTR_INNER(%rax)
+	mov %rdx, CN_COUNTS+8*PTR_ENTRY(%rax)
+	mov %r11, TLS(TLS_CUR)
+	incq CN_CALLS(%r11)
+	lea 5*8(%rsp), %rsi               /* the site's %rsp: the callee's CFA */
+	add __profinst_frames+FRAMES_DELTA(%rip), %rsi
+	mov %r11, (%rsi)
+	mov %rcx, TLS(TLS_TARGET)
+	movq $0, TLS(TLS_NEXTSP)
+	movl $0, TLS(TLS_BUSY)
+	.cfi_remember_state
+	CFI_POP %rsi
+	CFI_POP %rdx
+	CFI_POP %rcx
+	CFI_POP %rax
+	ret
+	.cfi_restore_state
+.Lcp_slow_busy:
+	movl $0, TLS(TLS_BUSY)
+.Lcp_slow:
+	CFI_POP %rsi
+	CFI_POP %rdx
+	CFI_POP %rcx
+	PUSH_ARGS
+	lea 72(%rsp), %rdi                /* %rsp of the call */
+	xor %esi, %esi
+	call pi_rt_cptr
+	POP_ARGS
+	CFI_POP %rax
+	ret
+	.cfi_endproc
 END __profinst_cptr
 
 ENTRY __profinst_cptr_tail
