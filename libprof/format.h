@@ -336,6 +336,11 @@ enum pi_read_at { PI_READ_FD = 1, PI_READ_FILE1, PI_READ_FILE2, PI_READ_FILE3, P
  * call is measured instead, as a PI_EXT_C_LOCALE one is, a lock's as a
  * wait (PI_EXT_WAIT). */
 #define PI_EXT_SOLO 0x2000
+/* with PI_EXT_FIXED: pthread_once, whose cost is the model's once its
+ * control word says the initializer has run (glibc's __PTHREAD_ONCE_DONE,
+ * 2: the call only looks); the calls before, which run it, are measured,
+ * as a PI_EXT_C_LOCALE one's are */
+#define PI_EXT_ONCE 0x4000
 #define PI_EXT_HEAP_SHIFT 8
 #define PI_EXT_HEAP_MASK 0x700 /* with PI_EXT_FIXED: a heap function whose
 				 cost the runtime's model of the allocator gives

@@ -79,11 +79,15 @@ static bool waits(const char *n)
 	return false;
 }
 
-/* A mutex's lock or unlock, which cannot wait while the process has one
- * thread and the mutex is its own (PI_EXT_SOLO), or 0 */
+/* A call whose cost is the model's on a condition its site checks: a
+ * mutex's lock or unlock, which cannot wait while the process has one
+ * thread and the mutex is its own (PI_EXT_SOLO); pthread_once once its
+ * initializer has run (PI_EXT_ONCE); or 0 */
 static uint32_t solo(const char *n)
 {
-	return !strcmp(n, "pthread_mutex_lock") || !strcmp(n, "pthread_mutex_unlock") ? PI_EXT_SOLO : 0;
+	if (!strcmp(n, "pthread_mutex_lock") || !strcmp(n, "pthread_mutex_unlock"))
+		return PI_EXT_SOLO;
+	return !strcmp(n, "pthread_once") ? PI_EXT_ONCE : 0;
 }
 
 /* Reads wait when what they read is a pipe, a socket or a terminal that
@@ -155,12 +159,12 @@ bool ext_transparent(const struct external *x)
 {
 	return (x->flags & PI_EXT_FIXED) &&
 	       !(x->flags & (PI_EXT_C_LOCALE | PI_EXT_CHECK | PI_EXT_SWITCH | PI_EXT_SETCTX | PI_EXT_LOCALE |
-			     PI_EXT_SOLO));
+			     PI_EXT_SOLO | PI_EXT_ONCE));
 }
 
 bool ext_measured(const struct external *x)
 {
-	return !(x->flags & PI_EXT_FIXED) || (x->flags & (PI_EXT_C_LOCALE | PI_EXT_SOLO));
+	return !(x->flags & PI_EXT_FIXED) || (x->flags & (PI_EXT_C_LOCALE | PI_EXT_SOLO | PI_EXT_ONCE));
 }
 
 /* The name a call k leaves instrumented code for, or NULL. */

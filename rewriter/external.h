@@ -43,7 +43,8 @@ bool calls_instrumented(const struct code *c, const struct text *t, uint32_t k);
 bool ext_transparent(const struct external *x);
 /* Whether x's calls may be measured (its clock started and stopped around
  * them): one the model does not cost, or costs only in the C locale or
- * only as a lock in a process of one thread (PI_EXT_SOLO). */
+ * only as a lock in a process of one thread (PI_EXT_SOLO), or only once
+ * done (pthread_once: PI_EXT_ONCE). */
 bool ext_measured(const struct external *x);
 /* The function of this object the direct call k goes to, or -1. */
 int32_t local_callee(const struct code *c, const struct text *t, uint32_t k);

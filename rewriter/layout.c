@@ -1442,7 +1442,9 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
  * runtime/external.c, rt_ext_solo_measured, says:
  *   mov rt_solo_word(%rip),%r11; cmpb $0,(%r11); je 1f; test %rdi,%rdi;
  *   je 1f; testb $0xf0,16(%rdi); je 2f; 1: call start; 2:
- * and its clock stops where it runs (the mutex is not at hand then):
+ * pthread_once (PI_EXT_ONCE) only before its control word says done:
+ *   test %rdi,%rdi; je 1f; testb $2,(%rdi); jne 2f; 1: call start; 2:
+ * and their clocks stop where they run (the argument is not at hand then):
  *   mov %fs:cur,%r11; cmpq $0,sp(%r11); jne 1f; cmpq $0,wait_sp(%r11);
  *   je 2f; 1: call stop; 2: */
 static void emit_cmeas(struct emit *e, uint32_t k, int sym)
@@ -1465,7 +1467,12 @@ static void emit_cmeas(struct emit *e, uint32_t k, int sym)
 					       0x48, 0x85, 0xff, 0x74, 6,              /* test %rdi,%rdi; je 1f */
 					       0xf6, 0x47, 0x10, 0xf0, 0x74, 0x05};    /* testb $0xf0,16(%rdi); je 2f */
 		PUT(e, test);
-	} else if ((x->flags & PI_EXT_FIXED) && (x->flags & PI_EXT_SOLO)) {
+	} else if ((x->flags & PI_EXT_FIXED) && (x->flags & PI_EXT_ONCE) && sym == e->c->sym_cmeas_start) {
+		/* (the jumps: to the call, 5; over it, 5) */
+		static const uint8_t test[] = {0x48, 0x85, 0xff, 0x74, 5,        /* test %rdi,%rdi; je 1f */
+					       0xf6, 0x07, 0x02, 0x75, 0x05};    /* testb $2,(%rdi); jne 2f */
+		PUT(e, test);
+	} else if ((x->flags & PI_EXT_FIXED) && (x->flags & (PI_EXT_SOLO | PI_EXT_ONCE))) {
 		emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
 		static const uint8_t test[] = {0x49, 0x83, 0x7b, STUB_CN_SP, 0x00, 0x75, 7, /* cmpq $0,sp(%r11); jne 1f */
 					       0x49, 0x83, 0x7b, STUB_CN_WAIT_SP, 0x00, 0x74, 0x05}; /* cmpq $0,wait_sp(%r11); je 2f */

@@ -138,7 +138,8 @@ static const struct form_cost goldencove_measured[] = {
  * a free mutex while the process has one thread (PI_EXT_SOLO: glibc
  * then takes it without an atomic instruction), measured on an Emerald
  * Rapids machine (family 6, model 207: this model's cores) as a pair,
- * 15 cycles, split 8 and 7; not measured on Zen, whose models time them. */
+ * 15 cycles, split 8 and 7; and pthread_once once its initializer has run
+ * (PI_EXT_ONCE), 6; not measured on Zen, whose models time them. */
 static const struct ext_fixed goldencove_libc[] = {
 	{"__memcpy_chk", 7, 16, 3, 0}, {"__memmove_chk", 7, 16, 3, 0}, {"__mempcpy_chk", 7, 16, 3, 0},
 	{"__memset_chk", 7, 16, 3, 0}, {"__stpcpy_chk", 7, 0, 0, 0}, {"__strcat_chk", 12, 0, 0, 0},
@@ -152,6 +153,7 @@ static const struct ext_fixed goldencove_libc[] = {
 	{"strcspn", 10, 0, 0, 0}, {"strpbrk", 8, 0, 0, 0}, {"strspn", 7, 0, 0, 0},
 	{"__ctype_b_loc", 6, 0, 0, 0}, {"__ctype_tolower_loc", 6, 0, 0, 0}, {"__ctype_toupper_loc", 6, 0, 0, 0},
 	{"__errno_location", 6, 0, 0, 0}, {"pthread_mutex_lock", 8, 0, 0, 0}, {"pthread_mutex_unlock", 7, 0, 0, 0},
+	{"pthread_once", 6, 0, 0, 0},
 };
 
 static const struct uarch goldencove_u = {
@@ -647,6 +649,8 @@ void model_describe(const struct cpu_model *m, FILE *out)
 			fputs(" in the C locale (after the program sets another: measured)", out);
 		if (!strncmp(e->name, "pthread_mutex_", 14))
 			fputs(" of a plain mutex while the process has one thread (else measured)", out);
+		if (!strcmp(e->name, "pthread_once"))
+			fputs(" once its initializer has run (before: measured)", out);
 		fputc('\n', out);
 	}
 	uint32_t heap[PI_HC_COUNT];

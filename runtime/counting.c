@@ -739,7 +739,7 @@ void pi_rt_cmeas_start(uint64_t a0, uint64_t a1, uint64_t a2)
 		if (!measure)
 			return;
 		n->counts[0]++;
-	} else if (n->fn->size[0] & PI_EXT_SOLO)
+	} else if (n->fn->size[0] & (PI_EXT_SOLO | PI_EXT_ONCE))
 		n->counts[0]++;
 	if (rt_ext_waits(n->fn, a0, a1, a2))
 		n->wait_sp = ext_now();

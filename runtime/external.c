@@ -282,6 +282,10 @@ bool rt_ext_locale(const struct pi_funcrec *rec, uint64_t a0, uint64_t a1)
 
 bool rt_ext_solo_measured(const struct pi_funcrec *rec, uint64_t a0)
 {
+	/* pthread_once_t: glibc's __PTHREAD_ONCE_DONE bit (2) once its
+	 * initializer has run */
+	if (rec->size[0] & PI_EXT_ONCE)
+		return !a0 || !(*(const volatile int *)a0 & 2);
 	if (!(rec->size[0] & PI_EXT_SOLO))
 		return false;
 	/* glibc's pthread_mutex_t: its kind at 16 (an ABI: the static

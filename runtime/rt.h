@@ -627,7 +627,8 @@ bool rt_ext_locale(const struct pi_funcrec *rec, uint64_t a0, uint64_t a1);
 /* Whether a call of the external rec (a mutex's lock or unlock:
  * PI_EXT_SOLO; the mutex a0) is measured instead of costed: the process
  * has (or had) more than one thread, or the mutex is not a plain one of
- * its own (shared with other processes, robust, priority-aware). */
+ * its own (shared with other processes, robust, priority-aware); or a
+ * pthread_once (PI_EXT_ONCE) whose control word a0 is not yet done. */
 bool rt_ext_solo_measured(const struct pi_funcrec *rec, uint64_t a0);
 /* Whether a call of the external rec with these first arguments waits on
  * the outside world (PI_EXT_WAIT, or a read that blocks). */

@@ -796,7 +796,7 @@ ENTRY __profinst_ext_enter
 	IDLE_OR .Lxe_skip
 	movl FREC_EXTFLAGS(%r11), %r9d
 	FOLD_CLOCK %rcx, %rdx, %rsi       /* for the C path too */
-	test $(PI_EXT_CHECK | PI_EXT_TTYREAD | PI_EXT_SWITCH | PI_EXT_SETCTX | PI_EXT_HEAP_MASK | PI_EXT_LOCALE | PI_EXT_SOLO), %r9d /* the C path's */
+	test $(PI_EXT_CHECK | PI_EXT_TTYREAD | PI_EXT_SWITCH | PI_EXT_SETCTX | PI_EXT_HEAP_MASK | PI_EXT_LOCALE | PI_EXT_SOLO | PI_EXT_ONCE), %r9d /* the C path's */
 	jnz .Lxe_slow
 	test $PI_EXT_C_LOCALE, %r9d
 	jz 1f

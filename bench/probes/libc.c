@@ -251,6 +251,16 @@ NOINLINE static void t_mutex_pair(void)
 	}
 }
 
+/* pthread_once on a control word whose initializer has run: the call
+ * returns at once (what goldencove fixes for it then: PI_EXT_ONCE) */
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static void once_init(void) { sink++; }
+NOINLINE static void t_once_done(void)
+{
+	for (int i = 0; i < REPS; i++)
+		pthread_once(&once, once_init);
+}
+
 static double fastest(void (*f)(void))
 {
 	uint64_t b = ~0ull;
@@ -280,7 +290,8 @@ int main(void)
 		 {"strncpy", t_strncpy},         {"strchr", t_strchr},   {"memchr", t_memchr},
 		 {"__ctype_b_loc", t_ctype_b_loc}, {"__ctype_tolower_loc", t_ctype_tolower_loc},
 		 {"__errno_location", t_errno_location}, {"strcoll", t_strcoll}, {"strspn", t_strspn},
-		 {"strcspn", t_strcspn},         {"strpbrk", t_strpbrk}, {"mutex lock+unlock", t_mutex_pair}};
+		 {"strcspn", t_strcspn},         {"strpbrk", t_strpbrk}, {"mutex lock+unlock", t_mutex_pair},
+		 {"pthread_once, done", t_once_done}};
 	static const size_t sizes[] = {8, 32, 128, 512, 2048};
 	printf("%-19s", "n:");
 	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)

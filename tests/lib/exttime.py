@@ -274,5 +274,41 @@ def tests(ctx, Fail, sh, must, profile_json):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    def once():
+        # pthread_once costs the model's figure a call once its initializer
+        # has run, and is measured before (the call that runs it, its
+        # callback counted under it); a model without its cost measures
+        # every call; in either runtime
+        tmp = tempfile.mkdtemp(prefix="pi-ext-")
+        try:
+            obj, native = compile_(tmp, "056_once")
+            want = sh([native]).stdout
+            for cpu, mode in (("goldencove", "--counts"), ("goldencove", "--timed"), ("zen5", "--counts")):
+                desc = must([ctx.profinst, "--describe-cpu", "--cpu=" + cpu], "--describe-cpu").stdout
+                m = re.search(r"^libc\.pthread_once (\d+) a call once its initializer has run", desc, re.M)
+                if bool(m) != (cpu == "goldencove"):
+                    raise Fail("%s: --describe-cpu's pthread_once:\n%s" % (cpu, desc))
+                unit = int(m.group(1)) if m else None
+                exe = instrument(tmp, obj, "%s%s.prof" % (cpu, mode), ["--cpu=" + cpu, mode, "--no-page-faults"])
+                out, pj, fn = run_prof(exe, os.path.join(tmp, "%s%s.pf" % (cpu, mode)))
+                if out != want or out != "4950\n":
+                    raise Fail("%s %s: printed %r, natively %r" % (cpu, mode, out, want))
+                f = fn["<external:pthread_once>"]
+                by = {c["name"]: c for c in f["callers"]}
+                if by["first"]["calls"] != 1 or by["again"]["calls"] != 1000 or fn["init"]["calls"] != 1:
+                    raise Fail("%s %s: pthread_once's callers %r, init %r" % (cpu, mode, by, fn["init"]))
+                if unit is not None and by["again"]["incl_cycles"] != 1000 * unit:
+                    raise Fail("%s %s: pthread_once once done: %r cycles, want 1000 x %d"
+                               % (cpu, mode, by["again"]["incl_cycles"], unit))
+                # the first call measured: more than its callback, and not
+                # the model's figure
+                if not f["measured"] or not f["os_cycles"] or by["first"]["incl_cycles"] <= fn["init"]["incl_cycles"] \
+                        or (unit is not None and by["first"]["incl_cycles"] == unit):
+                    raise Fail("%s %s: the initializing call not measured: %r" % (cpu, mode, f))
+                if unit is None and by["again"]["incl_cycles"] == 0:
+                    raise Fail("%s %s: no time measured for the calls once done: %r" % (cpu, mode, by["again"]))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
     return [("os/qsort_time", qsort_time(("--timed",))), ("os/qsort_time_counts", qsort_time(("--counts",))), ("os/modelled_libc", modelled_libc), ("os/waits", waits),
-            ("os/strcoll_locale", strcoll_locale), ("os/mutex_solo", mutex_solo)]
+            ("os/strcoll_locale", strcoll_locale), ("os/mutex_solo", mutex_solo), ("os/once", once)]
