@@ -1077,6 +1077,7 @@ static void add_pred(void *ctx, const struct block *succ)
 	struct block *b = (struct block *)ctx + (succ - (const struct block *)ctx);
 	if (b->preds < 2)
 		b->preds++;
+	b->edges = b->preds;
 }
 
 void code_count_preds(struct code *c)

@@ -71,6 +71,11 @@ struct block {
 	uint16_t gpr_live;  /* --counts: general registers maybe live there */
 	uint8_t preds;      /* --counts: ways in from its own function, 2 for two
 			       or more or not known (code_count_preds) */
+	uint8_t edges;      /* --counts: the edges into it that its function's
+			       blocks show, 2 for two or more: what preds is
+			       before an unknown way in makes it 2 (a block
+			       that is no jump's target but by its address,
+			       MARK_ADDR, is entered only by these) */
 	uint32_t same;      /* --counts: the block whose count this one's is,
 			       + 1, or 0 (derive.h) */
 	uint32_t plus, minus; /* --counts: the blocks whose counts' difference
@@ -320,7 +325,11 @@ unsigned code_block_flow(const struct code *c, const struct func *f, const struc
  * own, whose callers all pass the entry stub), a resync point, and in a
  * function with an indirect jump of its own or a jump whose target is not
  * known, every block.  The entry of a function is not counted: an entry
- * block with 0 is run once per call, and only then. */
+ * block with 0 is run once per call, and only then.  And its edges, the
+ * count before those: an indirect jump goes where an address was taken
+ * (a jump table's entries, a label's), so that a block not so marked
+ * (MARK_ADDR), nor a resync point or a block entered from elsewhere, is
+ * entered by its edges only (derive.c takes them so too). */
 void code_count_preds(struct code *c);
 /* --counts: f's entry block keeps no counter; the calls of f's node count
  * it (PI_FUNC_ENTRY_CALLS). */

@@ -1047,7 +1047,7 @@ static bool keeps_cur(const struct emit *e, uint32_t k)
 	const struct text *t = e->t;
 	if (!k || (t->mark[k] & (MARK_FSTART | MARK_PSTART | MARK_RESYNC | MARK_ADDR | MARK_ENTERED)) ||
 	    t->fn[k - 1] != t->fn[k] ||
-	    t->insns[k - 1].off + t->insns[k - 1].len != t->insns[k].off || e->c->blocks[t->block[k]].preds != 1)
+	    t->insns[k - 1].off + t->insns[k - 1].len != t->insns[k].off || e->c->blocks[t->block[k]].edges != 1)
 		return false;
 	enum insn_kind pk = t->insns[k - 1].kind;
 	return pk != INSN_JMP && pk != INSN_JMP_IND && pk != INSN_RET && pk != INSN_TRAP;
@@ -1122,7 +1122,8 @@ static void emit_cback(struct emit *e, bool save, uint32_t k, const struct func 
 	if (save) {
 		PUT(e, POP_R11);
 		PUT(e, LEA_RSP_P128);
-	}
+	} else
+		e->cur_reg = 11; /* (for the block it falls into: keeps_cur) */
 }
 
 /* What an external the model costs takes per call, in its node (%r11)
@@ -1640,10 +1641,11 @@ static bool counts_after_call(const struct emit *e, uint32_t k, const struct fun
 	const struct text *t = e->t;
 	uint32_t n = k + 1;
 	if (n >= t->ninsns || t->fn[n] != t->fn[k] || t->insns[n].off != t->insns[k].off + t->insns[k].len ||
-	    !(t->mark[n] & MARK_LEADER) || (t->mark[n] & (MARK_PSTART | MARK_FSTART)) || t->insns[n].endbr)
+	    !(t->mark[n] & MARK_LEADER) ||
+	    (t->mark[n] & (MARK_PSTART | MARK_FSTART | MARK_RESYNC | MARK_ADDR | MARK_ENTERED)) || t->insns[n].endbr)
 		return false;
 	const struct block *b = &e->c->blocks[t->block[n]];
-	return t->block[n] != t->block[k] && b->first == n && b->preds == 1 && !(b->live_in & FLAGS_STATUS) &&
+	return t->block[n] != t->block[k] && b->first == n && b->edges == 1 && !(b->live_in & FLAGS_STATUS) &&
 	       t->block[n] > f->first_block && !block_derived(b);
 }
 
