@@ -1494,7 +1494,7 @@ ENTRY __profinst_cptr
 	jz .Lcp_slow
 	cmpl $CN_POINTER, CN_PTRSITE(%rax)
 	jne .Lcp_slow
-	movl $1, TLS(TLS_BUSY)            /* (a handler meanwhile leaves the table alone) */
+	TAKE_BUSY .Lcp_slow_busy          /* (a handler meanwhile leaves the table alone) */
 	mov TLS(TLS_TARGET), %rdx
 	movabs $STUB_MEMO_MUL, %rsi
 	mov %rdx, %r11
