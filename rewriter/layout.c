@@ -29,6 +29,10 @@ struct emit {
 	int cur_reg;        /* --counts: a register that holds the current node
 			       here (a counter put it there, in this block or
 			       one that falls into it), or -1 (keeps_cur) */
+	uint64_t to_store;  /* --counts: where a call past the entry stub
+			       jumps (rel32) with the caller's node in %r11,
+			       to the code after the call's store of it
+			       (emit_cinner, emit_cback), or 0 */
 };
 
 static uint64_t cur(const struct emit *e)
@@ -1118,6 +1122,10 @@ static void emit_cback(struct emit *e, bool save, uint32_t k, const struct func 
 		PUT(e, load);
 		e->tl->out.p[j_store] = (uint8_t)(cur(e) - j_store - 1);
 	}
+	if (e->to_store) {
+		wr32(e->tl->out.p + e->to_store, (uint32_t)(cur(e) - e->to_store - 4));
+		e->to_store = 0;
+	}
 	emit_fs_r11(e, 0x89, STUB_TLS_CUR);
 	if (save) {
 		PUT(e, POP_R11);
@@ -1228,9 +1236,11 @@ static bool inner_call(const struct emit *e, uint32_t k)
 }
 
 /* mov %fs:cur,%r11; mov slot(%r11),%r11; test; jz 1f; mov %r11,%fs:cur;
- * (a jump's) incq calls(%r11); call (or jmp) past the callee's entry stub; jmp 2f;
- * 1: the call or jump as any other (the callee's entry makes its node);
- * 2: (A tail jump's node was made with the caller's fparent as its own:
+ * (a jump's) incq calls(%r11); call (or jmp) past the callee's entry stub;
+ * (a call's) the caller's node from its frame's word, jmp to the store of
+ * the code after the call (emit_cback);
+ * 1: the call or jump as any other (the callee's entry makes its node).
+ * (A tail jump's node was made with the caller's fparent as its own:
  * the callee returns to the caller's caller.) */
 static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32_t slot)
 {
@@ -1254,10 +1264,17 @@ static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32
 		buf_u8(&e->tl->out, jump ? 0xe9 : 0xe8);
 		emit_rel32_to_target(e, k, MAP_BRANCH, false);
 	}
-	uint64_t j2 = 0;
 	if (!jump) {
-		buf_u8(&e->tl->out, 0xe9);
-		j2 = cur(e);
+		/* the caller's node from its frame's word at once: frame nodes
+		 * were on for this thread here (they are never turned on
+		 * again once off), so its entry, or the site that went past
+		 * it, stored the word; then to the store (emit_cback), past
+		 * the test the other call's return takes */
+		emit_lea_cfa_r11(e, k, 0);
+		emit_frames_r11(e, 0x03, STUB_FRAMES_DELTA); /* add delta(%rip),%r11 */
+		static const uint8_t load[] = {0x4d, 0x8b, 0x1b, 0xe9}; /* mov (%r11),%r11; jmp */
+		PUT(e, load);
+		e->to_store = cur(e);
 		buf_u32(&e->tl->out, 0);
 	}
 	wr32(e->tl->out.p + j1, (uint32_t)(cur(e) - j1 - 4));
@@ -1270,8 +1287,6 @@ static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32
 	}
 	e->tl->pos[k] = (uint32_t)cur(e);
 	emit_body(e, k, f);
-	if (!jump)
-		wr32(e->tl->out.p + j2, (uint32_t)(cur(e) - j2 - 4));
 }
 
 /* OP disp(%base) with the ModRM's reg field reg, 64 bits (base neither
