@@ -1368,23 +1368,39 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 {
 	bool jump = e->t->insns[k].kind == INSN_JMP_IND;
 	emit_target_r11(e, k);
-	uint64_t to_keep = 0, to_old = 0, to_call_fast = 0, to_kept = 0;
+	uint64_t to_keep = 0, to_old = 0, to_call_fast = 0;
+	bool kept_first = false;
 	uint64_t to_general[3];
 	int r1 = jump || !site_frame(e, k, f) ? -1 : frame_reg(e, k);
 	int r2 = r1 >= 0 ? free_reg(e, k, 1u << r1) : -1;
 	if (r1 >= 0) {
 		/* a scratch register: the kept function's call by registers
-		 * (emit_kept_call) */
+		 * (emit_kept_call), a call of its own (the one the site's
+		 * return address names is the other's); after it the
+		 * caller's node from its frame's word at once, as after a
+		 * call past the entry stub (emit_cinner): an instrumented
+		 * function was called, with frame nodes on, and no external's
+		 * clock runs */
 		emit_kept_call(e, f, slot, r1, r2, to_general);
-		buf_u8(&e->tl->out, 0xe9); /* jmp call (r2) or the target's load */
-		to_kept = cur(e);
+		if (r2 < 0)
+			emit_fs_r11(e, 0x8b, STUB_TLS_TARGET);
+		if (icall_notrack(e, k))
+			buf_u8(&e->tl->out, 0x3e);
+		static const uint8_t call_r11[] = {0x41, 0xff, 0xd3};
+		PUT(e, call_r11);
+		emit_lea_cfa_r11(e, k, 0);
+		emit_frames_r11(e, 0x03, STUB_FRAMES_DELTA); /* add delta(%rip),%r11 */
+		static const uint8_t load[] = {0x4d, 0x8b, 0x1b, 0xe9}; /* mov (%r11),%r11; jmp */
+		PUT(e, load);
+		e->to_store = cur(e);
 		buf_u32(&e->tl->out, 0);
+		kept_first = true;
 		for (int i = 0; i < 3; i++)
 			e->tl->out.p[to_general[i]] = (uint8_t)(cur(e) - to_general[i] - 1);
 	}
 	emit_fs_r11(e, 0x89, STUB_TLS_TARGET);
 	emit_cnode(e, f, slot, NULL, true, false);
-	if (site_frame(e, k, f) && !to_kept) {
+	if (site_frame(e, k, f) && !kept_first) {
 		/* the function the pointer's node keeps, where it may be
 		 * entered past its stub: the site does the entry's work (its
 		 * node current, its call counted, its frame's node stored)
@@ -1436,11 +1452,7 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 	e->tl->out.p[to_call] = (uint8_t)(cur(e) - to_call - 1);
 	if (to_call_fast)
 		e->tl->out.p[to_call_fast] = (uint8_t)(cur(e) - to_call_fast - 1);
-	if (to_kept && r2 < 0)
-		wr32(e->tl->out.p + to_kept, (uint32_t)(cur(e) - to_kept - 4));
 	emit_fs_r11(e, 0x8b, STUB_TLS_TARGET);
-	if (to_kept && r2 >= 0)
-		wr32(e->tl->out.p + to_kept, (uint32_t)(cur(e) - to_kept - 4));
 	emit_call_r11(e, k, jump);
 	if (jump)
 		return;
