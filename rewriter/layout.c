@@ -1818,6 +1818,12 @@ static void emit_insn(struct emit *e, uint32_t k)
 		emit_call_rt(e, e->c->sym_cunpark);
 	if (cafter)
 		emit_cback(e, csave, k, f);
+	if (e->to_store) {
+		/* a fast way's jump that no store took: cannot happen */
+		pi_error("internal error: the call at %#llx of %s has no code after it", (unsigned long long)in->off,
+			 e->s->name);
+		abort();
+	}
 	if (cafter && !csave && counts_after_call(e, k, f)) {
 		/* the caller's node is in %r11: count the next block there */
 		emit_count(e, 11, t->block[k + 1], f);
