@@ -29,10 +29,11 @@ struct emit {
 	int cur_reg;        /* --counts: a register that holds the current node
 			       here (a counter put it there, in this block or
 			       one that falls into it), or -1 (keeps_cur) */
-	uint64_t to_store;  /* --counts: where a call past the entry stub
-			       jumps (rel32) with the caller's node in %r11,
-			       to the code after the call's store of it
-			       (emit_cinner, emit_cback), or 0 */
+	uint64_t to_store;  /* --counts: where a call past the entry stub (or
+			       a pointer's to its kept function) jumps (rel32)
+			       with the caller's node in %r11, to the code
+			       after the call's store of it (emit_cinner,
+			       emit_cptrcall; emit_cback), or 0 */
 };
 
 static uint64_t cur(const struct emit *e)
@@ -758,7 +759,9 @@ static void emit_lea_cfa_r11(struct emit *e, uint32_t k, int32_t extra)
 }
 
 /* A scratch register the call k may take besides %r11 and those in taken
- * (a mask) to store its callee's frame node, -1 if none: one dead after the call (gcc's
+ * (a mask), to store its callee's frame node (frame_reg) or hold what the
+ * call through a pointer's fast way needs, -1 if none: one dead after the
+ * call (gcc's
  * interprocedural allocation may keep any register live through a call
  * to a function of its unit: reglive.h) that the callee does not read at
  * entry (callee: a function of this object, whose entry's liveness says;
@@ -786,12 +789,6 @@ static int frame_reg(const struct emit *e, uint32_t k)
 	return free_reg(e, k, 0);
 }
 
-/* The callee's frame node (%r11) stored where a site that goes past its
- * entry stub calls or jumps (k): at its CFA, our %rsp for a call, our CFA
- * for a tail jump.  With a scratch register r (frame_reg; a call only):
- * mov %rsp,%r; add delta(%rip),%r; mov %r11,(%r); else push %r11;
- * lea CFA,%r11; add delta(%rip),%r11; pop (%r11), whose push and pop
- * through the stack cost the small-call program 8 % of its time. */
 /* mov %rsp,%r; add delta(%rip),%r; mov %v,(%r): node v stored as the
  * frame's whose CFA is our %rsp (a call's callee's) */
 static void emit_frame_word(struct emit *e, int r, int v)
@@ -807,6 +804,12 @@ static void emit_frame_word(struct emit *e, int r, int v)
 	PUT(e, st);
 }
 
+/* The callee's frame node (%r11) stored where a site that goes past its
+ * entry stub calls or jumps (k): at its CFA, our %rsp for a call, our CFA
+ * for a tail jump.  With a scratch register r (frame_reg; a call only):
+ * emit_frame_word; else push %r11; lea CFA,%r11; add delta(%rip),%r11;
+ * pop (%r11), whose push and pop through the stack cost the small-call
+ * program 8 % of its time. */
 static void emit_callee_frame(struct emit *e, uint32_t k, bool jump, int r)
 {
 	if (!jump && r >= 0) {
@@ -1296,14 +1299,17 @@ static void emit_rm64(struct emit *e, uint8_t op, int reg, int base, uint32_t di
 	emit_r11m_reg(e, (uint8_t)(0x48 | (reg >> 3) << 2 | base >> 3), op, (uint8_t)reg, (uint8_t)base, disp);
 }
 
-/* The call through a pointer's fast way where the site has two scratch
- * registers r1 and r2 (free_reg) and the target in %r11:
+/* The call through a pointer's fast way where the site has a scratch
+ * register r1 and maybe a second, r2 (free_reg; else -1), and the target
+ * in %r11:
  *   cmpb $0,%fs:frames_off; jne general; mov %fs:cur,%r1;
  *   mov slot(%r1),%r1; test %r1,%r1; jz general; cmp entry(%r1),%r11;
  *   jne general; mov inner(%r1),%r11; mov callee(%r1),%r1;
  *   mov %r1,%fs:cur; incq calls(%r1); the frame's word (%r2 its address)
- * and then the call of %r11, past the kept function's entry stub.  What
- * the slower way keeps in TLS words (the target, the pointer's node made
+ * which leaves the address past the kept function's entry stub in %r11,
+ * for the caller's call; without r2, the callee's node goes by %r11 and
+ * the address by %fs:target (to load again before the call).  What the
+ * slower way keeps in TLS words (the target, the pointer's node made
  * current) stays in registers: none of its loads waits for a store just
  * made.  *general: the three jumps (rel8) to the slower way. */
 static void emit_kept_call(struct emit *e, const struct func *f, uint32_t slot, int r1, int r2,
