@@ -732,9 +732,9 @@ struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x)
  * a lock's in a process of one thread) is called (a0..a2: its first
  * arguments): its clock starts, a wait's apart (os_left); a C-locale cost
  * applies until a locale is set, after which the calls are measured and
- * counted in counts[0]; a lock's or unlock's call comes here only when
- * its site found it measured (PI_EXT_SOLO: rt_ext_solo_measured), and
- * is counted there too. */
+ * counted in counts[0]; a lock's or unlock's call (PI_EXT_SOLO), or
+ * pthread_once's (PI_EXT_ONCE), comes here only when its site found it
+ * measured (rt_ext_solo_measured), and is counted there too. */
 void pi_rt_cmeas_start(uint64_t a0, uint64_t a1, uint64_t a2)
 {
 	struct rt_cnode *n = __profinst_tls.cur;
@@ -862,8 +862,8 @@ static uint64_t ext_cost(const struct rt_cnode *n)
 	if (!(flags & PI_EXT_FIXED))
 		return 0;
 	/* counts[0]: the calls that cost size[3] >> 8 instead (a NULL first
-	 * argument's; a C-locale cost's calls, or a lock's, measured instead,
-	 * at none) */
+	 * argument's; a C-locale cost's calls, a lock's or a once-call's,
+	 * measured instead, at none) */
 	return (n->calls - n->counts[0]) * x->size[1] + n->counts[0] * (x->size[3] >> 8) +
 	       n->counts[1] * x->size[2] / 256;
 }
