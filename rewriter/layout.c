@@ -1238,6 +1238,20 @@ static bool inner_call(const struct emit *e, uint32_t k)
 	       !(e->c->blocks[e->c->funcs[g].first_block].live_in & FLAGS_STATUS);
 }
 
+/* After a call that went past its callee's entry stub, frame nodes on:
+ * the caller's node from its frame's word (lea CFA,%r11; add
+ * delta(%rip),%r11; mov (%r11),%r11), then jmp to the store of the code
+ * after the call (e->to_store, which emit_cback patches). */
+static void emit_frame_return(struct emit *e, uint32_t k)
+{
+	emit_lea_cfa_r11(e, k, 0);
+	emit_frames_r11(e, 0x03, STUB_FRAMES_DELTA); /* add delta(%rip),%r11 */
+	static const uint8_t load[] = {0x4d, 0x8b, 0x1b, 0xe9}; /* mov (%r11),%r11; jmp */
+	PUT(e, load);
+	e->to_store = cur(e);
+	buf_u32(&e->tl->out, 0);
+}
+
 /* mov %fs:cur,%r11; mov slot(%r11),%r11; test; jz 1f; mov %r11,%fs:cur;
  * (a jump's) incq calls(%r11); call (or jmp) past the callee's entry stub;
  * (a call's) the caller's node from its frame's word, jmp to the store of
@@ -1273,12 +1287,7 @@ static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32
 		 * again once off), so its entry, or the site that went past
 		 * it, stored the word; then to the store (emit_cback), past
 		 * the test the other call's return takes */
-		emit_lea_cfa_r11(e, k, 0);
-		emit_frames_r11(e, 0x03, STUB_FRAMES_DELTA); /* add delta(%rip),%r11 */
-		static const uint8_t load[] = {0x4d, 0x8b, 0x1b, 0xe9}; /* mov (%r11),%r11; jmp */
-		PUT(e, load);
-		e->to_store = cur(e);
-		buf_u32(&e->tl->out, 0);
+		emit_frame_return(e, k);
 	}
 	wr32(e->tl->out.p + j1, (uint32_t)(cur(e) - j1 - 4));
 	e->tl->out.p[j0] = (uint8_t)(cur(e) - j0 - 1);
@@ -1394,12 +1403,7 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 			buf_u8(&e->tl->out, 0x3e);
 		static const uint8_t call_r11[] = {0x41, 0xff, 0xd3};
 		PUT(e, call_r11);
-		emit_lea_cfa_r11(e, k, 0);
-		emit_frames_r11(e, 0x03, STUB_FRAMES_DELTA); /* add delta(%rip),%r11 */
-		static const uint8_t load[] = {0x4d, 0x8b, 0x1b, 0xe9}; /* mov (%r11),%r11; jmp */
-		PUT(e, load);
-		e->to_store = cur(e);
-		buf_u32(&e->tl->out, 0);
+		emit_frame_return(e, k);
 		kept_first = true;
 		for (int i = 0; i < 3; i++)
 			e->tl->out.p[to_general[i]] = (uint8_t)(cur(e) - to_general[i] - 1);
