@@ -13,6 +13,9 @@
 #ifndef GRND_NONBLOCK
 #define GRND_NONBLOCK 1
 #endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
 
 /* Random bits for a name: getrandom where the kernel has it, otherwise
  * the time stamp counter and where this stack is (both vary run to run). */
@@ -140,6 +143,24 @@ int pi_out_open(struct pi_out *o, const char *path, int mode, const char **why)
 	return 0;
 }
 
+/* rename(tmp, path); but a path that exists is exchanged with tmp, and the
+ * old file removed under tmp's name after.  ext4 (auto_da_alloc) writes a
+ * file renamed over another to the disk before rename returns: 3.5 ms
+ * of the program's wall time for a profile of 2.6 MB, a third of what
+ * OpenSSL's driver ran natively.  An exchange is not such a rename, and
+ * keeps what rename promises: path names the old file or the new one,
+ * never neither, never half. */
+static int put_in_place(const char *tmp, const char *path)
+{
+	if (!syscall(SYS_renameat2, AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE)) {
+		unlink(tmp); /* (the old file now) */
+		return 0;
+	}
+	/* ENOENT: nothing there yet; EINVAL, ENOSYS: a file system or a
+	 * kernel without exchanges */
+	return rename(tmp, path);
+}
+
 int pi_out_commit(struct pi_out *o, int ok, const char **why)
 {
 	int bad = !ok;
@@ -153,7 +174,7 @@ int pi_out_commit(struct pi_out *o, int ok, const char **why)
 		return bad ? -1 : 0;
 	if (!bad && pi_out_replaceable(o->path, why))
 		bad = 1; /* it became something else meanwhile */
-	if (!bad && rename(o->tmp, o->path)) {
+	if (!bad && put_in_place(o->tmp, o->path)) {
 		bad = 1;
 		*why = strerror(errno);
 	}

@@ -3,16 +3,17 @@
  * Writing an output file where someone else may have planted something.
  *
  * A file is written to a temporary created next to it with O_EXCL and
- * O_NOFOLLOW at an unpredictable name, then renamed over it, so that a
- * reader never sees half a file and a planted symbolic link is never
- * followed.  An output that exists and is not a regular file is never
+ * O_NOFOLLOW at an unpredictable name, then renamed over it (exchanged
+ * with it where one exists, then removed: a file system may write a file
+ * renamed over another to disk at once), so that a reader never sees
+ * half a file and a planted symbolic link is never followed.  An output that exists and is not a regular file is never
  * replaced: a FIFO or a character device (/dev/null, a terminal) is
  * written in place; a symbolic link, a directory, a socket or a block
  * device is refused.
  *
  * Used by the runtime inside the profiled program: everything here is
- * async-signal-safe (open, lstat, fstat, rename, unlink and getrandom, no
- * allocation) and preserves nothing but what it says.
+ * async-signal-safe (open, lstat, fstat, rename, renameat2, unlink and
+ * getrandom, no allocation) and preserves nothing but what it says.
  */
 #ifndef PI_SAFEFILE_H
 #define PI_SAFEFILE_H

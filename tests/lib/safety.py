@@ -119,6 +119,48 @@ def tests(ctx, Fail, sh, must, profile_json):
             raise Fail("temporary files left: %r" % leftovers(tmp))
 
     @case
+    def replaced(tmp):
+        """A profile written where one is already: the name holds the new
+        one, a reader who opened the old one reads all of it still, a file
+        the old name was a hard link to is left as it was, and no
+        temporary stays (the runtime exchanges the two names where the file
+        system can, so that ext4 does not write the file to disk at once)."""
+        native, exe = build(tmp, "deep")
+        out = os.path.join(tmp, "out.prof")
+        env = {"PROFINST_OUTPUT": out}
+
+        def down_calls(prof):
+            return {f["name"]: f["calls"] for f in profile_json(ctx, prof)["functions"]}.get("down")
+
+        same_as_native(native, exe, ["100"], env=env, cwd=tmp)
+        old = open(out, "rb")
+        size = os.fstat(old.fileno()).st_size
+        same_as_native(native, exe, ["200"], env=env, cwd=tmp)
+        if down_calls(out) != 201:
+            raise Fail("the second run's profile has down() %r times, want 201" % down_calls(out))
+        data = old.read()
+        old.close()
+        if len(data) != size:
+            raise Fail("the first profile, open while the second replaced it, reads %d bytes of %d" % (len(data), size))
+        keep = os.path.join(tmp, "keep.prof")
+        with open(keep, "wb") as f:
+            f.write(data)
+        if down_calls(keep) != 101:
+            raise Fail("the first profile, read through its open file, has down() %r times" % down_calls(keep))
+        victim = os.path.join(tmp, "victim")
+        with open(victim, "w") as f:
+            f.write("precious\n")
+        os.unlink(out)
+        os.link(victim, out)
+        same_as_native(native, exe, ["300"], env=env, cwd=tmp)
+        if open(victim).read() != "precious\n" or os.stat(victim).st_nlink != 1:
+            raise Fail("the file the output was a hard link to was changed")
+        if down_calls(out) != 301:
+            raise Fail("the profile over a hard link has down() %r times, want 301" % down_calls(out))
+        if leftovers(tmp):
+            raise Fail("temporary files left: %r" % leftovers(tmp))
+
+    @case
     def special_files(tmp):
         """A device is written in place, never replaced (a private copy of
         /dev/null, as root); a FIFO with a reader gets the profile; one with
@@ -494,7 +536,7 @@ def tests(ctx, Fail, sh, must, profile_json):
             raise Fail("native %r %r, instrumented under valgrind %r %r %s" % (a.returncode, a.stdout, b.returncode,
                                                                              b.stdout, b.stderr[-300:]))
 
-    return [("safety/setuid", setuid), ("safety/planted_links", planted_links),
+    return [("safety/setuid", setuid), ("safety/planted_links", planted_links), ("safety/replaced", replaced),
             ("safety/special_files", special_files), ("safety/profview_outputs", profview_outputs),
             ("safety/exit_race_exit", exit_race("exit", 4)), ("safety/exit_race__exit", exit_race("_exit", 3)),
             ("safety/exec_fails", exec_fails), ("safety/deep_recursion", deep_recursion),
