@@ -29,6 +29,14 @@ struct emit {
 	int cur_reg;        /* --counts: a register that holds the current node
 			       here (a counter put it there, in this block or
 			       one that falls into it), or -1 (keeps_cur) */
+	/* --counts, per instruction (settle_cur): */
+	int8_t *edge_reg;   /* cur_reg where the instruction goes on to the
+			       next block, by its jump or by falling (-1) */
+	int8_t *assumed;    /* at a leader, the register every way in leaves
+			       the current node in, as the pass before saw
+			       it, or -1 */
+	int8_t *seen;       /* (settle_cur's: the ways in found so far) */
+	bool *never;        /* a leader whose assumption a pass broke */
 	uint64_t to_store;  /* --counts: where a call past the entry stub (or
 			       a pointer's to its kept function) jumps (rel32)
 			       with the caller's node in %r11, to the code
@@ -1704,8 +1712,10 @@ static void emit_insn(struct emit *e, uint32_t k)
 		done = true;
 	}
 	bool counting = e->c->opts->counting;
-	if (!f || ((t->mark[k] & MARK_LEADER) && !keeps_cur(e, k)))
+	if (!f)
 		e->cur_reg = -1;
+	else if ((t->mark[k] & MARK_LEADER) && !keeps_cur(e, k))
+		e->cur_reg = e->assumed ? e->assumed[k] : -1;
 	if (f && (t->mark[k] & MARK_FSTART))
 		counting ? emit_centry(e, f) : emit_entry_stub(e, f);
 	tl->lab[k] = (uint32_t)((f && (t->mark[k] & MARK_FSTART)) ? cur(e) : start);
@@ -1820,6 +1830,7 @@ static void emit_insn(struct emit *e, uint32_t k)
 	}
 	if (f && in->rep)
 		emit_rep_post(e, in);
+	int at_jump = e->cur_reg; /* (where a jump goes: keep_cur_after ends it after) */
 	if (counting && f)
 		keep_cur_after(e, k);
 	if (cmeasured)
@@ -1840,6 +1851,8 @@ static void emit_insn(struct emit *e, uint32_t k)
 		e->counted = k + 1;
 		e->cur_reg = 11;
 	}
+	if (e->edge_reg && f)
+		e->edge_reg[k] = (int8_t)(in->kind == INSN_JMP ? at_jump : e->cur_reg);
 }
 
 static void emit_verbatim(struct emit *e, const struct vrange *v)
@@ -1897,6 +1910,8 @@ static void emit_text(struct emit *e)
 	tl->out.len = 0;
 	e->counted = UINT32_MAX;
 	e->cur_reg = -1;
+	if (e->edge_reg)
+		memset(e->edge_reg, -1, t->ninsns);
 	size_t v = 0;
 	uint64_t size = e->s->size;
 	uint32_t k = 0;
@@ -1919,6 +1934,87 @@ static void emit_text(struct emit *e)
 		}
 	}
 	tl->nsize = tl->out.len;
+}
+
+/* A way into a block, with the register it leaves the current node in */
+struct way_in {
+	struct emit *e;
+	int reg; /* -1 none, -2 not known (another text's block) */
+	bool unseen; /* the block after every way in is not known */
+};
+
+#define SEEN_NONE ((int8_t)-3) /* (seen: no way in yet) */
+
+static void note_way_in(void *ctx, const struct block *succ)
+{
+	struct way_in *w = ctx;
+	if (succ->ts != w->e->ti)
+		return; /* (its own text's passes see this way in) */
+	int8_t *s = &w->e->seen[succ->first];
+	*s = *s == SEEN_NONE || *s == w->reg ? (int8_t)w->reg : -2;
+}
+
+/*
+ * --counts: after a pass over e's text, at which leaders the next pass
+ * may take the current node as in a register (e->assumed): where every
+ * way in from its function's blocks, by a jump or by falling, left it in
+ * the same one (edge_reg).  A block entered otherwise (a function's or a
+ * piece's start, an address taken, a resync point, a jump from another
+ * function) takes none, nor does one of a function with a jump whose
+ * target is not known.  keeps_cur already covers a block entered only by
+ * falling into it.  Taking a register changes the code of the block, so
+ * what leaves it: a leader whose assumption the pass broke never takes
+ * one again (e->never), and the passes end.  Returns whether any leader's
+ * changed; with check, none may (the final pass, which must emit what
+ * the last one laid out).
+ */
+static bool settle_cur(struct emit *e, bool check)
+{
+	struct code *c = e->c;
+	const struct text *t = e->t;
+	bool changed = false;
+	for (uint32_t k = 0; k < t->ninsns;) {
+		int fi = t->fn[k];
+		uint32_t end = k + 1;
+		while (end < t->ninsns && t->fn[end] == fi)
+			end++;
+		const struct func *f = fi >= 0 && c->funcs[fi].instrument ? &c->funcs[fi] : NULL;
+		if (!f || !f->nblocks) {
+			k = end;
+			continue;
+		}
+		/* every way into f's blocks in this text, from f's blocks in any */
+		for (uint32_t i = k; i < end; i++)
+			e->seen[i] = SEEN_NONE;
+		bool unseen = false;
+		for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
+			const struct block *bl = &c->blocks[b];
+			struct way_in w = {.e = e, .reg = bl->ts == e->ti ? e->edge_reg[bl->first + bl->n - 1] : -2};
+			if (code_block_flow(c, f, bl, note_way_in, &w) & FLOW_UNSEEN)
+				unseen = true;
+		}
+		for (uint32_t i = k; i < end; i++) {
+			if (!(t->mark[i] & MARK_LEADER) || keeps_cur(e, i))
+				continue;
+			int want = -1;
+			if (!unseen && !e->never[i] && e->seen[i] >= 0 &&
+			    !(t->mark[i] & (MARK_FSTART | MARK_PSTART | MARK_RESYNC | MARK_ADDR | MARK_ENTERED)))
+				want = e->seen[i];
+			if (want == e->assumed[i] || (e->assumed[i] < 0 && e->never[i]))
+				continue;
+			changed = true;
+			if (check)
+				continue;
+			if (e->assumed[i] >= 0) {
+				/* this pass broke it */
+				e->never[i] = true;
+				e->assumed[i] = -1;
+			} else
+				e->assumed[i] = (int8_t)want;
+		}
+		k = end;
+	}
+	return changed;
 }
 
 /*
@@ -2037,16 +2133,39 @@ void layout_object(struct code *c, struct layout *l)
 		es[ti] = (struct emit){.c = c, .m = m, .ti = ti, .t = &c->texts[ti], .tl = &m->texts[ti],
 				       .s = &o->secs[c->texts[ti].sec]};
 		es[ti].wide = branch_forms(&es[ti]);
-		/* a branch's reach is inside its text: each text on its own */
-		do
+		if (c->opts->counting) {
+			size_t n = (size_t)es[ti].t->ninsns + 1;
+			es[ti].edge_reg = xmalloc(n);
+			es[ti].seen = xmalloc(n);
+			es[ti].assumed = xmalloc(n);
+			memset(es[ti].assumed, -1, n);
+			es[ti].never = xcalloc(n, sizeof(bool));
+		}
+		/* a branch's reach is inside its text: each text on its own;
+		 * until no branch grows and the leaders' registers hold */
+		bool again;
+		do {
 			emit_text(&es[ti]);
-		while (relax(&es[ti]));
+			again = es[ti].edge_reg && settle_cur(&es[ti], false);
+			again |= relax(&es[ti]);
+		} while (again);
 	}
 	uint64_t *nv = new_symbol_values(c, m);
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		es[ti].final = true;
 		es[ti].newval = nv;
 		emit_text(&es[ti]);
+		if (es[ti].edge_reg && settle_cur(&es[ti], true)) {
+			pi_error("internal error: %s: the final layout's current-node registers differ from the last pass's",
+				 es[ti].s->name);
+			abort();
+		}
+		free(es[ti].edge_reg);
+		free(es[ti].seen);
+		free(es[ti].assumed);
+		free(es[ti].never);
+		es[ti].edge_reg = es[ti].seen = es[ti].assumed = NULL;
+		es[ti].never = NULL;
 	}
 	/* call sites' return addresses, per piece */
 	for (size_t i = 0; i < c->nsites; i++) {

@@ -1,0 +1,69 @@
+# The current node kept in a register across blocks (--counts,
+# rewriter/layout.c settle_cur): each function names how many times its
+# blocks' new code loads the node from the thread's word (mov %fs:cur,%R)
+# past its call.  Each calls a function of another object first: the
+# code after the call finds the caller's node and leaves it in %r11.
+#  - kept_loop_0: the loop's head, entered by falling out of the block
+#    after the call and by the loop's own jump back, both leaving the
+#    node in %r11, takes it from there;
+#  - lost_loop_2: the same loop, but its body writes %r11 after the
+#    head's counter: the head loads the node, and so does the block
+#    after the loop;
+#  - kept_join_0: a block entered by two jumps, from a loop's head and
+#    from the block before the loop, each leaving the node in %r11.
+	.text
+	.globl	kept_loop_0
+	.type	kept_loop_0, @function
+kept_loop_0:
+	pushq	%rbx
+	movl	%edi, %ebx
+	call	other@PLT
+	xorl	%eax, %eax
+.L1head:
+	addl	%ebx, %eax
+	decl	%ebx
+	jne	.L1head
+	popq	%rbx
+	ret
+	.size	kept_loop_0, .-kept_loop_0
+
+	.globl	lost_loop_2
+	.type	lost_loop_2, @function
+lost_loop_2:
+	pushq	%rbx
+	movl	%edi, %ebx
+	call	other@PLT
+	xorl	%eax, %eax
+.L2head:
+	addl	%ebx, %eax
+	movq	$1, %r11
+	addl	%r11d, %eax
+	decl	%ebx
+	jne	.L2head
+	popq	%rbx
+	ret
+	.size	lost_loop_2, .-lost_loop_2
+
+	.globl	kept_join_0
+	.type	kept_join_0, @function
+kept_join_0:
+	pushq	%rbx
+	movl	%edi, %ebx
+	call	other@PLT
+	xorl	%eax, %eax
+	testl	%ebx, %ebx
+	js	.L3join
+.L3head:
+	addl	%ebx, %eax
+	cmpl	$100, %eax
+	jg	.L3join
+	decl	%ebx
+	jne	.L3head
+	popq	%rbx
+	ret
+.L3join:
+	negl	%eax
+	popq	%rbx
+	ret
+	.size	kept_join_0, .-kept_join_0
+	.section	.note.GNU-stack,"",@progbits
