@@ -64,6 +64,7 @@ void asm_offsets(void)
 	OFFSET(CN_FN, struct rt_cnode, fn);
 	OFFSET(CN_PARENT, struct rt_cnode, parent);
 	OFFSET(CN_CALLS, struct rt_cnode, calls);
+	OFFSET(CN_OS, struct rt_cnode, os);
 	OFFSET(CN_PTRSITE, struct rt_cnode, ptrsite);
 	OFFSET(CN_COUNTS, struct rt_cnode, counts);
 	OFFSET(TLS_CUR, struct pi_tls, cur);
@@ -82,6 +83,7 @@ void asm_offsets(void)
 
 	/* struct pi_funcrec (libprof/format.h) */
 	OFFSET(FREC_ADDR, struct pi_funcrec, addr);
+	OFFSET(FREC_NPIECES, struct pi_funcrec, npieces);
 	OFFSET(FREC_TARGET, struct pi_funcrec, addr[1]);
 	OFFSET(FREC_EXTFLAGS, struct pi_funcrec, size[0]);
 	OFFSET(FREC_EXTFIXED, struct pi_funcrec, size[1]);

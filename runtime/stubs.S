@@ -1423,14 +1423,84 @@ END __profinst_cunpark
 
 /* Around a call to an external the model does not cost: its clock starts
  * (the current node is its node), and stops after it.  Every register is
- * kept; the flags are dead at a call and after it. */
+ * kept; the flags are dead at a call and after it.  The plain case is
+ * done here, as pi_rt_cmeas_start and pi_rt_cmeas_stop do it: an
+ * external's node, none of whose flags asks about its arguments or counts
+ * its calls apart (a locale's, a lock's, a once-call's, a wait's, a
+ * read's), whose clock starts in its sp and stops into its os.  Anything
+ * else, or busy or dead set (the C paths' switch), goes to the C half. */
+#define CMEAS_APART (PI_EXT_LOCALE | PI_EXT_C_LOCALE | PI_EXT_SOLO | PI_EXT_ONCE | PI_EXT_WAIT | PI_EXT_TTYREAD)
+
 ENTRY __profinst_cmeas_start
+	.cfi_startproc
+	CFI_PUSH %rax
+	CFI_PUSH %rdx
+	CFI_PUSH %r11
+	cmpq $0, TLS(TLS_BUSY)            /* busy and dead, one word */
+	jne .Lms_slow
+	mov TLS(TLS_CUR), %r11
+	test %r11, %r11
+	jz .Lms_slow
+	mov CN_FN(%r11), %rax
+	test %rax, %rax
+	jz .Lms_slow
+	cmpw $0, FREC_NPIECES(%rax)       /* an external's record */
+	jne .Lms_slow
+	testl $CMEAS_APART, FREC_EXTFLAGS(%rax)
+	jnz .Lms_slow
+	rdtsc                             /* (ext_now: no fence) */
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, CN_SP(%r11)
+	movq $1, TLS(TLS_CBHINT)          /* an entry now is its callback */
+	CFI_POP %r11
+	CFI_POP %rdx
+	CFI_POP %rax
+	ret
+.Lms_slow:
+	CFI_POP %r11
+	CFI_POP %rdx
+	CFI_POP %rax
+	.cfi_endproc
 	SAVE_LIGHT
 	call pi_rt_cmeas_start
 	RESTORE_LIGHT
 END __profinst_cmeas_start
 
 ENTRY __profinst_cmeas_stop
+	.cfi_startproc
+	CFI_PUSH %rax
+	CFI_PUSH %rdx
+	CFI_PUSH %r11
+	rdtsc
+	cmpq $0, TLS(TLS_BUSY)
+	jne .Lme_slow
+	shl $32, %rdx
+	or %rdx, %rax
+	mov TLS(TLS_CUR), %r11
+	test %r11, %r11
+	jz .Lme_slow
+	mov CN_FN(%r11), %rdx
+	test %rdx, %rdx
+	jz .Lme_slow
+	cmpw $0, FREC_NPIECES(%rdx)
+	jne .Lme_slow
+	mov CN_SP(%r11), %rdx             /* 0: a wait's clock ran (wait_sp) */
+	test %rdx, %rdx
+	jz .Lme_slow
+	movq $0, TLS(TLS_CBHINT)
+	sub %rdx, %rax
+	add %rax, CN_OS(%r11)
+	movq $0, CN_SP(%r11)
+	CFI_POP %r11
+	CFI_POP %rdx
+	CFI_POP %rax
+	ret
+.Lme_slow:
+	CFI_POP %r11
+	CFI_POP %rdx
+	CFI_POP %rax
+	.cfi_endproc
 	SAVE_LIGHT
 	call pi_rt_cmeas_stop
 	RESTORE_LIGHT
