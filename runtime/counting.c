@@ -33,23 +33,9 @@
 
 struct citer;
 
-/* Trampoline records: calls entered from outside, most recent last. */
-struct rt_tramp {
-	uint64_t ra;         /* where the function returns */
-	uint64_t sp;         /* the function's %rsp at entry (its return address slot) */
-	struct rt_cnode *cur; /* current node before the call */
-	/* and the words of a call the code it interrupted (a signal
-	 * handler's entry) was making: the slot it names, the callee's %rsp
-	 * and a pointer's target */
-	uint64_t next, nextsp, target;
-	bool measured;        /* cur's clock (an external's) was stopped */
-};
-
-/* Room for a start (the tables grow); entries from outside while the
- * runtime is busy nest at most as deep as signal handlers do. */
+/* Room for a start (the tables grow) */
 #define TRAMP_FIRST 256
 #define PARK_FIRST 16
-#define NEST_CAP 64
 #define PIECE_FIRST (64u << 10)
 #define PIECE (1u << 20)
 #define MEMO_BITS STUB_MEMO_BITS /* entries, in sets of MEMO_WAYS */
@@ -77,33 +63,11 @@ struct ptr_memo {
 	struct rt_cnode *node;
 	uint64_t inner; /* (inner_addr) */
 };
+
 /* (the layout __profinst_cptr's fast path reads: stub_abi.h) */
 _Static_assert(sizeof(struct ptr_memo) == 32 && offsetof(struct ptr_memo, target) == 8 &&
 		       offsetof(struct ptr_memo, node) == 16 && offsetof(struct ptr_memo, inner) == 24,
 	       "a memo entry, four words");
-
-struct rt_cthread {
-	struct rt_cnode root;
-	struct rt_tramp *tramp;
-	uint32_t ntramp, tcap;
-	/* contexts switched away from (swapcontext): the call's %rsp and
-	 * the node current there */
-	struct rt_tramp *park;
-	uint32_t npark, pcap;
-	/* Entries from outside that came while the runtime was busy (a
-	 * signal handler's, in the middle of the table above changing):
-	 * newest last, a slot taken by one instruction before it is
-	 * filled, so that a handler coming meanwhile takes the next. */
-	struct rt_tramp nest[NEST_CAP];
-	uint32_t nnest;
-	char *arena, *arena_end;
-	char *first_piece; /* the arena's first piece, again for the next thread */
-	/* the tree walks' room, kept for the next walk and thread */
-	struct citer *walk;
-	uint64_t walk_cap;
-	struct rt_node **onpath;
-	struct ptr_memo *memo; /* 1 << MEMO_BITS entries (NULL: no memory) */
-};
 
 /* Where a function's stubs count when no node of its own can be had (no
  * memory): as large as the largest function's node, never read, its
@@ -310,9 +274,6 @@ static bool word_is(uint64_t addr, uint64_t v)
 	return rt_syscall6(SYS_process_vm_readv, pid, (long)&local, 1, (long)&remote, 1, 0) == 8 && w == v;
 }
 
-/* Stacks (a thread's, a signal stack, a context's) are far apart: records
- * within this of each other are of one stack. */
-#define STACK_SPAN (64ull << 20)
 
 /* Forget the records of sp's stack below sp: their functions are gone
  * (a longjmp or an exception went past their returns).  The others keep
@@ -322,14 +283,14 @@ static void drop_dead(struct rt_cthread *ct, uint64_t sp)
 	uint32_t k = 0;
 	for (uint32_t m = 0; m < ct->ntramp; m++) {
 		uint64_t s = ct->tramp[m].sp;
-		if (!(s < sp && sp - s < STACK_SPAN))
+		if (!(s < sp && sp - s < RT_STACK_SPAN))
 			ct->tramp[k++] = ct->tramp[m];
 	}
 	ct->ntramp = k;
 	/* and the nest's newest, of handlers a longjmp left */
 	for (uint32_t i; (i = __atomic_load_n(&ct->nnest, __ATOMIC_RELAXED)) > 0;) {
 		uint64_t s = ct->nest[i - 1].sp;
-		if (!(s < sp && sp - s < STACK_SPAN))
+		if (!(s < sp && sp - s < RT_STACK_SPAN))
 			break;
 		__atomic_fetch_sub(&ct->nnest, 1, __ATOMIC_RELAXED);
 	}

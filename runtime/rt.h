@@ -67,7 +67,54 @@ static inline struct rt_cnode **rt_cnode_slots(struct rt_cnode *n)
 {
 	return (struct rt_cnode **)(n->counts + n->nblocks);
 }
-struct rt_cthread;
+
+/* Trampoline records: calls entered from outside, most recent last. */
+struct rt_tramp {
+	uint64_t ra;         /* where the function returns */
+	uint64_t sp;         /* the function's %rsp at entry (its return address slot) */
+	struct rt_cnode *cur; /* current node before the call */
+	/* and the words of a call the code it interrupted (a signal
+	 * handler's entry) was making: the slot it names, the callee's %rsp
+	 * and a pointer's target */
+	uint64_t next, nextsp, target;
+	bool measured;        /* cur's clock (an external's) was stopped */
+};
+
+/* Entries from outside while the runtime is busy nest at most as deep as
+ * signal handlers do. */
+#define NEST_CAP 64
+/* Stacks (a thread's, a signal stack, a context's) are far apart: records
+ * within this of each other are of one stack. */
+#define RT_STACK_SPAN (64ull << 20)
+
+struct citer;
+struct ptr_memo;
+
+/* A thread's tree under --counts (counting.c; the entry helper's and the
+ * trampoline's fast paths in stubs.S read the trampoline records). */
+struct rt_cthread {
+	struct rt_cnode root;
+	struct rt_tramp *tramp;
+	uint32_t ntramp, tcap;
+	/* contexts switched away from (swapcontext): the call's %rsp and
+	 * the node current there */
+	struct rt_tramp *park;
+	uint32_t npark, pcap;
+	/* Entries from outside that came while the runtime was busy (a
+	 * signal handler's, in the middle of the table above changing):
+	 * newest last, a slot taken by one instruction before it is
+	 * filled, so that a handler coming meanwhile takes the next. */
+	struct rt_tramp nest[NEST_CAP];
+	uint32_t nnest;
+	char *arena, *arena_end;
+	char *first_piece; /* the arena's first piece, again for the next thread */
+	/* the tree walks' room, kept for the next walk and thread */
+	struct citer *walk;
+	uint64_t walk_cap;
+	struct rt_node **onpath;
+	struct ptr_memo *memo; /* 1 << MEMO_BITS entries (NULL: no memory) */
+};
+
 
 struct rt_frame {
 	struct rt_node *node;  /* the node charged */

@@ -1356,7 +1356,19 @@ END __profinst_resync
  */
 /* (While a timed external runs, an entry is its callback: its clock
  * pauses first of all, here; pi_rt_probe_ccallback measures what of the
- * stubs' work is still inside it.) */
+ * stubs' work is still inside it.)
+ *
+ * A callback from an external whose clock runs (qsort's comparison) is
+ * done here, as pi_rt_centry does it: the external's node is current and
+ * no site named this call (nextsp is not the function's), the function
+ * has a node among the external's children from outside, the thread's
+ * trampoline table has room and holds nothing of this stack below the
+ * call (drop_dead), no entry nests (a signal handler's while the runtime
+ * was busy).  The external's clock stops (less the stubs' share, as
+ * there), a record of the return goes in the table, the return address
+ * becomes the trampoline, and the node is current.  Anything else, a new
+ * node too, goes to the C half; busy is held throughout, so a handler
+ * coming meanwhile nests. */
 ENTRY __profinst_centry
 	.cfi_startproc
 	cmpq $0, TLS(TLS_CBHINT)
@@ -1368,6 +1380,107 @@ ENTRY __profinst_centry
 	CFI_POP %rdx
 	CFI_POP %rax
 1:	SAVE_GPRS
+	IDLE_OR .Lce_c
+	TAKE_BUSY .Lce_c_busy
+	mov TLS(TLS_CUR), %r8             /* the external's node */
+	test %r8, %r8
+	jz .Lce_c_busy
+	mov CN_FN(%r8), %rax
+	test %rax, %rax
+	jz .Lce_c_busy
+	cmpw $0, FREC_NPIECES(%rax)
+	jne .Lce_c_busy
+	testl $(PI_EXT_SWITCH | PI_EXT_SETCTX), FREC_EXTFLAGS(%rax)
+	jnz .Lce_c_busy
+	cmpq $0, CN_SP(%r8)               /* its clock runs */
+	je .Lce_c_busy
+	cmpl $CN_OUTERMOST, CN_PTRSITE(%r8)
+	je .Lce_c_busy
+	lea SAVED_LIGHT+16(%rsp), %rsi    /* the function's %rsp at entry */
+	mov TLS(TLS_NEXTSP), %rax
+	and $-2, %rax
+	lea -8(%rsi), %rdi
+	cmp %rdi, %rax
+	je .Lce_c_busy                    /* a site's call */
+	lea __profinst_ctramp(%rip), %rdi
+	cmp %rdi, (%rsi)
+	je .Lce_c_busy
+	mov TLS(TLS_TH), %rax
+	test %rax, %rax
+	jz .Lce_c_busy
+	mov TH_COUNTING(%rax), %rcx       /* the thread's tables */
+	test %rcx, %rcx
+	jz .Lce_c_busy
+	cmpl $0, CT_NNEST(%rcx)
+	jne .Lce_c_busy
+	mov CT_NTRAMP(%rcx), %eax
+	cmp CT_TCAP(%rcx), %eax
+	jae .Lce_c_busy
+	imul $TRAMP_SIZE, %rax, %r9
+	add CT_TRAMP(%rcx), %r9           /* the new record's place */
+	mov CT_TRAMP(%rcx), %rdi
+2:	cmp %r9, %rdi                     /* a record of this stack below: C */
+	je 4f
+	mov TR_SP(%rdi), %rax
+	cmp %rsi, %rax
+	ja 3f
+	lea 1(%rsi), %r10
+	sub %rax, %r10
+	cmp $STACK_SPAN, %r10
+	jb .Lce_c_busy
+3:	add $TRAMP_SIZE, %rdi
+	jmp 2b
+4:	mov CN_OUTSIDE(%r8), %rdi         /* the function's node there */
+5:	test %rdi, %rdi
+	jz .Lce_c_busy
+	cmp %r11, CN_FN(%rdi)
+	je 6f
+	mov CN_SIBLING(%rdi), %rdi
+	jmp 5b
+6:	mov TLS(TLS_CBTSC), %rax          /* the external's clock stops */
+	movq $0, TLS(TLS_CBTSC)
+	movq $0, TLS(TLS_CBHINT)
+	test %rax, %rax
+	jnz 7f
+	rdtsc                             /* (no pause above: ext_now) */
+	shl $32, %rdx
+	or %rdx, %rax
+	xor %edx, %edx
+	jmp 8f
+7:	mov rt_ccb_overhead_ticks(%rip), %rdx
+8:	sub CN_SP(%r8), %rax              /* what ran, 0 if nothing */
+	jbe 9f
+	sub %rdx, %rax                    /* less the stubs' share */
+	jbe 9f
+	add %rax, CN_OS(%r8)
+9:	movq $0, CN_SP(%r8)
+	mov (%rsi), %rax                  /* the record */
+	mov %rax, TR_RA(%r9)
+	mov %rsi, TR_SP(%r9)
+	mov %r8, TR_CUR(%r9)
+	mov TLS(TLS_NEXT), %rax
+	mov %rax, TR_NEXT(%r9)
+	mov TLS(TLS_NEXTSP), %rax
+	mov %rax, TR_NEXTSP(%r9)
+	mov TLS(TLS_TARGET), %rax
+	mov %rax, TR_TARGET(%r9)
+	movb $1, TR_MEASURED(%r9)
+	incl CT_NTRAMP(%rcx)
+	lea __profinst_ctramp(%rip), %rax
+	mov %rax, (%rsi)
+	incq CN_CALLS(%rdi)
+	lea -8(%rsi), %rax
+	mov %rax, CN_SP(%rdi)
+	mov %rdi, TLS(TLS_CUR)
+	movq $0, TLS(TLS_NEXTSP)
+	movl $0, TLS(TLS_BUSY)
+	.cfi_remember_state
+	RESTORE_GPRS
+	ret
+	.cfi_restore_state
+.Lce_c_busy:
+	movl $0, TLS(TLS_BUSY)
+.Lce_c:
 	mov %r11, %rdi
 	lea SAVED_LIGHT+16(%rsp), %rsi
 	call pi_rt_centry
@@ -1436,8 +1549,7 @@ ENTRY __profinst_cmeas_start
 	CFI_PUSH %rax
 	CFI_PUSH %rdx
 	CFI_PUSH %r11
-	cmpq $0, TLS(TLS_BUSY)            /* busy and dead, one word */
-	jne .Lms_slow
+	IDLE_OR .Lms_slow
 	mov TLS(TLS_CUR), %r11
 	test %r11, %r11
 	jz .Lms_slow
@@ -1473,8 +1585,7 @@ ENTRY __profinst_cmeas_stop
 	CFI_PUSH %rdx
 	CFI_PUSH %r11
 	rdtsc
-	cmpq $0, TLS(TLS_BUSY)
-	jne .Lme_slow
+	IDLE_OR .Lme_slow
 	shl $32, %rdx
 	or %rdx, %rax
 	mov TLS(TLS_CUR), %r11
@@ -1645,8 +1756,68 @@ ENTRY __profinst_ctramp
 	PUSH_ARGS
 	CFI_PUSH %r11
 	lea 80(%rsp), %rdi        /* %rsp after the function's ret */
+	/* The newest record's return, with no nest and nothing of this stack
+	 * below it among the others (drop_dead), is taken here, as
+	 * pi_rt_ctramp takes it; anything else there. */
+	IDLE_OR .Ltr_c
+	TAKE_BUSY .Ltr_c_busy
+	mov TLS(TLS_TH), %rax
+	test %rax, %rax
+	jz .Ltr_c_busy
+	mov TH_COUNTING(%rax), %rcx
+	test %rcx, %rcx
+	jz .Ltr_c_busy
+	cmpl $0, CT_NNEST(%rcx)
+	jne .Ltr_c_busy
+	mov CT_NTRAMP(%rcx), %edx
+	test %edx, %edx
+	jz .Ltr_c_busy
+	dec %edx
+	imul $TRAMP_SIZE, %rdx, %rsi
+	add CT_TRAMP(%rcx), %rsi          /* the newest record */
+	mov TR_SP(%rsi), %rax
+	add $8, %rax
+	cmp %rdi, %rax
+	jne .Ltr_c_busy
+	mov CT_TRAMP(%rcx), %r8
+1:	cmp %rsi, %r8
+	je 3f
+	mov TR_SP(%r8), %rax
+	cmp %rdi, %rax
+	jae 2f
+	mov %rdi, %r9
+	sub %rax, %r9
+	cmp $STACK_SPAN, %r9
+	jb .Ltr_c_busy
+2:	add $TRAMP_SIZE, %r8
+	jmp 1b
+3:	mov %edx, CT_NTRAMP(%rcx)         /* it goes; back to before the call */
+	mov TR_CUR(%rsi), %rax
+	mov %rax, TLS(TLS_CUR)
+	mov TR_NEXT(%rsi), %r8
+	mov %r8, TLS(TLS_NEXT)
+	mov TR_NEXTSP(%rsi), %r8
+	mov %r8, TLS(TLS_NEXTSP)
+	mov TR_TARGET(%rsi), %r8
+	mov %r8, TLS(TLS_TARGET)
+	cmpb $0, TR_MEASURED(%rsi)
+	je 4f
+	test %rax, %rax
+	jz 4f
+	mov CN_FN(%rax), %r8
+	test %r8, %r8
+	jz 4f
+	cmpw $0, FREC_NPIECES(%r8)
+	jne 4f
+	mov %rax, TLS(TLS_CRESUME)        /* its clock runs again, below */
+4:	mov TR_RA(%rsi), %rax
+	movl $0, TLS(TLS_BUSY)
+	jmp 5f
+.Ltr_c_busy:
+	movl $0, TLS(TLS_BUSY)
+.Ltr_c:
 	call pi_rt_ctramp
-	mov %rax, 72(%rsp)
+5:	mov %rax, 72(%rsp)
 	/* back into a timed external: its clock runs again, last of all */
 	mov TLS(TLS_CRESUME), %rcx
 	test %rcx, %rcx
