@@ -74,6 +74,15 @@
 	or %rdx, %rax
 .endm
 
+/* The same without the fence (the counting runtime's externals' clocks,
+ * as ext_now: the fence, which waits for the pipeline to drain, was most
+ * of what a measured call cost). */
+.macro TSC
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+.endm
+
 /* The clock's other parts into the clock (stub_abi.h, rt_clock_fold):
  * first in every helper that reads it.  Each part loses by one
  * instruction what was read of it, so that a signal handler's block stubs
@@ -1195,10 +1204,10 @@ probe_target:
 /* The end of a callback probe: the entry helper's pause of the
  * external's clock (two pushes, lfence, rdtsc), and the ticks since %rbx
  * returned, the stack as the probe found it. */
-.macro PROBE_PAUSED
+.macro PROBE_PAUSED clock=FENCED_TSC
 	CFI_PUSH %rax
 	CFI_PUSH %rdx
-	FENCED_TSC                        /* the external's clock pauses */
+	\clock                            /* the external's clock pauses */
 	sub %rbx, %rax
 	movq $0, TLS(TLS_CBHINT)
 	lea 40(%rsp), %rsp                /* two pushes, the stubs' return addresses, %r11 */
@@ -1277,7 +1286,7 @@ probe_frame:
  * the external's clock (its rdtsc, its store, nine pops and ret) through
  * the external's indirect call of the callback, the callback's entry stub
  * (the two tests of nextsp that fail) and the entry helper's first test,
- * to its pause (two pushes, lfence, rdtsc).
+ * to its pause (two pushes, rdtsc: neither clock is fenced here).
  */
 ENTRY pi_rt_probe_ccallback
 	.cfi_startproc
@@ -1299,7 +1308,7 @@ ENTRY pi_rt_probe_ccallback
 	push %r11
 	.cfi_adjust_cfa_offset 72
 	lea probe_cnode(%rip), %rcx
-	FENCED_TSC                        /* the external's clock runs again */
+	TSC                               /* the external's clock runs again */
 	mov %rax, %rbx
 	mov %rax, CN_SP(%rcx)
 	pop %r11
@@ -1326,7 +1335,7 @@ ENTRY pi_rt_probe_ccallback
 6:	.cfi_adjust_cfa_offset 8          /* the entry helper */
 	cmpq $0, TLS(TLS_CBHINT)
 	je 7f
-7:	PROBE_PAUSED
+7:	PROBE_PAUSED TSC
 	.cfi_endproc
 END pi_rt_probe_ccallback
 	.bss
@@ -1375,7 +1384,7 @@ ENTRY __profinst_centry
 	je 1f
 	CFI_PUSH %rax
 	CFI_PUSH %rdx
-	FENCED_TSC
+	TSC
 	mov %rax, TLS(TLS_CBTSC)
 	CFI_POP %rdx
 	CFI_POP %rax
@@ -1824,7 +1833,7 @@ ENTRY __profinst_ctramp
 	jz 1f
 	movq $0, TLS(TLS_CRESUME)
 	movq $1, TLS(TLS_CBHINT)
-	FENCED_TSC
+	TSC
 	mov %rax, CN_SP(%rcx)
 1:	CFI_POP %r11
 	POP_ARGS
