@@ -202,6 +202,30 @@
 	jne \slow
 .endm
 
+/* \node = the current node, an external's, and \rec its record; else a
+ * jump to \slow (no node, a pointer's, or an instrumented function's). */
+.macro CUR_EXTERNAL node, rec, slow
+	mov TLS(TLS_CUR), \node
+	test \node, \node
+	jz \slow
+	mov CN_FN(\node), \rec
+	test \rec, \rec
+	jz \slow
+	cmpw $0, FREC_NPIECES(\rec)
+	jne \slow
+.endm
+
+/* \ct = the thread's tables under --counts (\th its thread); else a jump
+ * to \slow (none yet: the C half makes them). */
+.macro COUNTING_TABLES th, ct, slow
+	mov TLS(TLS_TH), \th
+	test \th, \th
+	jz \slow
+	mov TH_COUNTING(\th), \ct
+	test \ct, \ct
+	jz \slow
+.endm
+
 /* Where the first test of busy and dead (one 64-bit word) found them set:
  * the call is not recorded (busy: a signal handler interrupted the
  * runtime; dead: the thread records nothing more), unless busy is clear
@@ -1391,14 +1415,7 @@ ENTRY __profinst_centry
 1:	SAVE_GPRS
 	IDLE_OR .Lce_c
 	TAKE_BUSY .Lce_c_busy
-	mov TLS(TLS_CUR), %r8             /* the external's node */
-	test %r8, %r8
-	jz .Lce_c_busy
-	mov CN_FN(%r8), %rax
-	test %rax, %rax
-	jz .Lce_c_busy
-	cmpw $0, FREC_NPIECES(%rax)
-	jne .Lce_c_busy
+	CUR_EXTERNAL %r8, %rax, .Lce_c_busy
 	testl $(PI_EXT_SWITCH | PI_EXT_SETCTX), FREC_EXTFLAGS(%rax)
 	jnz .Lce_c_busy
 	cmpq $0, CN_SP(%r8)               /* its clock runs */
@@ -1414,12 +1431,7 @@ ENTRY __profinst_centry
 	lea __profinst_ctramp(%rip), %rdi
 	cmp %rdi, (%rsi)
 	je .Lce_c_busy
-	mov TLS(TLS_TH), %rax
-	test %rax, %rax
-	jz .Lce_c_busy
-	mov TH_COUNTING(%rax), %rcx       /* the thread's tables */
-	test %rcx, %rcx
-	jz .Lce_c_busy
+	COUNTING_TABLES %rax, %rcx, .Lce_c_busy
 	cmpl $0, CT_NNEST(%rcx)
 	jne .Lce_c_busy
 	mov CT_NTRAMP(%rcx), %eax
@@ -1559,14 +1571,7 @@ ENTRY __profinst_cmeas_start
 	CFI_PUSH %rdx
 	CFI_PUSH %r11
 	IDLE_OR .Lms_slow
-	mov TLS(TLS_CUR), %r11
-	test %r11, %r11
-	jz .Lms_slow
-	mov CN_FN(%r11), %rax
-	test %rax, %rax
-	jz .Lms_slow
-	cmpw $0, FREC_NPIECES(%rax)       /* an external's record */
-	jne .Lms_slow
+	CUR_EXTERNAL %r11, %rax, .Lms_slow
 	testl $CMEAS_APART, FREC_EXTFLAGS(%rax)
 	jnz .Lms_slow
 	rdtsc                             /* (ext_now: no fence) */
@@ -1597,14 +1602,7 @@ ENTRY __profinst_cmeas_stop
 	IDLE_OR .Lme_slow
 	shl $32, %rdx
 	or %rdx, %rax
-	mov TLS(TLS_CUR), %r11
-	test %r11, %r11
-	jz .Lme_slow
-	mov CN_FN(%r11), %rdx
-	test %rdx, %rdx
-	jz .Lme_slow
-	cmpw $0, FREC_NPIECES(%rdx)
-	jne .Lme_slow
+	CUR_EXTERNAL %r11, %rdx, .Lme_slow
 	mov CN_SP(%r11), %rdx             /* 0: a wait's clock ran (wait_sp) */
 	test %rdx, %rdx
 	jz .Lme_slow
@@ -1770,12 +1768,7 @@ ENTRY __profinst_ctramp
 	 * pi_rt_ctramp takes it; anything else there. */
 	IDLE_OR .Ltr_c
 	TAKE_BUSY .Ltr_c_busy
-	mov TLS(TLS_TH), %rax
-	test %rax, %rax
-	jz .Ltr_c_busy
-	mov TH_COUNTING(%rax), %rcx
-	test %rcx, %rcx
-	jz .Ltr_c_busy
+	COUNTING_TABLES %rax, %rcx, .Ltr_c_busy
 	cmpl $0, CT_NNEST(%rcx)
 	jne .Ltr_c_busy
 	mov CT_NTRAMP(%rcx), %edx
