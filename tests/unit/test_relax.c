@@ -17,7 +17,7 @@
 #include "addrmap.h"
 #include "instrument.h"
 #include "tap.h"
-#include "unit_obj.h"
+#include "unit_rewrite.h"
 
 #define FAIL(...) tap_fail(__VA_ARGS__)
 
@@ -114,26 +114,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test_relax FILE.s\n");
 		return 2;
 	}
-	struct object o;
-	struct code c;
-	tap_case("%s: assembled, read, analysed and rewritten", argv[1]);
-	if (unit_object(argv[1], &o)) {
-		FAIL("cannot make the object");
-		obj_free(&o);
-		return tap_done();
-	}
 	struct rewrite_opts ro = {.model = model_find("instructions")};
-	if (code_analyse(&c, &o, &ro)) {
-		FAIL("the analysis failed");
-	} else {
-		struct addrmap map;
-		if (code_rewrite(&c, &map))
-			FAIL("%s: the rewrite failed", argv[1]);
-		else
-			check(&c, &map);
-		addrmap_free(&map);
-	}
-	code_free(&c);
-	obj_free(&o);
+	unit_rewrite(argv[1], &ro, check);
 	return tap_done();
 }
