@@ -1936,11 +1936,11 @@ static void emit_text(struct emit *e)
 	tl->nsize = tl->out.len;
 }
 
-/* A way into a block, with the register it leaves the current node in */
+/* The ways out of a block, with the register they leave the current
+ * node in */
 struct way_in {
 	struct emit *e;
 	int reg; /* -1 none, -2 not known (another text's block) */
-	bool unseen; /* the block after every way in is not known */
 };
 
 #define SEEN_NONE ((int8_t)-3) /* (seen: no way in yet) */
