@@ -1001,6 +1001,15 @@ static int dead_reg(const struct block *bl, bool not_rax)
 	return -1;
 }
 
+/* mov %fs:cur,%r */
+static void emit_load_cur(struct emit *e, int r)
+{
+	uint8_t mov[] = {0x64, (uint8_t)(r >= 8 ? 0x4c : 0x48), 0x8b, (uint8_t)(0x04 | (r & 7) << 3), 0x25};
+	PUT(e, mov);
+	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_CUR);
+	buf_u32(&e->tl->out, 0);
+}
+
 /* incq counts+8*i(%r): block b's counter in the node %r holds */
 static void emit_count(struct emit *e, int r, uint32_t b, const struct func *f)
 {
@@ -1032,11 +1041,7 @@ static void emit_cblock(struct emit *e, uint32_t b, const struct func *f)
 	}
 	if (push_r11)
 		PUT(e, PUSH_R11);
-	/* mov %fs:cur,%R; incq counts+8*i(%R) */
-	uint8_t mov[] = {0x64, (uint8_t)(r >= 8 ? 0x4c : 0x48), 0x8b, (uint8_t)(0x04 | (r & 7) << 3), 0x25};
-	PUT(e, mov);
-	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_CUR);
-	buf_u32(&e->tl->out, 0);
+	emit_load_cur(e, r);
 	emit_count(e, r, b, f);
 	if (push_r11)
 		PUT(e, POP_R11);
@@ -1333,10 +1338,7 @@ static void emit_kept_call(struct emit *e, const struct func *f, uint32_t slot, 
 			   uint64_t general[3])
 {
 	general[0] = emit_frames_off_jne(e);
-	uint8_t ld[] = {0x64, (uint8_t)(0x48 | (r1 >> 3) << 2), 0x8b, (uint8_t)(0x04 | (r1 & 7) << 3), 0x25};
-	PUT(e, ld); /* mov %fs:cur,%r1 */
-	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_CUR);
-	buf_u32(&e->tl->out, 0);
+	emit_load_cur(e, r1);
 	emit_rm64(e, 0x8b, r1, r1, slot_disp(f, slot));
 	uint8_t test[] = {(uint8_t)(0x48 | (r1 >> 3) << 2 | r1 >> 3), 0x85, (uint8_t)(0xc0 | (r1 & 7) << 3 | (r1 & 7))};
 	PUT(e, test);
