@@ -36,6 +36,13 @@ struct emit {
 			       the current node in, as the pass before saw
 			       it, or -1 */
 	int8_t *seen;       /* (settle_cur's: the ways in found so far) */
+	int8_t *fix;        /* at the last instruction of a block that jumps
+			       or falls to one that assumes a register its
+			       own way leaves otherwise: that register,
+			       loaded before it goes (-1: none) */
+	uint16_t *agree, *fixes; /* (settle_cur's: per leader, its ways in
+			       that leave the node where it assumes it, and
+			       the others, all to be fixed) */
 	bool *never;        /* a leader whose assumption a pass broke */
 	uint64_t to_store;  /* --counts: where a call past the entry stub (or
 			       a pointer's to its kept function) jumps (rel32)
@@ -1073,6 +1080,22 @@ static bool keeps_cur(const struct emit *e, uint32_t k)
 	return pk != INSN_JMP && pk != INSN_JMP_IND && pk != INSN_RET && pk != INSN_TRAP;
 }
 
+/* Whether instruction k, the last of its block, goes on to one block of
+ * its function only, by a direct jump or by falling (a call returns
+ * there), so that a load of the current node can go last in it: before
+ * the jump, or after all the code that follows a call. */
+static bool fixable(const struct emit *e, uint32_t k)
+{
+	if (e->t->mark[k] & (MARK_TAIL | MARK_EXT | MARK_FLUSH))
+		return false;
+	switch (e->t->insns[k].kind) {
+	case INSN_JMP: case INSN_OTHER: case INSN_CALL: case INSN_CALL_IND:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* After instruction k of f (its body; before the code after a call): the
  * register that holds the current node, if k leaves it alone.  A call, a
  * system call or any jump (a conditional tail jump's stub takes %r11)
@@ -1815,6 +1838,11 @@ static void emit_insn(struct emit *e, uint32_t k)
 		emit_cinner(e, k, f, cinner - 1); /* the call itself, twice */
 		done = true;
 	}
+	int natural = e->cur_reg; /* (a jump's way out, before its fix) */
+	if (!done && f && e->fix && e->fix[k] >= 0 && in->kind == INSN_JMP && fixable(e, k)) {
+		emit_load_cur(e, e->fix[k]);
+		e->cur_reg = e->fix[k];
+	}
 	if (!done) {
 		tl->pos[k] = (uint32_t)cur(e);
 		if (f && wraps_icall(e, k))
@@ -1832,7 +1860,6 @@ static void emit_insn(struct emit *e, uint32_t k)
 	}
 	if (f && in->rep)
 		emit_rep_post(e, in);
-	int at_jump = e->cur_reg; /* (where a jump goes: keep_cur_after ends it after) */
 	if (counting && f)
 		keep_cur_after(e, k);
 	if (cmeasured)
@@ -1853,8 +1880,16 @@ static void emit_insn(struct emit *e, uint32_t k)
 		e->counted = k + 1;
 		e->cur_reg = 11;
 	}
-	if (e->edge_reg && f)
-		e->edge_reg[k] = (int8_t)(in->kind == INSN_JMP ? at_jump : e->cur_reg);
+	if (e->edge_reg && f) {
+		/* the way out as this block's code leaves it, before any fix */
+		if (in->kind != INSN_JMP)
+			natural = e->cur_reg;
+		e->edge_reg[k] = (int8_t)natural;
+		if (e->fix[k] >= 0 && fixable(e, k) && in->kind != INSN_JMP) {
+			emit_load_cur(e, e->fix[k]); /* (falling into its block) */
+			e->cur_reg = e->fix[k];
+		}
+	}
 }
 
 static void emit_verbatim(struct emit *e, const struct vrange *v)
@@ -1938,37 +1973,86 @@ static void emit_text(struct emit *e)
 	tl->nsize = tl->out.len;
 }
 
-/* The ways out of a block, with the register they leave the current
- * node in */
+/* A block's way out, to each block it goes on to: the register it leaves
+ * the current node in, and the block's last instruction */
 struct way_in {
 	struct emit *e;
-	int reg; /* -1 none, -2 not known (another text's block) */
+	int reg;      /* -1 none, -2 not known (another text's block) */
+	uint32_t k;   /* (in e's text) */
+	int step;     /* settle_cur's: 0 votes, 1 tallies, 2 fixes */
+	const int8_t *want; /* (step 2: the register each leader takes) */
+	int fix;      /* (step 2: the load its way out needs, or -1) */
 };
 
-#define SEEN_NONE ((int8_t)-3) /* (seen: no way in yet) */
+#define SEEN_NONE ((int8_t)-3) /* (seen: no vote yet) */
+#define FIXES_NO UINT16_MAX   /* (fixes: a way in that no load can fix) */
 
 static void note_way_in(void *ctx, const struct block *succ)
 {
 	struct way_in *w = ctx;
-	if (succ->ts != w->e->ti)
+	struct emit *e = w->e;
+	if (succ->ts != e->ti)
 		return; /* (its own text's passes see this way in) */
-	int8_t *s = &w->e->seen[succ->first];
-	*s = *s == SEEN_NONE || *s == w->reg ? (int8_t)w->reg : -2;
+	uint32_t i = succ->first;
+	if (w->step == 0) {
+		/* one vote (a majority's: Boyer and Moore), unless the leader
+		 * holds to what it assumes */
+		if (w->reg < 0 || e->assumed[i] >= 0)
+			return;
+		if (!e->agree[i])
+			e->seen[i] = (int8_t)w->reg, e->agree[i] = 1;
+		else if (e->seen[i] == w->reg)
+			e->agree[i]++;
+		else
+			e->agree[i]--;
+	} else if (w->step == 1) {
+		if (e->seen[i] >= 0 && w->reg == e->seen[i])
+			e->agree[i]++;
+		else if (w->reg != -2 && fixable(e, w->k) && e->fixes[i] != FIXES_NO)
+			e->fixes[i]++;
+		else
+			e->fixes[i] = FIXES_NO;
+	} else if (w->reg != -2 && w->want[i] >= 0 && w->reg != w->want[i])
+		w->fix = w->want[i];
+}
+/* Each way out of f's blocks into e's text (note_way_in's step) */
+static bool each_way_out(struct emit *e, const struct func *f, int step, const int8_t *want)
+{
+	struct code *c = e->c;
+	bool unseen = false;
+	for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
+		const struct block *bl = &c->blocks[b];
+		uint32_t last = bl->first + bl->n - 1;
+		struct way_in w = {.e = e, .reg = bl->ts == e->ti ? e->edge_reg[last] : -2, .k = last,
+				   .step = step, .want = want, .fix = -1};
+		if (code_block_flow(c, f, bl, note_way_in, &w) & FLOW_UNSEEN)
+			unseen = true;
+		if (step == 2 && bl->ts == e->ti)
+			e->seen[last] = (int8_t)w.fix; /* (the fix each block's end needs) */
+	}
+	return unseen;
 }
 
 /*
  * --counts: after a pass over e's text, at which leaders the next pass
- * may take the current node as in a register (e->assumed): where every
- * way in from its function's blocks, by a jump or by falling, left it in
- * the same one (edge_reg).  A block entered otherwise (a function's or a
- * piece's start, an address taken, a resync point, a jump from another
- * function) takes none, nor does one of a function with a jump whose
- * target is not known.  keeps_cur already covers a block entered only by
- * falling into it.  Taking a register changes the code of the block, so
- * what leaves it: a leader whose assumption the pass broke never takes
- * one again (e->never), and the passes end.  Returns whether any leader's
- * changed; with check, none may (the final pass, which must emit what
- * the last one laid out).
+ * may take the current node as in a register (e->assumed), and which
+ * blocks load it into that register last (e->fix).  A leader takes the
+ * register most of its ways in (by a jump or by falling, from its
+ * function's blocks) leave the node in (edge_reg, as their own code
+ * leaves it), where each other way in is a block that only jumps or
+ * falls there, which then loads it last, and there are no more of
+ * those than of the others: the head of a loop, the join after an
+ * if-else, an interpreter's dispatch that its cases jump back to.  Those
+ * loads run no more often than the leader's own would (each run of the
+ * leader comes by one way in), and mostly far less.  A block entered
+ * otherwise (a function's or a piece's start, an address taken, a
+ * resync point, a jump from another function) takes none, nor does one
+ * of a function with a jump whose target is not known; keeps_cur already
+ * covers a block entered only by falling into it.  Taking a register
+ * changes the block's code, so what leaves it: a leader whose register
+ * changes never takes one again (e->never), and the passes end.  Returns
+ * whether any leader's register or any block's load changed; with check,
+ * none may (the final pass, which must emit what the last one laid out).
  */
 static bool settle_cur(struct emit *e, bool check)
 {
@@ -1985,21 +2069,21 @@ static bool settle_cur(struct emit *e, bool check)
 			k = end;
 			continue;
 		}
-		/* every way into f's blocks in this text, from f's blocks in any */
-		for (uint32_t i = k; i < end; i++)
-			e->seen[i] = SEEN_NONE;
-		bool unseen = false;
-		for (uint32_t b = f->first_block; b < f->first_block + f->nblocks; b++) {
-			const struct block *bl = &c->blocks[b];
-			struct way_in w = {.e = e, .reg = bl->ts == e->ti ? e->edge_reg[bl->first + bl->n - 1] : -2};
-			if (code_block_flow(c, f, bl, note_way_in, &w) & FLOW_UNSEEN)
-				unseen = true;
+		/* the register each leader takes: one vote a way in, then a
+		 * tally of those that leave it there and of those to fix */
+		for (uint32_t i = k; i < end; i++) {
+			e->seen[i] = e->assumed[i] >= 0 ? e->assumed[i] : SEEN_NONE;
+			e->agree[i] = 0;
 		}
+		bool unseen = each_way_out(e, f, 0, NULL);
+		for (uint32_t i = k; i < end; i++)
+			e->agree[i] = e->fixes[i] = 0;
+		each_way_out(e, f, 1, NULL);
 		for (uint32_t i = k; i < end; i++) {
 			if (!(t->mark[i] & MARK_LEADER) || keeps_cur(e, i))
 				continue;
 			int want = -1;
-			if (!unseen && !e->never[i] && e->seen[i] >= 0 &&
+			if (!unseen && !e->never[i] && e->seen[i] >= 0 && e->agree[i] && e->fixes[i] <= e->agree[i] &&
 			    !(t->mark[i] & (MARK_FSTART | MARK_PSTART | MARK_RESYNC | MARK_ADDR | MARK_ENTERED)))
 				want = e->seen[i];
 			if (want == e->assumed[i] || (e->assumed[i] < 0 && e->never[i]))
@@ -2008,11 +2092,24 @@ static bool settle_cur(struct emit *e, bool check)
 			if (check)
 				continue;
 			if (e->assumed[i] >= 0) {
-				/* this pass broke it */
+				/* it changes: for good */
 				e->never[i] = true;
 				e->assumed[i] = -1;
 			} else
 				e->assumed[i] = (int8_t)want;
+		}
+		/* the loads at the ends of the ways in that the leaders take
+		 * them by (seen: each block end's, for the moment) */
+		for (uint32_t i = k; i < end; i++)
+			e->seen[i] = -1;
+		each_way_out(e, f, 2, e->assumed);
+		for (uint32_t i = k; i < end; i++) {
+			int fix = e->seen[i];
+			if (fix == e->fix[i])
+				continue;
+			changed = true;
+			if (!check)
+				e->fix[i] = (int8_t)fix;
 		}
 		k = end;
 	}
@@ -2141,6 +2238,10 @@ void layout_object(struct code *c, struct layout *l)
 			es[ti].seen = xmalloc(n);
 			es[ti].assumed = xmalloc(n);
 			memset(es[ti].assumed, -1, n);
+			es[ti].fix = xmalloc(n);
+			memset(es[ti].fix, -1, n);
+			es[ti].agree = xcalloc(n, sizeof(uint16_t));
+			es[ti].fixes = xcalloc(n, sizeof(uint16_t));
 			es[ti].never = xcalloc(n, sizeof(bool));
 		}
 		/* a branch's reach is inside its text: each text on its own;
@@ -2165,8 +2266,12 @@ void layout_object(struct code *c, struct layout *l)
 		free(es[ti].edge_reg);
 		free(es[ti].seen);
 		free(es[ti].assumed);
+		free(es[ti].fix);
+		free(es[ti].agree);
+		free(es[ti].fixes);
 		free(es[ti].never);
-		es[ti].edge_reg = es[ti].seen = es[ti].assumed = NULL;
+		es[ti].edge_reg = es[ti].seen = es[ti].assumed = es[ti].fix = NULL;
+		es[ti].agree = es[ti].fixes = NULL;
 		es[ti].never = NULL;
 	}
 	/* call sites' return addresses, per piece */

@@ -10,7 +10,11 @@
 #    head's counter: the head loads the node, and so does the block
 #    after the loop;
 #  - kept_join_0: a block entered by two jumps, from a loop's head and
-#    from the block before the loop, each leaving the node in %r11.
+#    from the block before the loop, each leaving the node in %r11;
+#  - fixed_loop_1: a loop whose head is entered by the jump back from the
+#    body's end, which leaves the node in %r11, and by falling from the
+#    block before it, which writes %r11: that block loads the node again
+#    as it leaves, and nothing inside the loop loads it (the test looks).
 	.text
 	.globl	kept_loop_0
 	.type	kept_loop_0, @function
@@ -66,4 +70,24 @@ kept_join_0:
 	popq	%rbx
 	ret
 	.size	kept_join_0, .-kept_join_0
+
+	.globl	fixed_loop_1
+	.type	fixed_loop_1, @function
+fixed_loop_1:
+	pushq	%rbx
+	movl	%edi, %ebx
+	call	other@PLT
+	xorl	%eax, %eax
+	movq	$7, %r11
+	addl	%r11d, %eax
+.L4head:
+	testl	%ebx, %ebx
+	je	.L4out
+	addl	%ebx, %eax
+	decl	%ebx
+	jmp	.L4head
+.L4out:
+	popq	%rbx
+	ret
+	.size	fixed_loop_1, .-fixed_loop_1
 	.section	.note.GNU-stack,"",@progbits
