@@ -63,7 +63,6 @@ struct ptr_memo {
 	struct rt_cnode *node;
 	uint64_t inner; /* (inner_addr) */
 };
-
 /* (the layout __profinst_cptr's fast path reads: stub_abi.h) */
 _Static_assert(sizeof(struct ptr_memo) == 32 && offsetof(struct ptr_memo, target) == 8 &&
 		       offsetof(struct ptr_memo, node) == 16 && offsetof(struct ptr_memo, inner) == 24,
@@ -273,7 +272,6 @@ static bool word_is(uint64_t addr, uint64_t v)
 	long pid = rt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	return rt_syscall6(SYS_process_vm_readv, pid, (long)&local, 1, (long)&remote, 1, 0) == 8 && w == v;
 }
-
 
 /* Forget the records of sp's stack below sp: their functions are gone
  * (a longjmp or an exception went past their returns).  The others keep
