@@ -459,7 +459,7 @@ static void data_in(struct code *c, int32_t fn, int ts, uint64_t off, const char
 	f->data_off = off;
 }
 
-static void mark(struct code *c, int sec, uint64_t off, uint8_t m)
+static void mark(struct code *c, int sec, uint64_t off, uint16_t m)
 {
 	if (!is_text(c, sec))
 		return;
@@ -564,7 +564,7 @@ void code_find_leaders(struct code *c)
 					continue;
 			}
 			bool is_branch_field = in->rel_size && rs->relas[r].off == in->off + in->rel_off;
-			mark(c, tsec, toff, MARK_LEADER | (is_branch_field ? 0 : MARK_ADDR));
+			mark(c, tsec, toff, MARK_LEADER | (is_branch_field ? 0 : MARK_ADDR | MARK_CODEADDR));
 		}
 	}
 	/* data relocations naming code: jump tables, function pointers, labels */
@@ -577,7 +577,7 @@ void code_find_leaders(struct code *c)
 			struct insn *in = &t->insns[k];
 			if (in->rip_rel && !t->rel_at[k]) {
 				int32_t disp = (int32_t)rd32(s->data + in->off + in->disp_off);
-				mark(c, t->sec, in->off + in->len + (int64_t)disp, MARK_LEADER | MARK_ADDR);
+				mark(c, t->sec, in->off + in->len + (int64_t)disp, MARK_LEADER | MARK_ADDR | MARK_CODEADDR);
 			}
 			switch (in->kind) {
 			case INSN_JMP: case INSN_JCC: case INSN_LOOP: case INSN_CALL: {

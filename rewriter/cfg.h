@@ -132,6 +132,8 @@ struct text {
 #define MARK_FLUSH    0x80 /* a call or jump ending the process image (_exit, exec) */
 #define MARK_EXT      0x100 /* a call leaving instrumented code, or a syscall: timed */
 #define MARK_ENTERED  0x200 /* a jump from another function lands here (not its entry) */
+#define MARK_CODEADDR 0x400 /* with MARK_ADDR: code takes the address (a lea), not only data (a jump
+			     table's entry, a label's in a table of them) */
 
 struct site {
 	uint32_t fn, piece, block;

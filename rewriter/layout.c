@@ -1882,7 +1882,7 @@ static void emit_insn(struct emit *e, uint32_t k)
 	}
 	if (e->edge_reg && f) {
 		/* the way out as this block's code leaves it, before any fix */
-		if (in->kind != INSN_JMP)
+		if (in->kind != INSN_JMP && in->kind != INSN_JMP_IND)
 			natural = e->cur_reg;
 		e->edge_reg[k] = (int8_t)natural;
 		if (e->fix[k] >= 0 && fixable(e, k) && in->kind != INSN_JMP) {
@@ -2084,7 +2084,7 @@ static bool settle_cur(struct emit *e, bool check)
 				continue;
 			int want = -1;
 			if (!unseen && !e->never[i] && e->seen[i] >= 0 && e->agree[i] && e->fixes[i] <= e->agree[i] &&
-			    !(t->mark[i] & (MARK_FSTART | MARK_PSTART | MARK_RESYNC | MARK_ADDR | MARK_ENTERED)))
+			    !(t->mark[i] & (MARK_FSTART | MARK_PSTART | MARK_RESYNC | MARK_CODEADDR | MARK_ENTERED)))
 				want = e->seen[i];
 			if (want == e->assumed[i] || (e->assumed[i] < 0 && e->never[i]))
 				continue;

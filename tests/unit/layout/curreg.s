@@ -14,7 +14,13 @@
 #  - fixed_loop_1: a loop whose head is entered by the jump back from the
 #    body's end, which leaves the node in %r11, and by falling from the
 #    block before it, which writes %r11: that block loads the node again
-#    as it leaves, and nothing inside the loop loads it (the test looks).
+#    as it leaves, and nothing inside the loop loads it (the test looks);
+#  - table_0: the cases of a switch, reached only by the jump through its
+#    table (in .rodata: only data takes their addresses), take the node
+#    from the register the jump leaves it in;
+#  - coded_1: a block the function's indirect jump reaches, whose address
+#    code takes (a lea, as a hand-written return address would be): it
+#    loads the node, for it may be entered ways no edge shows.
 	.text
 	.globl	kept_loop_0
 	.type	kept_loop_0, @function
@@ -90,4 +96,61 @@ fixed_loop_1:
 	popq	%rbx
 	ret
 	.size	fixed_loop_1, .-fixed_loop_1
+
+	.globl	table_0
+	.type	table_0, @function
+table_0:
+	pushq	%rbx
+	movl	%edi, %ebx
+	call	other@PLT
+	andl	$3, %ebx
+	leaq	.L5tab(%rip), %rdx
+	movslq	(%rdx,%rbx,4), %rax
+	addq	%rdx, %rax
+	jmp	*%rax
+.L5a:
+	movl	$1, %eax
+	popq	%rbx
+	ret
+.L5b:
+	movl	$2, %eax
+	popq	%rbx
+	ret
+.L5c:
+	movl	$3, %eax
+	popq	%rbx
+	ret
+.L5d:
+	movl	$4, %eax
+	popq	%rbx
+	ret
+	.size	table_0, .-table_0
+	.section	.rodata
+	.align	4
+.L5tab:
+	.long	.L5a-.L5tab
+	.long	.L5b-.L5tab
+	.long	.L5c-.L5tab
+	.long	.L5d-.L5tab
+	.text
+
+	.globl	coded_1
+	.type	coded_1, @function
+coded_1:
+	pushq	%rbx
+	movl	%edi, %ebx
+	call	other@PLT
+	leaq	.L6x(%rip), %rax
+	testl	%ebx, %ebx
+	je	.L6y
+	jmp	*%rax
+.L6x:
+	movl	$1, %eax
+	popq	%rbx
+	ret
+.L6y:
+	movl	$2, %eax
+	popq	%rbx
+	ret
+	.size	coded_1, .-coded_1
 	.section	.note.GNU-stack,"",@progbits
