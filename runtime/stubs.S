@@ -226,6 +226,26 @@
 	jz \slow
 .endm
 
+/* A jump to \slow if a trampoline record in [\rec, \end) is of this
+ * stack below \bound, one drop_dead(ct, bound) would forget (its sp below
+ * \bound by less than STACK_SPAN).  Changes \rec, \s, \d and the flags. */
+.macro DEAD_RECORD rec, end, bound, s, d, slow
+.Ldr_next\@:
+	cmp \end, \rec
+	je .Ldr_none\@
+	mov TR_SP(\rec), \s
+	cmp \bound, \s
+	jae .Ldr_alive\@
+	mov \bound, \d
+	sub \s, \d
+	cmp $STACK_SPAN, \d
+	jb \slow
+.Ldr_alive\@:
+	add $TRAMP_SIZE, \rec
+	jmp .Ldr_next\@
+.Ldr_none\@:
+.endm
+
 /* Where the first test of busy and dead (one 64-bit word) found them set:
  * the call is not recorded (busy: a signal handler interrupted the
  * runtime; dead: the thread records nothing more), unless busy is clear
@@ -1439,19 +1459,10 @@ ENTRY __profinst_centry
 	jae .Lce_c_busy
 	imul $TRAMP_SIZE, %rax, %r9
 	add CT_TRAMP(%rcx), %r9           /* the new record's place */
-	mov CT_TRAMP(%rcx), %rdi
-2:	cmp %r9, %rdi                     /* a record of this stack below: C */
-	je 4f
-	mov TR_SP(%rdi), %rax
-	cmp %rsi, %rax
-	ja 3f
+	mov CT_TRAMP(%rcx), %rdi          /* a record of this stack below: C */
 	lea 1(%rsi), %r10
-	sub %rax, %r10
-	cmp $STACK_SPAN, %r10
-	jb .Lce_c_busy
-3:	add $TRAMP_SIZE, %rdi
-	jmp 2b
-4:	mov CN_OUTSIDE(%r8), %rdi         /* the function's node there */
+	DEAD_RECORD %rdi, %r9, %r10, %rax, %rdx, .Lce_c_busy
+	mov CN_OUTSIDE(%r8), %rdi         /* the function's node there */
 5:	test %rdi, %rdi
 	jz .Lce_c_busy
 	cmp %r11, CN_FN(%rdi)
@@ -1782,18 +1793,8 @@ ENTRY __profinst_ctramp
 	cmp %rdi, %rax
 	jne .Ltr_c_busy
 	mov CT_TRAMP(%rcx), %r8
-1:	cmp %rsi, %r8
-	je 3f
-	mov TR_SP(%r8), %rax
-	cmp %rdi, %rax
-	jae 2f
-	mov %rdi, %r9
-	sub %rax, %r9
-	cmp $STACK_SPAN, %r9
-	jb .Ltr_c_busy
-2:	add $TRAMP_SIZE, %r8
-	jmp 1b
-3:	mov %edx, CT_NTRAMP(%rcx)         /* it goes; back to before the call */
+	DEAD_RECORD %r8, %rsi, %rdi, %rax, %r9, .Ltr_c_busy
+	mov %edx, CT_NTRAMP(%rcx)         /* it goes; back to before the call */
 	mov TR_CUR(%rsi), %rax
 	mov %rax, TLS(TLS_CUR)
 	mov TR_NEXT(%rsi), %r8
