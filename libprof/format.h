@@ -279,6 +279,20 @@ struct pi_objdesc {
 };
 #define PI_OBJDESC_MAGIC 0x534544504e495250ull /* "PRINPDES" */
 
+/* What a shared object profinst instrumented (profinst -shared) tells the
+ * runtime of itself when it is loaded: its constructor passes this to
+ * __profinst_image_add (runtime/image_so.c), which the program's runtime
+ * defines and exports. */
+struct pi_image_desc {
+	uint64_t magic;                  /* PI_IMAGE_MAGIC */
+	const struct pi_objdesc *objs, *objs_end;   /* its profinst_objs */
+	const struct pi_funcrec *funcs, *funcs_end; /* its profinst_funcs */
+	const char *map;                 /* its profinst_map section */
+	const char *ehdr;                /* its ELF header (__ehdr_start) */
+};
+
+#define PI_IMAGE_MAGIC 0x31474d494e495250ull /* "PRINIMG1" */
+
 /* One per function, in a section "profinst_funcs" that joins the
  * function's COMDAT group, so that a discarded copy takes its record along.
  * The entry stub passes its address to the runtime: it is the function's

@@ -148,6 +148,9 @@ struct rewrite_opts {
 	const struct nameset *defined;   /* functions the link's inputs define; NULL with -c */
 	const struct nameset *left;      /* --counts: of those, the ones left as they
 					    were (external to their callers) */
+	const struct nameset *shared;    /* functions the instrumented shared objects
+					    the link names define (external,
+					    instrumented there) */
 	bool charge_waits;               /* --charge-waits */
 	bool branch_sim;                 /* --branch-sim: a stub before each jcc
 					    (the model has a mispredict cost) */
@@ -157,6 +160,9 @@ struct rewrite_opts {
 	bool no_page_faults;             /* --no-page-faults: the runtime does
 					    not charge them */
 	bool counting;                   /* --counts: runtime/counting.c's stubs */
+	bool pic;                        /* -shared: stubs a shared object can hold
+					    (no TLS offset or runtime address
+					    fixed at link time) */
 	struct insn_descs *descs;        /* the instructions described so far,
 					    shared by the objects of a run; NULL:
 					    each analysis keeps its own */

@@ -151,6 +151,12 @@ static uint32_t ext_index(struct code *c, const char *name)
 		x->cost.arg = rd; /* (size[3]: where its descriptor is) */
 	else if (x->flags & PI_EXT_LOCALE)
 		x->cost.arg = !strcmp(name, "uselocale") ? 1 : 2; /* (size[3]: its locale argument) */
+	/* a shared object's call outside it may go to a function the
+	 * program or another shared object instruments, and the program's
+	 * to one of an instrumented shared object's: the runtime looks
+	 * (by name, at its first call in a context) */
+	if ((c->opts->pic && !(x->flags & PI_EXT_FIXED)) || (c->opts->shared && nameset_has(c->opts->shared, name)))
+		x->flags |= PI_EXT_CHECK;
 	x->map_index = (uint32_t)(c->nfuncs + c->nexts - 1);
 	return (uint32_t)(c->nexts - 1);
 }

@@ -206,6 +206,64 @@ static const uint8_t LEA_RSP_P128[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00,
 
 #define PUT(e, arr) buf_put(&(e)->tl->out, (arr), sizeof(arr))
 
+/*
+ * -shared (rewrite_opts.pic).  A shared object can hold neither a TLS
+ * offset fixed at link time (R_X86_64_TPOFF32) nor a PC-relative reference
+ * to data of the runtime, which another image (the program) brings.  Its
+ * stubs read the thread block's offset from the GOT instead (the
+ * initial-exec model: R_X86_64_GOTTPOFF, which the dynamic linker fills
+ * from the runtime's __profinst_tls), into the register a load loads; a
+ * store or a compare of %r11 takes %rax for it, pushed below the red zone.
+ * What reads the frames' nodes (__profinst_frames) is left out: a shared
+ * object's code after a call takes its node from the callee's.
+ */
+static bool pic(const struct emit *e)
+{
+	return e->c->opts->pic;
+}
+
+/* Stubs a shared object never holds: a bug if asked for. */
+static void not_pic(const struct emit *e, const char *what)
+{
+	if (!pic(e))
+		return;
+	pi_error("internal error: %s: %s in a shared object's stubs", e->s->name, what);
+	abort();
+}
+
+/* mov __profinst_tls@gottpoff(%rip),%r: the thread block's TLS offset */
+static void emit_tls_base(struct emit *e, int r)
+{
+	uint8_t b[] = {(uint8_t)(0x48 | (r >> 3) << 2), 0x8b, (uint8_t)(0x05 | (r & 7) << 3)};
+	PUT(e, b);
+	add_rela(e, cur(e), R_X86_64_GOTTPOFF, (uint32_t)e->c->sym_tls, -4);
+	buf_u32(&e->tl->out, 0);
+}
+
+/* lea -128(%rsp),%rsp; push %rax; mov __profinst_tls@gottpoff(%rip),%rax
+ * (flags kept) */
+static void emit_pic_save(struct emit *e)
+{
+	static const uint8_t b[] = {0x48, 0x8d, 0x64, 0x24, 0x80, 0x50};
+	PUT(e, b);
+	emit_tls_base(e, 0);
+}
+
+/* pop %rax; lea 128(%rsp),%rsp (flags kept) */
+static void emit_pic_restore(struct emit *e)
+{
+	static const uint8_t b[] = {0x58, 0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};
+	PUT(e, b);
+}
+
+/* OP %fs:off(%rax) with the ModRM's reg field reg (64 bits) */
+static void emit_fs_rax(struct emit *e, uint8_t op, int reg, uint32_t off)
+{
+	uint8_t b[] = {0x64, (uint8_t)(0x48 | (reg >> 3) << 2), op, (uint8_t)(0x80 | (reg & 7) << 3)};
+	PUT(e, b);
+	buf_u32(&e->tl->out, off);
+}
+
 /* push %r11; lea rec(%rip),%r11; call __profinst_enter; pop %r11 */
 static void emit_entry_stub(struct emit *e, const struct func *f)
 {
@@ -219,6 +277,7 @@ static void emit_entry_stub(struct emit *e, const struct func *f)
 /* addq $imm, %fs:sym+addend */
 static void emit_add_fs(struct emit *e, int sym, int64_t addend, uint32_t imm)
 {
+	not_pic(e, "a clock's or counter's add");
 	static const uint8_t pfx[] = {0x64, 0x48};
 	PUT(e, pfx);
 	buf_u8(&e->tl->out, imm < 128 ? 0x83 : 0x81);
@@ -236,6 +295,7 @@ static void emit_add_fs(struct emit *e, int sym, int64_t addend, uint32_t imm)
  * (format.h, pi_counters), sign-extended as TLS offsets are negative */
 static void emit_push_counter(struct emit *e, uint64_t i)
 {
+	not_pic(e, "a counter's offset");
 	buf_u8(&e->tl->out, 0x68);
 	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)obj_section_symbol(e->c->o, e->c->counts_sec),
 		 (int64_t)(i * 8));
@@ -427,6 +487,12 @@ static void emit_ext_tail(struct emit *e, uint32_t k, const struct func *f)
 
 static void emit_rep_pre(struct emit *e)
 {
+	if (pic(e)) {
+		emit_pic_save(e);
+		emit_fs_rax(e, 0x89, 1, STUB_TLS_REPSAVE); /* mov %rcx,%fs:REPSAVE(%rax) */
+		emit_pic_restore(e);
+		return;
+	}
 	/* mov %rcx,%fs:__profinst_tls+REPSAVE */
 	static const uint8_t mov[] = {0x64, 0x48, 0x89, 0x0c, 0x25};
 	PUT(e, mov);
@@ -664,6 +730,19 @@ static bool counted_ptrcall(const struct emit *e, uint32_t k)
 /* mov %fs:__profinst_tls+off,%r11 (op 0x8b) or mov %r11,%fs:... (0x89) */
 static void emit_fs_r11(struct emit *e, uint8_t op, uint32_t off)
 {
+	if (pic(e) && op == 0x8b) {
+		emit_tls_base(e, 11);
+		static const uint8_t b[] = {0x64, 0x4d, 0x8b, 0x9b}; /* mov %fs:off(%r11),%r11 */
+		PUT(e, b);
+		buf_u32(&e->tl->out, off);
+		return;
+	}
+	if (pic(e)) {
+		emit_pic_save(e);
+		emit_fs_rax(e, op, 11, off);
+		emit_pic_restore(e);
+		return;
+	}
 	uint8_t b[] = {0x64, 0x4c, op, 0x1c, 0x25};
 	PUT(e, b);
 	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, off);
@@ -708,6 +787,13 @@ static void emit_lea_rsp_r11(struct emit *e, int32_t disp)
 
 static void emit_fs_zero(struct emit *e, uint32_t off)
 {
+	if (pic(e)) {
+		emit_pic_save(e);
+		emit_fs_rax(e, 0xc7, 0, off); /* movq $0,%fs:off(%rax) */
+		buf_u32(&e->tl->out, 0);
+		emit_pic_restore(e);
+		return;
+	}
 	static const uint8_t b[] = {0x64, 0x48, 0xc7, 0x04, 0x25};
 	PUT(e, b);
 	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, off);
@@ -720,6 +806,7 @@ static const uint8_t TEST_R11[] = {0x4d, 0x85, 0xdb};
 /* OP frames.field(%rip),%r11 (runtime/framenodes.c's struct pi_frames) */
 static void emit_frames_r11(struct emit *e, uint8_t op, uint32_t field)
 {
+	not_pic(e, "the frames' nodes");
 	uint8_t b[] = {0x4c, op, 0x1d};
 	PUT(e, b);
 	add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)e->c->sym_frames, (int64_t)field - 4);
@@ -730,6 +817,7 @@ static void emit_frames_r11(struct emit *e, uint8_t op, uint32_t field)
  * where the thread keeps no frame nodes, or does.  The rel8's offset. */
 static uint64_t emit_frames_off_jcc(struct emit *e, uint8_t jcc)
 {
+	not_pic(e, "the frames' nodes");
 	static const uint8_t b[] = {0x64, 0x80, 0x3c, 0x25};
 	PUT(e, b);
 	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_FRAMES_OFF);
@@ -749,7 +837,7 @@ static uint64_t emit_frames_off_jne(struct emit *e)
  * changes them). */
 static bool keeps_frame(const struct emit *e, const struct func *f)
 {
-	return !(e->c->blocks[f->first_block].live_in & FLAGS_STATUS);
+	return !pic(e) && !(e->c->blocks[f->first_block].live_in & FLAGS_STATUS);
 }
 
 /* Whether the call or tail jump k of f finds f's frame's node by its CFA
@@ -808,6 +896,7 @@ static int frame_reg(const struct emit *e, uint32_t k)
  * frame's whose CFA is our %rsp (a call's callee's) */
 static void emit_frame_word(struct emit *e, int r, int v)
 {
+	not_pic(e, "the frames' nodes");
 	uint8_t hi = (uint8_t)(r >> 3), lo = (uint8_t)(r & 7);
 	uint8_t mov[] = {(uint8_t)(0x48 | hi), 0x89, (uint8_t)(0xe0 | lo)}; /* mov %rsp,%r */
 	PUT(e, mov);
@@ -853,6 +942,7 @@ static void emit_callee_frame(struct emit *e, uint32_t k, bool jump, int r)
  * stack). */
 static void emit_frame_store(struct emit *e)
 {
+	not_pic(e, "the frames' nodes");
 	emit_lea_rsp_r11(e, 16);
 	emit_frames_r11(e, 0x2b, STUB_FRAMES_LO);  /* sub lo(%rip),%r11 */
 	emit_frames_r11(e, 0x3b, STUB_FRAMES_LEN); /* cmp len(%rip),%r11 */
@@ -900,6 +990,15 @@ static void emit_centry(struct emit *e, const struct func *f)
 	bool flags = e->c->blocks[f->first_block].live_in & FLAGS_STATUS;
 	PUT(e, PUSH_R11);
 	cfa_row(e, 16); /* (the stub's every push, for an unwinder) */
+	if (pic(e)) {
+		/* (a shared object's: the helper does it all, the site's
+		 * slot or the pointer's node too) */
+		emit_lea_r11_funcrec(e, f);
+		emit_call_rt(e, flags ? e->c->sym_centry_flags : e->c->sym_centry);
+		PUT(e, POP_R11);
+		cfa_row(e, 8);
+		return;
+	}
 	if (flags) {
 		PUT(e, FLAGS_SAVE);
 		cfa_row(e, 24);
@@ -1011,6 +1110,15 @@ static int dead_reg(const struct block *bl, bool not_rax)
 /* mov %fs:cur,%r */
 static void emit_load_cur(struct emit *e, int r)
 {
+	if (pic(e)) {
+		/* mov __profinst_tls@gottpoff(%rip),%r; mov %fs:cur(%r),%r
+		 * (r neither %rsp nor %r12: dead_reg) */
+		emit_tls_base(e, r);
+		uint8_t b[] = {0x64, (uint8_t)(0x48 | (r >> 3) << 2 | r >> 3), 0x8b, (uint8_t)(0x80 | (r & 7) << 3 | (r & 7))};
+		PUT(e, b);
+		buf_u32(&e->tl->out, STUB_TLS_CUR);
+		return;
+	}
 	uint8_t mov[] = {0x64, (uint8_t)(r >= 8 ? 0x4c : 0x48), 0x8b, (uint8_t)(0x04 | (r & 7) << 3), 0x25};
 	PUT(e, mov);
 	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_CUR);
@@ -1360,6 +1468,7 @@ static void emit_rm64(struct emit *e, uint8_t op, int reg, int base, uint32_t di
 static void emit_kept_call(struct emit *e, const struct func *f, uint32_t slot, int r1, int r2,
 			   uint64_t general[3])
 {
+	not_pic(e, "a kept pointer's call");
 	general[0] = emit_frames_off_jne(e);
 	emit_load_cur(e, r1);
 	emit_rm64(e, 0x8b, r1, r1, slot_disp(f, slot));
@@ -1521,7 +1630,18 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 static void emit_cmeas(struct emit *e, uint32_t k, int sym)
 {
 	const struct external *x = &e->c->exts[e->t->ext[k]];
-	if ((x->flags & PI_EXT_FIXED) && (x->flags & PI_EXT_C_LOCALE)) {
+	if ((x->flags & PI_EXT_FIXED) && (x->flags & PI_EXT_C_LOCALE) && pic(e)) {
+		/* mov rt_locale_set@gotpcrel(%rip),%rax; cmpl $0,(%rax) */
+		static const uint8_t save[] = {0x48, 0x8d, 0x64, 0x24, 0x80, 0x50, 0x48, 0x8b, 0x05};
+		PUT(e, save);
+		add_rela(e, cur(e), R_X86_64_GOTPCREL, (uint32_t)e->c->sym_locale, -4);
+		buf_u32(&e->tl->out, 0);
+		static const uint8_t cmp[] = {0x83, 0x38, 0x00};
+		PUT(e, cmp);
+		emit_pic_restore(e);
+		static const uint8_t je[] = {0x74, 0x05}; /* over the call */
+		PUT(e, je);
+	} else if ((x->flags & PI_EXT_FIXED) && (x->flags & PI_EXT_C_LOCALE)) {
 		static const uint8_t cmp[] = {0x83, 0x3d};
 		PUT(e, cmp);
 		add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)e->c->sym_locale, -5);
@@ -1531,8 +1651,12 @@ static void emit_cmeas(struct emit *e, uint32_t k, int sym)
 	} else if ((x->flags & PI_EXT_FIXED) && (x->flags & PI_EXT_SOLO) && sym == e->c->sym_cmeas_start) {
 		static const uint8_t ld[] = {0x4c, 0x8b, 0x1d}; /* mov rt_solo_word(%rip),%r11 */
 		PUT(e, ld);
-		add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)e->c->sym_solo, -4);
+		add_rela(e, cur(e), pic(e) ? R_X86_64_GOTPCREL : R_X86_64_PC32, (uint32_t)e->c->sym_solo, -4);
 		buf_u32(&e->tl->out, 0);
+		if (pic(e)) {
+			static const uint8_t deref[] = {0x4d, 0x8b, 0x1b}; /* (its GOT slot) mov (%r11),%r11 */
+			PUT(e, deref);
+		}
 		/* (the jumps: to the call, 11 and 6 on; over it, 5) */
 		static const uint8_t test[] = {0x41, 0x80, 0x3b, 0x00, 0x74, 11,       /* cmpb $0,(%r11); je 1f */
 					       0x48, 0x85, 0xff, 0x74, 6,              /* test %rdi,%rdi; je 1f */

@@ -27,6 +27,7 @@
 #include "util.h"
 #include "wrapper.h"
 #include "safefile.h"
+#include "stub_abi.h"
 
 #ifndef PROFINST_VERSION
 #define PROFINST_VERSION "0.1"
@@ -58,6 +59,9 @@ static const char usage_text[] =
 	"Options:\n"
 	"  -o FILE           write the executable (or, with -c, the object) to FILE\n"
 	"  -c                instrument one object or archive and write it, do not link\n"
+	"  -shared           link a shared object (its objects compiled -fPIC) for an\n"
+	"                    instrumented program to load, linked with it or by\n"
+	"                    dlopen; its functions are in the program's profile\n"
 	"  --cpu=NAME        timing model (default: host); see --list-cpus\n"
 	"  --list-cpus       list the timing models and exit\n"
 	"  --describe-cpu    print what the model of --cpu fixes (latencies, penalties,\n"
@@ -123,6 +127,7 @@ struct opts {
 	const char *runtime;
 	const struct cpu_model *model;
 	bool compile_only;
+	bool shared; /* -shared: a shared object, not a program */
 	bool keep;
 	bool verbose;
 	bool model_stats, dump_blocks, dump_forms, describe_cpu;
@@ -557,6 +562,72 @@ static int collect_defined(struct opts *op, struct nameset *defined)
 	return rc;
 }
 
+/* The functions that the instrumented shared objects the link names
+ * define (a path, or -lNAME found in the link's own -L directories as
+ * libNAME.so): the program's calls to them leave its code for theirs,
+ * which the runtime looks up by name. */
+static int collect_shared(struct opts *op, struct nameset *shared)
+{
+	size_t nl = 0;
+	const char **dirs = xcalloc(op->ninputs + 1, sizeof(char *));
+	for (size_t i = 0; i < op->ninputs; i++) {
+		const char *a = op->inputs[i];
+		if (!strcmp(a, "-L") && i + 1 < op->ninputs)
+			dirs[nl++] = op->inputs[++i];
+		else if (!strncmp(a, "-L", 2) && a[2])
+			dirs[nl++] = a + 2;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < op->ninputs && !rc; i++) {
+		const char *a = op->inputs[i];
+		const char *lib = !strcmp(a, "-l") && i + 1 < op->ninputs ? op->inputs[++i]
+				  : !strncmp(a, "-l", 2) && a[2] ? a + 2 : NULL;
+		if (lib && lib[0] != ':') {
+			for (size_t d = 0; d < nl; d++) {
+				char *p = xasprintf("%s/lib%s.so", dirs[d], lib);
+				bool there = !access(p, R_OK);
+				if (there && obj_shared_functions(p, add_name, shared) < 0)
+					rc = 1;
+				free(p);
+				if (there)
+					break;
+			}
+		} else if (a[0] != '-' && !is_input_file(a) && !access(a, R_OK)) {
+			struct stat st;
+			if (!stat(a, &st) && S_ISREG(st.st_mode) && obj_shared_functions(a, add_name, shared) < 0)
+				rc = 1;
+		}
+	}
+	free(dirs);
+	return rc;
+}
+
+/* What a program's runtime gives the instrumented shared objects it
+ * loads (their stubs' helpers and thread block, and where they register):
+ * in its dynamic symbol table, for one loaded by dlopen too. */
+static const char *const runtime_exports[] = {
+	STUB_TLS_SYMBOL, STUB_ENTER_SYMBOL, STUB_ENTER_FLAGS_SYMBOL, STUB_EXIT_SYMBOL, STUB_TAILEXIT_SYMBOL,
+	STUB_REP_SYMBOL, STUB_RESYNC_SYMBOL, STUB_FLUSH_SYMBOL, STUB_BRANCH_SYMBOL, STUB_LOAD_SYMBOL,
+	STUB_EXT_ENTER_SYMBOL, STUB_EXT_EXIT_SYMBOL, STUB_EXT_EXIT_FIXED_SYMBOL, STUB_SYS_ENTER_SYMBOL,
+	STUB_SYS_EXIT_SYMBOL, STUB_ICALL_SYMBOL, STUB_FRAMES_SYMBOL, STUB_CFRAME_SYMBOL, STUB_CENTRY_SYMBOL,
+	STUB_CENTRY_FLAGS_SYMBOL, STUB_CEXTNEW_SYMBOL, STUB_CPTR_SYMBOL, STUB_CPTR_TAIL_SYMBOL,
+	STUB_LOCALE_SET_SYMBOL, STUB_SOLO_WORD_SYMBOL, STUB_CRESYNC_SYMBOL, STUB_CPARK_SYMBOL,
+	STUB_CUNPARK_SYMBOL, STUB_CMEAS_START_SYMBOL, STUB_CMEAS_STOP_SYMBOL, "__profinst_image_add", NULL,
+};
+
+/* libprofinst_so.a, next to the runtime archive */
+static char *find_so_archive(const char *runtime)
+{
+	const char *slash = strrchr(runtime, '/');
+	char *p = xasprintf("%.*slibprofinst_so.a", slash ? (int)(slash - runtime + 1) : 0, runtime);
+	if (!access(p, R_OK))
+		return p;
+	pi_error("cannot find %s, which a shared object's link needs (next to the runtime archive %s)", p,
+		 runtime);
+	free(p);
+	return NULL;
+}
+
 static int do_link(struct opts *op)
 {
 	/* An output that is not a regular file is never replaced: said before
@@ -583,11 +654,16 @@ static int do_link(struct opts *op)
 	if (collect_defined(op, &defined))
 		rc = 1;
 	op->ro.defined = &defined;
-	char **argv = xcalloc(op->ninputs + 16, sizeof(char *));
+	struct nameset shared = {0};
+	if (!op->shared && collect_shared(op, &shared))
+		rc = 1;
+	op->ro.shared = shared.n ? &shared : NULL;
+	char **argv = xcalloc(op->ninputs + 64, sizeof(char *));
 	char **owned = xcalloc(op->ninputs + 2, sizeof(char *));
 	size_t na = 0, nown = 0;
 	char *runtime = find_runtime(op);
-	if (!runtime)
+	char *so_archive = NULL;
+	if (!runtime || (op->shared && !(so_archive = find_so_archive(runtime))))
 		rc = 1;
 	const char *cc = op->cc ? op->cc : getenv("PROFINST_CC");
 	char *linked = xasprintf("%s/%s", dir, base_name(op->out));
@@ -644,10 +720,26 @@ pass:
 		pi_error("no object or archive to instrument");
 		rc = 2;
 	}
+	char **exports = xcalloc(sizeof(runtime_exports) / sizeof(runtime_exports[0]), sizeof(char *));
 	if (!rc) {
 		argv[0] = (char *)(cc ? cc : cxx ? "c++" : "cc");
-		argv[na++] = runtime;
-		argv[na++] = "-lpthread";
+		if (op->shared) {
+			/* the runtime is the program's: what the stubs call
+			 * is bound at load (a lazy binding would take
+			 * registers they keep), and the object stays loaded
+			 * (its records are the profile's) */
+			argv[na++] = "-shared";
+			argv[na++] = "-Wl,--whole-archive";
+			argv[na++] = so_archive;
+			argv[na++] = "-Wl,--no-whole-archive";
+			argv[na++] = "-Wl,-z,now";
+			argv[na++] = "-Wl,-z,nodelete";
+		} else {
+			argv[na++] = runtime;
+			argv[na++] = "-lpthread";
+			for (size_t i = 0; runtime_exports[i]; i++)
+				argv[na++] = exports[i] = xasprintf("-Wl,--export-dynamic-symbol=%s", runtime_exports[i]);
+		}
 		argv[na] = NULL;
 		int lr = run(argv, op->verbose);
 		if (lr) {
@@ -679,8 +771,14 @@ pass:
 	free(linked);
 	free(dir);
 	free(runtime);
+	free(so_archive);
+	for (size_t i = 0; runtime_exports[i]; i++)
+		free(exports[i]);
+	free(exports);
 	free(argv);
 	nameset_free(&defined);
+	nameset_free(&shared);
+	op->ro.shared = NULL;
 	op->ro.defined = NULL;
 	return rc;
 }
@@ -692,6 +790,12 @@ static int do_wrap(struct opts *op, char **args, size_t n)
 {
 	struct wrap w;
 	wrap_plan(args, n, &w);
+	if (w.links && w.shared && !op->ro.counting) {
+		/* (a build's shared objects as they are, its programs timed) */
+		pi_warn("%s: a shared object is instrumented for the counting runtime only: linked as it is "
+			"(--timed, --branch-sim, --cache-sim)", w.out);
+		w.links = false;
+	}
 	if (!w.links) {
 		wrap_free(&w);
 		fflush(NULL);
@@ -741,6 +845,8 @@ static int do_wrap(struct opts *op, char **args, size_t n)
 		op->inputs = inputs;
 		op->ninputs = w.nlink;
 		op->out = w.out;
+		op->shared = w.shared;
+		op->ro.pic = w.shared;
 		if (!op->cc)
 			op->cc = args[0];
 		rc = do_link(op);
@@ -866,6 +972,8 @@ int main(int argc, char **argv)
 			pi_quiet = true;
 		} else if (!strcmp(a, "-c")) {
 			op.compile_only = true;
+		} else if (!strcmp(a, "-shared")) {
+			op.shared = true;
 		} else if (!strcmp(a, "-o")) {
 			if (i + 1 >= argc) {
 				pi_error("-o needs a file name");
@@ -928,6 +1036,18 @@ int main(int argc, char **argv)
 	/* the counting runtime unless the timed one is asked for, or what
 	 * only it has */
 	op.ro.counting = !timed && !op.ro.branch_sim && !op.ro.cache_sim;
+	if (op.shared && !op.ro.counting) {
+		pi_error("-shared: a shared object is instrumented for the counting runtime (the default) only, "
+			 "not with --timed, --branch-sim or --cache-sim");
+		free(op.inputs);
+		return 2;
+	}
+	if (op.shared && op.compile_only) {
+		pi_error("-shared and -c: -c writes an object for a program's link");
+		free(op.inputs);
+		return 2;
+	}
+	op.ro.pic = op.shared;
 	op.ro.model = op.model;
 	if (!wrap && !op.out && !op.dump_blocks && !op.dump_forms && !op.model_stats) {
 		pi_error("no output file (-o FILE)");

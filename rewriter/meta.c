@@ -11,9 +11,12 @@
 
 #define FUNCREC_SIZE sizeof(struct pi_funcrec)
 
-static int undef(struct object *o, const char *name, int type)
+/* The runtime's: in the program, bound at link time; a shared object's
+ * stubs find the program's at load (-shared), which a hidden reference in
+ * the program would make local to it. */
+static int undef(struct code *c, const char *name, int type)
 {
-	return obj_add_symbol(o, name, 0, 0, ELF64_ST_INFO(STB_GLOBAL, type), STV_HIDDEN, SHN_UNDEF);
+	return obj_add_symbol(c->o, name, 0, 0, ELF64_ST_INFO(STB_GLOBAL, type), STV_DEFAULT, SHN_UNDEF);
 }
 
 /* --counts: NAME.pi_inner, past the entry stub of each instrumented
@@ -75,37 +78,38 @@ void meta_prepare(struct code *c)
 	struct object *o = c->o;
 	c->sym_tls = obj_add_symbol(o, STUB_TLS_SYMBOL, 0, 0, ELF64_ST_INFO(STB_GLOBAL, STT_TLS),
 				    STV_DEFAULT, SHN_UNDEF);
-	c->sym_enter = undef(o, STUB_ENTER_SYMBOL, STT_NOTYPE);
-	c->sym_enter_flags = undef(o, STUB_ENTER_FLAGS_SYMBOL, STT_NOTYPE);
-	c->sym_exit = undef(o, STUB_EXIT_SYMBOL, STT_NOTYPE);
-	c->sym_tailexit = undef(o, STUB_TAILEXIT_SYMBOL, STT_NOTYPE);
-	c->sym_rep = undef(o, STUB_REP_SYMBOL, STT_NOTYPE);
-	c->sym_resync = undef(o, STUB_RESYNC_SYMBOL, STT_NOTYPE);
-	c->sym_flush = undef(o, STUB_FLUSH_SYMBOL, STT_NOTYPE);
-	c->sym_branch = undef(o, STUB_BRANCH_SYMBOL, STT_NOTYPE);
-	c->sym_load = undef(o, STUB_LOAD_SYMBOL, STT_NOTYPE);
-	c->sym_ext_enter = undef(o, STUB_EXT_ENTER_SYMBOL, STT_NOTYPE);
-	c->sym_ext_exit = undef(o, STUB_EXT_EXIT_SYMBOL, STT_NOTYPE);
-	c->sym_ext_exit_fixed = undef(o, STUB_EXT_EXIT_FIXED_SYMBOL, STT_NOTYPE);
-	c->sym_sys_enter = undef(o, STUB_SYS_ENTER_SYMBOL, STT_NOTYPE);
-	c->sym_sys_exit = undef(o, STUB_SYS_EXIT_SYMBOL, STT_NOTYPE);
-	c->sym_icall = undef(o, STUB_ICALL_SYMBOL, STT_NOTYPE);
+	c->sym_enter = undef(c, STUB_ENTER_SYMBOL, STT_NOTYPE);
+	c->sym_enter_flags = undef(c, STUB_ENTER_FLAGS_SYMBOL, STT_NOTYPE);
+	c->sym_exit = undef(c, STUB_EXIT_SYMBOL, STT_NOTYPE);
+	c->sym_tailexit = undef(c, STUB_TAILEXIT_SYMBOL, STT_NOTYPE);
+	c->sym_rep = undef(c, STUB_REP_SYMBOL, STT_NOTYPE);
+	c->sym_resync = undef(c, STUB_RESYNC_SYMBOL, STT_NOTYPE);
+	c->sym_flush = undef(c, STUB_FLUSH_SYMBOL, STT_NOTYPE);
+	c->sym_branch = undef(c, STUB_BRANCH_SYMBOL, STT_NOTYPE);
+	c->sym_load = undef(c, STUB_LOAD_SYMBOL, STT_NOTYPE);
+	c->sym_ext_enter = undef(c, STUB_EXT_ENTER_SYMBOL, STT_NOTYPE);
+	c->sym_ext_exit = undef(c, STUB_EXT_EXIT_SYMBOL, STT_NOTYPE);
+	c->sym_ext_exit_fixed = undef(c, STUB_EXT_EXIT_FIXED_SYMBOL, STT_NOTYPE);
+	c->sym_sys_enter = undef(c, STUB_SYS_ENTER_SYMBOL, STT_NOTYPE);
+	c->sym_sys_exit = undef(c, STUB_SYS_EXIT_SYMBOL, STT_NOTYPE);
+	c->sym_icall = undef(c, STUB_ICALL_SYMBOL, STT_NOTYPE);
 	if (c->opts->counting) {
-		c->sym_centry = undef(o, STUB_CENTRY_SYMBOL, STT_NOTYPE);
-		c->sym_cextnew = undef(o, STUB_CEXTNEW_SYMBOL, STT_NOTYPE);
-		c->sym_cptr = undef(o, STUB_CPTR_SYMBOL, STT_NOTYPE);
-		c->sym_cptr_tail = undef(o, STUB_CPTR_TAIL_SYMBOL, STT_NOTYPE);
-		c->sym_locale = undef(o, STUB_LOCALE_SET_SYMBOL, STT_OBJECT);
-		c->sym_solo = undef(o, STUB_SOLO_WORD_SYMBOL, STT_OBJECT);
-		c->sym_centry_flags = undef(o, STUB_CENTRY_FLAGS_SYMBOL, STT_NOTYPE);
-		c->sym_cresync = undef(o, STUB_CRESYNC_SYMBOL, STT_NOTYPE);
-		c->sym_cmeas_start = undef(o, STUB_CMEAS_START_SYMBOL, STT_NOTYPE);
-		c->sym_cmeas_stop = undef(o, STUB_CMEAS_STOP_SYMBOL, STT_NOTYPE);
-		c->sym_cpark = undef(o, STUB_CPARK_SYMBOL, STT_NOTYPE);
-		c->sym_cunpark = undef(o, STUB_CUNPARK_SYMBOL, STT_NOTYPE);
-		c->sym_frames = undef(o, STUB_FRAMES_SYMBOL, STT_OBJECT);
-		c->sym_cframe = undef(o, STUB_CFRAME_SYMBOL, STT_NOTYPE);
-		inner_symbols(c);
+		c->sym_centry = undef(c, STUB_CENTRY_SYMBOL, STT_NOTYPE);
+		c->sym_cextnew = undef(c, STUB_CEXTNEW_SYMBOL, STT_NOTYPE);
+		c->sym_cptr = undef(c, STUB_CPTR_SYMBOL, STT_NOTYPE);
+		c->sym_cptr_tail = undef(c, STUB_CPTR_TAIL_SYMBOL, STT_NOTYPE);
+		c->sym_locale = undef(c, STUB_LOCALE_SET_SYMBOL, STT_OBJECT);
+		c->sym_solo = undef(c, STUB_SOLO_WORD_SYMBOL, STT_OBJECT);
+		c->sym_centry_flags = undef(c, STUB_CENTRY_FLAGS_SYMBOL, STT_NOTYPE);
+		c->sym_cresync = undef(c, STUB_CRESYNC_SYMBOL, STT_NOTYPE);
+		c->sym_cmeas_start = undef(c, STUB_CMEAS_START_SYMBOL, STT_NOTYPE);
+		c->sym_cmeas_stop = undef(c, STUB_CMEAS_STOP_SYMBOL, STT_NOTYPE);
+		c->sym_cpark = undef(c, STUB_CPARK_SYMBOL, STT_NOTYPE);
+		c->sym_cunpark = undef(c, STUB_CUNPARK_SYMBOL, STT_NOTYPE);
+		c->sym_frames = undef(c, STUB_FRAMES_SYMBOL, STT_OBJECT);
+		c->sym_cframe = undef(c, STUB_CFRAME_SYMBOL, STT_NOTYPE);
+		if (!c->opts->pic) /* (a shared object's would be exported) */
+			inner_symbols(c);
 	}
 	/* each block's executions and, under a simulation, its
 	 * mispredictions and memory waits (format.h, pi_counters); under
@@ -113,8 +117,10 @@ void meta_prepare(struct code *c)
 	 * place (the C library clears a thread's TLS when it starts: a
 	 * megabyte of counters a thread for a large program) */
 	size_t per_block = c->opts->branch_sim || c->opts->cache_sim ? 3 : 1;
-	c->counts_sec = obj_add_section(o, ".tbss.profinst", SHT_NOBITS,
-					SHF_ALLOC | SHF_WRITE | SHF_TLS, 8, NULL,
+	/* (a shared object's: no TLS of its own, which a dlopen could not
+	 * always give it) */
+	c->counts_sec = obj_add_section(o, c->opts->pic ? ".bss.profinst" : ".tbss.profinst", SHT_NOBITS,
+					SHF_ALLOC | SHF_WRITE | (c->opts->pic ? 0 : SHF_TLS), 8, NULL,
 					c->opts->counting ? 8 : 8 * per_block * (c->nblocks ? c->nblocks : 1));
 	obj_section_symbol(o, c->counts_sec);
 	c->desc_sec = obj_add_section(o, "profinst_objs", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 8,
@@ -421,8 +427,9 @@ void meta_finish(struct code *c, const struct addrmap *map)
 	}
 	obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, map), R_X86_64_64,
 		     (uint32_t)o->secs[c->map_sec].secsym, 0);
-	obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, counts_tpoff), R_X86_64_TPOFF32,
-		     (uint32_t)o->secs[c->counts_sec].secsym, 0);
+	if (!c->opts->pic) /* (a shared object's stubs keep no counter in TLS: counts_tpoff 0) */
+		obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, counts_tpoff), R_X86_64_TPOFF32,
+			     (uint32_t)o->secs[c->counts_sec].secsym, 0);
 	struct buf m = {0};
 	build_map(c, map, &m);
 	struct section *ms = &o->secs[c->map_sec];

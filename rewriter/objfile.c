@@ -863,3 +863,53 @@ fail:
 	buf_free(&symb);
 	return rc;
 }
+
+int obj_shared_functions(const char *path, void (*each)(const char *name, void *arg), void *arg)
+{
+	elf_init_once();
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		pi_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	GElf_Ehdr eh;
+	size_t shstrndx;
+	int rc = 0;
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) || eh.e_type != ET_DYN ||
+	    elf_getshdrstrndx(e, &shstrndx))
+		goto out;
+	Elf_Scn *dynsym = NULL, *scn = NULL;
+	bool ours = false;
+	GElf_Shdr sh, dsh = {0};
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, "profinst_map"))
+			ours = true;
+		if (sh.sh_type == SHT_DYNSYM) {
+			dynsym = scn;
+			dsh = sh;
+		}
+	}
+	if (!ours || !dynsym)
+		goto out;
+	Elf_Data *d = elf_getdata(dynsym, NULL);
+	size_t n = d && dsh.sh_entsize ? d->d_size / dsh.sh_entsize : 0;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+			continue;
+		const char *name = elf_strptr(e, dsh.sh_link, sym.st_name);
+		if (name && *name)
+			each(name, arg);
+	}
+	rc = 1;
+out:
+	if (e)
+		elf_end(e);
+	close(fd);
+	return rc;
+}

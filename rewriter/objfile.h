@@ -99,5 +99,11 @@ int obj_drop_lto(struct object *o);
  * own that says so. */
 bool obj_is_instrumented(const struct object *o, const char **what);
 
+/* If path is a shared object that profinst instrumented (it has a
+ * profinst_map section), add the functions it defines (its dynamic symbol
+ * table's) to each (called with arg) and return 1; 0 if it is another
+ * file or shared object; -1 (said) if it cannot be read. */
+int obj_shared_functions(const char *path, void (*each)(const char *name, void *arg), void *arg);
+
 
 #endif

@@ -39,9 +39,9 @@ static const char *const separate[] = {
 };
 
 /* Options that make the command do something other than link an
- * executable (a shared library, a relocatable link, no link at all). */
+ * executable or a shared object (a relocatable link, no link at all). */
 static const char *const no_link[] = {
-	"-c", "-S", "-E", "-M", "-MM", "-fsyntax-only", "-shared", "-r", "-###", "--version", "-dumpversion",
+	"-c", "-S", "-E", "-M", "-MM", "-fsyntax-only", "-r", "-###", "--version", "-dumpversion",
 	"-dumpfullversion", "-dumpmachine", "-dumpspecs", "--help", "--target-help", NULL,
 };
 
@@ -139,6 +139,10 @@ void wrap_plan(char **args, size_t n, struct wrap *w)
 		}
 		if (in_list(a, no_link) || !strncmp(a, "-print-", 7) || !strncmp(a, "--help=", 7))
 			links = false;
+		if (!strcmp(a, "-shared")) {
+			w->shared = true; /* (profinst's link says it) */
+			continue;
+		}
 		if (!strcmp(a, "-o") && i + 1 < n) {
 			w->out = args[++i];
 			continue;

@@ -3,8 +3,9 @@
  * profinst as a compiler: `profinst cc ARGS...` (also gcc, clang, c++,
  * g++, clang++, a versioned or target-prefixed name, or a path to one)
  * runs the compiler as it is, except where the command links an
- * executable: there its objects and archives are instrumented and linked
- * with the runtime, sources on the same command line compiled first.  So
+ * executable or a shared object: there its objects and archives are
+ * instrumented and linked with the runtime (a shared object's, for the
+ * program's runtime), sources on the same command line compiled first.  So
  * `make CC="profinst cc"` and CMake's CMAKE_C_LINKER_LAUNCHER=profinst
  * build an instrumented program without other changes to the build.
  *
@@ -21,7 +22,9 @@ bool wrap_is_compiler(const char *arg);
 
 /* What a compiler command (args[0] the compiler) does, for profinst. */
 struct wrap {
-	bool links;       /* links an executable: instrument; else run it as it is */
+	bool links;       /* links an executable or a shared object: instrument;
+			     else run it as it is */
+	bool shared;      /* -shared: a shared object */
 	const char *out;  /* the executable (-o), "a.out" by default */
 	/* the link's arguments in order, -o and its operand left out (the
 	 * compiler not included): objects, archives, linker flags, and

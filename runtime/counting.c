@@ -75,32 +75,72 @@ _Static_assert(sizeof(struct ptr_memo) == 32 && offsetof(struct ptr_memo, target
 static struct rt_cnode *sink;
 
 /* Where each object's counters start in a thread's saved counters (an
- * ended thread's, which hold every object's in turn), by object index. */
+ * ended thread's, which hold every object's in turn), by object index;
+ * made again where a shared object loaded since adds objects. */
 static uint64_t *saved_off;
+static uint64_t saved_off_n;
+
+static void make_saved_off(void)
+{
+	uint64_t nobjs = rt_nobjs(), off = 0;
+	if (saved_off && saved_off_n >= nobjs)
+		return;
+	uint64_t *t = rt_alloc_keep((nobjs + 1) * sizeof(*t));
+	if (!t)
+		return;
+	RT_EACH_OBJ(d) {
+		t[d->index] = off;
+		off += pi_counters(d->map);
+	}
+	saved_off = t;
+	saved_off_n = nobjs;
+}
+
+/* The node of no function, where nothing else can be had: room for the
+ * counters and slots of the largest function of the images from first
+ * on (a larger one's image replaces it). */
+static uint64_t sink_room;
+
+static void make_sink(uint32_t first)
+{
+	uint64_t most = sink ? sink_room : 2;
+	for (uint32_t i = first, n = rt_image_count(); i < n; i++)
+		for (const struct pi_funcrec *f = rt_images[i].desc.funcs; f < rt_images[i].desc.funcs_end; f++)
+			if (!rt_is_external(f)) {
+				const struct pi_map_func *mf = pi_map_funcs(f->obj->map) + f->index;
+				if (mf->nblocks + f->nslots > most)
+					most = mf->nblocks + f->nslots;
+			}
+	if (sink && most <= sink_room)
+		return;
+	struct rt_cnode *s = rt_alloc_keep(sizeof(*s) + 8 * most);
+	if (!s)
+		return;
+	s->fparent = s;
+	s->slot = UINT32_MAX;
+	sink_room = most;
+	__atomic_store_n(&sink, s, __ATOMIC_RELEASE);
+}
 
 bool rt_counts_in_nodes;
 
+/* The functions by name (check_resolve) are made again when next asked
+ * for, the new image's with them. */
+static void names_stale(void);
+
 void rt_counting_init(void)
 {
-	uint64_t nobjs = (uint64_t)(rt_objs_end() - rt_objs_begin()), off = 0;
+	uint64_t nobjs = rt_nobjs();
 	rt_counts_in_nodes = nobjs && (rt_objs_begin()->map->reserved & PI_MAP_COUNTING);
-	saved_off = rt_alloc_keep((nobjs + 1) * sizeof(*saved_off));
-	for (uint64_t i = 0; saved_off && i < nobjs; i++) {
-		saved_off[i] = off;
-		off += pi_counters(rt_objs_begin()[i].map);
-	}
-	uint64_t most = 2;
-	for (const struct pi_funcrec *f = rt_funcs_begin(); f < rt_funcs_end(); f++)
-		if (!rt_is_external(f)) {
-			const struct pi_map_func *mf = pi_map_funcs(f->obj->map) + f->index;
-			if (mf->nblocks + f->nslots > most)
-				most = mf->nblocks + f->nslots;
-		}
-	sink = rt_alloc_keep(sizeof(*sink) + 8 * most);
-	if (sink) {
-		sink->fparent = sink;
-		sink->slot = UINT32_MAX;
-	}
+	make_saved_off();
+	make_sink(0);
+	names_stale(); /* (made before, and an image came since) */
+}
+
+void rt_counting_add(const struct rt_image *im)
+{
+	make_sink((uint32_t)(im - rt_images));
+	names_stale();
 }
 
 /* An external's clock: its node's sp holds where it started (an
@@ -600,11 +640,22 @@ void rt_counting_end(struct pi_tls *t, struct rt_thread *th)
 }
 
 /* The instrumented global functions by name, for the externals that may
- * be instrumented after all (PI_EXT_CHECK, objects of profinst -c): made
- * once, on the first such call; a handler meanwhile finds none. */
-static const struct pi_funcrec **by_name;
-static uint64_t by_name_mask;
-static int by_name_state; /* 0 none, 1 making, 2 made */
+ * be instrumented after all (PI_EXT_CHECK: objects of profinst -c, and
+ * calls between the program and its instrumented shared objects): made
+ * on the first such call, and again on the first after a shared object
+ * came (names_stale); a handler, or a thread that finds another making
+ * it, finds none. */
+struct names {
+	uint64_t mask;
+	const struct pi_funcrec *tab[];
+};
+static struct names *by_name;
+static int by_name_state; /* 0 none (or stale), 1 making, 2 made */
+
+static void names_stale(void)
+{
+	__atomic_store_n(&by_name_state, 0, __ATOMIC_RELEASE);
+}
 
 static const char *rec_name(const struct pi_funcrec *f)
 {
@@ -620,34 +671,43 @@ static uint64_t name_hash(const char *s)
 	return h;
 }
 
+static void make_names(void)
+{
+	uint64_t n = rt_nfuncs(), cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	struct names *nm = rt_alloc_keep(sizeof(*nm) + cap * sizeof(nm->tab[0]));
+	if (!nm)
+		return;
+	nm->mask = cap - 1;
+	RT_EACH_FUNC(f) {
+		if (rt_is_external(f) || !(pi_map_funcs(f->obj->map)[f->index].flags & PI_FUNC_GLOBAL))
+			continue;
+		uint64_t i = name_hash(rec_name(f)) & nm->mask;
+		while (nm->tab[i])
+			i = (i + 1) & nm->mask;
+		nm->tab[i] = f;
+	}
+	__atomic_store_n(&by_name, nm, __ATOMIC_RELEASE);
+}
+
 static const struct pi_funcrec *check_resolve(const struct pi_funcrec *x)
 {
 	int st = __atomic_load_n(&by_name_state, __ATOMIC_ACQUIRE);
 	if (st == 0 && __atomic_compare_exchange_n(&by_name_state, &st, 1, false, __ATOMIC_ACQ_REL,
 						   __ATOMIC_ACQUIRE)) {
-		uint64_t n = (uint64_t)(rt_funcs_end() - rt_funcs_begin()), cap = 16;
-		while (cap < 2 * n)
-			cap *= 2;
-		const struct pi_funcrec **tab = rt_alloc_keep(cap * sizeof(*tab));
-		for (const struct pi_funcrec *f = rt_funcs_begin(); tab && f < rt_funcs_end(); f++) {
-			if (rt_is_external(f) || !(pi_map_funcs(f->obj->map)[f->index].flags & PI_FUNC_GLOBAL))
-				continue;
-			uint64_t i = name_hash(rec_name(f)) & (cap - 1);
-			while (tab[i])
-				i = (i + 1) & (cap - 1);
-			tab[i] = f;
-		}
-		by_name = tab;
-		by_name_mask = cap - 1;
-		__atomic_store_n(&by_name_state, 2, __ATOMIC_RELEASE);
-		st = 2;
+		make_names();
+		/* (stale again if an image came meanwhile) */
+		st = 1;
+		__atomic_compare_exchange_n(&by_name_state, &st, 2, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	}
-	if (st != 2 || !by_name)
+	const struct names *nm = __atomic_load_n(&by_name, __ATOMIC_ACQUIRE);
+	if (!nm)
 		return NULL;
 	const char *name = rec_name(x);
-	for (uint64_t i = name_hash(name) & by_name_mask; by_name[i]; i = (i + 1) & by_name_mask)
-		if (rt_streq(rec_name(by_name[i]), name))
-			return by_name[i];
+	for (uint64_t i = name_hash(name) & nm->mask; nm->tab[i]; i = (i + 1) & nm->mask)
+		if (rt_streq(rec_name(nm->tab[i]), name))
+			return nm->tab[i];
 	return NULL;
 }
 
@@ -1066,11 +1126,12 @@ static struct rt_node *rt_child(struct rt_node *parent, const struct pi_funcrec 
 /* The block counters of fn's object in th (its saved ones: node_counts) */
 static uint64_t *thread_counts(struct rt_thread *th, const struct pi_objdesc *d)
 {
-	if (saved_off)
-		return th->saved_counts + saved_off[d - rt_objs_begin()];
+	if (saved_off && d->index < saved_off_n)
+		return th->saved_counts + saved_off[d->index];
 	uint64_t off = 0; /* (no memory for the table) */
-	for (const struct pi_objdesc *e = rt_objs_begin(); e < d; e++)
-		off += pi_counters(e->map);
+	RT_EACH_OBJ(e)
+		if (e->index < d->index)
+			off += pi_counters(e->map);
 	return th->saved_counts + off;
 }
 
@@ -1079,14 +1140,21 @@ static uint64_t *thread_counts(struct rt_thread *th, const struct pi_objdesc *d)
  * nothing); false if there is no memory for them.  *fresh: just made. */
 static bool node_counts(struct rt_thread *th, bool *fresh)
 {
-	uint64_t nobjs = (uint64_t)(rt_objs_end() - rt_objs_begin());
+	uint64_t nobjs = rt_nobjs();
 	*fresh = false;
+	make_saved_off();
+	if (th->counts_nobjs < nobjs) {
+		/* (first, or a shared object came since a checkpoint's) */
+		th->counted_objs = NULL;
+		th->saved_counts = NULL;
+	}
 	if (!th->counted_objs && !(th->counted_objs = rt_alloc_keep(nobjs + 1)))
 		return false;
+	th->counts_nobjs = nobjs;
 	if (th->saved_counts)
 		return true;
 	uint64_t total = 0;
-	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
+	RT_EACH_OBJ(d)
 		total += pi_counters(d->map);
 	th->saved_counts = rt_alloc_keep((total ? total : 1) * sizeof(uint64_t));
 	*fresh = true;
@@ -1106,18 +1174,19 @@ void rt_counting_convert(struct rt_thread *th)
 	bool fresh;
 	if (!ct || !node_counts(th, &fresh))
 		return;
-	uint32_t oi = 0;
-	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++, oi++)
-		if (!fresh && th->counted_objs[oi]) { /* (a checkpoint's conversion before) */
+	RT_EACH_OBJ(d)
+		if (!fresh && th->counted_objs[d->index]) { /* (a checkpoint's conversion before) */
 			rt_zero(thread_counts(th, d), 8ull * d->nblocks);
-			th->counted_objs[oi] = 0;
+			th->counted_objs[d->index] = 0;
 		}
 	th->root.first_child = NULL;
 	th->root.incl = 0;
 	/* the rt_node of each function's activation on the path, if any */
-	uint64_t nfuncs = (uint64_t)(rt_funcs_end() - rt_funcs_begin());
-	if (!ct->onpath)
+	uint64_t nfuncs = rt_nfuncs();
+	if (ct->onpath_n < nfuncs + 1) {
 		ct->onpath = rt_alloc_keep((nfuncs + 1) * sizeof(*ct->onpath));
+		ct->onpath_n = ct->onpath ? nfuncs + 1 : 0;
+	}
 	struct rt_node **onpath = ct->onpath;
 	uint64_t depth = 0;
 	struct citer *st = walk_room(ct, 1);
@@ -1138,7 +1207,7 @@ void rt_counting_convert(struct rt_thread *th)
 			else if (it->outermost)
 				it->own->incl += it->sub;
 			if (it->outermost && it->n->fn)
-				onpath[it->n->fn - rt_funcs_begin()] = NULL;
+				onpath[rt_func_index(it->n->fn)] = NULL;
 			if (depth > 1)
 				st[depth - 2].sub += it->sub;
 			depth--;
@@ -1162,7 +1231,7 @@ void rt_counting_convert(struct rt_thread *th)
 		uint64_t charged, left;
 		measured(c, &charged, &left);
 		uint64_t self = node_self(c, cnt, charged);
-		uint64_t fi = (uint64_t)(c->fn - rt_funcs_begin());
+		uint64_t fi = rt_func_index(c->fn);
 		struct rt_node *anc = fi < nfuncs ? onpath[fi] : NULL;
 		uint64_t ra = node_ra(c);
 		*nx = (struct citer){.n = c, .sub = self};

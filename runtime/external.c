@@ -21,7 +21,7 @@ static uint64_t tsc_per_kcycle;
 /* The program has set a locale (setlocale, uselocale): what the model
  * costs in the C locale only (PI_EXT_C_LOCALE) is measured from then on.
  * Set once, never cleared, read by every thread (stubs.S too). */
-uint32_t rt_locale_set __attribute__((visibility("hidden")));
+uint32_t rt_locale_set __attribute__((visibility("default")));
 
 /* Where the program's C library says whether the process has one thread
  * (glibc's __libc_single_threaded, 2.32 on: cleared by the first
@@ -30,7 +30,7 @@ uint32_t rt_locale_set __attribute__((visibility("hidden")));
  * without it, a byte that says "more", so that every call is measured. */
 extern char __libc_single_threaded __attribute__((weak));
 static const char many_threads;
-const char *rt_solo_word __attribute__((visibility("hidden"))) = &many_threads;
+const char *rt_solo_word __attribute__((visibility("default"))) = &many_threads;
 
 /* from the objects' maps: system calls' time goes into the cycles, and
  * waits' too */
@@ -178,32 +178,64 @@ static uint64_t hash_str(const char *s)
 
 /* Every object has its own record for the externals it calls: give those
  * of one name one record (the first), so that <external:qsort> is one
- * function however many objects call it. */
-static void merge_externals(void)
+ * function however many objects call it.  The table of names stays for
+ * the shared objects loaded later (rt_externals_add). */
+static const struct pi_funcrec **ext_tab;
+static uint64_t ext_cap, ext_n;
+
+static uint64_t ext_slot(const char *name)
+{
+	uint64_t i = hash_str(name) & (ext_cap - 1);
+	while (ext_tab[i] && !same(ext_name(ext_tab[i]), name))
+		i = (i + 1) & (ext_cap - 1);
+	return i;
+}
+
+/* room for more names: false if there is no memory */
+static bool ext_room(uint64_t more)
+{
+	if (ext_tab && 2 * (ext_n + more) <= ext_cap)
+		return true;
+	uint64_t cap = 16;
+	while (cap < 2 * (ext_n + more))
+		cap *= 2;
+	const struct pi_funcrec **old = ext_tab;
+	uint64_t old_cap = ext_cap;
+	if (!(ext_tab = rt_mmap(cap * sizeof(*ext_tab)))) {
+		ext_tab = old;
+		return false;
+	}
+	ext_cap = cap;
+	for (uint64_t i = 0; old && i < old_cap; i++)
+		if (old[i])
+			ext_tab[ext_slot(ext_name(old[i]))] = old[i];
+	if (old)
+		rt_munmap(old, old_cap * sizeof(*old));
+	return true;
+}
+
+static void merge_externals(const struct rt_image *im)
 {
 	uint64_t n = 0;
-	for (const struct pi_funcrec *r = rt_funcs_begin(); r < rt_funcs_end(); r++)
+	for (const struct pi_funcrec *r = im->desc.funcs; r < im->desc.funcs_end; r++)
 		n += rt_is_external(r) && !rt_is_target(r);
-	if (!n)
+	if (!n || !ext_room(n))
 		return;
-	uint64_t cap = 16;
-	while (cap < 2 * n)
-		cap *= 2;
-	const struct pi_funcrec **tab = rt_mmap(cap * sizeof(*tab));
-	if (!tab)
-		return;
-	for (const struct pi_funcrec *r = rt_funcs_begin(); r < rt_funcs_end(); r++) {
+	for (const struct pi_funcrec *r = im->desc.funcs; r < im->desc.funcs_end; r++) {
 		if (!rt_is_external(r) || rt_is_target(r))
 			continue;
-		const char *name = ext_name(r);
-		uint64_t i = hash_str(name) & (cap - 1);
-		while (tab[i] && !same(ext_name(tab[i]), name))
-			i = (i + 1) & (cap - 1);
-		if (!tab[i])
-			tab[i] = r;
-		((struct pi_funcrec *)r)->addr[0] = (uint64_t)tab[i];
+		uint64_t i = ext_slot(ext_name(r));
+		if (!ext_tab[i]) {
+			ext_tab[i] = r;
+			ext_n++;
+		}
+		((struct pi_funcrec *)r)->addr[0] = (uint64_t)ext_tab[i];
 	}
-	rt_munmap(tab, cap * sizeof(*tab));
+}
+
+void rt_externals_add(const struct rt_image *im)
+{
+	merge_externals(im);
 }
 
 uint64_t rt_units = 1;
@@ -217,8 +249,9 @@ void rt_externals_init(void)
 	if (rt_objs_begin() < rt_objs_end() && rt_objs_begin()->map->units)
 		rt_units = rt_objs_begin()->map->units;
 	cycles_per_tick_q32 *= rt_units;
-	merge_externals();
-	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
+	for (uint32_t i = 0, n = rt_image_count(); i < n; i++)
+		merge_externals(&rt_images[i]);
+	RT_EACH_OBJ(d) {
 		if (d->map->reserved & PI_MAP_CHARGE_OS)
 			sys_charge = 1;
 		if (d->map->reserved & PI_MAP_CHARGE_WAITS)

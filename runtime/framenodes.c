@@ -37,7 +37,7 @@
 
 /* Only len changes (from 0, once the mirror is made): an entry that reads
  * the words in any order finds either no range or the whole of it. */
-struct pi_frames __profinst_frames __attribute__((visibility("hidden"))) = {
+struct pi_frames __profinst_frames __attribute__((visibility("default"))) = {
 	.lo = MIRROR_LO,
 	.base = MIRROR_LO - MIRROR_SHIFT,
 	.delta = -MIRROR_SHIFT,

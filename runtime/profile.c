@@ -112,11 +112,13 @@ static void write_thread(struct rt_thread *th)
 	if (rt_counts_in_nodes && (!th->saved_counts || !th->counted_objs))
 		return;
 	uint64_t i = 0;
-	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); i += pi_counters(d->map), d++) {
+	RT_EACH_OBJ(d) {
+		uint64_t at = i;
+		i += pi_counters(d->map);
 		if (rt_counts_in_nodes && !th->counted_objs[d->index])
 			continue;
 		uint32_t hdr[2] = {d->index, th->index};
-		const uint64_t *c = th->saved_counts ? th->saved_counts + i
+		const uint64_t *c = th->saved_counts ? th->saved_counts + at
 						     : (const uint64_t *)(th->tp + (int64_t)d->counts_tpoff);
 		pw_rec(&w, PI_REC_COUNTS, 8 + 8ull * d->nblocks);
 		pw_put(&w, hdr, sizeof(hdr));
@@ -220,7 +222,9 @@ static int maps_in_profile(void)
 	if (in < 0) {
 		in = rt_env_on("PROFINST_SELF_CONTAINED") || !__start_profinst_map;
 	}
-	return in;
+	/* (a shared object's maps are in it, which the views do not look
+	 * for: in the profile) */
+	return in || rt_image_count() > 1;
 }
 
 static void write_objects(struct pw *w)
@@ -233,7 +237,7 @@ static void write_objects(struct pw *w)
 		pw_put(w, &im, sizeof(im));
 		pw_pad(w, sizeof(im));
 	}
-	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
+	RT_EACH_OBJ(d) {
 		if (refs) {
 			struct pi_prof_objref r = {
 				.index = d->index,
@@ -535,10 +539,10 @@ static int write_file(const struct target *tg, int sig, struct rt_thread *head, 
 	write_objects(&w);
 	/* the targets of calls through pointers: named before the nodes that
 	 * name them are written */
-	rt_targets_write(&w, (uint32_t)(rt_objs_end() - rt_objs_begin()));
-	uint64_t nf = (uint64_t)(rt_funcs_end() - rt_funcs_begin()) - RT_TARGETS;
+	rt_targets_write(&w, (uint32_t)rt_nobjs());
+	uint64_t nf = rt_nfuncs() - RT_TARGETS;
 	pw_rec(&w, PI_REC_FUNCREC, nf * sizeof(struct pi_prof_funcrec));
-	for (const struct pi_funcrec *f = rt_funcs_begin(); f < rt_funcs_end(); f++) {
+	RT_EACH_FUNC(f) {
 		if (rt_is_target(f))
 			continue;
 		struct pi_prof_funcrec pf;
@@ -606,6 +610,7 @@ struct writing {
 	int saved_errno;
 	sigset_t mask;
 	uint32_t busy;
+	int images_locked;
 	struct rt_thread *head; /* the threads stopped */
 };
 
@@ -624,6 +629,7 @@ static int begin_writing(struct pi_tls *t, struct writing *wr)
 	block_signals(&wr->mask);
 	wr->busy = t->busy;
 	t->busy = 1;
+	wr->images_locked = rt_images_lock();
 	wr->head = rt_stop_threads(t);
 	return 0;
 }
@@ -632,6 +638,8 @@ static int begin_writing(struct pi_tls *t, struct writing *wr)
 static void end_writing(struct pi_tls *t, struct writing *wr, int final)
 {
 	t->busy = wr->busy;
+	if (wr->images_locked)
+		rt_images_unlock();
 	if (final) {
 		t->dead |= RT_DEAD;
 		__atomic_store_n(&final_written, 1, __ATOMIC_RELEASE);

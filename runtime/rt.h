@@ -112,6 +112,7 @@ struct rt_cthread {
 	struct citer *walk;
 	uint64_t walk_cap;
 	struct rt_node **onpath;
+	uint64_t onpath_n; /* its entries */
 	struct ptr_memo *memo; /* 1 << MEMO_BITS entries (NULL: no memory) */
 };
 
@@ -173,6 +174,8 @@ struct rt_thread {
 	uint8_t *counted_objs;  /* --counts: per object, whether its counters
 				   there may be other than 0 (else they are
 				   not written) */
+	uint64_t counts_nobjs;  /* --counts: the objects counted_objs and
+				   saved_counts have room for */
 	uint64_t final_clock;
 	uint32_t tid;
 	uint32_t index;
@@ -433,11 +436,48 @@ void rt_sleep_us(long us);
 
 extern struct rt_thread *rt_threads;
 
-/* objects and function records, from the linker's __start_/__stop_ */
+/* The program's objects and function records, from the linker's
+ * __start_/__stop_ (rt_images[0]; what only the program's stubs use, the
+ * timed runtime's, goes by these) */
 const struct pi_objdesc *rt_objs_begin(void);
 const struct pi_objdesc *rt_objs_end(void);
 const struct pi_funcrec *rt_funcs_begin(void);
 const struct pi_funcrec *rt_funcs_end(void);
+
+/* The instrumented images (images.c): the program's, first, then each
+ * shared object's that registered (__profinst_image_add), in that order.
+ * An object's index (pi_objdesc.index) and a record's (rt_func_index)
+ * count through all of them, the program's first. */
+struct rt_image {
+	struct pi_image_desc desc;
+	uint32_t obj_base;  /* the index of its first object */
+	uint64_t func_base; /* the index of its first record */
+};
+#define RT_MAX_IMAGES 256
+extern struct rt_image rt_images[RT_MAX_IMAGES];
+/* how many images there are (each complete before it counts) */
+uint32_t rt_image_count(void);
+uint64_t rt_nobjs(void);
+uint64_t rt_nfuncs(void);
+/* a record's index among all images', or rt_nfuncs() if none holds it */
+uint64_t rt_func_index(const struct pi_funcrec *f);
+void rt_images_init(void);
+/* no image added meanwhile (1; 0: the lock could not be had) */
+int rt_images_lock(void);
+void rt_images_unlock(void);
+/* whether rt_init ran: an image added later is added to its tables by
+ * these */
+bool rt_initialized(void);
+void rt_entries_add(void);
+void rt_externals_add(const struct rt_image *im);
+void rt_counting_add(const struct rt_image *im);
+
+#define RT_EACH_OBJ(d)                                                                       \
+	for (uint32_t im_ = 0, nim_ = rt_image_count(); im_ < nim_; im_++)                    \
+		for (const struct pi_objdesc *d = rt_images[im_].desc.objs; d < rt_images[im_].desc.objs_end; d++)
+#define RT_EACH_FUNC(f)                                                                      \
+	for (uint32_t im_ = 0, nim_ = rt_image_count(); im_ < nim_; im_++)                    \
+		for (const struct pi_funcrec *f = rt_images[im_].desc.funcs; f < rt_images[im_].desc.funcs_end; f++)
 
 /* A thread's simulation state, made lazily on the thread: made, a new one
  * of size bytes, unless the thread has one already (cur: a signal

@@ -35,7 +35,6 @@
  * reaches (LOCAL), and its end. */
 .macro ENTRY name
 	.globl \name
-	.hidden \name
 	.type \name, @function
 \name:
 .endm

@@ -93,7 +93,7 @@ bool rt_target_charged(void)
 {
 	if (charge < 0) {
 		int c = 0;
-		for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
+		RT_EACH_OBJ(d)
 			c |= (d->map->reserved & PI_MAP_CHARGE_OS) != 0;
 		charge = c;
 	}
@@ -445,7 +445,7 @@ static void name_target(struct tinfo *ti, uint64_t addr)
 /* The direct externals' record of that name (the one all share), if one. */
 static const struct pi_funcrec *external_named(const char *name)
 {
-	for (const struct pi_funcrec *r = rt_funcs_begin(); r < rt_funcs_end(); r++) {
+	RT_EACH_FUNC(r) {
 		if (!rt_is_external(r) || rt_is_target(r) || (r->addr[0] && r->addr[0] != (uint64_t)r))
 			continue;
 		const struct pi_map_hdr *m = r->obj->map;

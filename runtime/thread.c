@@ -33,16 +33,6 @@ long rt_syscall6(long nr, long a, long b, long c, long d, long e, long f)
 	return ret;
 }
 
-extern const struct pi_objdesc __start_profinst_objs[] __attribute__((weak, visibility("hidden")));
-extern const struct pi_objdesc __stop_profinst_objs[] __attribute__((weak, visibility("hidden")));
-extern const struct pi_funcrec __start_profinst_funcs[] __attribute__((weak, visibility("hidden")));
-extern const struct pi_funcrec __stop_profinst_funcs[] __attribute__((weak, visibility("hidden")));
-
-const struct pi_objdesc *rt_objs_begin(void) { return __start_profinst_objs; }
-const struct pi_objdesc *rt_objs_end(void) { return __stop_profinst_objs; }
-const struct pi_funcrec *rt_funcs_begin(void) { return __start_profinst_funcs; }
-const struct pi_funcrec *rt_funcs_end(void) { return __stop_profinst_funcs; }
-
 /* Says once that a thread goes unprofiled: the profile would not say it. */
 static void no_memory(struct pi_tls *t)
 {
@@ -257,64 +247,101 @@ static void thread_exit(void *arg)
 /* Entries of every instrumented function, as an open-addressing set that
  * the tail-exit fast path (stubs.S) probes too: index = (addr * K) >> shift,
  * linear probing, 0 marks an empty slot. */
+/* The instrumented functions' entries, by address: the assembly's copy
+ * (rt_entry_tab, _mask, _shift: the program's, the timed runtime's tail
+ * exit reads them) and the C side's, one pointer to a table that a shared
+ * object loaded later replaces whole (a thread may be reading the old
+ * one, which stays). */
 uint64_t *rt_entry_tab;
 uint64_t rt_entry_mask;
 uint64_t rt_entry_shift = 64;
-static const struct pi_funcrec **entry_recs; /* the record of each entry of rt_entry_tab */
+
+struct entries {
+	uint64_t mask, shift;
+	const struct pi_funcrec **recs; /* the record of each entry, or NULL */
+	uint64_t *tab;
+};
+static struct entries *entries;
+
+static uint64_t entry_slot(const struct entries *e, uint64_t addr)
+{
+	uint64_t i = (addr * 0x9e3779b97f4a7c15ull) >> e->shift;
+	while (e->tab[i] && e->tab[i] != addr)
+		i = (i + 1) & e->mask;
+	return i;
+}
 
 const struct pi_funcrec *rt_entry_rec(uint64_t addr)
 {
-	if (!__atomic_load_n(&rt_entry_tab, __ATOMIC_ACQUIRE) || !entry_recs)
+	const struct entries *e = __atomic_load_n(&entries, __ATOMIC_ACQUIRE);
+	if (!e || !e->recs)
 		return NULL;
-	for (uint64_t i = (addr * 0x9e3779b97f4a7c15ull) >> rt_entry_shift;; i = (i + 1) & rt_entry_mask) {
-		if (rt_entry_tab[i] == addr)
-			return entry_recs[i];
-		if (!rt_entry_tab[i])
-			return NULL;
-	}
+	uint64_t i = entry_slot(e, addr);
+	return e->tab[i] ? e->recs[i] : NULL;
 }
 
 int rt_is_entry(uint64_t addr)
 {
-	if (!rt_entry_tab)
-		return 0;
-	for (uint64_t i = (addr * 0x9e3779b97f4a7c15ull) >> rt_entry_shift;; i = (i + 1) & rt_entry_mask) {
-		if (rt_entry_tab[i] == addr)
-			return 1;
-		if (!rt_entry_tab[i])
-			return 0;
+	const struct entries *e = __atomic_load_n(&entries, __ATOMIC_ACQUIRE);
+	return e && e->tab[entry_slot(e, addr)] != 0;
+}
+
+static struct entries *build_entries(void)
+{
+	uint64_t n = rt_nfuncs();
+	uint64_t bits = 4;
+	while ((1ull << bits) < 2 * n)
+		bits++;
+	struct entries *e = rt_mmap(sizeof(*e));
+	uint64_t *tab = e ? rt_mmap(sizeof(uint64_t) << bits) : NULL;
+	if (!tab) {
+		if (e)
+			rt_munmap(e, sizeof(*e));
+		return NULL;
 	}
+	e->recs = rt_mmap(sizeof(*e->recs) << bits); /* (NULL: no records) */
+	e->mask = (1ull << bits) - 1;
+	e->shift = 64 - bits;
+	e->tab = tab;
+	RT_EACH_FUNC(f) {
+		if (rt_is_external(f))
+			continue;
+		uint64_t i = entry_slot(e, f->addr[0]);
+		if (!tab[i] && e->recs)
+			e->recs[i] = f;
+		tab[i] = f->addr[0];
+	}
+	return e;
 }
 
 void rt_entries_init(void)
 {
-	uint64_t n = (uint64_t)(rt_funcs_end() - rt_funcs_begin());
-	uint64_t bits = 4;
-	while ((1ull << bits) < 2 * n)
-		bits++;
-	uint64_t *tab = rt_mmap(sizeof(uint64_t) << bits);
-	if (!tab)
+	struct entries *e = build_entries();
+	if (!e)
 		return;
-	const struct pi_funcrec **recs = rt_mmap(sizeof(*recs) << bits); /* (NULL: no records) */
-	uint64_t mask = (1ull << bits) - 1;
-	for (const struct pi_funcrec *f = rt_funcs_begin(); f < rt_funcs_end(); f++) {
-		if (rt_is_external(f))
-			continue;
-		uint64_t a = f->addr[0], i = (a * 0x9e3779b97f4a7c15ull) >> (64 - bits);
-		while (tab[i] && tab[i] != a)
-			i = (i + 1) & mask;
-		if (!tab[i] && recs)
-			recs[i] = f;
-		tab[i] = a;
-	}
-	entry_recs = recs;
-	rt_entry_mask = mask;
-	rt_entry_shift = 64 - bits;
-	__atomic_store_n(&rt_entry_tab, tab, __ATOMIC_RELEASE);
+	rt_entry_mask = e->mask;
+	rt_entry_shift = e->shift;
+	__atomic_store_n(&rt_entry_tab, e->tab, __ATOMIC_RELEASE);
+	__atomic_store_n(&entries, e, __ATOMIC_RELEASE);
+}
+
+void rt_entries_add(void)
+{
+	struct entries *e = build_entries();
+	if (e)
+		__atomic_store_n(&entries, e, __ATOMIC_RELEASE);
+}
+
+static bool initialized;
+
+bool rt_initialized(void)
+{
+	return __atomic_load_n(&initialized, __ATOMIC_ACQUIRE);
 }
 
 __attribute__((constructor(101))) static void rt_init(void)
 {
+	rt_images_init();
 	rt_entries_init();
 	rt_externals_init();
 	rt_frontend_init();
@@ -326,9 +353,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	rt_process_init();
 	if (!pthread_key_create(&exit_key, thread_exit))
 		have_key = 1;
-	uint32_t i = 0;
-	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
-		((struct pi_objdesc *)d)->index = i++;
+	__atomic_store_n(&initialized, true, __ATOMIC_RELEASE);
 }
 
 

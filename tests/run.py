@@ -1067,6 +1067,8 @@ def collect(ctx, args):
     tests += lineage.tests(ctx, Fail, sh, must, profile_json)
     import stripped
     tests += stripped.tests(ctx, Fail, sh, must, profile_json, compare_counts, object_functions)
+    import shlib
+    tests += shlib.tests(ctx, Fail, sh, must, profile_json, compare_counts, object_functions)
     tests += ostiming.tests(ctx, Fail, sh, must, profile_json)
     tests += indirect.tests(ctx, Fail, sh, must, profile_json)
     tests += exttime.tests(ctx, Fail, sh, must, profile_json)
@@ -1102,11 +1104,13 @@ def collect(ctx, args):
 # unit and feature tiers, the golden files, bad inputs, and at -O2 the
 # e2e cases that cover each kind of code the rewriter treats apart (tail
 # calls, jump tables, pointers, setjmp, TLS, live flags, exceptions,
-# threads, fork, data in code, code without a symbol).
+# threads, fork, data in code, code without a symbol), and a program with its
+# own shared object, linked and loaded by dlopen.
 QUICK_E2E = ["001_recursion", "003_tail_calls", "004_switch", "005_function_pointers", "008_setjmp", "010_tls",
              "015_flags_across_blocks", "017_cxx_exceptions", "022_threads", "027_fork", "045_data_in_code",
              "057_static_functions"]
-QUICK = re.compile(r"^(unit|feature|golden|cmode|badinput)/|^e2e/(%s)\[(gcc|clang) -O2\]$" % "|".join(QUICK_E2E))
+QUICK = re.compile(r"^(unit|feature|golden|cmode|badinput)/|^e2e/(%s)\[(gcc|clang) -O2\]$"
+                   r"|^shlib/(linked|dlopen)\[gcc -O2\]$" % "|".join(QUICK_E2E))
 
 
 def main():

@@ -82,7 +82,12 @@ def parse(path):
 
 def attribute(exe, outfile):
     """{name: {"self": Ir, "calls": n}} for the functions of exe."""
-    syms = symbols(exe)
+    return by_symbol(exe, *parse(outfile))
+
+
+def by_symbol(path, self_ir, calls):
+    """The costs and calls parse() gives, by the symbols of path."""
+    syms = symbols(path)
     starts = [s[0] for s in syms]
     import bisect
 
@@ -92,8 +97,7 @@ def attribute(exe, outfile):
             return syms[i]
         return None
 
-    self_ir, calls = parse(outfile)
-    canon = aliases(exe)
+    canon = aliases(path)
     res = {}
     for addr, cost in self_ir.items():
         s = owner(addr)
@@ -112,3 +116,47 @@ def run_callgrind(exe, args, outfile, env=None, stdin=None, cwd=None):
            "--compress-pos=no", "--callgrind-out-file=" + outfile, exe] + list(args)
     p = subprocess.run(cmd, capture_output=True, env=env, stdin=stdin, cwd=cwd, timeout=600)
     return p
+
+
+
+def parse_object(path, obj):
+    """parse() for the code of one object of the run (callgrind gives a
+    shared object's instructions at their addresses in its file, which
+    another object's may share)."""
+    import os
+    real = os.path.realpath(obj)
+    self_ir, calls = {}, {}
+    npos = 1
+    ob = cob = None
+    skip_next = False
+    with open(path) as f:
+        for line in f:
+            if line.startswith("positions:"):
+                npos = len(line.split()) - 1
+            elif line.startswith("ob="):
+                ob = os.path.realpath(line[3:].strip())
+            elif line.startswith("cob="):
+                cob = os.path.realpath(line[4:].strip())
+            elif line.startswith("calls="):
+                parts = line[6:].split()
+                if (cob or ob) == real:
+                    t = int(parts[1], 16)
+                    calls[t] = calls.get(t, 0) + int(parts[0])
+                cob = None
+                skip_next = True
+            elif line[:1] == "0":
+                if skip_next:  # the inclusive cost of the call just named
+                    skip_next = False
+                    continue
+                if ob == real:
+                    parts = line.split()
+                    addr = int(parts[0], 16)
+                    self_ir[addr] = self_ir.get(addr, 0) + int(parts[npos])
+            elif line.startswith(("fn=", "fl=", "fi=", "fe=")):
+                skip_next = False
+    return self_ir, calls
+
+
+def attribute_shared(so, outfile):
+    """attribute() for the functions of a shared object the run loaded."""
+    return by_symbol(so, *parse_object(outfile, so))

@@ -162,13 +162,32 @@ def tests(ctx, Fail, sh, must, profile_json):
         obj = os.path.join(tmp, "lib.o")
         must([ctx.profinst, "cc", "-O2", "-c", lib, "-o", obj], "profinst cc -c")
         plain_object(obj)
+        # a shared object for a timed build: the counting runtime's only
         so = os.path.join(tmp, "libx.so")
-        must([ctx.profinst, "cc", "-shared", "-fPIC", lib, "-o", so], "profinst cc -shared")
+        p = must([ctx.profinst, "--timed", "cc", "-shared", "-fPIC", lib, "-o", so], "profinst --timed cc -shared")
+        if "counting runtime only" not in p.stderr:
+            raise Fail("profinst --timed cc -shared: no warning: %r" % p.stderr)
         plain_object(so)
         # profinst's own -o before the compiler: refused, with a reason
         p = sh([ctx.profinst, "-o", "x", "cc", lib])
         if p.returncode != 2 or "before a compiler" not in p.stderr:
             raise Fail("profinst -o x cc: status %d, %r" % (p.returncode, p.stderr))
+
+    def shared(tmp):
+        """A build's shared object is instrumented too (-shared), and a
+        program linked with it (-L. -lx) has its functions, called
+        through the PLT, in its profile."""
+        project(tmp)
+        lib = os.path.join(tmp, "lib.c")
+        must([ctx.profinst, "--cpu=instructions", "cc", "-O1", "-shared", "-fPIC", lib, "-o",
+              os.path.join(tmp, "libx.so")], "profinst cc -shared")
+        if "profinst_map" not in must(["readelf", "-S", os.path.join(tmp, "libx.so")], "readelf").stdout:
+            raise Fail("profinst cc -shared left the shared object as it was")
+        must([ctx.profinst, "--cpu=instructions", "cc", "-O1", os.path.join(tmp, "main.c"), "-L" + tmp, "-lx",
+              "-Wl,-rpath," + tmp, "-o", os.path.join(tmp, "app")], "profinst cc (with -lx)")
+        run_and_check(tmp, os.path.join(tmp, "app"),
+                      {"main": (1, "main.o"), "twice": (7, "lib.o"), "thrice": (7, "lib.o"),
+                       "<external:printf>": (1, "main.o")})
 
     def in_tmp(fn):
         def run():
@@ -180,4 +199,5 @@ def tests(ctx, Fail, sh, must, profile_json):
         return run
 
     return [("wrapper/make", in_tmp(make)), ("wrapper/configure", in_tmp(configure)), ("wrapper/cmake_linker_launcher", in_tmp(cmake)),
-            ("wrapper/one_step", in_tmp(one_step)), ("wrapper/cxx", in_tmp(cxx)), ("wrapper/as_is", in_tmp(as_is))]
+            ("wrapper/one_step", in_tmp(one_step)), ("wrapper/cxx", in_tmp(cxx)), ("wrapper/as_is", in_tmp(as_is)),
+            ("wrapper/shared", in_tmp(shared))]
