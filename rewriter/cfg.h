@@ -214,7 +214,7 @@ struct code {
 	int sym_ext_enter, sym_ext_exit, sym_ext_exit_fixed, sym_sys_enter, sym_sys_exit, sym_icall;
 	size_t inner_first, inner_end; /* --counts: the NAME.pi_inner symbols this object defines */
 	int sym_centry, sym_centry_flags, sym_cextnew, sym_cptr, sym_cptr_tail, sym_locale, sym_solo, sym_cresync, sym_cmeas_start, sym_cmeas_stop, sym_frames, sym_cframe, sym_cpark,
-	    sym_cunpark;
+	    sym_cunpark, sym_pentry;
 	int counts_sec, desc_sec, map_sec;
 	uint32_t nwarn;
 	/* kept from before the rewrite, for the map: line tables, and the

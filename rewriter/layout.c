@@ -991,10 +991,10 @@ static void emit_centry(struct emit *e, const struct func *f)
 	PUT(e, PUSH_R11);
 	cfa_row(e, 16); /* (the stub's every push, for an unwinder) */
 	if (pic(e)) {
-		/* (a shared object's: the helper does it all, the site's
-		 * slot or the pointer's node too) */
+		/* (a shared object's: a helper does it all, the site's slot
+		 * or the pointer's node too) */
 		emit_lea_r11_funcrec(e, f);
-		emit_call_rt(e, flags ? e->c->sym_centry_flags : e->c->sym_centry);
+		emit_call_rt(e, flags ? e->c->sym_centry_flags : e->c->sym_pentry);
 		PUT(e, POP_R11);
 		cfa_row(e, 8);
 		return;

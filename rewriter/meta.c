@@ -101,6 +101,8 @@ void meta_prepare(struct code *c)
 		c->sym_locale = undef(c, STUB_LOCALE_SET_SYMBOL, STT_OBJECT);
 		c->sym_solo = undef(c, STUB_SOLO_WORD_SYMBOL, STT_OBJECT);
 		c->sym_centry_flags = undef(c, STUB_CENTRY_FLAGS_SYMBOL, STT_NOTYPE);
+		if (c->opts->pic)
+			c->sym_pentry = undef(c, STUB_PENTRY_SYMBOL, STT_NOTYPE);
 		c->sym_cresync = undef(c, STUB_CRESYNC_SYMBOL, STT_NOTYPE);
 		c->sym_cmeas_start = undef(c, STUB_CMEAS_START_SYMBOL, STT_NOTYPE);
 		c->sym_cmeas_stop = undef(c, STUB_CMEAS_STOP_SYMBOL, STT_NOTYPE);

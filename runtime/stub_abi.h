@@ -226,6 +226,7 @@
 #define STUB_FR_ADDR0 16 /* struct pi_funcrec's addr[0]: the entry */
 #define STUB_CENTRY_SYMBOL "__profinst_centry"
 #define STUB_CENTRY_FLAGS_SYMBOL "__profinst_centry_flags"
+#define STUB_PENTRY_SYMBOL "__profinst_pentry" /* a shared object's entry (-shared) */
 #define STUB_CEXTNEW_SYMBOL "__profinst_cextnew"
 #define STUB_CPTR_SYMBOL "__profinst_cptr"
 #define STUB_CPTR_TAIL_SYMBOL "__profinst_cptr_tail"

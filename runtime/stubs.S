@@ -1518,6 +1518,49 @@ ENTRY __profinst_centry
 	RESTORE_LIGHT
 END __profinst_centry
 
+/*
+ * A shared object's entry stub (push %r11; lea record(%rip),%r11; call
+ * here; pop %r11), which holds no TLS offset of its own (-shared): the
+ * work a program's entry stub does inline, here where the thread block
+ * is at a fixed offset.  A site's call takes the node from its slot; a
+ * call through a pointer whose site called this function last time, the
+ * node the site's node keeps for it; anything else goes on to
+ * __profinst_centry with the stack as the stub left it.  The function's
+ * %rsp at entry is %rsp + 16; flags are the function's to lose (a
+ * function that reads them at entry calls __profinst_centry_flags).
+ */
+ENTRY __profinst_pentry
+	.cfi_startproc
+	CFI_PUSH %rax
+	lea 16(%rsp), %rax                /* the callee's %rsp past its push of %r11 */
+	cmp %rax, TLS(TLS_NEXTSP)
+	jne 2f
+	mov TLS(TLS_NEXT), %rax           /* a site's call: its slot */
+	mov (%rax), %rax
+	test %rax, %rax
+	jz 3f
+1:	mov %rax, TLS(TLS_CUR)
+	incq CN_CALLS(%rax)
+	movq $0, TLS(TLS_NEXTSP)
+	CFI_POP %rax
+	ret
+	.cfi_adjust_cfa_offset 8
+2:	inc %rax                          /* one past: a call through a pointer */
+	cmp %rax, TLS(TLS_NEXTSP)
+	jne 3f
+	mov TLS(TLS_CUR), %rax
+	cmpl $CN_POINTER, CN_PTRSITE(%rax)
+	jne 3f
+	mov CN_COUNTS+8*PTR_CALLEE(%rax), %rax
+	test %rax, %rax
+	jz 3f
+	cmp %r11, CN_FN(%rax)
+	je 1b
+3:	CFI_POP %rax
+	jmp __profinst_centry
+	.cfi_endproc
+END __profinst_pentry
+
 /* The same, where the function's first block reads flags it did not set. */
 ENTRY __profinst_centry_flags
 	SAVE
