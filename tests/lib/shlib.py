@@ -41,11 +41,11 @@ def tests(ctx, Fail, sh, must, profile_json, compare_counts, object_functions):
         native = os.path.join(tmp, "main.native")
         prof = os.path.join(tmp, "main.prof")
         if dlopen:
-            must([cc, main, "-o", native, "-no-pie", "-rdynamic", "-ldl"], "native link")
-            must([ctx.profinst, "--cpu=instructions", main, "-o", prof, "-rdynamic", "-ldl"], "profinst")
+            must([cc, main, "-o", native, "-no-pie", "-rdynamic", "-ldl", "-lpthread"], "native link")
+            must([ctx.profinst, "--cpu=instructions", main, "-o", prof, "-rdynamic", "-ldl", "-lpthread"], "profinst")
             return native, prof, [nso], [pso], objs + [main], nso
         for exe, d in ((native, "native"), (prof, "prof")):
-            lib = ["-L" + os.path.join(tmp, d), "-lshl", "-Wl,-rpath," + os.path.join(tmp, d)]
+            lib = ["-L" + os.path.join(tmp, d), "-lshl", "-Wl,-rpath," + os.path.join(tmp, d), "-lpthread"]
             if d == "native":
                 must([cc, main, "-o", exe, "-no-pie"] + lib, "native link")
             else:

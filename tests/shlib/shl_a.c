@@ -55,3 +55,13 @@ int shl_tail(int x)
 {
 	return shl_b_twice(x + 1);
 }
+
+/* calls each(i) for i below n, through the other object: each may leave
+ * by longjmp, past this object's frames */
+int shl_each(int n, int (*each)(int))
+{
+	int s = 0;
+	for (int i = 0; i < n; i++)
+		s += shl_b_mix(i) + each(i);
+	return s;
+}
