@@ -24,7 +24,7 @@ void pv_error(const char *fmt, ...)
 
 int pv_load(struct profile *p, const char *path)
 {
-	char err[256];
+	char err[1024]; /* (a message names paths: the profile, an image) */
 	if (prof_load(p, path, err, sizeof(err))) {
 		pv_error("%s: %s", path, err);
 		prof_free(p);

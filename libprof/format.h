@@ -419,6 +419,8 @@ enum {
 				 OBJREF records' maps are in (before them) */
 	PI_REC_OBJREF = 10, /* struct pi_prof_objref: an object whose map is
 				 in the executable, not in the profile */
+	PI_REC_SHLIB = 11,  /* struct pi_prof_shlib: a shared object's
+				 objects, whose maps are in it */
 	PI_REC_END = 0xffff,
 };
 
@@ -439,6 +441,16 @@ struct pi_prof_objref {
 	uint32_t reserved;
 	uint64_t offset;
 	uint64_t size;
+};
+
+/* The objects of an instrumented shared object the program loaded
+ * (profinst -shared), whose maps are in its profinst_map section: its GNU
+ * build id, then nrefs pi_prof_objref (offsets in that section), then the
+ * path it was loaded from, NUL-terminated. */
+struct pi_prof_shlib {
+	uint32_t build_id_size; /* bytes of build_id used, 1 to 64 */
+	uint32_t nrefs;
+	uint8_t build_id[64];
 };
 
 /* A figure that is not exact says so: what a thread did not record. */

@@ -37,34 +37,34 @@ static void hex(const uint8_t *b, uint32_t n, char *out)
 	out[2 * n] = 0;
 }
 
-#define ADVICE "keep the executable while its profiles are read, or make them self-contained " \
+#define ADVICE "keep the %s while its profiles are read, or make them self-contained " \
 	       "(PROFINST_SELF_CONTAINED=1 when it runs, or profview pack while it exists)"
 
-int image_read_maps(const char *path, const struct pi_prof_image *im, uint8_t **maps, uint64_t *size,
-		    char *err, size_t errsz)
+int image_read_maps(const char *path, const char *what, const uint8_t *want_id, uint32_t want_n, uint8_t **maps,
+		    uint64_t *size, char *err, size_t errsz)
 {
 	*maps = NULL;
 	*size = 0;
-	if (!im->build_id_size || im->build_id_size > sizeof(im->build_id))
+	if (!want_n || want_n > 64)
 		return prof_fail(err, errsz, "bad image record");
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY); /* (a FIFO named by a profile: no wait) */
 	if (fd < 0)
-		return prof_fail(err, errsz, "its maps are in its executable %s, which cannot be opened (%s): " ADVICE,
-			    path, strerror(errno));
+		return prof_fail(err, errsz, "its maps are in its %s %s, which cannot be opened (%s): " ADVICE,
+			    what, path, strerror(errno), what);
 	int rc = -1;
 	uint8_t *shdrs = NULL, *names = NULL, *notes = NULL, *buf = NULL;
 	struct stat st;
 	Elf64_Ehdr eh;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		prof_fail(err, errsz, "its maps are in its executable %s, which is not a regular file: " ADVICE, path);
+		prof_fail(err, errsz, "its maps are in its %s %s, which is not a regular file: " ADVICE, what, path, what);
 		goto out;
 	}
 	uint64_t fsize = (uint64_t)st.st_size;
 	if (read_at(fd, fsize, 0, &eh, sizeof(eh)) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) || !eh.e_shnum ||
 	    eh.e_shstrndx >= eh.e_shnum) {
-		prof_fail(err, errsz, "its maps are in its executable %s, which is not a 64-bit ELF file with sections: " ADVICE,
-		     path);
+		prof_fail(err, errsz, "its maps are in its %s %s, which is not a 64-bit ELF file with sections: " ADVICE,
+		     what, path, what);
 		goto out;
 	}
 	shdrs = malloc((size_t)eh.e_shnum * sizeof(Elf64_Shdr));
@@ -100,17 +100,17 @@ int image_read_maps(const char *path, const struct pi_prof_image *im, uint8_t **
 		}
 	}
 	char want[129], got[129];
-	hex(im->build_id, im->build_id_size, want);
-	if (idn != im->build_id_size || memcmp(id, im->build_id, idn)) {
+	hex(want_id, want_n, want);
+	if (idn != want_n || memcmp(id, want_id, idn)) {
 		hex(id, idn, got);
 		prof_fail(err, errsz,
-		     "its maps are in the executable that wrote it (build id %s), but %s is another (build id %s): "
-		     "it was built again since; run the new one for a new profile",
-		     want, path, idn ? got : "none");
+		     "its maps are in the %s that wrote it (build id %s), but %s is another (build id %s): "
+		     "it was built again since; run the program again for a new profile",
+		     what, want, path, idn ? got : "none");
 		goto out;
 	}
 	if (!have_map) {
-		prof_fail(err, errsz, "%s: no profinst_map section (stripped of it?): " ADVICE, path);
+		prof_fail(err, errsz, "%s: no profinst_map section (stripped of it?): " ADVICE, path, what);
 		goto out;
 	}
 	buf = malloc(map.sh_size ? map.sh_size : 1);

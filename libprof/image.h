@@ -13,9 +13,10 @@
 #include "format.h"
 
 /* Read path's profinst_map section into *maps (malloc'd, *size bytes),
- * after checking that path is a regular ELF file whose build id is im's.
+ * after checking that path is a regular ELF file whose build id is the
+ * id's (n bytes).  what: "executable" or "shared object", for messages.
  * Returns 0, or -1 with a one-line message in err saying what to do. */
-int image_read_maps(const char *path, const struct pi_prof_image *im, uint8_t **maps, uint64_t *size,
-		    char *err, size_t errsz);
+int image_read_maps(const char *path, const char *what, const uint8_t *id, uint32_t n, uint8_t **maps,
+		    uint64_t *size, char *err, size_t errsz);
 
 #endif

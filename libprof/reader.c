@@ -380,7 +380,8 @@ static int parse(struct profile *p, char *err, size_t errsz)
 			if (!p->image_maps) {
 				if (!memchr(h->exe, 0, sizeof(h->exe)))
 					return prof_fail(err, errsz, "bad executable path");
-				if (image_read_maps(h->exe, image, &p->image_maps, &p->image_size, err, errsz))
+				if (image_read_maps(h->exe, "executable", image->build_id, image->build_id_size,
+						    &p->image_maps, &p->image_size, err, errsz))
 					return -1;
 			}
 			if (ref.offset > p->image_size || ref.size > p->image_size - ref.offset || ref.offset % 8)
@@ -388,6 +389,34 @@ static int parse(struct profile *p, char *err, size_t errsz)
 			if (add_object(p, ref.index, (const void *)(p->image_maps + ref.offset), ref.size, &objcap, err,
 				       errsz))
 				return -1;
+			break;
+		}
+		case PI_REC_SHLIB: {
+			/* a shared object's objects: header, refs, path */
+			struct pi_prof_shlib sl;
+			if (r->size < sizeof(sl))
+				return prof_fail(err, errsz, "bad shared object record");
+			memcpy(&sl, pl, sizeof(sl));
+			uint64_t refs = sizeof(sl) + (uint64_t)sl.nrefs * sizeof(struct pi_prof_objref);
+			const char *path = (const char *)pl + refs;
+			if (refs >= r->size || !memchr(path, 0, r->size - refs))
+				return prof_fail(err, errsz, "bad shared object record");
+			uint8_t *maps;
+			uint64_t msize;
+			if (image_read_maps(path, "shared object", sl.build_id, sl.build_id_size, &maps, &msize, err,
+					    errsz))
+				return -1;
+			GROW(p->shlib_maps, p->nshlibs, p->shlibcap);
+			p->shlib_maps[p->nshlibs++] = maps;
+			for (uint32_t i = 0; i < sl.nrefs; i++) {
+				struct pi_prof_objref ref;
+				memcpy(&ref, pl + sizeof(sl) + (uint64_t)i * sizeof(ref), sizeof(ref));
+				if (ref.offset > msize || ref.size > msize - ref.offset || ref.offset % 8)
+					return prof_fail(err, errsz, "an object's map is out of %s's maps", path);
+				if (add_object(p, ref.index, (const void *)(maps + ref.offset), ref.size, &objcap, err,
+					       errsz))
+					return -1;
+			}
 			break;
 		}
 		case PI_REC_COUNTS:
@@ -617,6 +646,9 @@ void prof_free(struct profile *p)
 	}
 	free(p->counts_recs);
 	free(p->image_maps);
+	for (size_t i = 0; i < p->nshlibs; i++)
+		free(p->shlib_maps[i]);
+	free(p->shlib_maps);
 	if (p->mapped)
 		munmap(p->data, p->size);
 	else

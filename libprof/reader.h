@@ -100,6 +100,9 @@ struct profile {
 	 * are (read at the first), or NULL */
 	uint8_t *image_maps;
 	uint64_t image_size;
+	/* the shared objects' profinst_map sections (SHLIB records) */
+	uint8_t **shlib_maps;
+	size_t nshlibs, shlibcap;
 	size_t ncounts, countcap;
 };
 

@@ -193,18 +193,19 @@ void rt_lineage_init(int forked)
 extern const char __ehdr_start[] __attribute__((weak, visibility("hidden")));
 extern const char __start_profinst_map[] __attribute__((weak, visibility("hidden")));
 
-/* This image's GNU build id, from its own program headers: its size, or 0. */
-static uint32_t own_build_id(uint8_t *out, uint32_t cap)
+/* The GNU build id of the image whose ELF header is at ehdr, from its
+ * program headers: its size, or 0. */
+static uint32_t build_id_of(const char *ehdr, uint8_t *out, uint32_t cap)
 {
-	if (!__ehdr_start)
+	if (!ehdr)
 		return 0;
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)__ehdr_start;
-	const Elf64_Phdr *ph = (const Elf64_Phdr *)(__ehdr_start + eh->e_phoff);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)ehdr;
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)(ehdr + eh->e_phoff);
 	/* the image's load bias: where its first PT_LOAD's page landed */
 	uint64_t bias = 0;
 	for (int i = 0; i < eh->e_phnum; i++)
 		if (ph[i].p_type == PT_LOAD) {
-			bias = (uint64_t)__ehdr_start - (ph[i].p_vaddr - ph[i].p_offset);
+			bias = (uint64_t)ehdr - (ph[i].p_vaddr - ph[i].p_offset);
 			break;
 		}
 	for (int i = 0; i < eh->e_phnum; i++) {
@@ -220,40 +221,79 @@ static int maps_in_profile(void)
 {
 	static int in = -1;
 	if (in < 0) {
-		in = rt_env_on("PROFINST_SELF_CONTAINED") || !__start_profinst_map;
+		in = rt_env_on("PROFINST_SELF_CONTAINED");
 	}
-	/* (a shared object's maps are in it, which the views do not look
-	 * for: in the profile) */
-	return in || rt_image_count() > 1;
+	return in;
 }
 
-static void write_objects(struct pw *w)
+static void write_maps(struct pw *w, const struct rt_image *im)
 {
-	struct pi_prof_image im;
-	memset(&im, 0, sizeof(im));
-	int refs = !maps_in_profile() && (im.build_id_size = own_build_id(im.build_id, sizeof(im.build_id)));
-	if (refs) {
-		pw_rec(w, PI_REC_IMAGE, sizeof(im));
-		pw_put(w, &im, sizeof(im));
-		pw_pad(w, sizeof(im));
-	}
-	RT_EACH_OBJ(d) {
-		if (refs) {
-			struct pi_prof_objref r = {
-				.index = d->index,
-				.offset = (uint64_t)((const char *)d->map - __start_profinst_map),
-				.size = d->map->size,
-			};
-			pw_rec(w, PI_REC_OBJREF, sizeof(r));
-			pw_put(w, &r, sizeof(r));
-			pw_pad(w, sizeof(r));
-			continue;
-		}
+	for (const struct pi_objdesc *d = im->desc.objs; d < im->desc.objs_end; d++) {
 		uint32_t hdr[2] = {d->index, 0};
 		pw_rec(w, PI_REC_OBJECT, 8 + d->map->size);
 		pw_put(w, hdr, sizeof(hdr));
 		pw_put(w, d->map, d->map->size);
 		pw_pad(w, 8 + d->map->size);
+	}
+}
+
+/* d's map, at its place in the section at maps */
+static void put_ref(struct pw *w, const struct pi_objdesc *d, const char *maps)
+{
+	struct pi_prof_objref r = {
+		.index = d->index,
+		.offset = (uint64_t)((const char *)d->map - maps),
+		.size = d->map->size,
+	};
+	pw_put(w, &r, sizeof(r));
+}
+
+/* Each image's objects: their maps named in the image (the program's by
+ * the header's path and an IMAGE record, a shared object's by a SHLIB
+ * record with its path), unless asked for in the profile, or the image
+ * has no build id, or its file is gone (replaced since it was loaded). */
+static void write_objects(struct pw *w)
+{
+	const struct rt_image *prog = &rt_images[0];
+	struct pi_prof_image im;
+	memset(&im, 0, sizeof(im));
+	int refs = !maps_in_profile() && __start_profinst_map &&
+		   (im.build_id_size = build_id_of(__ehdr_start, im.build_id, sizeof(im.build_id)));
+	if (refs) {
+		pw_rec(w, PI_REC_IMAGE, sizeof(im));
+		pw_put(w, &im, sizeof(im));
+		pw_pad(w, sizeof(im));
+		for (const struct pi_objdesc *d = prog->desc.objs; d < prog->desc.objs_end; d++) {
+			pw_rec(w, PI_REC_OBJREF, sizeof(struct pi_prof_objref));
+			put_ref(w, d, __start_profinst_map);
+			pw_pad(w, sizeof(struct pi_prof_objref));
+		}
+	} else {
+		write_maps(w, prog);
+	}
+	for (uint32_t i = 1, n = rt_image_count(); i < n; i++) {
+		const struct rt_image *so = &rt_images[i];
+		struct pi_prof_shlib sl;
+		memset(&sl, 0, sizeof(sl));
+		static char path[256];
+		uint64_t plen = 0;
+		int found = !maps_in_profile() && so->desc.map && so->desc.ehdr &&
+			    (sl.build_id_size = build_id_of(so->desc.ehdr, sl.build_id, sizeof(sl.build_id))) &&
+			    rt_mapping_path((uint64_t)so->desc.ehdr, path, sizeof(path));
+		while (found && path[plen])
+			plen++;
+		if (!found || (plen >= 10 && rt_streq(path + plen - 10, " (deleted)"))) {
+			write_maps(w, so);
+			continue;
+		}
+		sl.nrefs = (uint32_t)(so->desc.objs_end - so->desc.objs);
+		uint64_t size = sizeof(sl) + (uint64_t)sl.nrefs * sizeof(struct pi_prof_objref) + plen + 1;
+		pw_rec(w, PI_REC_SHLIB, size);
+		pw_put(w, &sl, sizeof(sl));
+		for (const struct pi_objdesc *d = so->desc.objs; d < so->desc.objs_end; d++)
+			put_ref(w, d, so->desc.map);
+		pw_put(w, path, plen + 1);
+		pw_pad(w, size);
 	}
 }
 

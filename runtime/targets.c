@@ -442,6 +442,20 @@ static void name_target(struct tinfo *ti, uint64_t addr)
 	put_hex(ti->name, sizeof(ti->name), addr - ti->start + ti->off);
 }
 
+/* The path of the file mapped at addr, as /proc/self/maps gives it: 0 if
+ * none, or it does not fit out[n] (which it then does not hold). */
+int rt_mapping_path(uint64_t addr, char *out, size_t n)
+{
+	struct tinfo ti;
+	rt_zero(&ti, sizeof(ti));
+	find_mappings(&ti, &addr, 1);
+	size_t len = slen(ti.path);
+	if (!ti.file || len + 1 >= sizeof(ti.path) || len + 1 > n)
+		return 0;
+	copy(out, n, ti.path);
+	return 1;
+}
+
 /* The direct externals' record of that name (the one all share), if one. */
 static const struct pi_funcrec *external_named(const char *name)
 {

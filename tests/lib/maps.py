@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(HERE)
 WORDFREQ = [os.path.join(ROOT, "examples", "wordfreq", f) for f in ("main.c", "hash.c")]
 
-TAG_OBJECT, TAG_COUNTS, TAG_IMAGE, TAG_OBJREF, TAG_END = 1, 2, 9, 10, 0xFFFF
+TAG_OBJECT, TAG_COUNTS, TAG_IMAGE, TAG_OBJREF, TAG_SHLIB, TAG_END = 1, 2, 9, 10, 11, 0xFFFF
 
 # a program of three objects, one of which never runs, with a thread
 UNRUN = {

@@ -9,8 +9,10 @@ program, dlsym's addresses), and from the C library (qsort's comparison,
 the object's).  And what -shared refuses."""
 import os
 import shutil
+import subprocess
 import tempfile
 
+import maps
 import oracle
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -94,7 +96,55 @@ def tests(ctx, Fail, sh, must, profile_json, compare_counts, object_functions):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    t = []
+    def by_reference():
+        """The shared object's maps stay in it (a SHLIB record: its build
+        id and path), as the program's stay in the program: the profile
+        reads as a self-contained one does, in a fraction of its size;
+        the object built again is refused, naming it; gone, the message
+        says what to do, and a packed copy reads as before."""
+        tmp = tempfile.mkdtemp(prefix="pi-shlib-")
+        try:
+            native, prof, _, _, objs, _ = build(tmp, "gcc", "-O2", False)
+            ref, full = os.path.join(tmp, "ref.pf"), os.path.join(tmp, "full.pf")
+            for out, extra in ((ref, {}), (full, {"PROFINST_SELF_CONTAINED": "1"})):
+                must([prof], "run", cwd=tmp, env=dict(os.environ, PROFINST_OUTPUT=out, **extra))
+            tags = [t for t, _ in maps.records(ref)]
+            if tags.count(maps.TAG_SHLIB) != 1 or tags.count(maps.TAG_IMAGE) != 1 or maps.TAG_OBJECT in tags:
+                raise Fail("a profile by reference holds records %r" % tags)
+            tf = [t for t, _ in maps.records(full)]
+            if maps.TAG_SHLIB in tf or tf.count(maps.TAG_OBJECT) != 3:
+                raise Fail("a self-contained profile holds records %r" % tf)
+            want = maps.figures(profile_json(ctx, full))
+            if maps.figures(profile_json(ctx, ref)) != want:
+                raise Fail("the figures differ by reference")
+            if not os.path.getsize(ref) * 2 < os.path.getsize(full):
+                raise Fail("by reference %d bytes, self-contained %d" % (os.path.getsize(ref), os.path.getsize(full)))
+            for cmd in (["annotate", "{}", "shl_work"], ["annotate", "{}", "shl_b_twice", "--disasm"]):
+                a, b = (must([ctx.profview] + [p if x == "{}" else x for x in cmd], "profview").stdout
+                        for p in (ref, full))
+                if a != b or cmd[2] not in a:
+                    raise Fail("%s differs between the two profiles" % " ".join(cmd))
+            packed = os.path.join(tmp, "packed.pf")
+            must([ctx.profview, "pack", ref, "-o", packed], "profview pack")
+            so = os.path.join(tmp, "prof", "libshl.so")
+
+            def fails_with(words):
+                p = subprocess.run([ctx.profview, "report", ref], capture_output=True, text=True)
+                lines = [line for line in p.stderr.splitlines() if line.strip()]
+                if p.returncode != 1 or p.stdout or len(lines) != 1 or not all(w in lines[0] for w in words):
+                    raise Fail("expected one line naming %r, exit 1; got rc %d, %r" % (words, p.returncode, p.stderr))
+            os.rename(so, so + ".old")
+            must([ctx.profinst, "--cpu=instructions", "-shared", objs[1], "-o", so], "profinst -shared")
+            fails_with([so, "shared object", "build id", "built again"])
+            os.unlink(so)
+            fails_with([so, "shared object", "cannot be opened", "pack"])
+            if maps.figures(profile_json(ctx, packed)) != want:
+                raise Fail("the packed profile reads otherwise once the shared object is gone")
+        finally:
+            if not ctx.keep:
+                shutil.rmtree(tmp, ignore_errors=True)
+
+    t = [("shlib/by_reference", by_reference)]
     for cc, opt in BUILDS:
         for dl in (False, True):
             t.append(("shlib/%s[%s %s]" % ("dlopen" if dl else "linked", cc, opt),
