@@ -36,6 +36,13 @@ comma-separated):
       the instrumented programs are linked again each run, by the profinst
       measured.  A project that cannot be fetched or built is skipped, with
       the reason and the log to read.
+  xz-shared
+      xz built as its configure builds it by default: liblzma a shared
+      library, which `profinst cc -shared` instruments, and xz linked with
+      it; the rows "xz -6 .so" and "xz -d .so" run xz through libtool's
+      wrapper script, which finds the tree's liblzma.so (the script's start,
+      the same in both, is in both times).  Built again for each profinst
+      measured.  Not in the default list (--only xz-shared).
 
 Every instrumented program must print what its native one prints (checked
 on the first round); their profiles go to a temporary directory, removed
@@ -75,8 +82,10 @@ PROJECTS = {
     "xz": ("xz-utils", ["--disable-nls", "--disable-doc", "--disable-scripts", "--disable-xzdec",
                         "--disable-lzmadec", "--disable-lzmainfo", "--disable-lzma-links"], "src/xz/xz"),
 }
+PROJECTS["xz-shared"] = PROJECTS["xz"]
+SHARED = {"xz-shared"}  # built with their shared libraries (run in their trees)
 ORDER = ["zlib", "bzip2", "crypto", "sqlite3", "lua5.4", "tinycalls", "jq", "xz"]
-EXTRA = ["polycalls"]  # run only when --only names them
+EXTRA = ["polycalls", "xz-shared"]  # run only when --only names them
 
 
 class Skip(Exception):
@@ -169,7 +178,8 @@ def build_project(cache, name, variant, cc):
         os.remove(log)
     env = dict(os.environ)
     env.pop("PROFINST_OUTPUT", None)  # configure's programs write no profile
-    step([os.path.join(src, "configure"), "CC=" + cc, "CFLAGS=-O2", "--disable-shared"] + options, tree, log,
+    shared = [] if name in SHARED else ["--disable-shared"]
+    step([os.path.join(src, "configure"), "CC=" + cc, "CFLAGS=-O2"] + shared + options, tree, log,
          "%s's configure" % name, env)
     step(["make", "-j%d" % os.cpu_count(), "CC=" + cc], tree, log, "make of " + name, env)
     open(os.path.join(tree, "built"), "w").close()
@@ -183,6 +193,16 @@ def project_exes(tmp, cache, profinsts, cpu, name):
     log = os.path.join(cache, name + "-link.log")
     if os.path.exists(log):
         os.remove(log)
+    if name in SHARED:
+        # (a tree each: the shared library is instrumented by the
+        # profinst measured too; the programs stay in their trees)
+        exes = [os.path.join(build_project(cache, name, "native", "gcc"), prog)]
+        for i, profinst in enumerate(profinsts):
+            tree = os.path.join(cache, "%s-prof%d" % (name, i))
+            shutil.rmtree(tree, ignore_errors=True)
+            exes.append(os.path.join(build_project(cache, name, "prof%d" % i, "%s --cpu=%s cc" % (
+                " ".join(profinst), cpu)), prog))
+        return exes
     exes = [os.path.join(tmp, name + ".native")]
     shutil.copy(os.path.join(build_project(cache, name, "native", "gcc"), prog), exes[0])
     for i, profinst in enumerate(profinsts):
@@ -259,7 +279,8 @@ def rows(name, tmp, cache, profinsts, cpu):
     packed = subprocess.run([exes[0], "-c", "-6", "-T1", data], stdout=subprocess.PIPE, check=True).stdout
     with open(data + ".xz", "wb") as f:
         f.write(packed * 32)  # concatenated streams: xz -d reads them all
-    return [("xz -6", exes, ["-c", "-6", "-T1", data], {}), ("xz -d", exes, ["-dc", "-T1", data + ".xz"], {})]
+    so = " .so" if name in SHARED else ""
+    return [("xz -6" + so, exes, ["-c", "-6", "-T1", data], {}), ("xz -d" + so, exes, ["-dc", "-T1", data + ".xz"], {})]
 
 
 def real_cases():

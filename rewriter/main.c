@@ -49,12 +49,13 @@ static const char usage_text[] =
 	"\n"
 	"In a compiler's place (COMPILER: cc, gcc, clang, c++, g++, clang++, a path\n"
 	"to one or a versioned name), profinst runs the command as it is, unless it\n"
-	"links an executable: then it compiles the command's sources, instruments\n"
-	"its objects and archives, and the archives its -lNAME find in its own -L\n"
-	"directories (not the system's libraries), and links them with the runtime\n"
-	"by the same compiler. So make CC=\"profinst cc\" and CMake's\n"
-	"-DCMAKE_C_LINKER_LAUNCHER=profinst build an instrumented program; options\n"
-	"go before the compiler (CC=\"profinst --cpu=zen5 cc\").\n"
+	"links an executable or (-shared) a shared object: then it compiles the\n"
+	"command's sources, instruments its objects and archives, and the archives\n"
+	"its -lNAME find in its own -L directories (not the system's libraries),\n"
+	"and links them with the runtime (or for it) by the same compiler. So\n"
+	"make CC=\"profinst cc\" and CMake's -DCMAKE_C_LINKER_LAUNCHER=profinst\n"
+	"build an instrumented program and its shared objects; options go before\n"
+	"the compiler (CC=\"profinst --cpu=zen5 cc\").\n"
 	"\n"
 	"Options:\n"
 	"  -o FILE           write the executable (or, with -c, the object) to FILE\n"
@@ -784,8 +785,9 @@ pass:
 }
 
 /* profinst [OPTION]... COMPILER ARG... (wrapper.h): the command as it
- * is, unless it links an executable; then its sources are compiled, and
- * its objects and archives instrumented and linked with the runtime. */
+ * is, unless it links an executable or a shared object; then its sources
+ * are compiled, and its objects and archives instrumented and linked
+ * (with the runtime, or for it). */
 static int do_wrap(struct opts *op, char **args, size_t n)
 {
 	struct wrap w;
