@@ -616,13 +616,17 @@ static const char *const runtime_exports[] = {
 	STUB_CUNPARK_SYMBOL, STUB_CMEAS_START_SYMBOL, STUB_CMEAS_STOP_SYMBOL, "__profinst_image_add", NULL,
 };
 
-/* libprofinst_so.a, next to the runtime archive */
-static char *find_so_archive(const char *runtime)
+/* name (libprofinst_so.a, libprofinst_rt_shared.so), next to the runtime
+ * archive */
+static char *find_beside(const char *runtime, const char *name)
 {
 	const char *slash = strrchr(runtime, '/');
-	char *p = xasprintf("%.*slibprofinst_so.a", slash ? (int)(slash - runtime + 1) : 0, runtime);
-	if (!access(p, R_OK))
-		return p;
+	char *p = xasprintf("%.*s%s", slash ? (int)(slash - runtime + 1) : 0, runtime, name);
+	char *real = realpath(p, NULL); /* (a shared object's run path: absolute) */
+	if (real) {
+		free(p);
+		return real;
+	}
 	pi_error("cannot find %s, which a shared object's link needs (next to the runtime archive %s)", p,
 		 runtime);
 	free(p);
@@ -663,8 +667,9 @@ static int do_link(struct opts *op)
 	char **owned = xcalloc(op->ninputs + 2, sizeof(char *));
 	size_t na = 0, nown = 0;
 	char *runtime = find_runtime(op);
-	char *so_archive = NULL;
-	if (!runtime || (op->shared && !(so_archive = find_so_archive(runtime))))
+	char *so_archive = NULL, *shared_rt = NULL, *rpath = NULL;
+	if (!runtime || (op->shared && (!(so_archive = find_beside(runtime, "libprofinst_so.a")) ||
+					!(shared_rt = find_beside(runtime, "libprofinst_rt_shared.so")))))
 		rc = 1;
 	const char *cc = op->cc ? op->cc : getenv("PROFINST_CC");
 	char *linked = xasprintf("%s/%s", dir, base_name(op->out));
@@ -725,15 +730,18 @@ pass:
 	if (!rc) {
 		argv[0] = (char *)(cc ? cc : cxx ? "c++" : "cc");
 		if (op->shared) {
-			/* the runtime is the program's: what the stubs call
-			 * is bound at load (a lazy binding would take
-			 * registers they keep), and the object stays loaded
+			/* the runtime is the program's, or (a program
+			 * profinst did not instrument) the shared runtime,
+			 * which the object names; the object stays loaded
 			 * (its records are the profile's) */
 			argv[na++] = "-shared";
 			argv[na++] = "-Wl,--whole-archive";
 			argv[na++] = so_archive;
 			argv[na++] = "-Wl,--no-whole-archive";
-			argv[na++] = "-Wl,-z,now";
+			argv[na++] = "-Wl,--no-as-needed";
+			argv[na++] = shared_rt;
+			const char *slash = strrchr(shared_rt, '/');
+			argv[na++] = rpath = xasprintf("-Wl,-rpath,%.*s", (int)(slash - shared_rt), shared_rt);
 			argv[na++] = "-Wl,-z,nodelete";
 		} else {
 			argv[na++] = runtime;
@@ -773,6 +781,8 @@ pass:
 	free(dir);
 	free(runtime);
 	free(so_archive);
+	free(shared_rt);
+	free(rpath);
 	for (size_t i = 0; runtime_exports[i]; i++)
 		free(exports[i]);
 	free(exports);

@@ -13,9 +13,17 @@
 
 /* The runtime's: in the program, bound at link time; a shared object's
  * stubs find the program's at load (-shared), which a hidden reference in
- * the program would make local to it. */
+ * the program would make local to it.  A shared object calls a helper
+ * NAME by NAME.so, which jumps through its GOT (runtime/image_so_calls.S:
+ * bound at load, not lazily). */
 static int undef(struct code *c, const char *name, int type)
 {
+	if (c->opts->pic && type == STT_NOTYPE) {
+		char *thunk = xasprintf("%s.so", name);
+		int s = obj_add_symbol(c->o, thunk, 0, 0, ELF64_ST_INFO(STB_GLOBAL, type), STV_HIDDEN, SHN_UNDEF);
+		free(thunk);
+		return s;
+	}
 	return obj_add_symbol(c->o, name, 0, 0, ELF64_ST_INFO(STB_GLOBAL, type), STV_DEFAULT, SHN_UNDEF);
 }
 

@@ -131,7 +131,11 @@ static void names_stale(void);
 void rt_counting_init(void)
 {
 	uint64_t nobjs = rt_nobjs();
-	rt_counts_in_nodes = nobjs && (rt_objs_begin()->map->reserved & PI_MAP_COUNTING);
+	/* (no objects: the shared runtime, whose images are a shared
+	 * object's, the counting runtime's) */
+	const struct pi_map_hdr *first = rt_first_map();
+	rt_counts_in_nodes = !first || (first->reserved & PI_MAP_COUNTING);
+	(void)nobjs;
 	make_saved_off();
 	make_sink(0);
 	names_stale(); /* (made before, and an image came since) */
@@ -726,7 +730,7 @@ struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x)
 	static __thread struct {
 		struct rt_cnode n;
 		uint64_t counts[STUB_PTR_WORDS]; /* (a pointer's: words the site reads) */
-	} lost;
+	} lost __attribute__((tls_model("initial-exec")));
 	lost.n.fparent = t->cur;
 	lost.n.nblocks = 2;
 	bool entered = rt_enter(t);
@@ -745,6 +749,20 @@ struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x)
 	if (entered)
 		rt_leave(t);
 	return n ? n : &lost.n;
+}
+
+/* The shared runtime's trampoline, after pi_rt_ctramp (stubs.S): a timed
+ * external the callback returns to runs again, its clock from now, as
+ * the program's runtime's trampoline does it in assembly. */
+void pi_rt_cresume(void)
+{
+	struct pi_tls *t = &__profinst_tls;
+	struct rt_cnode *n = t->cresume;
+	if (!n)
+		return;
+	t->cresume = NULL;
+	t->cb_hint = 1;
+	n->sp = ext_now();
 }
 
 /* An external the model does not cost (or costs as the C locale's, or as

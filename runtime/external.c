@@ -233,29 +233,41 @@ static void merge_externals(const struct rt_image *im)
 	}
 }
 
-void rt_externals_add(const struct rt_image *im)
+uint64_t rt_units = 1;
+static int units_known;
+
+/* What the model of an image's objects says: the clock's units (1/units
+ * of a cycle: the first image's with objects, the program's unless it
+ * has none: the shared runtime), and whether time outside is charged. */
+static void model_of(const struct rt_image *im)
 {
-	merge_externals(im);
+	for (const struct pi_objdesc *d = im->desc.objs; d < im->desc.objs_end; d++) {
+		if (!units_known) {
+			rt_units = d->map->units ? d->map->units : 1;
+			cycles_per_tick_q32 *= rt_units;
+			units_known = 1;
+		}
+		if (d->map->reserved & PI_MAP_CHARGE_OS)
+			sys_charge = 1;
+		if (d->map->reserved & PI_MAP_CHARGE_WAITS)
+			sys_charge_waits = 1;
+	}
 }
 
-uint64_t rt_units = 1;
+void rt_externals_add(const struct rt_image *im)
+{
+	model_of(im);
+	merge_externals(im);
+}
 
 void rt_externals_init(void)
 {
 	if (&__libc_single_threaded)
 		rt_solo_word = &__libc_single_threaded;
 	calibrate();
-	/* the clock counts in the model's units: 1/units of a cycle */
-	if (rt_objs_begin() < rt_objs_end() && rt_objs_begin()->map->units)
-		rt_units = rt_objs_begin()->map->units;
-	cycles_per_tick_q32 *= rt_units;
-	for (uint32_t i = 0, n = rt_image_count(); i < n; i++)
+	for (uint32_t i = 0, n = rt_image_count(); i < n; i++) {
+		model_of(&rt_images[i]);
 		merge_externals(&rt_images[i]);
-	RT_EACH_OBJ(d) {
-		if (d->map->reserved & PI_MAP_CHARGE_OS)
-			sys_charge = 1;
-		if (d->map->reserved & PI_MAP_CHARGE_WAITS)
-			sys_charge_waits = 1;
 	}
 }
 

@@ -79,6 +79,14 @@ uint64_t rt_func_index(const struct pi_funcrec *f)
 	return rt_nfuncs();
 }
 
+const struct pi_map_hdr *rt_first_map(void)
+{
+	for (uint32_t i = 0, n = rt_image_count(); i < n; i++)
+		if (rt_images[i].desc.objs < rt_images[i].desc.objs_end)
+			return rt_images[i].desc.objs->map;
+	return NULL;
+}
+
 static void number_objects(struct rt_image *im)
 {
 	uint32_t i = im->obj_base;
@@ -131,3 +139,22 @@ __attribute__((visibility("default"))) void __profinst_image_add(const struct pi
 	if (locked)
 		rt_images_unlock();
 }
+
+int rt_secondary;
+
+#ifdef PI_PIC_RUNTIME
+#include <dlfcn.h>
+
+/* (this object's own, where a reference by name finds the program's) */
+extern void rt_image_add_here(const struct pi_image_desc *d)
+	__attribute__((alias("__profinst_image_add"), visibility("hidden")));
+
+/* Whether the program has a runtime of its own (profinst instrumented
+ * it): its exports come first, and every instrumented shared object's
+ * references went to them, not here. */
+bool rt_program_has_runtime(void)
+{
+	void *first = dlsym(RTLD_DEFAULT, "__profinst_image_add");
+	return first && first != (void *)rt_image_add_here;
+}
+#endif

@@ -48,6 +48,6 @@ void rt_process_init(void)
 
 __attribute__((destructor(101))) static void rt_fini(void)
 {
-	if (rt_in_profiled_process())
+	if (!rt_secondary && rt_in_profiled_process())
 		rt_write_profile(0);
 }

@@ -462,6 +462,12 @@ uint64_t rt_nfuncs(void);
 /* a record's index among all images', or rt_nfuncs() if none holds it */
 uint64_t rt_func_index(const struct pi_funcrec *f);
 void rt_images_init(void);
+/* the first object's map among the images, or NULL */
+const struct pi_map_hdr *rt_first_map(void);
+/* The shared runtime defers to the program's where the program has one
+ * (rt_init): nothing of it runs then. */
+extern int rt_secondary;
+bool rt_program_has_runtime(void);
 /* no image added meanwhile (1; 0: the lock could not be had) */
 int rt_images_lock(void);
 void rt_images_unlock(void);
@@ -471,6 +477,7 @@ bool rt_initialized(void);
 void rt_entries_add(void);
 void rt_externals_add(const struct rt_image *im);
 void rt_counting_add(const struct rt_image *im);
+void pi_rt_cresume(void);
 /* the path of the file mapped at addr (targets.c): 0 if none, or it does
  * not fit out[n] */
 int rt_mapping_path(uint64_t addr, char *out, size_t n);

@@ -10,7 +10,7 @@
 #include "stub_abi.h"
 
 
-__thread struct pi_tls __profinst_tls __attribute__((tls_model("initial-exec")));
+__thread struct pi_tls __profinst_tls __attribute__((tls_model("initial-exec"), visibility("default")));
 
 static struct rt_node *node_new(struct rt_thread *th)
 {

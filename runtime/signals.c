@@ -56,7 +56,7 @@ static int lock;                      /* over shown and the dispositions behind 
 #define ALT_SIZE (256ull << 10) /* an alternate stack, and a guard page below */
 #define ALT_POOL 64             /* ended threads' stacks kept for new ones */
 
-static __thread char *alt_base; /* the calling thread's mapping, or NULL */
+static __thread char *alt_base __attribute__((tls_model("initial-exec"))); /* the calling thread's mapping, or NULL */
 static char *alt_pool[ALT_POOL];
 
 /* ----- Signals blocked on this thread while it changes what a handler

@@ -8,6 +8,12 @@
 #include "rt_asm_offsets.h"
 #include "stub_abi.h"
 
+/* The thread block at a fixed offset from %fs: the program's runtime.
+ * PI_PIC_RUNTIME: the shared runtime (libprofinst_rt.so), for a program
+ * profinst did not instrument that loads an instrumented shared object;
+ * its thread block has no offset fixed at link time, so its helpers take
+ * the C paths, which read it as C code does, and no TLS() stays in it
+ * (the link of a shared object refuses R_X86_64_TPOFF32). */
 #define TLS(off) %fs:__profinst_tls@tpoff+(off)
 
 /* What the saves push: SAVE 11 quadwords (the flags, nine registers, %rbx,
@@ -87,6 +93,7 @@
  * instruction what was read of it, so that a signal handler's block stubs
  * adding to it meanwhile lose nothing.  Changes a, b, c and the flags. */
 .macro FOLD_CLOCK a, b, c
+#ifndef PI_PIC_RUNTIME
 	mov TLS(TLS_CLOCKPART), \a
 	mov TLS(TLS_CLOCKPART+8), \b
 	mov TLS(TLS_CLOCKPART+16), \c
@@ -96,6 +103,7 @@
 	add \b, \a
 	add \c, \a
 	add \a, TLS(TLS_CLOCK)
+#endif
 .endm
 
 /* The full save, for helpers that run where the flags may be live (after
@@ -395,6 +403,7 @@
 	incl (\tmp,\tmp2,4)
 .endm
 
+#ifndef PI_PIC_RUNTIME
 /*
  * Entry, fast path: the caller's frame is live above us, and the child of
  * its node for this (function, return address) is the one it called last
@@ -1182,6 +1191,28 @@ LOCAL __profinst_icall_enter
 	RESTORE_LIGHT
 END __profinst_icall_enter
 
+#else
+/* The timed runtime's helpers, which a shared object's stubs never call
+ * (-shared is the counting runtime's): a trap if one did. */
+.irp name, __profinst_enter, __profinst_enter_flags, __profinst_exit, __profinst_tailexit, __profinst_rep, \
+	__profinst_branch, __profinst_load, __profinst_ext_enter, __profinst_ext_exit, __profinst_ext_exit_fixed, \
+	__profinst_icall, __profinst_ext_enter_slow
+ENTRY \name
+	ud2
+END \name
+.endr
+.macro NO_THUNKS name
+	.p2align 4
+	.globl \name
+	.hidden \name
+\name:
+	.fill 16 * RT_TARGETS, 1, 0xcc
+	.size \name, .-\name
+.endm
+	NO_THUNKS rt_target_thunks
+	NO_THUNKS rt_target_tail_thunks
+#endif
+
 /* Around a syscall instruction: the flags may be live across it. */
 ENTRY __profinst_sys_enter
 	SAVE
@@ -1198,6 +1229,7 @@ ENTRY __profinst_sys_exit
 	RESTORE
 END __profinst_sys_exit
 
+#ifndef PI_PIC_RUNTIME
 /*
  * What the external-call stubs add to the time they measure, with nothing
  * to measure: from the enter helper's rdtsc (then its eight pops and ret)
@@ -1387,6 +1419,17 @@ probe_cnode:                              /* (an rt_cnode's sp is written) */
 	.zero CN_SP + 8
 	.text
 
+#else
+/* (the shared runtime measures no stubs' share: its helpers take the
+ * C paths, which time as they go) */
+.irp name, pi_rt_probe_window, pi_rt_probe_callback, pi_rt_probe_ccallback
+ENTRY \name
+	xor %eax, %eax
+	ret
+END \name
+.endr
+#endif
+
 /* Before _exit, _Exit, quick_exit and exec: write the profile now. */
 ENTRY __profinst_flush
 	SAVE
@@ -1422,6 +1465,13 @@ END __profinst_resync
  * node too, goes to the C half; busy is held throughout, so a handler
  * coming meanwhile nests. */
 ENTRY __profinst_centry
+#ifdef PI_PIC_RUNTIME
+	SAVE_LIGHT
+	mov %r11, %rdi
+	lea SAVED_LIGHT+16(%rsp), %rsi
+	call pi_rt_centry
+	RESTORE_LIGHT
+#else
 	.cfi_startproc
 	cmpq $0, TLS(TLS_CBHINT)
 	je 1f
@@ -1516,6 +1566,7 @@ ENTRY __profinst_centry
 	lea SAVED_LIGHT+16(%rsp), %rsi
 	call pi_rt_centry
 	RESTORE_LIGHT
+#endif
 END __profinst_centry
 
 /*
@@ -1530,6 +1581,13 @@ END __profinst_centry
  * function that reads them at entry calls __profinst_centry_flags).
  */
 ENTRY __profinst_pentry
+#ifdef PI_PIC_RUNTIME
+	SAVE_LIGHT
+	mov %r11, %rdi
+	lea SAVED_LIGHT+16(%rsp), %rsi
+	call pi_rt_centry
+	RESTORE_LIGHT
+#else
 	.cfi_startproc
 	CFI_PUSH %rax
 	lea 16(%rsp), %rax                /* the callee's %rsp past its push of %r11 */
@@ -1559,6 +1617,7 @@ ENTRY __profinst_pentry
 3:	CFI_POP %rax
 	jmp __profinst_centry
 	.cfi_endproc
+#endif
 END __profinst_pentry
 
 /* The same, where the function's first block reads flags it did not set. */
@@ -1619,6 +1678,7 @@ END __profinst_cunpark
 #define CMEAS_APART (PI_EXT_LOCALE | PI_EXT_C_LOCALE | PI_EXT_SOLO | PI_EXT_ONCE | PI_EXT_WAIT | PI_EXT_TTYREAD)
 
 ENTRY __profinst_cmeas_start
+#ifndef PI_PIC_RUNTIME
 	.cfi_startproc
 	CFI_PUSH %rax
 	CFI_PUSH %rdx
@@ -1641,12 +1701,14 @@ ENTRY __profinst_cmeas_start
 	CFI_POP %rdx
 	CFI_POP %rax
 	.cfi_endproc
+#endif
 	SAVE_LIGHT
 	call pi_rt_cmeas_start
 	RESTORE_LIGHT
 END __profinst_cmeas_start
 
 ENTRY __profinst_cmeas_stop
+#ifndef PI_PIC_RUNTIME
 	.cfi_startproc
 	CFI_PUSH %rax
 	CFI_PUSH %rdx
@@ -1672,6 +1734,7 @@ ENTRY __profinst_cmeas_stop
 	CFI_POP %rdx
 	CFI_POP %rax
 	.cfi_endproc
+#endif
 	SAVE_LIGHT
 	call pi_rt_cmeas_stop
 	RESTORE_LIGHT
@@ -1718,6 +1781,9 @@ END __profinst_cextnew
  * registers saved, %r11 free; the flags are dead.
  */
 ENTRY __profinst_cptr
+#ifdef PI_PIC_RUNTIME
+	CPTR 0
+#else
 	.cfi_startproc
 	CFI_PUSH %rax
 	CFI_PUSH %rcx
@@ -1800,6 +1866,7 @@ ENTRY __profinst_cptr
 	CFI_POP %rax
 	ret
 	.cfi_endproc
+#endif
 END __profinst_cptr
 
 ENTRY __profinst_cptr_tail
@@ -1816,6 +1883,11 @@ ENTRY __profinst_ctramp
 	PUSH_ARGS
 	CFI_PUSH %r11
 	lea 80(%rsp), %rdi        /* %rsp after the function's ret */
+#ifdef PI_PIC_RUNTIME
+	call pi_rt_ctramp
+	mov %rax, 72(%rsp)
+	call pi_rt_cresume        /* (as below) */
+#else
 	/* The newest record's return, with no nest and nothing of this stack
 	 * below it among the others (drop_dead), is taken here, as
 	 * pi_rt_ctramp takes it; anything else there. */
@@ -1871,7 +1943,9 @@ ENTRY __profinst_ctramp
 	movq $1, TLS(TLS_CBHINT)
 	TSC
 	mov %rax, CN_SP(%rcx)
-1:	CFI_POP %r11
+1:
+#endif
+	CFI_POP %r11
 	POP_ARGS
 	CFI_POP %rax
 	ret

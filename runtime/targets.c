@@ -507,7 +507,7 @@ void rt_targets_write(struct pw *w, uint32_t index)
 			return;
 		}
 		find_mappings(ti, addr, n);
-		const struct pi_map_hdr *first = rt_objs_begin() < rt_objs_end() ? rt_objs_begin()->map : NULL;
+		const struct pi_map_hdr *first = rt_first_map();
 		struct pi_map_hdr *h = (struct pi_map_hdr *)map;
 		struct pi_map_func *fs = (struct pi_map_func *)(map + sizeof(*h));
 		char *str = (char *)(fs + n);

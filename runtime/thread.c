@@ -341,6 +341,12 @@ bool rt_initialized(void)
 
 __attribute__((constructor(101))) static void rt_init(void)
 {
+#ifdef PI_PIC_RUNTIME
+	if (rt_program_has_runtime()) {
+		rt_secondary = 1;
+		return;
+	}
+#endif
 	rt_images_init();
 	rt_entries_init();
 	rt_externals_init();

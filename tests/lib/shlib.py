@@ -22,8 +22,10 @@ BUILDS = [("gcc", "-O0"), ("gcc", "-O2"), ("clang", "-O0"), ("clang", "-O2")]
 
 
 def tests(ctx, Fail, sh, must, profile_json, compare_counts, object_functions):
-    def build(tmp, cc, opt, dlopen):
-        """(native program, instrumented program, args, objects, native .so)"""
+    def build(tmp, cc, opt, dlopen, plain=False):
+        """(native program, instrumented program, args, objects, native .so);
+        plain: the second program is the native one's link, with the
+        instrumented shared object (which brings the shared runtime)"""
         objs = []
         for name in ("shl_a", "shl_b"):
             o = os.path.join(tmp, name + ".o")
@@ -42,22 +44,23 @@ def tests(ctx, Fail, sh, must, profile_json, compare_counts, object_functions):
              "compile")
         native = os.path.join(tmp, "main.native")
         prof = os.path.join(tmp, "main.prof")
+        link = [cc] if plain else [ctx.profinst, "--cpu=instructions"]
         if dlopen:
             must([cc, main, "-o", native, "-no-pie", "-rdynamic", "-ldl", "-lpthread"], "native link")
-            must([ctx.profinst, "--cpu=instructions", main, "-o", prof, "-rdynamic", "-ldl", "-lpthread"], "profinst")
-            return native, prof, [nso], [pso], objs + [main], nso
+            must(link + [main, "-o", prof, "-rdynamic", "-ldl", "-lpthread"], "program's link")
+            return native, prof, [nso], [pso], objs + ([] if plain else [main]), nso
         for exe, d in ((native, "native"), (prof, "prof")):
             lib = ["-L" + os.path.join(tmp, d), "-lshl", "-Wl,-rpath," + os.path.join(tmp, d), "-lpthread"]
             if d == "native":
                 must([cc, main, "-o", exe, "-no-pie"] + lib, "native link")
             else:
-                must([ctx.profinst, "--cpu=instructions", main, "-o", exe] + lib, "profinst")
-        return native, prof, [], [], objs + [main], nso
+                must(link + [main, "-o", exe] + lib, "program's link")
+        return native, prof, [], [], objs + ([] if plain else [main]), nso
 
-    def one(cc, opt, dlopen):
+    def one(cc, opt, dlopen, plain=False):
         tmp = tempfile.mkdtemp(prefix="pi-shlib-")
         try:
-            native, prof, nargs, pargs, objs, nso = build(tmp, cc, opt, dlopen)
+            native, prof, nargs, pargs, objs, nso = build(tmp, cc, opt, dlopen, plain)
             a = sh([native] + nargs, cwd=tmp)
             penv = dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "out.prof"))
             b = sh([prof] + pargs, cwd=tmp, env=penv)
@@ -76,7 +79,12 @@ def tests(ctx, Fail, sh, must, profile_json, compare_counts, object_functions):
             # each image's functions are there, under the object that has them
             objects = {f["name"]: f.get("object") for f in pj["functions"]}
             for name, obj in (("shl_work", "shl_a.o"), ("shl_b_mix", "shl_b.o"), ("prog_helper", "main.o")):
-                if objects.get(name) != obj:
+                if plain and name == "prog_helper":
+                    # the program's, not instrumented: outside, measured
+                    ext = [f for f in pj["functions"] if f["name"] == "<external:prog_helper>"]
+                    if not ext or ext[0]["calls"] != 40:
+                        raise Fail("<external:prog_helper>: %r" % ext)
+                elif objects.get(name) != obj:
                     raise Fail("%s: object %r, not %s" % (name, objects.get(name), obj))
         finally:
             if not ctx.keep:
@@ -149,5 +157,9 @@ def tests(ctx, Fail, sh, must, profile_json, compare_counts, object_functions):
         for dl in (False, True):
             t.append(("shlib/%s[%s %s]" % ("dlopen" if dl else "linked", cc, opt),
                       lambda cc=cc, opt=opt, dl=dl: one(cc, opt, dl)))
+    for cc in ("gcc", "clang"):
+        for dl in (False, True):
+            t.append(("shlib/plain_program_%s[%s -O2]" % ("dlopen" if dl else "linked", cc),
+                      lambda cc=cc, dl=dl: one(cc, "-O2", dl, plain=True)))
     t.append(("shlib/refusals", refusals))
     return t
