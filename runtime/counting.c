@@ -449,9 +449,20 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 	/* A function entered with nothing instrumented below it returned
 	 * without a trampoline: its node stays current until an entry from
 	 * outside finds its frame gone (the entry is not below it, or its
-	 * return address is not there any more). */
-	while (parent->ptrsite == STUB_CN_OUTERMOST && !(sp < parent->sp + 8 && word_is(parent->sp + 8, parent->root_ra)))
-		parent = parent->fparent ? parent->fparent : &ct->root;
+	 * return address is not there any more).  So does what ran under it,
+	 * left by an exception or a longjmp into code that is not
+	 * instrumented (a program's catch around a shared object's call):
+	 * an external's node, whose call never returned, is current still,
+	 * and the nearest such function above it is the one to look at. */
+	for (;;) {
+		struct rt_cnode *o = parent;
+		if (o->fn && rt_is_external(o->fn))
+			while (o != &ct->root && o->ptrsite != STUB_CN_OUTERMOST && o->fparent)
+				o = o->fparent;
+		if (o->ptrsite != STUB_CN_OUTERMOST || (sp < o->sp + 8 && word_is(o->sp + 8, o->root_ra)))
+			break;
+		parent = o->fparent ? o->fparent : &ct->root;
+	}
 	/* from outside: under the current node, back through the trampoline;
 	 * an external's clock stops while its callback runs */
 	bool paused = parent->fn && rt_is_external(parent->fn) && parent->sp;

@@ -152,7 +152,50 @@ def tests(ctx, Fail, sh, must, profile_json, compare_counts, object_functions):
             if not ctx.keep:
                 shutil.rmtree(tmp, ignore_errors=True)
 
+    def exceptions(cxx, plain):
+        """C++ exceptions out of the shared object into the program, and
+        through it from the program's callback: the program, instrumented
+        or not, catches them as natively, and the counts are callgrind's
+        (where nothing instrumented catches, the next call from the
+        program finds the frames the exception left)."""
+        tmp = tempfile.mkdtemp(prefix="pi-shlib-")
+        try:
+            lib = os.path.join(tmp, "shl_cxx.o")
+            main = os.path.join(tmp, "main_cxx.o")
+            must([cxx, "-O2", "-fPIC", "-c", os.path.join(SRC, "shl_cxx.cc"), "-o", lib], "compile")
+            must([cxx, "-O2", "-c", os.path.join(SRC, "main_cxx.cc"), "-o", main], "compile")
+            for d in ("native", "prof"):
+                os.mkdir(os.path.join(tmp, d))
+            nso, pso = os.path.join(tmp, "native", "libshl.so"), os.path.join(tmp, "prof", "libshl.so")
+            must([cxx, "-shared", "-o", nso, lib], "native shared link")
+            must([ctx.profinst, "--cpu=instructions", "-shared", lib, "-o", pso], "profinst -shared")
+            native, prof = os.path.join(tmp, "main.native"), os.path.join(tmp, "main.prof")
+            for exe, d in ((native, "native"), (prof, "prof")):
+                args = [main, "-o", exe, "-L" + os.path.join(tmp, d), "-lshl", "-Wl,-rpath," + os.path.join(tmp, d)]
+                if d == "native" or plain:
+                    must([cxx, "-no-pie"] + args, "link")
+                else:
+                    must([ctx.profinst, "--cpu=instructions"] + args, "profinst")
+            a = sh([native], cwd=tmp)
+            b = sh([prof], cwd=tmp, env=dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "out.prof")))
+            if a.returncode or b.returncode or a.stdout != b.stdout:
+                raise Fail("output differs: native %d %r, instrumented %d %r\n%s" % (
+                    a.returncode, a.stdout, b.returncode, b.stdout, b.stderr[-1500:]))
+            pj = profile_json(ctx, os.path.join(tmp, "out.prof"))
+            cgout = os.path.join(tmp, "cg.out")
+            oracle.run_callgrind(native, [], cgout, cwd=tmp)
+            cg = oracle.attribute(native, cgout)
+            cg.update(oracle.attribute_shared(nso, cgout))
+            compare_counts(pj, cg, object_functions([lib] + ([] if plain else [main])),
+                           canon=oracle.aliases(native))
+        finally:
+            if not ctx.keep:
+                shutil.rmtree(tmp, ignore_errors=True)
+
     t = [("shlib/by_reference", by_reference)]
+    for cxx in ("g++", "clang++"):
+        t.append(("shlib/exceptions[%s -O2]" % cxx, lambda cxx=cxx: exceptions(cxx, False)))
+        t.append(("shlib/plain_program_exceptions[%s -O2]" % cxx, lambda cxx=cxx: exceptions(cxx, True)))
     for cc, opt in BUILDS:
         for dl in (False, True):
             t.append(("shlib/%s[%s %s]" % ("dlopen" if dl else "linked", cc, opt),
