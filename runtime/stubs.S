@@ -780,14 +780,6 @@ LOCAL __profinst_tailexit_slow
 	RESTORE
 END __profinst_tailexit_slow
 
-ENTRY __profinst_rep
-	SAVE
-	mov %r11, %rdi            /* kind */
-	mov %rcx, %rsi            /* %rcx after the string op */
-	mov SAVED-8(%rbx), %rdx   /* the flags it left: SAVE's first push */
-	call pi_rt_rep
-	RESTORE
-END __profinst_rep
 
 /*
  * The simulations' helpers (--branch-sim, --cache-sim) run C between any
@@ -1194,7 +1186,7 @@ END __profinst_icall_enter
 #else
 /* The timed runtime's helpers, which a shared object's stubs never call
  * (-shared is the counting runtime's): a trap if one did. */
-.irp name, __profinst_enter, __profinst_enter_flags, __profinst_exit, __profinst_tailexit, __profinst_rep, \
+.irp name, __profinst_enter, __profinst_enter_flags, __profinst_exit, __profinst_tailexit, \
 	__profinst_branch, __profinst_load, __profinst_ext_enter, __profinst_ext_exit, __profinst_ext_exit_fixed, \
 	__profinst_icall, __profinst_ext_enter_slow
 ENTRY \name
@@ -1212,6 +1204,15 @@ END \name
 	NO_THUNKS rt_target_thunks
 	NO_THUNKS rt_target_tail_thunks
 #endif
+
+ENTRY __profinst_rep
+	SAVE
+	mov %r11, %rdi            /* kind */
+	mov %rcx, %rsi            /* %rcx after the string op */
+	mov SAVED-8(%rbx), %rdx   /* the flags it left: SAVE's first push */
+	call pi_rt_rep
+	RESTORE
+END __profinst_rep
 
 /* Around a syscall instruction: the flags may be live across it. */
 ENTRY __profinst_sys_enter
