@@ -1583,6 +1583,40 @@ END __profinst_centry
  */
 ENTRY __profinst_pentry
 #ifdef PI_PIC_RUNTIME
+	/* (the same, with the thread block's offset from the GOT in %rcx) */
+	.cfi_startproc
+	CFI_PUSH %rax
+	CFI_PUSH %rcx
+	mov __profinst_tls@gottpoff(%rip), %rcx
+	lea 24(%rsp), %rax
+	cmp %rax, %fs:TLS_NEXTSP(%rcx)
+	jne 2f
+	mov %fs:TLS_NEXT(%rcx), %rax
+	mov (%rax), %rax
+	test %rax, %rax
+	jz 3f
+1:	mov %rax, %fs:TLS_CUR(%rcx)
+	incq CN_CALLS(%rax)
+	movq $0, %fs:TLS_NEXTSP(%rcx)
+	.cfi_remember_state
+	CFI_POP %rcx
+	CFI_POP %rax
+	ret
+	.cfi_restore_state
+2:	inc %rax
+	cmp %rax, %fs:TLS_NEXTSP(%rcx)
+	jne 3f
+	mov %fs:TLS_CUR(%rcx), %rax
+	cmpl $CN_POINTER, CN_PTRSITE(%rax)
+	jne 3f
+	mov CN_COUNTS+8*PTR_CALLEE(%rax), %rax
+	test %rax, %rax
+	jz 3f
+	cmp %r11, CN_FN(%rax)
+	je 1b
+3:	CFI_POP %rcx
+	CFI_POP %rax
+	.cfi_endproc
 	SAVE_LIGHT
 	mov %r11, %rdi
 	lea SAVED_LIGHT+16(%rsp), %rsi
