@@ -34,7 +34,9 @@ def normalise(pj):
     funcs = []
     for f in pj["functions"]:
         g = dict(f)
-        if f.get("measured"):
+        # (an external measured at nothing, less the stubs' share, reads
+        # as not measured: 0 cycles, none of them the model's)
+        if f.get("measured") or (f.get("external") and not f["self_cycles"] and not f.get("block_cycles")):
             # its own time is measured: only how often it ran is the model's
             g = {"name": f["name"], "calls": f["calls"],
                  "callers": sorted((c["name"], c["calls"]) for c in f["callers"])}
