@@ -1467,6 +1467,7 @@ END __profinst_resync
  * coming meanwhile nests. */
 ENTRY __profinst_centry
 #ifdef PI_PIC_RUNTIME
+.Lcentry_c_path:
 	SAVE_LIGHT
 	mov %r11, %rdi
 	lea SAVED_LIGHT+16(%rsp), %rsi
@@ -1582,66 +1583,42 @@ END __profinst_centry
  * function that reads them at entry calls __profinst_centry_flags).
  */
 ENTRY __profinst_pentry
-#ifdef PI_PIC_RUNTIME
-	/* (the same, with the thread block's offset from the GOT in %rcx) */
 	.cfi_startproc
 	CFI_PUSH %rax
+#ifdef PI_PIC_RUNTIME
+	/* (the shared runtime's: the thread block's offset from the GOT) */
 	CFI_PUSH %rcx
 	mov __profinst_tls@gottpoff(%rip), %rcx
-	lea 24(%rsp), %rax
-	cmp %rax, %fs:TLS_NEXTSP(%rcx)
+#define PTLS(off) %fs:off(%rcx)
+#define PENTRY_PUSHES 16
+#else
+#define PTLS(off) TLS(off)
+#define PENTRY_PUSHES 8
+#endif
+.macro PENTRY_POPS
+#ifdef PI_PIC_RUNTIME
+	CFI_POP %rcx
+#endif
+	CFI_POP %rax
+.endm
+	lea PENTRY_PUSHES+8(%rsp), %rax   /* the callee's %rsp past its push of %r11 */
+	cmp %rax, PTLS(TLS_NEXTSP)
 	jne 2f
-	mov %fs:TLS_NEXT(%rcx), %rax
+	mov PTLS(TLS_NEXT), %rax          /* a site's call: its slot */
 	mov (%rax), %rax
 	test %rax, %rax
 	jz 3f
-1:	mov %rax, %fs:TLS_CUR(%rcx)
+1:	mov %rax, PTLS(TLS_CUR)
 	incq CN_CALLS(%rax)
-	movq $0, %fs:TLS_NEXTSP(%rcx)
+	movq $0, PTLS(TLS_NEXTSP)
 	.cfi_remember_state
-	CFI_POP %rcx
-	CFI_POP %rax
+	PENTRY_POPS
 	ret
 	.cfi_restore_state
-2:	inc %rax
-	cmp %rax, %fs:TLS_NEXTSP(%rcx)
-	jne 3f
-	mov %fs:TLS_CUR(%rcx), %rax
-	cmpl $CN_POINTER, CN_PTRSITE(%rax)
-	jne 3f
-	mov CN_COUNTS+8*PTR_CALLEE(%rax), %rax
-	test %rax, %rax
-	jz 3f
-	cmp %r11, CN_FN(%rax)
-	je 1b
-3:	CFI_POP %rcx
-	CFI_POP %rax
-	.cfi_endproc
-	SAVE_LIGHT
-	mov %r11, %rdi
-	lea SAVED_LIGHT+16(%rsp), %rsi
-	call pi_rt_centry
-	RESTORE_LIGHT
-#else
-	.cfi_startproc
-	CFI_PUSH %rax
-	lea 16(%rsp), %rax                /* the callee's %rsp past its push of %r11 */
-	cmp %rax, TLS(TLS_NEXTSP)
-	jne 2f
-	mov TLS(TLS_NEXT), %rax           /* a site's call: its slot */
-	mov (%rax), %rax
-	test %rax, %rax
-	jz 3f
-1:	mov %rax, TLS(TLS_CUR)
-	incq CN_CALLS(%rax)
-	movq $0, TLS(TLS_NEXTSP)
-	CFI_POP %rax
-	ret
-	.cfi_adjust_cfa_offset 8
 2:	inc %rax                          /* one past: a call through a pointer */
-	cmp %rax, TLS(TLS_NEXTSP)
+	cmp %rax, PTLS(TLS_NEXTSP)
 	jne 3f
-	mov TLS(TLS_CUR), %rax
+	mov PTLS(TLS_CUR), %rax
 	cmpl $CN_POINTER, CN_PTRSITE(%rax)
 	jne 3f
 	mov CN_COUNTS+8*PTR_CALLEE(%rax), %rax
@@ -1649,10 +1626,15 @@ ENTRY __profinst_pentry
 	jz 3f
 	cmp %r11, CN_FN(%rax)
 	je 1b
-3:	CFI_POP %rax
+3:	PENTRY_POPS
+#ifdef PI_PIC_RUNTIME
+	jmp .Lcentry_c_path               /* (no jump to a symbol another may take) */
+#else
 	jmp __profinst_centry
-	.cfi_endproc
 #endif
+	.cfi_endproc
+#undef PTLS
+#undef PENTRY_PUSHES
 END __profinst_pentry
 
 /* The same, where the function's first block reads flags it did not set. */
