@@ -9,13 +9,7 @@
  * object loads into an instrumented program only.
  */
 #include "format.h"
-
-extern const struct pi_objdesc __start_profinst_objs[] __attribute__((weak, visibility("hidden")));
-extern const struct pi_objdesc __stop_profinst_objs[] __attribute__((weak, visibility("hidden")));
-extern const struct pi_funcrec __start_profinst_funcs[] __attribute__((weak, visibility("hidden")));
-extern const struct pi_funcrec __stop_profinst_funcs[] __attribute__((weak, visibility("hidden")));
-extern const char __start_profinst_map[] __attribute__((weak, visibility("hidden")));
-extern const char __ehdr_start[] __attribute__((weak, visibility("hidden")));
+#include "sections.h"
 
 void __profinst_image_add(const struct pi_image_desc *d);
 

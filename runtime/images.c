@@ -12,13 +12,8 @@
 #include <sys/syscall.h>
 
 #include "rt.h"
+#include "sections.h"
 
-extern const struct pi_objdesc __start_profinst_objs[] __attribute__((weak, visibility("hidden")));
-extern const struct pi_objdesc __stop_profinst_objs[] __attribute__((weak, visibility("hidden")));
-extern const struct pi_funcrec __start_profinst_funcs[] __attribute__((weak, visibility("hidden")));
-extern const struct pi_funcrec __stop_profinst_funcs[] __attribute__((weak, visibility("hidden")));
-extern const char __start_profinst_map[] __attribute__((weak, visibility("hidden")));
-extern const char __ehdr_start[] __attribute__((weak, visibility("hidden")));
 
 const struct pi_objdesc *rt_objs_begin(void) { return __start_profinst_objs; }
 const struct pi_objdesc *rt_objs_end(void) { return __stop_profinst_objs; }

@@ -190,8 +190,6 @@ void rt_lineage_init(int forked)
  * has no build id or PROFINST_SELF_CONTAINED=1 asks for them in the
  * profile: a profile is then its counts and its tree, and a short run of
  * a large program writes kilobytes, not the megabytes of its maps. */
-extern const char __ehdr_start[] __attribute__((weak, visibility("hidden")));
-extern const char __start_profinst_map[] __attribute__((weak, visibility("hidden")));
 
 /* The GNU build id of the image whose ELF header is at ehdr, from its
  * program headers: its size, or 0. */
@@ -257,15 +255,15 @@ static void write_objects(struct pw *w)
 	const struct rt_image *prog = &rt_images[0];
 	struct pi_prof_image im;
 	memset(&im, 0, sizeof(im));
-	int refs = !maps_in_profile() && __start_profinst_map &&
-		   (im.build_id_size = build_id_of(__ehdr_start, im.build_id, sizeof(im.build_id)));
+	int refs = !maps_in_profile() && prog->desc.map &&
+		   (im.build_id_size = build_id_of(prog->desc.ehdr, im.build_id, sizeof(im.build_id)));
 	if (refs) {
 		pw_rec(w, PI_REC_IMAGE, sizeof(im));
 		pw_put(w, &im, sizeof(im));
 		pw_pad(w, sizeof(im));
 		for (const struct pi_objdesc *d = prog->desc.objs; d < prog->desc.objs_end; d++) {
 			pw_rec(w, PI_REC_OBJREF, sizeof(struct pi_prof_objref));
-			put_ref(w, d, __start_profinst_map);
+			put_ref(w, d, prog->desc.map);
 			pw_pad(w, sizeof(struct pi_prof_objref));
 		}
 	} else {
