@@ -231,22 +231,34 @@ static void not_pic(const struct emit *e, const char *what)
 	abort();
 }
 
-/* mov __profinst_tls@gottpoff(%rip),%r: the thread block's TLS offset */
-static void emit_tls_base(struct emit *e, int r)
+/* mov GOT(%rip),%r: sym's GOT entry (type: R_X86_64_GOTTPOFF, its TLS
+ * offset; R_X86_64_GOTPCREL, its address) */
+static void emit_got_load(struct emit *e, int r, uint32_t type, int sym)
 {
 	uint8_t b[] = {(uint8_t)(0x48 | (r >> 3) << 2), 0x8b, (uint8_t)(0x05 | (r & 7) << 3)};
 	PUT(e, b);
-	add_rela(e, cur(e), R_X86_64_GOTTPOFF, (uint32_t)e->c->sym_tls, -4);
+	add_rela(e, cur(e), type, (uint32_t)sym, -4);
 	buf_u32(&e->tl->out, 0);
 }
 
-/* lea -128(%rsp),%rsp; push %rax; mov __profinst_tls@gottpoff(%rip),%rax
- * (flags kept) */
-static void emit_pic_save(struct emit *e)
+/* mov __profinst_tls@gottpoff(%rip),%r: the thread block's TLS offset */
+static void emit_tls_base(struct emit *e, int r)
+{
+	emit_got_load(e, r, R_X86_64_GOTTPOFF, e->c->sym_tls);
+}
+
+/* lea -128(%rsp),%rsp; push %rax; mov GOT(%rip),%rax: sym's entry, the
+ * thread block's by default (flags kept) */
+static void emit_pic_save_got(struct emit *e, uint32_t type, int sym)
 {
 	static const uint8_t b[] = {0x48, 0x8d, 0x64, 0x24, 0x80, 0x50};
 	PUT(e, b);
-	emit_tls_base(e, 0);
+	emit_got_load(e, 0, type, sym);
+}
+
+static void emit_pic_save(struct emit *e)
+{
+	emit_pic_save_got(e, R_X86_64_GOTTPOFF, e->c->sym_tls);
 }
 
 /* pop %rax; lea 128(%rsp),%rsp (flags kept) */
@@ -1632,10 +1644,7 @@ static void emit_cmeas(struct emit *e, uint32_t k, int sym)
 	const struct external *x = &e->c->exts[e->t->ext[k]];
 	if ((x->flags & PI_EXT_FIXED) && (x->flags & PI_EXT_C_LOCALE) && pic(e)) {
 		/* mov rt_locale_set@gotpcrel(%rip),%rax; cmpl $0,(%rax) */
-		static const uint8_t save[] = {0x48, 0x8d, 0x64, 0x24, 0x80, 0x50, 0x48, 0x8b, 0x05};
-		PUT(e, save);
-		add_rela(e, cur(e), R_X86_64_GOTPCREL, (uint32_t)e->c->sym_locale, -4);
-		buf_u32(&e->tl->out, 0);
+		emit_pic_save_got(e, R_X86_64_GOTPCREL, e->c->sym_locale);
 		static const uint8_t cmp[] = {0x83, 0x38, 0x00};
 		PUT(e, cmp);
 		emit_pic_restore(e);
