@@ -130,12 +130,10 @@ static void names_stale(void);
 
 void rt_counting_init(void)
 {
-	uint64_t nobjs = rt_nobjs();
 	/* (no objects: the shared runtime, whose images are a shared
 	 * object's, the counting runtime's) */
 	const struct pi_map_hdr *first = rt_first_map();
 	rt_counts_in_nodes = !first || (first->reserved & PI_MAP_COUNTING);
-	(void)nobjs;
 	make_saved_off();
 	make_sink(0);
 	names_stale(); /* (made before, and an image came since) */
