@@ -266,9 +266,46 @@ static bool same_count(const struct fgraph *g, uint32_t a, uint32_t cb, uint32_t
 	return true;
 }
 
+/* The one live block that goes to block b, or UINT32_MAX where none or
+ * more do: a block nothing reaches (the padding a compiler aligns a loop
+ * with, after a jump) falls into the next block, but never runs. */
+static uint32_t only_pred(const struct fgraph *g, uint32_t b)
+{
+	uint32_t p = UINT32_MAX;
+	for (size_t e = 0; e < g->inn[b]; e++) {
+		if (!g->live[g->in[b][e]])
+			continue;
+		if (p != UINT32_MAX)
+			return UINT32_MAX;
+		p = g->in[b][e];
+	}
+	return p;
+}
+
+/* Whether block s of f may take its count from its branch less the
+ * other arm t: each is entered from the branch p only. */
+static bool arm_ok(const struct code *c, const struct func *f, const struct fgraph *g, const bool *pinned,
+		   uint32_t s, uint32_t *pp, uint32_t *tp)
+{
+	const struct block *sb = &c->blocks[f->first_block + s];
+	if (sb->same || sb->minus || pinned[s] || g->special[s] || !g->live[s])
+		return false;
+	uint32_t p = only_pred(g, s);
+	if (p == UINT32_MAX || p == s || g->stops[p] || g->outn[p] != 2)
+		return false;
+	uint32_t t = g->out[p][0] == s ? g->out[p][1] : g->out[p][0];
+	const struct block *tb = &c->blocks[f->first_block + t];
+	if (t == s || only_pred(g, t) != p || g->special[t] || tb->same || tb->minus)
+		return false;
+	*pp = p, *tp = t;
+	return true;
+}
+
 /* The arms of two-way branches that take their counts as differences
  * (the file's comment), after the same counts: an arm that is a same
- * count's root stays one (the same table points at it). */
+ * count's root stays one (the same table points at it).  Of two arms
+ * that could, the one the status flags are live into takes it: its
+ * counter would have to keep them (lahf, sahf). */
 static void derive_arms(struct code *c, const struct func *f, const struct fgraph *g)
 {
 	uint32_t fb = f->first_block;
@@ -277,19 +314,16 @@ static void derive_arms(struct code *c, const struct func *f, const struct fgrap
 		if (c->blocks[fb + i].same)
 			pinned[c->blocks[fb + i].same - 1 - fb] = true;
 	for (uint32_t s = 1; s < g->n; s++) {
-		struct block *sb = &c->blocks[fb + s];
-		if (sb->same || pinned[s] || g->special[s] || !g->live[s] || g->inn[s] != 1)
-			continue;
-		uint32_t p = g->in[s][0];
-		if (p == s || g->stops[p] || g->outn[p] != 2)
-			continue;
-		uint32_t t = g->out[p][0] == s ? g->out[p][1] : g->out[p][0];
-		const struct block *tb = &c->blocks[fb + t];
-		if (t == s || g->inn[t] != 1 || g->special[t] || tb->same || tb->minus)
+		uint32_t p, t, p2, t2;
+		if (!arm_ok(c, f, g, pinned, s, &p, &t))
 			continue;
 		uint32_t pr = c->blocks[fb + p].same ? c->blocks[fb + p].same - 1 - fb : p;
 		if (c->blocks[fb + pr].minus || pr == s)
 			continue;
+		if (t > s && !(c->blocks[fb + s].live_in & FLAGS_STATUS) && (c->blocks[fb + t].live_in & FLAGS_STATUS) &&
+		    pr != t && arm_ok(c, f, g, pinned, t, &p2, &t2))
+			continue; /* t's turn comes */
+		struct block *sb = &c->blocks[fb + s];
 		sb->plus = fb + pr + 1;
 		sb->minus = fb + t + 1;
 		pinned[pr] = pinned[t] = true;
@@ -313,20 +347,26 @@ static void derive_sums(struct code *c, const struct func *f, const struct fgrap
 	}
 	for (uint32_t j = 1; j < g->n; j++) {
 		struct block *jb = &c->blocks[fb + j];
-		if (block_derived(jb) || pinned[j] || g->special[j] || !g->live[j] || g->inn[j] < 2)
+		if (block_derived(jb) || pinned[j] || g->special[j] || !g->live[j])
 			continue;
 		bool ok = true;
+		uint32_t nin = 0;
 		for (size_t e = 0; e < g->inn[j] && ok; e++) {
 			uint32_t p = g->in[j][e];
+			if (!g->live[p])
+				continue; /* padding: never runs */
+			nin++;
 			ok = p != j && !g->stops[p] && g->outn[p] == 1 && !block_derived(&c->blocks[fb + p]);
 		}
-		if (!ok)
+		if (!ok || nin < 2)
 			continue;
 		jb->sum = (uint32_t)c->nsums + 1;
 		uint32_t *k = VEC_PUSH(c->sums, c->nsums, c->sumcap);
-		*k = (uint32_t)g->inn[j];
+		*k = nin;
 		for (size_t e = 0; e < g->inn[j]; e++) {
 			uint32_t p = g->in[j][e];
+			if (!g->live[p])
+				continue;
 			pinned[p] = true;
 			uint32_t *x = VEC_PUSH(c->sums, c->nsums, c->sumcap);
 			*x = fb + p + 1;

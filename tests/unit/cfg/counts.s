@@ -178,5 +178,44 @@ sum_not:
 	ret	# expect: leader
 	.size	sum_not, .-sum_not
 
+# a loop's arm that the compiler aligned: the padding after the jump
+# before it falls into it but never runs, so the arm is entered from its
+# branch only and takes the branch's count less the other arm's
+	.globl	padded_arm
+	.type	padded_arm, @function
+padded_arm:
+	xorl	%eax, %eax	# expect: leader
+	jmp	.Lpa_head
+	nopl	0(%rax)	# expect: leader flags-live SF
+.Lpa_back:
+	js	.Lpa_done	# expect: leader loop flags-live SF count-of 194 minus 196
+	addl	$2, %eax	# expect: leader loop
+.Lpa_head:
+	cmpl	%esi, %eax	# expect: leader loop
+	jne	.Lpa_back
+	addl	$1, %eax	# expect: leader loop
+	jmp	.Lpa_head
+.Lpa_done:
+	ret	# expect: leader
+	.size	padded_arm, .-padded_arm
+
+# of two arms that could take their counts as a difference, the one the
+# flags are live into does (its counter would have to keep them)
+	.globl	flags_arm
+	.type	flags_arm, @function
+flags_arm:
+	cmpl	$3, %edi	# expect: leader
+	jne	.Lfa_flags
+	movl	$1, %eax	# expect: leader
+	ret
+.Lfa_flags:
+	jl	.Lfa_neg	# expect: leader flags-live SF OF count-of 207 minus 209
+	movl	$2, %eax	# expect: leader
+	ret
+.Lfa_neg:
+	movl	$3, %eax	# expect: leader
+	ret
+	.size	flags_arm, .-flags_arm
+
 	.section	.note.GNU-stack,"",@progbits
 # model: zen3 (a cycle model costs memcpy: its calls are of another kind)
