@@ -45,6 +45,10 @@ struct func {
 	uint16_t reads;     /* --counts: the general registers its entry reads
 			       for itself, not what its callers keep through
 			       it (reglive.h) */
+	uint16_t writes;    /* --counts: the scratch registers its entry
+			       block writes whole before reading them, so
+			       that it returns with its own values in them
+			       (reglive.h: call_clobbers) */
 	uint32_t ninsns;
 	int rec_sec;        /* section of its pi_funcrec */
 	uint64_t rec_off;

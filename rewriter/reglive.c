@@ -174,7 +174,30 @@ uint16_t call_reads(const struct code *c, const struct text *t, uint32_t k)
 uint16_t call_clobbers(const struct code *c, const struct text *t, uint32_t k)
 {
 	bool local = t->insns[k].kind == INSN_CALL && !(t->mark[k] & MARK_EXT) && local_callee(c, t, k) >= 0;
-	return local ? 0 : SCRATCH;
+	if (!local)
+		return SCRATCH;
+	int32_t g = local_entry_callee(c, t, k);
+	return g >= 0 && c->funcs[g].instrument ? c->funcs[g].writes : 0;
+}
+
+/* func.writes: the scratch registers f's entry block writes whole before
+ * any instruction reads them (every way through f runs the whole block:
+ * a call or a jump ends it).  Not those a function entered another way
+ * than at its start may see (a resync, an address taken inside the entry
+ * block is past its start: a block of its own). */
+static void entry_writes(struct code *c, struct func *f, uint16_t **use, uint16_t **def)
+{
+	const struct block *b = &c->blocks[f->first_block];
+	const struct text *t = &c->texts[b->ts];
+	uint16_t read = 0, written = 0;
+	for (uint32_t k = b->first; k < b->first + b->n; k++) {
+		enum insn_kind kind = t->insns[k].kind;
+		if (kind != INSN_OTHER)
+			break; /* (its last: a jump, a call, a return) */
+		read |= use[b->ts][k] & (uint16_t)~written;
+		written |= def[b->ts][k] & (uint16_t)~read;
+	}
+	f->writes = written & SCRATCH & (uint16_t)~B(R11);
 }
 
 static bool regs_visit(struct code *c, const struct func *f, struct block *bl, void *ctx)
@@ -251,8 +274,11 @@ void reg_liveness(struct code *c)
 				effect(c, t, k, &r.use[ti][k], &r.def[ti][k], &wr[ti][k]);
 	}
 	for (size_t fi = 0; fi < c->nfuncs; fi++)
-		if (c->funcs[fi].instrument)
+		if (c->funcs[fi].instrument) {
 			chain_pass(c, &c->funcs[fi], wr);
+			if (c->funcs[fi].nblocks)
+				entry_writes(c, &c->funcs[fi], r.use, r.def);
+		}
 	for (int ti = 0; ti < c->ntexts; ti++)
 		free(wr[ti]);
 	free(wr);

@@ -39,9 +39,12 @@ void reg_liveness(struct code *c);
 uint16_t call_reads(const struct code *c, const struct text *t, uint32_t k);
 
 /* The scratch registers call k clobbers, by the ABI (bit n: register n):
- * all of them for a call anywhere but into a function of this object,
- * none for one into it (its callers may keep values in them through it:
- * the file's comment). */
+ * all of them for a call anywhere but into a function of this object;
+ * for one into it (its callers may keep values in them through it: the
+ * file's comment), those its entry block writes before it reads them
+ * (func.writes): every way through the function writes them, and none
+ * can give back what they held (gcc's allocation knows the function
+ * clobbers them, so no caller keeps a value there). */
 uint16_t call_clobbers(const struct code *c, const struct text *t, uint32_t k);
 
 /* text.set_up's bits */

@@ -22,6 +22,25 @@ keeps_r11:
 	ret
 	.size	keeps_r11, .-keeps_r11
 
+# a function of this object whose entry block writes %r10 and %rax
+# before it reads them returns with its own values there: no caller keeps
+# anything in them across a call to it, so they are free before the call
+	.type	writes_r10, @function
+writes_r10:
+	movq	%rsi, %r10		# expect: leader regs-live rdi rsi regs-dead r10 rax
+	leaq	(%r10,%rdi), %rax
+	ret
+	.size	writes_r10, .-writes_r10
+
+	.globl	calls_writer
+	.type	calls_writer, @function
+calls_writer:
+	movq	%rdx, %rsi		# expect: leader regs-live rdi rdx regs-dead r10 rax
+	call	writes_r10
+	addq	%r10, %rax		# expect: leader regs-live rax r10
+	ret
+	.size	calls_writer, .-calls_writer
+
 # a call to a function elsewhere clobbers every scratch register: nothing
 # kept in one across it
 	.globl	calls_out
@@ -31,7 +50,7 @@ calls_out:
 	call	elsewhere
 	jmp	.Lafter			# expect: leader regs-live rax regs-dead r11 rcx rsi rdi
 .Lafter:
-	movq	%rax, %rcx		# expect: leader regs-live rax regs-dead r11 rcx rsi rdi r8 r9 r10 count-of 32
+	movq	%rax, %rcx		# expect: leader regs-live rax regs-dead r11 rcx rsi rdi r8 r9 r10 count-of 51
 	addq	%rcx, %rax
 	ret
 	.size	calls_out, .-calls_out
@@ -123,7 +142,7 @@ calls_pointer_set:
 	je	.Lcps_call
 	addl	$1, %edx		# expect: leader regs-live rax r10 rdx
 .Lcps_call:
-	call	*%r11			# expect: leader regs-live rax r10 rdi rsi rdx count-of 119
+	call	*%r11			# expect: leader regs-live rax r10 rdi rsi rdx count-of 138
 	call	*%r11			# expect: leader regs-live rdi rsi rdx regs-dead rax r10
 	ret				# expect: leader
 	.size	calls_pointer_set, .-calls_pointer_set
