@@ -1104,6 +1104,23 @@ void code_count_preds(struct code *c)
 	}
 }
 
+void code_find_no_calls(struct code *c)
+{
+	for (size_t fi = 0; fi < c->nfuncs; fi++) {
+		struct func *f = &c->funcs[fi];
+		if (!f->instrument || !f->nblocks)
+			continue;
+		bool calls = false;
+		for (uint32_t b = f->first_block; b < f->first_block + f->nblocks && !calls; b++) {
+			const struct block *bl = &c->blocks[b];
+			const struct text *t = &c->texts[bl->ts];
+			for (uint32_t k = bl->first; k < bl->first + bl->n && !calls; k++)
+				calls = t->insns[k].kind == INSN_CALL || t->insns[k].kind == INSN_CALL_IND;
+		}
+		f->no_calls = !calls;
+	}
+}
+
 bool code_entry_by_calls(const struct code *c, const struct func *f)
 {
 	return c->opts->counting && f->instrument && f->nblocks && c->blocks[f->first_block].preds == 0;

@@ -45,6 +45,8 @@ struct func {
 	uint16_t reads;     /* --counts: the general registers its entry reads
 			       for itself, not what its callers keep through
 			       it (reglive.h) */
+	bool no_calls;      /* --counts: calls nothing (code_find_no_calls):
+			       nothing in it reads its frame's node */
 	uint16_t writes;    /* --counts: the scratch registers its entry
 			       block writes whole before reading them, so
 			       that it returns with its own values in them
@@ -343,6 +345,12 @@ unsigned code_block_flow(const struct code *c, const struct func *f, const struc
  * (MARK_ADDR), nor a resync point or a block entered from elsewhere, is
  * entered by its edges only (derive.c takes them so too). */
 void code_count_preds(struct code *c);
+/* --counts: sets func.no_calls of each instrumented function none of
+ * whose instructions is a call (direct or through a pointer): the code
+ * after a call is what reads a frame's node (layout.c), so such a
+ * function's needs storing by neither its entry stub nor a site that goes
+ * past it.  (A tail jump stores its callee's node itself.) */
+void code_find_no_calls(struct code *c);
 /* --counts: f's entry block keeps no counter; the calls of f's node count
  * it (PI_FUNC_ENTRY_CALLS). */
 bool code_entry_by_calls(const struct code *c, const struct func *f);

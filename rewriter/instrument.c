@@ -130,6 +130,7 @@ int code_analyse(struct code *c, struct object *o, const struct rewrite_opts *op
 	if (opts->counting) {
 		reg_liveness(c);
 		code_count_preds(c);
+		code_find_no_calls(c);
 		code_derive_counts(c);
 	}
 	code_find_sites(c);

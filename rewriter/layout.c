@@ -1103,7 +1103,8 @@ static void emit_centry(struct emit *e, const struct func *f)
 		return;
 	}
 	e->tl->out.p[j_done] = (uint8_t)(cur(e) - j_done - 1);
-	emit_frame_store(e);
+	if (!f->no_calls)
+		emit_frame_store(e); /* (which only the code after a call reads) */
 	PUT(e, POP_R11);
 	cfa_row(e, 8);
 }
@@ -1430,7 +1431,10 @@ static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32
 		static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
 		PUT(e, inc);
 	}
-	emit_callee_frame(e, k, jump, frame_reg(e, k));
+	/* (a callee of this object that calls nothing never reads it) */
+	int32_t g = local_entry_callee(e->c, e->t, k);
+	if (g < 0 || !e->c->funcs[g].no_calls || (e->t->inner_sym && e->t->inner_sym[k] >= 0))
+		emit_callee_frame(e, k, jump, frame_reg(e, k));
 	if (e->t->inner_sym && e->t->inner_sym[k] >= 0)
 		emit_branch_sym(e, jump ? 0xe9 : 0xe8, e->t->inner_sym[k]);
 	else {
