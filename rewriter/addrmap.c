@@ -14,6 +14,7 @@ void addrmap_init(struct addrmap *m, const struct code *c)
 		tl->lab = xcalloc(n + 1, sizeof(uint32_t));
 		tl->pos = xcalloc(n + 1, sizeof(uint32_t));
 		tl->entry = xcalloc(n + 1, sizeof(uint32_t));
+		tl->inner = xcalloc(n + 1, sizeof(uint32_t));
 		tl->vr_start = xcalloc(c->texts[ti].nvr + 1, sizeof(uint64_t));
 	}
 	m->ret_off = xcalloc(c->nsites + 1, sizeof(uint32_t));
@@ -23,7 +24,7 @@ void addrmap_free(struct addrmap *m)
 {
 	for (int ti = 0; m->texts && ti < m->c->ntexts; ti++) {
 		struct text_layout *tl = &m->texts[ti];
-		free(tl->pre), free(tl->lab), free(tl->pos), free(tl->entry), free(tl->vr_start);
+		free(tl->pre), free(tl->lab), free(tl->pos), free(tl->entry), free(tl->inner), free(tl->vr_start);
 		free(tl->cfa_rows);
 		buf_free(&tl->out);
 	}
@@ -41,7 +42,7 @@ uint64_t addrmap_lookup(const struct addrmap *m, int ti, uint64_t off, enum map_
 		return tl->nsize + (off - t->size);
 	uint32_t k = t->at[off];
 	if (k != NO_INSN)
-		return kind == MAP_BRANCH ? tl->lab[k] : tl->pre[k];
+		return kind == MAP_BRANCH ? tl->lab[k] : kind == MAP_INNER ? tl->inner[k] : tl->pre[k];
 	for (size_t i = 0; i < t->nvr; i++)
 		if (off >= t->vr[i].start && off < t->vr[i].end)
 			return tl->vr_start[i] + (off - t->vr[i].start);

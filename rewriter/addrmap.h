@@ -15,6 +15,9 @@
 enum map_kind {
 	MAP_PLACE,  /* a place: function entry (with its entry stub), label, CFI row */
 	MAP_BRANCH, /* a branch inside the same function: skips the entry stub */
+	MAP_INNER,  /* --counts: a call that found the callee's node itself
+		       (NAME.pi_inner): skips the entry stub, not the store of
+		       the frame's node after it (layout.c) */
 };
 
 /* One text's new layout. */
@@ -24,6 +27,8 @@ struct text_layout {
 	 * instruction itself is, where its function's entry is if one starts
 	 * there */
 	uint32_t *pre, *lab, *pos, *entry;
+	uint32_t *inner; /* per instruction: MAP_INNER's (a function's start:
+			    its frame's store, else lab) */
 	uint64_t *vr_start;  /* per verbatim range (text.vr): where it starts */
 	uint64_t nsize;      /* the new size */
 	struct buf out;      /* the new bytes */

@@ -920,9 +920,12 @@ static void emit_frame_word(struct emit *e, int r, int v)
 	PUT(e, st);
 }
 
-/* The callee's frame node (%r11) stored where a site that goes past its
- * entry stub calls or jumps (k): at its CFA, our %rsp for a call, our CFA
- * for a tail jump.  With a scratch register r (frame_reg; a call only):
+/* The callee's frame node (%r11) stored where a call through a pointer
+ * that goes past its callee's entry stub and its start's store
+ * (PI_FUNC_INNER_SHIFT), or a call into the middle of a function, calls
+ * or jumps (k): at its CFA, our %rsp for a call, our CFA for a tail
+ * jump.  With a scratch register r (frame_reg;
+ * a call only):
  * emit_frame_word; else push %r11; lea CFA,%r11; add delta(%rip),%r11;
  * pop (%r11), whose push and pop through the stack cost the small-call
  * program 8 % of its time. */
@@ -980,6 +983,51 @@ static void emit_frame_store(struct emit *e)
 	buf_u8(&e->tl->out, 0x75); /* jne write */
 	buf_u8(&e->tl->out, (uint8_t)(write - cur(e) - 1));
 	e->tl->out.p[j_out] = (uint8_t)(cur(e) - j_out - 1);
+}
+
+/* Whether f's start stores its frame's node for a call that went past
+ * its entry stub (NAME.pi_inner, MAP_INNER): the site leaves the node in
+ * %r11.  Not in a function that calls nothing (no code of it reads the
+ * word), nor in one that keeps no frame node; a call through a pointer
+ * goes past this store too (PI_FUNC_INNER_SHIFT), storing the word
+ * itself. */
+static bool inner_store(const struct emit *e, const struct func *f)
+{
+	return e->c->opts->counting && keeps_frame(e, f) && !f->no_calls;
+}
+
+/* The store of the frame's node (%r11) at f's start, where the CFA is
+ * %rsp + 8: lea 8(%rsp),%r; add delta(%rip),%r; mov %r11,(%r), %r a
+ * scratch register dead at f's entry (its callers', what gcc's
+ * interprocedural allocation keeps included); else push %r11; lea
+ * 16(%rsp),%r11; add delta(%rip),%r11; pop (%r11). */
+static void emit_inner_store(struct emit *e, const struct func *f)
+{
+	static const int order[] = {10, 0, 9, 8, 1, 2, 6, 7};
+	uint16_t live = e->c->blocks[f->first_block].gpr_live;
+	int r = -1;
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]) && r < 0; i++)
+		if (!(live & 1u << order[i]))
+			r = order[i];
+	if (r < 0) {
+		PUT(e, PUSH_R11);
+		cfa_row(e, 16);
+		emit_lea_rsp_r11(e, 16);
+		emit_frames_r11(e, 0x03, STUB_FRAMES_DELTA);
+		static const uint8_t pop[] = {0x41, 0x8f, 0x03};
+		PUT(e, pop);
+		cfa_row(e, 8);
+		return;
+	}
+	uint8_t hi = (uint8_t)(r >> 3), lo = (uint8_t)(r & 7);
+	uint8_t lea[] = {(uint8_t)(0x48 | hi << 2), 0x8d, (uint8_t)(0x44 | lo << 3), 0x24, 0x08}; /* lea 8(%rsp),%r */
+	PUT(e, lea);
+	uint8_t add[] = {(uint8_t)(0x48 | hi << 2), 0x03, (uint8_t)(0x05 | lo << 3)}; /* add delta(%rip),%r */
+	PUT(e, add);
+	add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)e->c->sym_frames, (int64_t)STUB_FRAMES_DELTA - 4);
+	buf_u32(&e->tl->out, 0);
+	uint8_t st[] = {(uint8_t)(0x4c | hi), 0x89, (uint8_t)(3 << 3 | lo)}; /* mov %r11,(%r) */
+	PUT(e, st);
 }
 
 /* Where a node of f keeps the callee's node of its call slot slot */
@@ -1384,8 +1432,8 @@ static void emit_body(struct emit *e, uint32_t k, const struct func *f);
  * the ABI. */
 static bool inner_call(const struct emit *e, uint32_t k)
 {
-	/* the caller stores the callee's frame node: where its own frame's
-	 * is known to be (the callee's is next to it) */
+	/* the caller reads its own frame's node at once after the call:
+	 * where its own frame's is known to be */
 	if (r11_live_at(e, k) || !site_frame(e, k, &e->c->funcs[e->t->fn[k]]))
 		return false;
 	if (e->t->inner_sym && e->t->inner_sym[k] >= 0)
@@ -1410,7 +1458,8 @@ static void emit_frame_return(struct emit *e, uint32_t k)
 }
 
 /* mov %fs:cur,%r11; mov slot(%r11),%r11; test; jz 1f; mov %r11,%fs:cur;
- * (a jump's) incq calls(%r11); call (or jmp) past the callee's entry stub;
+ * (a jump's) incq calls(%r11); call (or jmp) past the callee's entry stub
+ * (MAP_INNER, NAME.pi_inner), whose start stores %r11 as its frame's node;
  * (a call's) the caller's node from its frame's word, jmp to the store of
  * the code after the call (emit_cback);
  * 1: the call or jump as any other (the callee's entry makes its node).
@@ -1431,15 +1480,17 @@ static void emit_cinner(struct emit *e, uint32_t k, const struct func *f, uint32
 		static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
 		PUT(e, inc);
 	}
-	/* (a callee of this object that calls nothing never reads it) */
-	int32_t g = local_entry_callee(e->c, e->t, k);
-	if (g < 0 || !e->c->funcs[g].no_calls || (e->t->inner_sym && e->t->inner_sym[k] >= 0))
+	/* (the callee's start stores its frame's node, %r11: MAP_INNER; a
+	 * call into the middle of a function of this object, which has no
+	 * such start, stores it here) */
+	bool sym = e->t->inner_sym && e->t->inner_sym[k] >= 0;
+	if (!sym && local_entry_callee(e->c, e->t, k) < 0)
 		emit_callee_frame(e, k, jump, frame_reg(e, k));
-	if (e->t->inner_sym && e->t->inner_sym[k] >= 0)
+	if (sym)
 		emit_branch_sym(e, jump ? 0xe9 : 0xe8, e->t->inner_sym[k]);
 	else {
 		buf_u8(&e->tl->out, jump ? 0xe9 : 0xe8);
-		emit_rel32_to_target(e, k, MAP_BRANCH, false);
+		emit_rel32_to_target(e, k, MAP_INNER, false);
 	}
 	if (!jump) {
 		/* the caller's node from its frame's word at once: frame nodes
@@ -1880,6 +1931,16 @@ static void emit_insn(struct emit *e, uint32_t k)
 		e->cur_reg = e->assumed ? e->assumed[k] : -1;
 	if (f && (t->mark[k] & MARK_FSTART))
 		counting ? emit_centry(e, f) : emit_entry_stub(e, f);
+	tl->inner[k] = (uint32_t)((f && (t->mark[k] & MARK_FSTART)) ? cur(e) : start);
+	if (f && (t->mark[k] & MARK_FSTART) && inner_store(e, f)) {
+		/* the stub stored the word itself: jmp past the store */
+		buf_u8(&tl->out, 0xeb);
+		uint64_t j = cur(e);
+		buf_u8(&tl->out, 0);
+		tl->inner[k] = (uint32_t)cur(e);
+		emit_inner_store(e, f);
+		tl->out.p[j] = (uint8_t)(cur(e) - j - 1);
+	}
 	tl->lab[k] = (uint32_t)((f && (t->mark[k] & MARK_FSTART)) ? cur(e) : start);
 	if (counting && f && (t->mark[k] & MARK_FSTART) && f->resyncs) {
 		/* where a longjmp or an exception lands in it finds its node:
@@ -2310,8 +2371,9 @@ static uint64_t *new_symbol_values(struct code *c, const struct addrmap *m)
 			continue;
 		if (ELF64_ST_TYPE(s->info) == STT_SECTION)
 			continue;
-		/* (NAME.pi_inner: past the entry stub) */
-		enum map_kind kind = i >= c->inner_first && i < c->inner_end ? MAP_BRANCH : MAP_PLACE;
+		/* (NAME.pi_inner: past the entry stub, at the store of the
+		 * frame's node) */
+		enum map_kind kind = i >= c->inner_first && i < c->inner_end ? MAP_INNER : MAP_PLACE;
 		nv[i] = addrmap_lookup(m, text_index(c, (int)(s->shndx)), s->value, kind);
 	}
 	return nv;

@@ -3,11 +3,12 @@
  * Frames' nodes under --counts (rewriter/layout.c), through a whole
  * rewrite of unit/layout/frames.s: in each function's new code, the
  * stores of its own frame's word by its entry stub (cmp len(%rip), a
- * relocation against __profinst_frames) and the stores of callees' words
- * by its sites (add delta(%rip),%r followed by mov %r11,(%r) or pop
- * (%r11)) must number what its name ends with, NAME_ENTRY_SITES.  A
- * store too many is a word no code reads; one too few, a word the code
- * after a call would read unset.
+ * relocation against __profinst_frames), by its start for a call that
+ * went past the stub (add delta(%rip),%r then mov %r11,(%r) or pop
+ * (%r11), between the two entries) and by its sites for their callees
+ * (the same, elsewhere) must number what its name ends with,
+ * NAME_STUB_START_SITES.  A store too many is a word no code reads; one
+ * too few, a word the code after a call would read unset.
  */
 #include <elf.h>
 #include <stdio.h>
@@ -24,12 +25,12 @@
 #define FAIL(...) tap_fail(__VA_ARGS__)
 
 /* The stores in [lo, hi) of text section s: *entry the entry stubs',
- * *sites the sites' */
-static void stores(const struct code *c, const struct section *s, uint64_t lo, uint64_t hi, int *entry,
-		   int *sites)
+ * *start those in [start, body), *sites the others */
+static void stores(const struct code *c, const struct section *s, uint64_t lo, uint64_t hi, uint64_t start,
+		   uint64_t body, int *entry, int *at_start, int *sites)
 {
 	const struct object *o = c->o;
-	*entry = *sites = 0;
+	*entry = *at_start = *sites = 0;
 	if (!s->rela)
 		return;
 	const struct section *rs = &o->secs[s->rela];
@@ -46,14 +47,33 @@ static void stores(const struct code *c, const struct section *s, uint64_t lo, u
 		const uint8_t *p = s->data + r->off + 4; /* the instruction after the add */
 		bool mov = (p[0] & 0xf0) == 0x40 && p[1] == 0x89 && (p[2] >> 6) == 0;
 		bool pop = p[0] == 0x41 && p[1] == 0x8f && p[2] == 0x03;
-		if (mov || pop)
+		if ((mov || pop) && r->off >= start && r->off < body)
+			(*at_start)++;
+		else if (mov || pop)
 			(*sites)++;
 	}
 }
 
+/* The new offsets of function name's entries: past its stub (MAP_INNER)
+ * and its body (MAP_BRANCH); false if not found */
+static bool entries(const struct code *c, const struct addrmap *m, const char *name, uint64_t *inner,
+		    uint64_t *body)
+{
+	for (size_t fi = 0; fi < c->nfuncs; fi++) {
+		const struct func *f = &c->funcs[fi];
+		if (strcmp(f->name, name) || !f->npieces)
+			continue;
+		const struct text *t = &c->texts[f->pieces[0].ts];
+		uint32_t k = t->at[f->pieces[0].start];
+		*inner = addrmap_lookup(m, f->pieces[0].ts, f->pieces[0].start, MAP_INNER);
+		*body = addrmap_lookup(m, f->pieces[0].ts, f->pieces[0].start, MAP_BRANCH);
+		return k != NO_INSN;
+	}
+	return false;
+}
+
 static void check(const struct code *c, const struct addrmap *m)
 {
-	(void)m;
 	const struct object *o = c->o;
 	int funcs = 0;
 	for (size_t i = 0; i < o->nsyms; i++) {
@@ -61,22 +81,35 @@ static void check(const struct code *c, const struct addrmap *m)
 		if (ELF64_ST_TYPE(sym->info) != STT_FUNC || !sym->shndx || sym->shndx >= o->nsecs ||
 		    strchr(sym->name, '.'))
 			continue; /* (NAME.pi_inner: inside NAME) */
-		const char *us = strrchr(sym->name, '_');
-		if (!us || us == sym->name)
+		int want[3], n = 0;
+		const char *p = sym->name + strlen(sym->name);
+		while (n < 3 && p > sym->name) {
+			while (p > sym->name && p[-1] != '_')
+				p--;
+			if (p == sym->name)
+				break;
+			want[2 - n++] = atoi(p);
+			p--;
+		}
+		if (n != 3)
 			continue;
-		const char *us2 = us - 1;
-		while (us2 > sym->name && *us2 != '_')
-			us2--;
-		int want_entry = atoi(us2 + 1), want_sites = atoi(us + 1);
-		tap_case("%s: %d words stored by its entry stub, %d by its sites", sym->name, want_entry, want_sites);
+		tap_case("%s: %d words stored by its entry stub, %d at its start, %d by its sites", sym->name, want[0],
+			 want[1], want[2]);
 		funcs++;
-		int entry, sites;
-		stores(c, &o->secs[sym->shndx], sym->value, sym->value + sym->size, &entry, &sites);
-		if (entry != want_entry || sites != want_sites)
-			FAIL("%s: %d by its entry stub, %d by its sites", sym->name, entry, sites);
+		uint64_t inner, body;
+		if (!entries(c, m, sym->name, &inner, &body)) {
+			FAIL("%s: not found", sym->name);
+			continue;
+		}
+		int got[3];
+		stores(c, &o->secs[sym->shndx], sym->value, sym->value + sym->size, inner, body, &got[0], &got[1],
+		       &got[2]);
+		if (memcmp(got, want, sizeof(got)))
+			FAIL("%s: %d by its entry stub, %d at its start, %d by its sites", sym->name, got[0], got[1],
+			     got[2]);
 	}
-	tap_case("three functions read back");
-	if (funcs != 3)
+	tap_case("four functions read back");
+	if (funcs != 4)
 		FAIL("%d functions found", funcs);
 }
 
