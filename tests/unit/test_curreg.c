@@ -71,13 +71,9 @@ static void check(const struct code *c, const struct addrmap *m)
 	int funcs = 0;
 	for (size_t i = 0; i < o->nsyms; i++) {
 		const struct symbol *sym = &o->syms[i];
-		if (ELF64_ST_TYPE(sym->info) != STT_FUNC || !sym->shndx || sym->shndx >= o->nsecs ||
-		    strchr(sym->name, '.'))
-			continue; /* (NAME.pi_inner: inside NAME) */
-		const char *us = strrchr(sym->name, '_');
-		if (!us)
+		int want;
+		if (!unit_func_numbers(o, sym, &want, 1))
 			continue;
-		int want = atoi(us + 1);
 		tap_case("%s: %d loads of the current node after its call", sym->name, want);
 		funcs++;
 		uint32_t k;
@@ -119,11 +115,5 @@ static void check(const struct code *c, const struct addrmap *m)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: test_curreg FILE.s\n");
-		return 2;
-	}
-	struct rewrite_opts ro = {.model = model_find("instructions"), .counting = true};
-	unit_rewrite(argv[1], &ro, check);
-	return tap_done();
+	return unit_counting_main(argc, argv, "test_curreg", check);
 }

@@ -78,20 +78,8 @@ static void check(const struct code *c, const struct addrmap *m)
 	int funcs = 0;
 	for (size_t i = 0; i < o->nsyms; i++) {
 		const struct symbol *sym = &o->syms[i];
-		if (ELF64_ST_TYPE(sym->info) != STT_FUNC || !sym->shndx || sym->shndx >= o->nsecs ||
-		    strchr(sym->name, '.'))
-			continue; /* (NAME.pi_inner: inside NAME) */
-		int want[3], n = 0;
-		const char *p = sym->name + strlen(sym->name);
-		while (n < 3 && p > sym->name) {
-			while (p > sym->name && p[-1] != '_')
-				p--;
-			if (p == sym->name)
-				break;
-			want[2 - n++] = atoi(p);
-			p--;
-		}
-		if (n != 3)
+		int want[3];
+		if (!unit_func_numbers(o, sym, want, 3))
 			continue;
 		tap_case("%s: %d words stored by its entry stub, %d at its start, %d by its sites", sym->name, want[0],
 			 want[1], want[2]);
@@ -115,11 +103,5 @@ static void check(const struct code *c, const struct addrmap *m)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: test_frames FILE.s\n");
-		return 2;
-	}
-	struct rewrite_opts ro = {.model = model_find("instructions"), .counting = true};
-	unit_rewrite(argv[1], &ro, check);
-	return tap_done();
+	return unit_counting_main(argc, argv, "test_frames", check);
 }
