@@ -348,8 +348,8 @@ void code_count_preds(struct code *c);
 /* --counts: sets func.no_calls of each instrumented function none of
  * whose instructions is a call (direct or through a pointer): the code
  * after a call is what reads a frame's node (layout.c), so such a
- * function's needs storing by neither its entry stub nor a site that goes
- * past it.  (A tail jump stores its callee's node itself.) */
+ * function's needs storing by neither its entry stub nor its start.  (A
+ * function it tail-jumps to stores its own, at the same CFA.) */
 void code_find_no_calls(struct code *c);
 /* --counts: f's entry block keeps no counter; the calls of f's node count
  * it (PI_FUNC_ENTRY_CALLS). */

@@ -924,8 +924,7 @@ static void emit_frame_word(struct emit *e, int r, int v)
  * that goes past its callee's entry stub and its start's store
  * (PI_FUNC_INNER_SHIFT), or a call into the middle of a function, calls
  * or jumps (k): at its CFA, our %rsp for a call, our CFA for a tail
- * jump.  With a scratch register r (frame_reg;
- * a call only):
+ * jump.  With a scratch register r (frame_reg; a call only):
  * emit_frame_word; else push %r11; lea CFA,%r11; add delta(%rip),%r11;
  * pop (%r11), whose push and pop through the stack cost the small-call
  * program 8 % of its time. */
