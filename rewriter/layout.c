@@ -884,6 +884,18 @@ static void emit_lea_cfa_r11(struct emit *e, uint32_t k, int32_t extra)
  * nested function's chain, but may read every argument and %rax, a
  * variadic call's vector count).  Scratch registers only: a landing pad
  * may read a callee-saved register the normal return does not. */
+/* The first of %r10, %rax, %r9, %r8, %rcx, %rdx, %rsi, %rdi (scratch
+ * registers a stub may address through: not %r11, the stubs' own) not in
+ * busy (a mask), -1 if none */
+static int scratch_reg(uint32_t busy)
+{
+	static const int order[] = {10, 0, 9, 8, 1, 2, 6, 7};
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (!(busy & 1u << order[i]))
+			return order[i];
+	return -1;
+}
+
 static int free_reg(const struct emit *e, uint32_t k, uint32_t taken)
 {
 	if (!e->t->live_after)
@@ -891,12 +903,7 @@ static int free_reg(const struct emit *e, uint32_t k, uint32_t taken)
 	/* (what is live after the call in a register it clobbers is the
 	 * callee's, its result) */
 	uint32_t after = e->t->live_after[k] & ~(uint32_t)call_clobbers(e->c, e->t, k);
-	uint32_t busy = after | 1u << 11 | call_reads(e->c, e->t, k) | taken;
-	static const int order[] = {10, 0, 9, 8, 1, 2, 6, 7};
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (!(busy & 1u << order[i]))
-			return order[i];
-	return -1;
+	return scratch_reg(after | 1u << 11 | call_reads(e->c, e->t, k) | taken);
 }
 
 static int frame_reg(const struct emit *e, uint32_t k)
@@ -1002,12 +1009,7 @@ static bool inner_store(const struct emit *e, const struct func *f)
  * 16(%rsp),%r11; add delta(%rip),%r11; pop (%r11). */
 static void emit_inner_store(struct emit *e, const struct func *f)
 {
-	static const int order[] = {10, 0, 9, 8, 1, 2, 6, 7};
-	uint16_t live = e->c->blocks[f->first_block].gpr_live;
-	int r = -1;
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]) && r < 0; i++)
-		if (!(live & 1u << order[i]))
-			r = order[i];
+	int r = scratch_reg(e->c->blocks[f->first_block].gpr_live);
 	if (r < 0) {
 		PUT(e, PUSH_R11);
 		cfa_row(e, 16);
@@ -1928,10 +1930,11 @@ static void emit_insn(struct emit *e, uint32_t k)
 		e->cur_reg = -1;
 	else if ((t->mark[k] & MARK_LEADER) && !keeps_cur(e, k))
 		e->cur_reg = e->assumed ? e->assumed[k] : -1;
-	if (f && (t->mark[k] & MARK_FSTART))
+	bool fstart = f && (t->mark[k] & MARK_FSTART);
+	if (fstart)
 		counting ? emit_centry(e, f) : emit_entry_stub(e, f);
-	tl->inner[k] = (uint32_t)((f && (t->mark[k] & MARK_FSTART)) ? cur(e) : start);
-	if (f && (t->mark[k] & MARK_FSTART) && inner_store(e, f)) {
+	tl->inner[k] = (uint32_t)(fstart ? cur(e) : start);
+	if (fstart && inner_store(e, f)) {
 		/* the stub stored the word itself: jmp past the store */
 		buf_u8(&tl->out, 0xeb);
 		uint64_t j = cur(e);
@@ -1940,8 +1943,8 @@ static void emit_insn(struct emit *e, uint32_t k)
 		emit_inner_store(e, f);
 		tl->out.p[j] = (uint8_t)(cur(e) - j - 1);
 	}
-	tl->lab[k] = (uint32_t)((f && (t->mark[k] & MARK_FSTART)) ? cur(e) : start);
-	if (counting && f && (t->mark[k] & MARK_FSTART) && f->resyncs) {
+	tl->lab[k] = (uint32_t)(fstart ? cur(e) : start);
+	if (counting && fstart && f->resyncs) {
 		/* where a longjmp or an exception lands in it finds its node:
 		 * push %r11; mov %fs:cur,%r11; mov %rsp,sp(%r11); pop %r11 (every
 		 * way in comes here, a call past the entry stub too) */
