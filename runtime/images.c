@@ -14,7 +14,6 @@
 #include "rt.h"
 #include "sections.h"
 
-
 const struct pi_objdesc *rt_objs_begin(void) { return __start_profinst_objs; }
 const struct pi_objdesc *rt_objs_end(void) { return __stop_profinst_objs; }
 const struct pi_funcrec *rt_funcs_begin(void) { return __start_profinst_funcs; }

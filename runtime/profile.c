@@ -275,12 +275,10 @@ static void write_objects(struct pw *w)
 		memset(&sl, 0, sizeof(sl));
 		static char path[256];
 		uint64_t plen = 0;
-		int found = !maps_in_profile() && so->desc.map && so->desc.ehdr &&
-			    (sl.build_id_size = build_id_of(so->desc.ehdr, sl.build_id, sizeof(sl.build_id))) &&
-			    rt_mapping_path((uint64_t)so->desc.ehdr, path, sizeof(path));
-		while (found && path[plen])
-			plen++;
-		if (!found || (plen >= 10 && rt_streq(path + plen - 10, " (deleted)"))) {
+		if (!maps_in_profile() && so->desc.map && so->desc.ehdr &&
+		    (sl.build_id_size = build_id_of(so->desc.ehdr, sl.build_id, sizeof(sl.build_id))))
+			plen = rt_mapping_path((uint64_t)so->desc.ehdr, path, sizeof(path));
+		if (!plen || (plen >= 10 && rt_streq(path + plen - 10, " (deleted)"))) {
 			write_maps(w, so);
 			continue;
 		}

@@ -478,9 +478,9 @@ void rt_entries_add(void);
 void rt_externals_add(const struct rt_image *im);
 void rt_counting_add(const struct rt_image *im);
 void pi_rt_cresume(void);
-/* the path of the file mapped at addr (targets.c): 0 if none, or it does
- * not fit out[n] */
-int rt_mapping_path(uint64_t addr, char *out, size_t n);
+/* the path of the file mapped at addr (targets.c): its length, 0 if
+ * none, or it does not fit out[n] */
+size_t rt_mapping_path(uint64_t addr, char *out, size_t n);
 
 #define RT_EACH_OBJ(d)                                                                       \
 	for (uint32_t im_ = 0, nim_ = rt_image_count(); im_ < nim_; im_++)                    \

@@ -9,7 +9,7 @@
 #include "stub_abi.h"
 
 /* The thread block at a fixed offset from %fs: the program's runtime.
- * PI_PIC_RUNTIME: the shared runtime (libprofinst_rt.so), for a program
+ * PI_PIC_RUNTIME: the shared runtime (libprofinst_rt_shared.so), for a program
  * profinst did not instrument that loads an instrumented shared object;
  * its thread block has no offset fixed at link time, so its helpers take
  * the C paths, which read it as C code does, and no TLS() stays in it

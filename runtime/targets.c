@@ -442,9 +442,10 @@ static void name_target(struct tinfo *ti, uint64_t addr)
 	put_hex(ti->name, sizeof(ti->name), addr - ti->start + ti->off);
 }
 
-/* The path of the file mapped at addr, as /proc/self/maps gives it: 0 if
- * none, or it does not fit out[n] (which it then does not hold). */
-int rt_mapping_path(uint64_t addr, char *out, size_t n)
+/* The path of the file mapped at addr, as /proc/self/maps gives it: its
+ * length, or 0 if none, or it does not fit out[n] (which it then does
+ * not hold). */
+size_t rt_mapping_path(uint64_t addr, char *out, size_t n)
 {
 	struct tinfo ti;
 	rt_zero(&ti, sizeof(ti));
@@ -453,7 +454,7 @@ int rt_mapping_path(uint64_t addr, char *out, size_t n)
 	if (!ti.file || len + 1 >= sizeof(ti.path) || len + 1 > n)
 		return 0;
 	copy(out, n, ti.path);
-	return 1;
+	return len;
 }
 
 /* The direct externals' record of that name (the one all share), if one. */
