@@ -341,7 +341,8 @@ enum pi_read_at { PI_READ_FD = 1, PI_READ_FILE1, PI_READ_FILE2, PI_READ_FILE3, P
  * the first or second as size[3] says, not NULL) ends the C locale's
  * costs (PI_EXT_C_LOCALE) for the rest of the run */
 #define PI_EXT_LOCALE 0x1000
-/* with PI_EXT_FIXED: pthread_mutex_lock and pthread_mutex_unlock, whose
+/* with PI_EXT_FIXED: pthread_mutex_lock and pthread_mutex_unlock (and the
+ * read-write lock's, PI_EXT_SOLO_RW), whose
  * cost is the model's while the process has one thread (glibc's
  * __libc_single_threaded: no thread was ever made) and the mutex is a
  * plain one of the process's own (no PTHREAD_PROCESS_SHARED, robust,
@@ -355,6 +356,11 @@ enum pi_read_at { PI_READ_FD = 1, PI_READ_FILE1, PI_READ_FILE2, PI_READ_FILE3, P
  * 2: the call only looks); the calls before, which run it, are measured,
  * as a PI_EXT_C_LOCALE one's are */
 #define PI_EXT_ONCE 0x4000
+/* with PI_EXT_SOLO: pthread_rwlock_rdlock, _wrlock and _unlock, on the
+ * same terms, the lock being the process's own when glibc's
+ * pthread_rwlock_t says it is not shared between processes (its
+ * __shared word, at 28, is 0) */
+#define PI_EXT_SOLO_RW 0x8000
 #define PI_EXT_HEAP_SHIFT 8
 #define PI_EXT_HEAP_MASK 0x700 /* with PI_EXT_FIXED: a heap function whose
 				 cost the runtime's model of the allocator gives

@@ -81,12 +81,17 @@ static bool waits(const char *n)
 
 /* A call whose cost is the model's on a condition its site checks: a
  * mutex's lock or unlock, which cannot wait while the process has one
- * thread and the mutex is its own (PI_EXT_SOLO); pthread_once once its
- * initializer has run (PI_EXT_ONCE); or 0 */
+ * thread and the mutex is its own (PI_EXT_SOLO), a read-write lock's
+ * likewise (PI_EXT_SOLO_RW: no other thread can hold it, and the one
+ * thread's own hold makes the call fail, EDEADLK, or never return);
+ * pthread_once once its initializer has run (PI_EXT_ONCE); or 0 */
 static uint32_t solo(const char *n)
 {
 	if (!strcmp(n, "pthread_mutex_lock") || !strcmp(n, "pthread_mutex_unlock"))
 		return PI_EXT_SOLO;
+	if (!strcmp(n, "pthread_rwlock_rdlock") || !strcmp(n, "pthread_rwlock_wrlock") ||
+	    !strcmp(n, "pthread_rwlock_unlock"))
+		return PI_EXT_SOLO | PI_EXT_SOLO_RW;
 	return !strcmp(n, "pthread_once") ? PI_EXT_ONCE : 0;
 }
 
@@ -165,7 +170,7 @@ bool ext_transparent(const struct external *x)
 {
 	return (x->flags & PI_EXT_FIXED) &&
 	       !(x->flags & (PI_EXT_C_LOCALE | PI_EXT_CHECK | PI_EXT_SWITCH | PI_EXT_SETCTX | PI_EXT_LOCALE |
-			     PI_EXT_SOLO | PI_EXT_ONCE));
+			     PI_EXT_SOLO | PI_EXT_SOLO_RW | PI_EXT_ONCE));
 }
 
 bool ext_measured(const struct external *x)

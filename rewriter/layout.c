@@ -1690,6 +1690,7 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
  * runtime/external.c, rt_ext_solo_measured, says:
  *   mov rt_solo_word(%rip),%r11; cmpb $0,(%r11); je 1f; test %rdi,%rdi;
  *   je 1f; testb $0xf0,16(%rdi); je 2f; 1: call start; 2:
+ * (a read-write lock's, PI_EXT_SOLO_RW: cmpb $0,28(%rdi) for the testb)
  * pthread_once (PI_EXT_ONCE) only before its control word says done:
  *   test %rdi,%rdi; je 1f; testb $2,(%rdi); jne 2f; 1: call start; 2:
  * and their clocks stop where they run (the argument is not at hand then):
@@ -1726,7 +1727,14 @@ static void emit_cmeas(struct emit *e, uint32_t k, int sym)
 		static const uint8_t test[] = {0x41, 0x80, 0x3b, 0x00, 0x74, 11,       /* cmpb $0,(%r11); je 1f */
 					       0x48, 0x85, 0xff, 0x74, 6,              /* test %rdi,%rdi; je 1f */
 					       0xf6, 0x47, 0x10, 0xf0, 0x74, 0x05};    /* testb $0xf0,16(%rdi); je 2f */
-		PUT(e, test);
+		static const uint8_t test_rw[] = {0x41, 0x80, 0x3b, 0x00, 0x74, 11,    /* cmpb $0,(%r11); je 1f */
+						  0x48, 0x85, 0xff, 0x74, 6,           /* test %rdi,%rdi; je 1f */
+						  0x80, 0x7f, 0x1c, 0x00, 0x74, 0x05}; /* cmpb $0,28(%rdi); je 2f */
+		_Static_assert(sizeof(test) == sizeof(test_rw), "the same jumps");
+		if (x->flags & PI_EXT_SOLO_RW)
+			PUT(e, test_rw);
+		else
+			PUT(e, test);
 	} else if ((x->flags & PI_EXT_FIXED) && (x->flags & PI_EXT_ONCE) && sym == e->c->sym_cmeas_start) {
 		/* (the jumps: to the call, 5; over it, 5) */
 		static const uint8_t test[] = {0x48, 0x85, 0xff, 0x74, 5,        /* test %rdi,%rdi; je 1f */

@@ -138,8 +138,11 @@ static const struct form_cost goldencove_measured[] = {
  * a free mutex while the process has one thread (PI_EXT_SOLO: glibc
  * then takes it without an atomic instruction), measured on an Emerald
  * Rapids machine (family 6, model 207: this model's cores) as a pair,
- * 15 cycles, split 8 and 7; and pthread_once once its initializer has run
- * (PI_EXT_ONCE), 6; not measured on Zen, whose models time them. */
+ * 15 cycles, split 8 and 7; a read-write lock's (PI_EXT_SOLO_RW: an
+ * atomic instruction each), a read lock and unlock 61, a write lock and
+ * unlock 80, the unlock taken as 30 after either; and pthread_once once
+ * its initializer has run (PI_EXT_ONCE), 6; not measured on Zen, whose
+ * models time them. */
 static const struct ext_fixed goldencove_libc[] = {
 	{"__memcpy_chk", 7, 16, 3, 0}, {"__memmove_chk", 7, 16, 3, 0}, {"__mempcpy_chk", 7, 16, 3, 0},
 	{"__memset_chk", 7, 16, 3, 0}, {"__stpcpy_chk", 7, 0, 0, 0}, {"__strcat_chk", 12, 0, 0, 0},
@@ -153,7 +156,8 @@ static const struct ext_fixed goldencove_libc[] = {
 	{"strcspn", 10, 0, 0, 0}, {"strpbrk", 8, 0, 0, 0}, {"strspn", 7, 0, 0, 0},
 	{"__ctype_b_loc", 6, 0, 0, 0}, {"__ctype_tolower_loc", 6, 0, 0, 0}, {"__ctype_toupper_loc", 6, 0, 0, 0},
 	{"__errno_location", 6, 0, 0, 0}, {"pthread_mutex_lock", 8, 0, 0, 0}, {"pthread_mutex_unlock", 7, 0, 0, 0},
-	{"pthread_once", 6, 0, 0, 0},
+	{"pthread_once", 6, 0, 0, 0}, {"pthread_rwlock_rdlock", 31, 0, 0, 0},
+	{"pthread_rwlock_wrlock", 50, 0, 0, 0}, {"pthread_rwlock_unlock", 30, 0, 0, 0},
 };
 
 static const struct uarch goldencove_u = {
@@ -649,6 +653,9 @@ void model_describe(const struct cpu_model *m, FILE *out)
 			fputs(" in the C locale (after the program sets another: measured)", out);
 		if (!strncmp(e->name, "pthread_mutex_", 14))
 			fputs(" of a plain mutex while the process has one thread (else measured)", out);
+		if (!strncmp(e->name, "pthread_rwlock_", 15))
+			fputs(" of a read-write lock of the process's own while it has one thread (else measured)",
+			      out);
 		if (!strcmp(e->name, "pthread_once"))
 			fputs(" once its initializer has run (before: measured)", out);
 		fputc('\n', out);

@@ -336,9 +336,15 @@ bool rt_ext_solo_measured(const struct pi_funcrec *rec, uint64_t a0)
 	/* glibc's pthread_mutex_t: its kind at 16 (an ABI: the static
 	 * initializers set it), whose bits 16 (robust), 32 (priority
 	 * inheritance), 64 (priority protection: a system call) and 128
-	 * (shared between processes) take the long ways */
+	 * (shared between processes) take the long ways; its
+	 * pthread_rwlock_t: __shared at 28 (the stubs test its low byte too:
+	 * PTHREAD_PROCESS_SHARED is 1) */
 	const volatile int *m = (const volatile int *)a0;
-	return !*(const volatile char *)rt_solo_word || !m || (m[4] & 0xf0);
+	if (!*(const volatile char *)rt_solo_word || !m)
+		return true;
+	if (rec->size[0] & PI_EXT_SOLO_RW)
+		return ((const volatile char *)m)[28] != 0;
+	return (m[4] & 0xf0) != 0;
 }
 
 bool rt_ext_waits(const struct pi_funcrec *rec, uint64_t a0, uint64_t a1, uint64_t a2)

@@ -251,6 +251,26 @@ NOINLINE static void t_mutex_pair(void)
 	}
 }
 
+/* A read lock and an unlock, a write lock and an unlock, of a free
+ * rwlock of the process's own in a process of one thread (PI_EXT_SOLO as
+ * well: glibc takes it with one atomic instruction, which no other thread
+ * can make wait) */
+static pthread_rwlock_t rwl = PTHREAD_RWLOCK_INITIALIZER;
+NOINLINE static void t_rdlock_pair(void)
+{
+	for (int i = 0; i < REPS; i++) {
+		pthread_rwlock_rdlock(&rwl);
+		pthread_rwlock_unlock(&rwl);
+	}
+}
+NOINLINE static void t_wrlock_pair(void)
+{
+	for (int i = 0; i < REPS; i++) {
+		pthread_rwlock_wrlock(&rwl);
+		pthread_rwlock_unlock(&rwl);
+	}
+}
+
 /* pthread_once on a control word whose initializer has run: the call
  * returns at once (what goldencove fixes for it then: PI_EXT_ONCE) */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -291,6 +311,7 @@ int main(void)
 		 {"__ctype_b_loc", t_ctype_b_loc}, {"__ctype_tolower_loc", t_ctype_tolower_loc},
 		 {"__errno_location", t_errno_location}, {"strcoll", t_strcoll}, {"strspn", t_strspn},
 		 {"strcspn", t_strcspn},         {"strpbrk", t_strpbrk}, {"mutex lock+unlock", t_mutex_pair},
+		 {"rwlock rd+unlock", t_rdlock_pair}, {"rwlock wr+unlock", t_wrlock_pair},
 		 {"pthread_once, done", t_once_done}};
 	static const size_t sizes[] = {8, 32, 128, 512, 2048};
 	printf("%-19s", "n:");

@@ -243,50 +243,69 @@ def tests(ctx, Fail, sh, must, profile_json):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    def mutex_solo():
-        # a mutex's lock and unlock cost the model's figure a call while the
-        # process has one thread and the mutex is a plain one of its own
-        # (a recursive one too), and are measured otherwise: shared with
-        # other processes, or after a thread ran (a lock as a wait, left
-        # out); a model without their cost measures them all; in either
-        # runtime
-        tmp = tempfile.mkdtemp(prefix="pi-ext-")
-        try:
-            obj, native = compile_(tmp, "055_mutex_solo", ["-lpthread"])
-            want = sh([native]).stdout
-            for cpu, mode in (("goldencove", "--counts"), ("goldencove", "--timed"), ("zen5", "--counts")):
-                desc = must([ctx.profinst, "--describe-cpu", "--cpu=" + cpu], "--describe-cpu").stdout
-                unit = {}
-                for op in ("lock", "unlock"):
-                    m = re.search(r"^libc\.pthread_mutex_%s (\d+) a call of a plain mutex" % op, desc, re.M)
-                    unit[op] = int(m.group(1)) if m else None
-                if (unit["lock"] is None) != (cpu == "zen5") or (unit["unlock"] is None) != (cpu == "zen5"):
-                    raise Fail("%s: --describe-cpu's mutex costs %r:\n%s" % (cpu, unit, desc))
-                exe = instrument(tmp, obj, "%s%s.prof" % (cpu, mode), ["--cpu=" + cpu, mode, "--no-page-faults"],
-                                 ["-lpthread"])
-                out, pj, fn = run_prof(exe, os.path.join(tmp, "%s%s.pf" % (cpu, mode)))
-                if out != want or out != "4001\n":
-                    raise Fail("%s %s: printed %r, natively %r" % (cpu, mode, out, want))
-                for op in ("lock", "unlock"):
-                    f = fn["<external:pthread_mutex_%s>" % op]
-                    by = {c["name"]: c for c in f["callers"]}
-                    calls = {n: by[n]["calls"] for n in ("solo", "shared", "nested", "after")}
-                    if calls != {"solo": 1000, "shared": 1000, "nested": 1001, "after": 1000}:
-                        raise Fail("%s %s: %s's callers %r" % (cpu, mode, op, by))
-                    for n in ("solo", "nested", "shared", "after"):
-                        got = by[n]["incl_cycles"]
-                        fixed = unit[op] is not None and n in ("solo", "nested")
-                        # measured: a lock is a wait (none charged), an
-                        # unlock's time is charged
-                        if fixed and got != calls[n] * unit[op]:
-                            raise Fail("%s %s: %s under %s: %r cycles, want %d x %d"
-                                       % (cpu, mode, op, n, got, calls[n], unit[op]))
-                        if not fixed and (got != 0 if op == "lock" else got <= 0 or got == calls[n] * (unit[op] or 0)):
-                            raise Fail("%s %s: %s under %s not measured: %r" % (cpu, mode, op, n, by[n]))
-                    if not f["measured"] or not (f["os_left_cycles"] if op == "lock" else f["os_cycles"]):
-                        raise Fail("%s %s: %s measured nothing: %r" % (cpu, mode, op, f))
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+    def solo(prog, ops, calls, fixed_in, printed):
+        # a lock's and unlock's calls cost the model's figure a call while
+        # the process has one thread and the lock is a plain one of its
+        # own, and are measured otherwise: shared with other processes, or
+        # after a thread ran (a lock as a wait, left out); a model without
+        # their cost measures them all; in either runtime.  ops: the
+        # functions (name, --describe-cpu's words after its cost); calls:
+        # by function, its callers' calls; fixed_in: the callers whose
+        # calls are costed
+        def check():
+            tmp = tempfile.mkdtemp(prefix="pi-ext-")
+            try:
+                obj, native = compile_(tmp, prog, ["-lpthread"])
+                want = sh([native]).stdout
+                for cpu, mode in (("goldencove", "--counts"), ("goldencove", "--timed"), ("zen5", "--counts")):
+                    desc = must([ctx.profinst, "--describe-cpu", "--cpu=" + cpu], "--describe-cpu").stdout
+                    unit = {}
+                    for op, words in ops:
+                        m = re.search(r"^libc\.%s (\d+) a call %s" % (op, re.escape(words)), desc, re.M)
+                        unit[op] = int(m.group(1)) if m else None
+                        if (unit[op] is None) != (cpu == "zen5"):
+                            raise Fail("%s: --describe-cpu's %s cost %r:\n%s" % (cpu, op, unit[op], desc))
+                    exe = instrument(tmp, obj, "%s%s.prof" % (cpu, mode),
+                                     ["--cpu=" + cpu, mode, "--no-page-faults"], ["-lpthread"])
+                    out, pj, fn = run_prof(exe, os.path.join(tmp, "%s%s.pf" % (cpu, mode)))
+                    if out != want or out != printed:
+                        raise Fail("%s %s: printed %r, natively %r" % (cpu, mode, out, want))
+                    for op, _ in ops:
+                        f = fn["<external:%s>" % op]
+                        by = {c["name"]: c for c in f["callers"]}
+                        got_calls = {n: by[n]["calls"] for n in by}
+                        if got_calls != calls[op]:
+                            raise Fail("%s %s: %s's callers %r" % (cpu, mode, op, by))
+                        lock = not op.endswith("unlock")
+                        for n in calls[op]:
+                            got = by[n]["incl_cycles"]
+                            fixed = unit[op] is not None and n in fixed_in
+                            # measured: a lock is a wait (none charged), an
+                            # unlock's time is charged
+                            if fixed and got != calls[op][n] * unit[op]:
+                                raise Fail("%s %s: %s under %s: %r cycles, want %d x %d"
+                                           % (cpu, mode, op, n, got, calls[op][n], unit[op]))
+                            if not fixed and (got != 0 if lock else got <= 0 or got == calls[op][n] * (unit[op] or 0)):
+                                raise Fail("%s %s: %s under %s not measured: %r" % (cpu, mode, op, n, by[n]))
+                        if not f["measured"] or not (f["os_left_cycles"] if lock else f["os_cycles"]):
+                            raise Fail("%s %s: %s measured nothing: %r" % (cpu, mode, op, f))
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        return check
+
+    # a recursive mutex too (nested: taken twice, it stays plain)
+    mutex_calls = {"solo": 1000, "shared": 1000, "nested": 1001, "after": 1000}
+    mutex_solo = solo("055_mutex_solo", [("pthread_mutex_lock", "of a plain mutex"),
+                                         ("pthread_mutex_unlock", "of a plain mutex")],
+                      {"pthread_mutex_lock": mutex_calls, "pthread_mutex_unlock": mutex_calls},
+                      ("solo", "nested"), "4001\n")
+    rwlock_solo = solo("057_rwlock_solo", [("pthread_rwlock_rdlock", "of a read-write lock of the process's own"),
+                                           ("pthread_rwlock_wrlock", "of a read-write lock of the process's own"),
+                                           ("pthread_rwlock_unlock", "of a read-write lock of the process's own")],
+                       {"pthread_rwlock_rdlock": {"reading": 1000, "shared": 1000},
+                        "pthread_rwlock_wrlock": {"writing": 1000, "after": 1000},
+                        "pthread_rwlock_unlock": {"reading": 1000, "writing": 1000, "shared": 1000, "after": 1000}},
+                      ("reading", "writing"), "4001\n")
 
     def once():
         # pthread_once costs the model's figure a call once its initializer
@@ -325,4 +344,5 @@ def tests(ctx, Fail, sh, must, profile_json):
             shutil.rmtree(tmp, ignore_errors=True)
 
     return [("os/qsort_time", qsort_time(("--timed",))), ("os/qsort_time_counts", qsort_time(("--counts",))), ("os/modelled_libc", modelled_libc), ("os/waits", waits),
-            ("os/strcoll_locale", strcoll_locale), ("os/mutex_solo", mutex_solo), ("os/once", once)]
+            ("os/strcoll_locale", strcoll_locale), ("os/mutex_solo", mutex_solo),
+            ("os/rwlock_solo", rwlock_solo), ("os/once", once)]
