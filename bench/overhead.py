@@ -10,7 +10,10 @@ instrumented alternately (the machines are shared and noisy: only ratios
 measured side by side in one run mean anything), and prints the CPU it ran
 on, the best-of-N CPU time (user and system: less moved by the machine's
 other work than wall time; --wall for wall time) of each and their ratio,
-then the geometric mean of the ratios.  The workloads (--only names them,
+with, in brackets, the median over the rounds of each round's ratio (the
+programs of a round ran one after the other, so a slow spell of the
+machine moves both: the steadier figure where rounds disagree), then the
+geometric means of the ratios.  The workloads (--only names them,
 comma-separated):
 
   zlib, bzip2, crypto, sqlite3, lua5.4
@@ -307,9 +310,18 @@ def digest(f):
     return h.hexdigest()
 
 
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
 def best_times(row, a, env, tmp):
-    """Each program's least time over --runs rounds, the programs in turn;
-    the first round's output of each compared with the native program's."""
+    """Each program's least time over --runs rounds, the programs in turn,
+    and the median over the rounds of its time over the first program's in
+    the same round (paired: a machine that slows down for a while slows
+    both); the first round's output of each compared with the native
+    program's."""
     label, exes, args, extra = row
     renv = dict(env, **extra)
     t = {exe: [] for exe in exes}
@@ -323,7 +335,8 @@ def best_times(row, a, env, tmp):
                 out.close()
         if len(digests) > 1:
             raise SystemExit("%s: the instrumented program's output is not the native one's" % label)
-    return [min(t[exe]) for exe in exes]
+    first = t[exes[0]]
+    return [min(t[exe]) for exe in exes], [median(x / f for x, f in zip(t[exe], first)) for exe in exes]
 
 
 def main():
@@ -352,13 +365,14 @@ def main():
     env = dict(os.environ, PROFINST_OUTPUT=os.path.join(tmp, "bench.prof"))
     try:
         print("CPU: %s; load average %.2f %.2f %.2f" % ((cpu_name(),) + os.getloadavg()))
-        measure = "(%s time, best of %d)" % ("wall" if a.wall else "CPU", a.runs)
+        print("(%s time; ratios of each program's best of %d rounds, and in brackets the median of the"
+              " rounds' ratios, each round's programs run in turn)" % ("wall" if a.wall else "CPU", a.runs))
         if a.baseline:
-            print("%-10s %12s %10s %10s %8s   %s" % ("workload", "native s", "baseline", "this", "this/base", measure))
+            print("%-10s %12s %18s %18s %18s" % ("workload", "native s", "baseline", "this", "this/base"))
         else:
-            print("%-10s %12s %12s %8s   %s" % ("workload", "native s", "profinst s", "ratio", measure))
+            print("%-10s %12s %12s %18s" % ("workload", "native s", "profinst s", "ratio"))
         sys.stdout.flush()
-        ratios, base_ratios = [], []
+        ratios, base_ratios, meds, base_meds, pair_meds = [], [], [], [], []
         for name in [n for n in ORDER + EXTRA if n in names]:
             try:
                 todo = rows(name, tmp, a.cache, profinsts, a.cpu)
@@ -367,20 +381,26 @@ def main():
                 continue
             for row in todo:
                 if a.baseline:
-                    n, b, p = best_times(row, a, env, tmp)
+                    (n, b, p), (_, bm, pm) = best_times(row, a, env, tmp)
                     base_ratios.append(b / n)
                     ratios.append(p / n)
-                    print("%-10s %12.4f %9.2fx %9.2fx %8.3f" % (row[0], n, b / n, p / n, p / b), flush=True)
+                    base_meds.append(bm)
+                    meds.append(pm)
+                    pair_meds.append(pm / bm)
+                    print("%-10s %12.4f %8.2fx (%.2fx) %8.2fx (%.2fx) %8.3f (%.3f)"
+                          % (row[0], n, b / n, bm, p / n, pm, p / b, pm / bm), flush=True)
                     continue
-                n, p = best_times(row, a, env, tmp)
+                (n, p), (_, pm) = best_times(row, a, env, tmp)
                 ratios.append(p / n)
-                print("%-10s %12.4f %12.4f %7.2fx" % (row[0], n, p, p / n), flush=True)
+                meds.append(pm)
+                print("%-10s %12.4f %12.4f %8.2fx (%.2fx)" % (row[0], n, p, p / n, pm), flush=True)
         geo = lambda r: math.exp(sum(map(math.log, r)) / len(r))  # noqa: E731
         if ratios and a.baseline:
-            print("%-10s %12s %9.2fx %9.2fx %8.3f" % ("geomean", "", geo(base_ratios), geo(ratios),
-                                                     geo(ratios) / geo(base_ratios)))
+            print("%-10s %12s %8.2fx (%.2fx) %8.2fx (%.2fx) %8.3f (%.3f)"
+                  % ("geomean", "", geo(base_ratios), geo(base_meds), geo(ratios), geo(meds),
+                     geo(ratios) / geo(base_ratios), geo(pair_meds)))
         elif ratios:
-            print("%-10s %12s %12s %7.2fx" % ("geomean", "", "", geo(ratios)))
+            print("%-10s %12s %12s %8.2fx (%.2fx)" % ("geomean", "", "", geo(ratios), geo(meds)))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
