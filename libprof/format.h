@@ -90,6 +90,14 @@ struct pi_map_hdr {
 #define PI_MAP_SAME 0x80        /* and then with nsame, same_off */
 #define PI_MAP_DIFF 0x100       /* and the same table goes on with differences */
 #define PI_MAP_SUM 0x200        /* and the differences go on with sums (with PI_MAP_DIFF) */
+/* With PI_MAP_DIFF: a difference's second block may be the block itself,
+ * whose counter then counts the other way out of its branch's block (an
+ * edge: the block's own count is the difference); and its first may be
+ * a block before it whose count is a difference too, to at most
+ * PI_MAP_DIFF_DEPTH of them one after the other (each difference taken
+ * from the first block's count as it comes, 0 rather than less). */
+#define PI_MAP_EDGES 0x400
+#define PI_MAP_DIFF_DEPTH 32
 
 /* The header's size in a map without PI_MAP_RELOCS, in one without
  * PI_MAP_INLINES, and in one without PI_MAP_SAME. */

@@ -174,9 +174,28 @@ static int check_same(const struct pi_map_hdr *m, char *err, size_t n)
 		if (at + sizeof(uint32_t) + (uint64_t)nsums * sizeof(uint32_t) > m->size)
 			return prof_fail(err, n, "object map's counted blocks overrun the map");
 	}
+	bool edges = diff && (m->reserved & PI_MAP_EDGES);
 	for (uint32_t i = 0; i < m->nsame; i++) {
 		if (same[i] && !counted_root(m, same, diff, same[i], i))
 			return prof_fail(err, n, "bad counted block in object map");
+		if (edges && diff[2 * i] && !same[i] &&
+		    (diff[2 * i + 1] == i + 1 || !counted_root(m, same, diff, diff[2 * i], i))) {
+			/* (PI_MAP_EDGES) less an edge's count, the block's own
+			 * counter's, or another block's; from a block's count
+			 * that is its own or a difference again, from a block
+			 * before it */
+			if (diff[2 * i + 1] != i + 1 && !counted_root(m, same, diff, diff[2 * i + 1], i))
+				return prof_fail(err, n, "bad block count difference in object map");
+			const struct pi_map_block *b = (const void *)((const char *)m + m->blocks_off);
+			uint32_t x = diff[2 * i], depth = 1;
+			while (!counted_root(m, same, diff, x, i)) {
+				if (!x || x > i || same[x - 1] || !diff[2 * (x - 1)] || b[x - 1].func != b[i].func ||
+				    ++depth > PI_MAP_DIFF_DEPTH)
+					return prof_fail(err, n, "bad block count difference in object map");
+				x = diff[2 * (x - 1)];
+			}
+			continue;
+		}
 		if (diff && !diff[2 * i] && diff[2 * i + 1]) {
 			uint32_t g = diff[2 * i + 1] - 1;
 			if (same[i] || g >= nsums || !sums[g] || sums[g] > nsums - g - 1)

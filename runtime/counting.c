@@ -978,15 +978,27 @@ static uint64_t derived_count(const struct rt_cnode *n, const struct pi_map_func
 			k += own_count(n, mf, g[j] - 1 - mf->first_block);
 		return k;
 	}
-	if (d.diff && d.diff[2 * i]) {
-		/* an arm of a two-way branch: its branch's block's count less
-		 * the other arm's (0 rather than less, if a frame left between
-		 * them made them disagree) */
-		uint64_t a = own_count(n, mf, d.diff[2 * i] - 1 - mf->first_block);
-		uint64_t b = own_count(n, mf, d.diff[2 * i + 1] - 1 - mf->first_block);
-		return a > b ? a - b : 0;
+	if (!d.diff || !d.diff[2 * i])
+		return own_count(n, mf, i);
+	/* an arm of a two-way branch: its branch's block's count less the
+	 * other arm's, or less the count of the other way out, which the
+	 * arm's own counter keeps (PI_MAP_EDGES); the branch's block's count
+	 * may be such a difference again (the reader saw to it that they end
+	 * within PI_MAP_DIFF_DEPTH, each from a block before): the blocks
+	 * from the one with a count of its own on, each its count less what
+	 * it takes (0 rather than less, if a frame left between them made
+	 * them disagree) */
+	uint32_t chain[PI_MAP_DIFF_DEPTH], depth = 0;
+	do {
+		chain[depth++] = i;
+		i = d.diff[2 * i] - 1 - mf->first_block;
+	} while (d.diff[2 * i] && depth < PI_MAP_DIFF_DEPTH);
+	uint64_t k = own_count(n, mf, i);
+	while (depth--) {
+		uint64_t b = own_count(n, mf, d.diff[2 * chain[depth] + 1] - 1 - mf->first_block);
+		k = k > b ? k - b : 0;
 	}
-	return own_count(n, mf, i);
+	return k;
 }
 
 static uint64_t block_count(const struct rt_cnode *n, const struct pi_map_func *mf, uint32_t i)
