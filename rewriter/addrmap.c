@@ -2,6 +2,7 @@
 #include "addrmap.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void addrmap_init(struct addrmap *m, const struct code *c)
 {
@@ -15,6 +16,8 @@ void addrmap_init(struct addrmap *m, const struct code *c)
 		tl->pos = xcalloc(n + 1, sizeof(uint32_t));
 		tl->entry = xcalloc(n + 1, sizeof(uint32_t));
 		tl->inner = xcalloc(n + 1, sizeof(uint32_t));
+		tl->edge_at = xmalloc((n + 1) * sizeof(uint32_t));
+		memset(tl->edge_at, 0xff, (n + 1) * sizeof(uint32_t));
 		tl->vr_start = xcalloc(c->texts[ti].nvr + 1, sizeof(uint64_t));
 	}
 	m->ret_off = xcalloc(c->nsites + 1, sizeof(uint32_t));
@@ -25,6 +28,7 @@ void addrmap_free(struct addrmap *m)
 	for (int ti = 0; m->texts && ti < m->c->ntexts; ti++) {
 		struct text_layout *tl = &m->texts[ti];
 		free(tl->pre), free(tl->lab), free(tl->pos), free(tl->entry), free(tl->inner), free(tl->vr_start);
+		free(tl->edge_at);
 		free(tl->cfa_rows);
 		buf_free(&tl->out);
 	}

@@ -29,6 +29,10 @@ struct text_layout {
 	uint32_t *pre, *lab, *pos, *entry;
 	uint32_t *inner; /* per instruction: MAP_INNER's (a function's start:
 			    its frame's store, else lab) */
+	uint32_t *edge_at; /* --counts, per instruction: where a conditional
+			      jump whose edge has a counter (block.eto) lands,
+			      on that counter, before its target's label;
+			      UINT32_MAX for the others (layout.c) */
 	uint64_t *vr_start;  /* per verbatim range (text.vr): where it starts */
 	uint64_t nsize;      /* the new size */
 	struct buf out;      /* the new bytes */

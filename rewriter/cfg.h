@@ -86,6 +86,9 @@ struct block {
 			       + 1, or 0 (derive.h) */
 	uint32_t plus, minus; /* --counts: the blocks whose counts' difference
 			       is this one's, + 1, or 0 (derive.h) */
+	uint32_t efrom, eto;  /* --counts: with minus this block itself, the
+			       edge its counter counts: from its branch's
+			       block to the other arm, + 1 each (derive.h) */
 	uint32_t sum;       /* --counts: where code.sums lists the blocks whose
 			       counts' sum is this one's, + 1, or 0 (derive.h) */
 };

@@ -31,6 +31,16 @@
  * that its body jumps back to, an interpreter's dispatch that each of
  * its cases goes back to.  Each of them keeps a count of its own (one
  * level again), and J is not one another block's count is taken from.
+ *
+ * And where the other arm T is entered from other blocks too (a loop's
+ * exit, a function's return that several tests jump to), S's counter
+ * counts the edge from P to T instead (the layout puts it on that way
+ * alone: layout.c), and S runs as often as P less that: one increment
+ * as a loop is left, or as a chain of tests returns, instead of one a
+ * turn or a test.  Only an edge that is likely the rarer way: one that
+ * leaves a loop S stays in, or goes to a return.  P's count may be such
+ * a difference itself (a chain of tests, each the one before's arm), to
+ * PI_MAP_DIFF_DEPTH of them.
  */
 #include "derive.h"
 
@@ -331,9 +341,162 @@ static void derive_arms(struct code *c, const struct func *f, const struct fgrap
 	free(pinned);
 }
 
+/* The natural loops of a function: per loop (by header), its blocks */
+struct loops_of {
+	uint32_t n, words;
+	uint64_t *bits; /* n rows of words */
+};
+
+static bool dominates(const uint32_t *idom, uint32_t a, uint32_t b)
+{
+	for (uint32_t x = b; x != UINT32_MAX; x = idom[x]) {
+		if (x == a)
+			return true;
+		if (idom[x] == x)
+			return false;
+	}
+	return false;
+}
+
+static void find_loops(const struct fgraph *g, const uint32_t *idom, struct loops_of *l)
+{
+	l->n = 0;
+	l->words = (g->n + 63) / 64;
+	l->bits = NULL;
+	uint32_t *stack = xmalloc(g->n * sizeof(uint32_t));
+	for (uint32_t h = 0; h < g->n; h++) {
+		uint64_t *row = NULL;
+		for (size_t e = 0; e < g->inn[h]; e++) {
+			uint32_t x = g->in[h][e];
+			if (idom[h] == UINT32_MAX || !dominates(idom, h, x))
+				continue;
+			if (!row) {
+				l->bits = xrealloc(l->bits, (size_t)(l->n + 1) * l->words * sizeof(uint64_t));
+				row = l->bits + (size_t)l->n++ * l->words;
+				memset(row, 0, l->words * sizeof(uint64_t));
+				row[h / 64] |= 1ull << (h % 64);
+			}
+			/* the blocks that reach x without passing h */
+			uint32_t depth = 0;
+			if (!(row[x / 64] >> (x % 64) & 1)) {
+				row[x / 64] |= 1ull << (x % 64);
+				stack[depth++] = x;
+			}
+			while (depth) {
+				uint32_t b = stack[--depth];
+				for (size_t i = 0; i < g->inn[b]; i++) {
+					uint32_t p = g->in[b][i];
+					if (!(row[p / 64] >> (p % 64) & 1)) {
+						row[p / 64] |= 1ull << (p % 64);
+						stack[depth++] = p;
+					}
+				}
+			}
+		}
+	}
+	free(stack);
+}
+
+/* Whether the edge from p to t leaves a loop that p and s are in */
+static bool leaves_loop(const struct loops_of *l, uint32_t p, uint32_t s, uint32_t t)
+{
+	for (uint32_t i = 0; i < l->n; i++) {
+		const uint64_t *row = l->bits + (size_t)i * l->words;
+		if ((row[p / 64] >> (p % 64) & 1) && (row[s / 64] >> (s % 64) & 1) && !(row[t / 64] >> (t % 64) & 1))
+			return true;
+	}
+	return false;
+}
+
+static const struct insn *last_insn(const struct code *c, const struct block *b)
+{
+	return &c->texts[b->ts].insns[b->first + b->n - 1];
+}
+
+/* Whether the edge from block p to t (blocks of f) can have a counter of
+ * its own where t starts (layout.c): p ends in a conditional jump of
+ * this text, to t or falling into it, and every other way into t is
+ * a jump or a fall too (no address taken, no entry). */
+static bool edge_ok(const struct code *c, const struct func *f, const struct fgraph *g, uint32_t p, uint32_t s,
+		    uint32_t t)
+{
+	const struct block *pb = &c->blocks[f->first_block + p], *sb = &c->blocks[f->first_block + s];
+	const struct block *tb = &c->blocks[f->first_block + t];
+	if (g->special[t] || !g->live[t] || pb->ts != tb->ts || sb->ts != tb->ts)
+		return false;
+	const struct text *tx = &c->texts[tb->ts];
+	const struct insn *j = last_insn(c, pb), *first = &tx->insns[tb->first];
+	uint32_t k = pb->first + pb->n - 1;
+	if (j->kind != INSN_JCC || (tx->mark[k] & (MARK_TAIL | MARK_EXT)) || first->endbr ||
+	    (tx->mark[tb->first] & (MARK_ADDR | MARK_ENTERED | MARK_RESYNC | MARK_PSTART | MARK_FSTART)) ||
+	    reloc_find(c->o, tx->sec, j->off + j->rel_off))
+		return false;
+	/* the jump goes to one of them, and falls into the other */
+	uint64_t s_at = tx->insns[sb->first].off, t_at = first->off;
+	return (j->target == t_at && j->off + j->len == s_at) || (j->target == s_at && j->off + j->len == t_at);
+}
+
+/* The arms that take their counts as their branch's block's less an
+ * edge's (the file's comment), after the rest: an arm no other derived
+ * count reads, whose branch's block is no sum. */
+static void derive_edges(struct code *c, const struct func *f, const struct fgraph *g, const uint32_t *idom)
+{
+	uint32_t fb = f->first_block;
+	bool *pinned = xcalloc(g->n, sizeof(bool));
+	uint8_t *depth = xcalloc(g->n, 1); /* a difference's: how many one after the other */
+	for (uint32_t i = 0; i < g->n; i++) {
+		const struct block *b = &c->blocks[fb + i];
+		if (b->same)
+			pinned[b->same - 1 - fb] = true;
+		if (b->minus) {
+			pinned[b->plus - 1 - fb] = pinned[b->minus - 1 - fb] = true;
+			depth[i] = 1;
+		}
+		if (b->sum) {
+			const uint32_t *k = c->sums + b->sum - 1;
+			for (uint32_t j = 1; j <= k[0]; j++)
+				pinned[k[j] - 1 - fb] = true;
+		}
+	}
+	struct loops_of l = {0, 0, NULL};
+	bool looked = false;
+	for (uint32_t s = 1; s < g->n; s++) {
+		struct block *sb = &c->blocks[fb + s];
+		if (block_derived(sb) || pinned[s] || g->special[s] || !g->live[s])
+			continue;
+		uint32_t p = only_pred(g, s);
+		if (p == UINT32_MAX || p == s || g->stops[p] || g->outn[p] != 2)
+			continue;
+		uint32_t t = g->out[p][0] == s ? g->out[p][1] : g->out[p][0];
+		if (t == s || only_pred(g, t) == p || !edge_ok(c, f, g, p, s, t))
+			continue;
+		const struct block *pb = &c->blocks[fb + p];
+		uint32_t pr = pb->same ? pb->same - 1 - fb : p;
+		const struct block *rb = &c->blocks[fb + pr];
+		if (pr == s || rb->sum || (rb->minus && (pr > s || depth[pr] >= PI_MAP_DIFF_DEPTH)))
+			continue;
+		bool ret = last_insn(c, &c->blocks[fb + t])->kind == INSN_RET;
+		if (!ret && !looked) {
+			find_loops(g, idom, &l);
+			looked = true;
+		}
+		if (!ret && !leaves_loop(&l, p, s, t))
+			continue;
+		sb->plus = fb + pr + 1;
+		sb->minus = fb + s + 1;
+		sb->efrom = fb + p + 1;
+		sb->eto = fb + t + 1;
+		depth[s] = (uint8_t)(rb->minus ? depth[pr] + 1 : 1);
+		pinned[pr] = pinned[s] = true;
+	}
+	free(l.bits);
+	free(depth);
+	free(pinned);
+}
+
 /* The joins whose counts are their predecessors' sum (the file's
- * comment), after the rest: a block another's count reads stays counted
- * (pinned), and so does each block a sum reads. */
+ * comment), after the same counts and the arms: a block another's count
+ * reads stays counted (pinned), and so does each block a sum reads. */
 static void derive_sums(struct code *c, const struct func *f, const struct fgraph *g)
 {
 	uint32_t fb = f->first_block;
@@ -398,6 +561,7 @@ void code_derive_counts(struct code *c)
 		}
 		derive_arms(c, f, &g);
 		derive_sums(c, f, &g);
+		derive_edges(c, f, &g, idom);
 		free(mark), free(idom), free(rpo), free(place);
 		graph_free(&g);
 	}

@@ -10,6 +10,15 @@
 #include "external.h"
 #include "stub_abi.h"
 
+/* --counts: an edge whose counter goes where its target starts
+ * (block.eto): the target's first instruction, the jump, the block whose
+ * counter counts it, and whether the jump falls into the target */
+struct landing {
+	uint32_t kt, kp;
+	uint32_t slot;
+	bool fall;
+};
+
 struct emit {
 	struct code *c;
 	const struct addrmap *m;
@@ -44,6 +53,9 @@ struct emit {
 			       that leave the node where it assumes it, and
 			       the others, all to be fixed) */
 	bool *never;        /* a leader whose assumption a pass broke */
+	struct landing *landing; /* --counts: this text's, by target (the
+			       fall first), and the next to emit */
+	size_t nlanding, landcap, at_landing;
 	uint64_t to_store;  /* --counts: where a call past the entry stub (or
 			       a pointer's to its kept function) jumps (rel32)
 			       with the caller's node in %r11, to the code
@@ -124,6 +136,15 @@ static void emit_copy(struct emit *e, uint32_t k, const uint8_t *tmp, size_t len
 	}
 }
 
+/* Where instruction k's direct branch lands in the new layout: on its
+ * edge's counter, where it has one (emit_landings), else at its target */
+static uint64_t branch_dest(const struct emit *e, uint32_t k, enum map_kind kind)
+{
+	if (e->tl->edge_at[k] != UINT32_MAX)
+		return e->tl->edge_at[k];
+	return addrmap_lookup(e->m, e->ti, e->t->insns[k].target, kind);
+}
+
 /* A rel32 field at the end of the bytes just emitted, aimed where
  * instruction k's direct branch goes. lea: this is a lea for a tail stub. */
 static void emit_rel32_to_target(struct emit *e, uint32_t k, enum map_kind kind, bool lea)
@@ -143,7 +164,7 @@ static void emit_rel32_to_target(struct emit *e, uint32_t k, enum map_kind kind,
 			 remap_addend(e, r, in->off + in->len, field, end, kind));
 		return;
 	}
-	uint64_t nt = addrmap_lookup(e->m, e->ti, in->target, kind);
+	uint64_t nt = branch_dest(e, k, kind);
 	wr32(e->tl->out.p + field, (uint32_t)(int32_t)(nt - end));
 }
 
@@ -162,7 +183,7 @@ static void emit_rel8_to_target(struct emit *e, uint32_t k)
 	buf_u8(&e->tl->out, 0);
 	if (!e->final)
 		return;
-	int64_t d = (int64_t)(addrmap_lookup(e->m, e->ti, in->target, branch_kind(e, k)) - (field + 1));
+	int64_t d = (int64_t)(branch_dest(e, k, branch_kind(e, k)) - (field + 1));
 	if (!rel8_reaches(d)) {
 		/* the final pass lays out what relax last checked: cannot happen */
 		pi_error("internal error: the short branch at %#llx of %s is out of reach",
@@ -1193,18 +1214,18 @@ static void emit_count(struct emit *e, int r, uint32_t b, const struct func *f)
 	emit_r11m_reg(e, (uint8_t)(r >= 8 ? 0x49 : 0x48), 0xff, 0, (uint8_t)r, STUB_CN_COUNTS + 8 * (b - f->first_block));
 }
 
-static void emit_cblock(struct emit *e, uint32_t b, const struct func *f)
+/* Block slot's counter (of f's node) incremented where block bl starts,
+ * through the current node loaded into a register dead there (r, where r
+ * is one, else the first dead_reg), the status flags kept where they are
+ * live: in %al (lahf; seto), in %rax where it is dead, else with %rax
+ * pushed below the red zone, as %r11 is where no register is dead.  The
+ * register that holds the node after it, or -1. */
+static int emit_load_count(struct emit *e, const struct block *bl, int r, uint32_t slot, const struct func *f)
 {
-	const struct block *bl = &e->c->blocks[b];
 	bool flags = bl->live_in & FLAGS_STATUS;
-	if (e->cur_reg >= 0 && !flags) {
-		emit_count(e, e->cur_reg, b, f);
-		return;
-	}
-	/* flags kept in %al (lahf; seto): in %rax where it is dead, else
-	 * with %rax pushed below the red zone */
 	bool push_rax = flags && (bl->gpr_live & 1);
-	int r = dead_reg(bl, flags);
+	if (r < 0 || (flags && r == 0))
+		r = dead_reg(bl, flags);
 	bool push_r11 = r < 0;
 	if (push_r11)
 		r = 11;
@@ -1219,7 +1240,7 @@ static void emit_cblock(struct emit *e, uint32_t b, const struct func *f)
 	if (push_r11)
 		PUT(e, PUSH_R11);
 	emit_load_cur(e, r);
-	emit_count(e, r, b, f);
+	emit_count(e, r, slot, f);
 	if (push_r11)
 		PUT(e, POP_R11);
 	if (flags) {
@@ -1230,7 +1251,92 @@ static void emit_cblock(struct emit *e, uint32_t b, const struct func *f)
 		buf_u8(&e->tl->out, 0x58);
 	if (push_rax || push_r11)
 		PUT(e, LEA_RSP_P128);
-	e->cur_reg = push_r11 ? -1 : r; /* (r is not %rax where the flags go there) */
+	return push_r11 ? -1 : r; /* (r is not %rax where the flags go there) */
+}
+
+static void emit_cblock(struct emit *e, uint32_t b, const struct func *f)
+{
+	const struct block *bl = &e->c->blocks[b];
+	if (e->cur_reg >= 0 && !(bl->live_in & FLAGS_STATUS)) {
+		emit_count(e, e->cur_reg, b, f);
+		return;
+	}
+	e->cur_reg = emit_load_count(e, bl, -1, b, f);
+}
+
+/* The counter of an edge into the block that instruction kt starts, from
+ * the jump kp, which block slot's counter counts (block.eto): where the
+ * edge's jump lands, before that block's label, so that its registers and
+ * flags are the block's.  Through the register the jump leaves the
+ * current node in, if it does (as the pass saw it, before: a jump back's
+ * is not known yet); it leaves the node where the block assumes it. */
+static void emit_cedge(struct emit *e, uint32_t kt, uint32_t kp, uint32_t slot, const struct func *f)
+{
+	const struct block *bl = &e->c->blocks[e->t->block[kt]];
+	int want = e->assumed ? e->assumed[kt] : -1;
+	int have = e->edge_reg && kp < kt ? e->edge_reg[kp] : -1;
+	if (have >= 0 && !(bl->live_in & FLAGS_STATUS))
+		emit_count(e, have, slot, f);
+	else
+		have = emit_load_count(e, bl, want, slot, f);
+	if (want >= 0 && want != have && have >= 0) {
+		/* mov %have,%want */
+		uint8_t mov[] = {(uint8_t)(0x48 | (have >= 8 ? 4 : 0) | (want >= 8 ? 1 : 0)), 0x89,
+				 (uint8_t)(0xc0 | (have & 7) << 3 | (want & 7))};
+		PUT(e, mov);
+	} else if (want >= 0 && have < 0)
+		emit_load_cur(e, want);
+}
+
+/* jmp rel32, to be aimed later: its field's offset */
+static uint64_t emit_jmp_later(struct emit *e)
+{
+	buf_u8(&e->tl->out, 0xe9);
+	uint64_t field = cur(e);
+	buf_u32(&e->tl->out, 0);
+	return field;
+}
+
+/* Before the label of instruction k (of f), the counters of the edges into
+ * its block that have one (block.eto): the one its jump falls into first,
+ * then those jumped to (edge_at), each going on to the label, as the
+ * instruction before, if it falls, does.  Where the block starts, for the
+ * unwind rows and the line table, is before them (pre): the state on each
+ * edge is the block's.  True if there were any. */
+static bool emit_landings(struct emit *e, uint32_t k, const struct func *f)
+{
+	size_t i = e->at_landing, end = i;
+	while (end < e->nlanding && e->landing[end].kt == k)
+		end++;
+	if (end == i)
+		return false;
+	e->at_landing = end;
+	const struct text *t = e->t;
+	bool falls_in = false;
+	if (k && t->insns[k - 1].off + t->insns[k - 1].len == t->insns[k].off && t->fn[k - 1] == t->fn[k]) {
+		enum insn_kind pk = t->insns[k - 1].kind;
+		falls_in = pk != INSN_JMP && pk != INSN_JMP_IND && pk != INSN_RET && pk != INSN_TRAP;
+	}
+	uint64_t *later = xmalloc((end - i + 1) * sizeof(*later));
+	size_t nlater = 0;
+	int keep = e->cur_reg;
+	e->cur_reg = -1;
+	bool fall = e->landing[i].fall;
+	if (fall)
+		emit_cedge(e, k, e->landing[i].kp, e->landing[i].slot, f), i++;
+	if (i < end && (fall || falls_in)) /* (past the jumps' counters) */
+		later[nlater++] = emit_jmp_later(e);
+	for (; i < end; i++) {
+		e->tl->edge_at[e->landing[i].kp] = (uint32_t)cur(e);
+		emit_cedge(e, k, e->landing[i].kp, e->landing[i].slot, f);
+		if (i + 1 < end)
+			later[nlater++] = emit_jmp_later(e);
+	}
+	for (size_t j = 0; j < nlater; j++)
+		wr32(e->tl->out.p + later[j], (uint32_t)(cur(e) - later[j] - 4));
+	e->cur_reg = keep;
+	free(later);
+	return true;
 }
 
 /* Whether the register that holds the current node before instruction k,
@@ -1951,7 +2057,8 @@ static void emit_insn(struct emit *e, uint32_t k)
 		emit_inner_store(e, f);
 		tl->out.p[j] = (uint8_t)(cur(e) - j - 1);
 	}
-	tl->lab[k] = (uint32_t)(fstart ? cur(e) : start);
+	bool landed = !fstart && f && e->nlanding && emit_landings(e, k, f);
+	tl->lab[k] = (uint32_t)(fstart || landed ? cur(e) : start);
 	if (counting && fstart && f->resyncs) {
 		/* where a longjmp or an exception lands in it finds its node:
 		 * push %r11; mov %fs:cur,%r11; mov %rsp,sp(%r11); pop %r11 (every
@@ -2155,6 +2262,7 @@ static void emit_text(struct emit *e)
 	tl->out.len = 0;
 	e->counted = UINT32_MAX;
 	e->cur_reg = -1;
+	e->at_landing = 0;
 	if (e->edge_reg)
 		memset(e->edge_reg, -1, t->ninsns);
 	size_t v = 0;
@@ -2362,7 +2470,7 @@ static bool relax(struct emit *e)
 			continue;
 		const struct insn *in = &t->insns[k];
 		uint64_t end = e->tl->pos[k] + (in->kind == INSN_LOOP ? in->len : 2);
-		int64_t d = (int64_t)(addrmap_lookup(e->m, e->ti, in->target, branch_kind(e, k)) - end);
+		int64_t d = (int64_t)(branch_dest(e, k, branch_kind(e, k)) - end);
 		if (!rel8_reaches(d))
 			e->wide[k] = grew = true;
 	}
@@ -2431,6 +2539,33 @@ static void remap_data_relocs(struct code *c, const struct addrmap *m, const uin
 	}
 }
 
+static int landing_order(const void *a, const void *b)
+{
+	const struct landing *x = a, *y = b;
+	if (x->kt != y->kt)
+		return x->kt < y->kt ? -1 : 1;
+	if (x->fall != y->fall)
+		return x->fall ? -1 : 1;
+	return x->kp < y->kp ? -1 : x->kp > y->kp;
+}
+
+/* The edges of e's text that have counters (block.eto), by target */
+static void find_landings(struct emit *e)
+{
+	const struct code *c = e->c;
+	for (size_t b = 0; b < c->nblocks; b++) {
+		const struct block *sb = &c->blocks[b];
+		if (!sb->eto || sb->ts != e->ti)
+			continue;
+		const struct block *pb = &c->blocks[sb->efrom - 1], *tb = &c->blocks[sb->eto - 1];
+		uint32_t kp = pb->first + pb->n - 1;
+		struct landing *l = VEC_PUSH(e->landing, e->nlanding, e->landcap);
+		*l = (struct landing){tb->first, kp, (uint32_t)b, e->t->insns[kp].target != e->t->insns[tb->first].off};
+	}
+	if (e->nlanding)
+		qsort(e->landing, e->nlanding, sizeof(*e->landing), landing_order);
+}
+
 void layout_object(struct code *c, struct layout *l)
 {
 	struct object *o = c->o;
@@ -2452,6 +2587,7 @@ void layout_object(struct code *c, struct layout *l)
 			es[ti].agree = xcalloc(n, sizeof(uint16_t));
 			es[ti].fixes = xcalloc(n, sizeof(uint16_t));
 			es[ti].never = xcalloc(n, sizeof(bool));
+			find_landings(&es[ti]);
 		}
 		/* a branch's reach is inside its text: each text on its own;
 		 * until no branch grows and the leaders' registers hold */
@@ -2482,6 +2618,9 @@ void layout_object(struct code *c, struct layout *l)
 		es[ti].edge_reg = es[ti].seen = es[ti].assumed = es[ti].fix = NULL;
 		es[ti].agree = es[ti].fixes = NULL;
 		es[ti].never = NULL;
+		free(es[ti].landing);
+		es[ti].landing = NULL;
+		es[ti].nlanding = 0;
 	}
 	/* call sites' return addresses, per piece */
 	for (size_t i = 0; i < c->nsites; i++) {

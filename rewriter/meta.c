@@ -380,6 +380,9 @@ static void build_map(struct code *c, const struct addrmap *m, struct buf *b)
 			buf_u32(&body, b->plus);
 			buf_u32(&body, b->sum ? b->sum : b->minus); /* (0, group + 1): a sum */
 		}
+		for (size_t i = 0; i < c->nblocks; i++)
+			if (c->blocks[i].eto)
+				h.reserved |= PI_MAP_EDGES; /* (a block counts an edge) */
 		if (c->nsums) {
 			h.reserved |= PI_MAP_SUM;
 			buf_u32(&body, (uint32_t)c->nsums);

@@ -69,6 +69,50 @@ sum_loop:
 }
 
 
+# a chain of compares that return through one return as soon as one
+# differs: each next compare's count is the one before's less the edge to
+# the return, which its own counter counts (PI_MAP_EDGES;
+# tests/unit/cfg/counts.s, chain)
+EDGES = {
+    "main.c": r"""#include <stdio.h>
+#include <stdlib.h>
+int chain(const unsigned char *a, const unsigned char *b);
+int main(int argc, char **argv)
+{
+	static const unsigned char s[] = "aaabaacaaaabba";
+	int n = argc > 1 ? atoi(argv[1]) : 10;
+	long r = 0;
+	for (int i = 0; i < n; i++)
+		r += chain(s + i % 7, s + (i * 3) % 7);
+	printf("%ld\n", r);
+	return 0;
+}
+""",
+    "chain.s": """	.text
+	.globl	chain
+	.type	chain, @function
+chain:
+	movzbl	(%rdi), %eax
+	cmpb	(%rsi), %al
+	jne	.Lret
+	movzbl	1(%rdi), %eax
+	cmpb	1(%rsi), %al
+	je	.L3
+.Lret:
+	setb	%al
+	ret
+.L3:
+	movzbl	2(%rdi), %eax
+	cmpb	2(%rsi), %al
+	jne	.Lret
+	xorl	%eax, %eax
+	ret
+	.size	chain, .-chain
+	.section	.note.GNU-stack,"",@progbits
+""",
+}
+
+
 def tls_size(exe):
     """The memory size of the executable's TLS segment, 0 if none."""
     out = subprocess.run(["readelf", "-lW", exe], capture_output=True, text=True).stdout
@@ -246,6 +290,44 @@ def tests(ctx, Fail, sh, must, profile_json):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    def both_runtimes(tmp, sources, func):
+        """The program of sources, run 20000 times round under --counts and
+        --timed (self-contained profiles), which must agree, func called
+        20000 times: the --counts profile."""
+        objs = compile_sources(tmp, sources)
+        outs = {}
+        for mode in ("--counts", "--timed"):
+            exe = os.path.join(tmp, "prog" + mode)
+            must([ctx.profinst, "-q", "--cpu=instructions", mode] + objs + ["-o", exe], "profinst")
+            outs[mode] = run(tmp, exe, os.path.join(tmp, mode + ".pf"), {"PROFINST_SELF_CONTAINED": "1"})
+        a, b = (figures(profile_json(ctx, outs[m])) for m in ("--counts", "--timed"))
+        if a != b or not any(f[0] == func and f[1] == 20000 for f in a):
+            raise Fail("--counts and --timed disagree: %r against %r" % (a, b))
+        return outs["--counts"]
+
+    def corrupt_pairs(tmp, prof, flag, damage):
+        """A copy of the self-contained profile prof in which damage(d,
+        pairs, nsame) changed the difference pairs of the first map with
+        the header flag flag that it could (it says so), or None."""
+        with open(prof, "rb") as f:
+            d = bytearray(f.read())
+        off = struct.unpack_from("<I", d, 12)[0]
+        while off + 16 <= len(d):
+            tag, _, size = struct.unpack_from("<IIQ", d, off)
+            if tag == TAG_OBJECT:
+                m = off + 16 + 8  # (the object's index, a word of 0, then its map)
+                reserved = struct.unpack_from("<I", d, m + 68)[0]
+                nsame, same_off = struct.unpack_from("<II", d, m + 104)
+                if reserved & flag and damage(d, m + same_off + 4 * nsame, nsame):
+                    corrupt = os.path.join(tmp, "corrupt.pf")
+                    with open(corrupt, "wb") as f:
+                        f.write(d)
+                    return corrupt
+            if tag == TAG_END:
+                break
+            off += 16 + ((size + 7) & ~7)
+        return None
+
     def sums_checked():
         """A join whose count is its predecessors' sum (PI_MAP_SUM): a
         loop's head entered from before the loop and from its body's end
@@ -254,48 +336,54 @@ def tests(ctx, Fail, sh, must, profile_json):
         (the join itself) is refused, in one line."""
         tmp = tempfile.mkdtemp(prefix="pi-maps-")
         try:
-            objs = compile_sources(tmp, SUMS)
-            outs = {}
-            for mode in ("--counts", "--timed"):
-                exe = os.path.join(tmp, "prog" + mode)
-                must([ctx.profinst, "-q", "--cpu=instructions", mode] + objs + ["-o", exe], "profinst")
-                outs[mode] = run(tmp, exe, os.path.join(tmp, mode + ".pf"), {"PROFINST_SELF_CONTAINED": "1"})
-            a, b = (figures(profile_json(ctx, outs[m])) for m in ("--counts", "--timed"))
-            if a != b or not any(f[0] == "sum_loop" and f[1] == 20000 for f in a):
-                raise Fail("--counts and --timed disagree: %r against %r" % (a, b))
-            with open(outs["--counts"], "rb") as f:
-                d = bytearray(f.read())
-            off, bad = struct.unpack_from("<I", d, 12)[0], None
-            while off + 16 <= len(d) and bad is None:
-                tag, _, size = struct.unpack_from("<IIQ", d, off)
-                if tag == TAG_OBJECT:
-                    m = off + 16 + 8  # (the object's index, a word of 0, then its map)
-                    reserved = struct.unpack_from("<I", d, m + 68)[0]
-                    nsame, same_off = struct.unpack_from("<II", d, m + 104)
-                    if reserved & 0x200:  # PI_MAP_SUM
-                        pairs = m + same_off + 4 * nsame
-                        sums = pairs + 8 * nsame + 4
-                        for i in range(nsame):
-                            plus, k = struct.unpack_from("<II", d, pairs + 8 * i)
-                            if not plus and k:
-                                # the group's first block: the join itself
-                                struct.pack_into("<I", d, sums + 4 * k, i + 1)
-                                bad = i
-                                break
-                if tag == TAG_END:
-                    break
-                off += 16 + ((size + 7) & ~7)
-            if bad is None:
+            counted = both_runtimes(tmp, SUMS, "sum_loop")
+
+            def join_itself(d, pairs, nsame):
+                sums = pairs + 8 * nsame + 4
+                for i in range(nsame):
+                    plus, k = struct.unpack_from("<II", d, pairs + 8 * i)
+                    if not plus and k:
+                        # the group's first block: the join itself
+                        struct.pack_into("<I", d, sums + 4 * k, i + 1)
+                        return True
+                return False
+
+            corrupt = corrupt_pairs(tmp, counted, 0x200, join_itself)  # PI_MAP_SUM
+            if not corrupt:
                 raise Fail("no block of the program's maps counts as a sum")
-            corrupt = os.path.join(tmp, "corrupt.pf")
-            with open(corrupt, "wb") as f:
-                f.write(d)
             fails_with(corrupt, ["bad block count sum"])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def edges_checked():
+        """Counts taken from edges' counters, one difference after another
+        (PI_MAP_EDGES): the chain of compares counts what --timed counts;
+        a map whose difference goes on from a block after it (itself) is
+        refused, in one line."""
+        tmp = tempfile.mkdtemp(prefix="pi-maps-")
+        try:
+            counted = both_runtimes(tmp, EDGES, "chain")
+
+            def from_itself(d, pairs, nsame):
+                for i in range(nsame):
+                    plus, minus = struct.unpack_from("<II", d, pairs + 8 * i)
+                    first = struct.unpack_from("<I", d, pairs + 8 * (plus - 1))[0] if plus else 0
+                    if minus == i + 1 and first:
+                        # from a difference: from itself instead
+                        struct.pack_into("<I", d, pairs + 8 * i, i + 1)
+                        return True
+                return False
+
+            corrupt = corrupt_pairs(tmp, counted, 0x400, from_itself)  # PI_MAP_EDGES
+            if not corrupt:
+                raise Fail("no block of the program's maps counts an edge after another difference")
+            fails_with(corrupt, ["bad block count difference"])
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
     return [("maps/in_executable", in_executable),
             ("maps/sums_checked", sums_checked),
+            ("maps/edges_checked", edges_checked),
             ("maps/counts_where_run", counts_where_run),
             ("maps/executable_gone", executable_gone),
             ("maps/executable_rebuilt", executable_rebuilt)]

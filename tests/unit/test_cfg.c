@@ -29,6 +29,9 @@
  *                      the block starting on line L (derive.h)
  *   count-of L minus M ... that of the block on line L less that of the
  *                      block on line M (an arm of a branch)
+ *   edge-to M          ... less that of the edge from its branch's block
+ *                      to the block on line M, which its own counter
+ *                      counts (with count-of L minus its own line)
  *   sum-of L...        its block keeps no counter: its count is the sum
  *                      of those of the blocks starting on these lines (a
  *                      join), in any order
@@ -78,6 +81,7 @@ struct expect {
 	int follows, sets; /* classes by name (an index into the names), or -1 */
 	unsigned count_of; /* count-of: a line, or 0 */
 	unsigned minus;    /* ... minus: a line, or 0 */
+	unsigned edge_to;  /* edge-to: a line, or 0 */
 	unsigned sum_of[MAX_SUM]; /* sum-of: lines, ascending; 0 after the last */
 	bool seen;       /* an instruction is on its line */
 };
@@ -180,6 +184,14 @@ static struct expect *read_expects(const char *src, struct classes *cl, size_t *
 					return NULL;
 				}
 				*(w[0] == 'f' ? &x->follows : &x->sets) = i;
+			} else if (!strcmp(w, "edge-to")) {
+				char *l = strtok(NULL, " \t\n");
+				if (!l || !(x->edge_to = (unsigned)atoi(l)) || !x->minus) {
+					fprintf(stderr, "%s:%zu: edge-to what?\n", src, n);
+					free(e);
+					fclose(f);
+					return NULL;
+				}
 			} else if (!strcmp(w, "count-of") || !strcmp(w, "minus")) {
 				char *l = strtok(NULL, " \t\n");
 				unsigned v = l ? (unsigned)atoi(l) : 0;
@@ -338,6 +350,11 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 				fprintf(stderr, "%s:%u: its count is line %u's less line %u's (0: its own, none), "
 					"expected line %u's less line %u's\n", src, line, same_line, minus_line,
 					x->count_of, x->minus);
+				fbad[t->fn[k]]++;
+			}
+			if (block_line(c, kb->eto) != x->edge_to) {
+				fprintf(stderr, "%s:%u: its counter counts the edge to line %u (0: none), expected %u's\n",
+					src, line, block_line(c, kb->eto), x->edge_to);
 				fbad[t->fn[k]]++;
 			}
 			unsigned sum_lines[MAX_SUM] = {0};

@@ -18,7 +18,7 @@ diamond:
 	addl	$5, %eax	# expect: leader count-of 9
 	testb	$1, %al
 	je	.Lskip
-	addl	%eax, 16(%rsi)	# expect: leader
+	addl	%eax, 16(%rsi)	# expect: leader count-of 9 minus 21 edge-to 24
 .Lskip:
 # the next join takes the entry's count too (the first join's is it)
 	movl	%eax, 20(%rsi)	# expect: leader count-of 9
@@ -33,7 +33,7 @@ with_call:
 	movl	%edi, %ebx
 	testl	%edi, %edi
 	je	.Lc_join
-	call	abort	# expect: leader
+	call	abort	# expect: leader count-of 32 minus 36 edge-to 38
 .Lc_join:
 	movl	%ebx, %eax	# expect: leader
 	popq	%rbx
@@ -83,7 +83,7 @@ nested:
 second_way:
 	testl	%edi, %edi	# expect: leader
 	je	.Ls_join
-	addl	$1, %esi	# expect: leader
+	addl	$1, %esi	# expect: leader count-of 84 minus 86 edge-to 88
 .Ls_join:
 	movl	%esi, %eax	# expect: leader
 	ret
@@ -165,7 +165,7 @@ sum_not:
 .Lsn_head:
 	cmpl	%esi, %eax	# expect: leader loop
 	jge	.Lsn_done
-	testl	%eax, (%rdi)	# expect: leader loop
+	testl	%eax, (%rdi)	# expect: leader loop count-of 166 minus 168 edge-to 178
 	js	.Lsn_done
 	testl	$1, %eax	# expect: leader loop
 	je	.Lsn_v
@@ -216,6 +216,53 @@ flags_arm:
 	movl	$3, %eax	# expect: leader
 	ret
 	.size	flags_arm, .-flags_arm
+
+# a chain of tests that return as soon as one differs, all through one
+# return (bzip2's mainGtU): each next test runs as often as the one before
+# less the edge to the return, which that test's own counter counts, by
+# the jump or by the fall; the second's count from the first's and so on
+	.globl	chain
+	.type	chain, @function
+chain:
+	movzbl	(%rdi), %eax	# expect: leader
+	cmpb	(%rsi), %al
+	jne	.Lch_ret
+	movzbl	1(%rdi), %eax	# expect: leader count-of 227 minus 230 edge-to 234
+	cmpb	1(%rsi), %al
+	je	.Lch_3
+.Lch_ret:
+	setb	%al	# expect: leader flags-live CF
+	ret
+.Lch_3:
+	movzbl	2(%rdi), %eax	# expect: leader count-of 230 minus 237 edge-to 234
+	cmpb	2(%rsi), %al
+	jne	.Lch_ret
+	xorl	%eax, %eax	# expect: leader count-of 237 minus 240 edge-to 234
+	ret
+	.size	chain, .-chain
+
+# a loop's test that leaves it for code that goes on (not a return), which
+# another way reaches too: the block after the test, in the loop, counts
+# the way out instead; a test whose other way is the loop's head does not
+	.globl	leave_loop
+	.type	leave_loop, @function
+leave_loop:
+	xorl	%eax, %eax	# expect: leader
+	testq	%rdi, %rdi
+	je	.Lll_out
+.Lll_head:
+	movl	(%rdi), %ecx	# expect: leader loop
+	testl	%ecx, %ecx
+	je	.Lll_out
+	addq	$4, %rdi	# expect: leader loop count-of 254 minus 257 edge-to 263
+	cmpl	$7, %ecx
+	jne	.Lll_head
+	addl	$1, %eax	# expect: leader loop
+	jmp	.Lll_head
+.Lll_out:
+	addl	$2, %eax	# expect: leader count-of 250
+	ret
+	.size	leave_loop, .-leave_loop
 
 	.section	.note.GNU-stack,"",@progbits
 # model: zen3 (a cycle model costs memcpy: its calls are of another kind)
