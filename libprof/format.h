@@ -95,7 +95,8 @@ struct pi_map_hdr {
  * edge: the block's own count is the difference); and its first may be
  * a block before it whose count is a difference too, to at most
  * PI_MAP_DIFF_DEPTH of them one after the other (each difference taken
- * from the first block's count as it comes, 0 rather than less). */
+ * from the first block's count as it comes, 0 rather than less); and a
+ * block counted as another may be counted as such a difference. */
 #define PI_MAP_EDGES 0x400
 #define PI_MAP_DIFF_DEPTH 32
 

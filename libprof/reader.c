@@ -175,8 +175,12 @@ static int check_same(const struct pi_map_hdr *m, char *err, size_t n)
 			return prof_fail(err, n, "object map's counted blocks overrun the map");
 	}
 	bool edges = diff && (m->reserved & PI_MAP_EDGES);
+	const struct pi_map_block *b = (const void *)((const char *)m + m->blocks_off);
 	for (uint32_t i = 0; i < m->nsame; i++) {
-		if (same[i] && !counted_root(m, same, diff, same[i], i))
+		uint32_t x = same[i];
+		/* (PI_MAP_EDGES: or a difference, with no same block of its own) */
+		if (x && !counted_root(m, same, diff, x, i) &&
+		    !(edges && x <= m->nblocks && !same[x - 1] && diff[2 * (x - 1)] && b[x - 1].func == b[i].func))
 			return prof_fail(err, n, "bad counted block in object map");
 		if (edges && diff[2 * i] && !same[i] &&
 		    (diff[2 * i + 1] == i + 1 || !counted_root(m, same, diff, diff[2 * i], i))) {
@@ -186,8 +190,8 @@ static int check_same(const struct pi_map_hdr *m, char *err, size_t n)
 			 * before it */
 			if (diff[2 * i + 1] != i + 1 && !counted_root(m, same, diff, diff[2 * i + 1], i))
 				return prof_fail(err, n, "bad block count difference in object map");
-			const struct pi_map_block *b = (const void *)((const char *)m + m->blocks_off);
-			uint32_t x = diff[2 * i], depth = 1;
+			uint32_t depth = 1;
+			x = diff[2 * i];
 			while (!counted_root(m, same, diff, x, i)) {
 				if (!x || x > i || same[x - 1] || !diff[2 * (x - 1)] || b[x - 1].func != b[i].func ||
 				    ++depth > PI_MAP_DIFF_DEPTH)

@@ -437,8 +437,9 @@ static bool edge_ok(const struct code *c, const struct func *f, const struct fgr
 }
 
 /* The arms that take their counts as their branch's block's less an
- * edge's (the file's comment), after the rest: an arm no other derived
- * count reads, whose branch's block is no sum. */
+ * edge's (the file's comment), after the rest: an arm no difference or
+ * sum reads (blocks counted as it take the difference too), whose branch's
+ * block is no sum. */
 static void derive_edges(struct code *c, const struct func *f, const struct fgraph *g, const uint32_t *idom)
 {
 	uint32_t fb = f->first_block;
@@ -446,8 +447,6 @@ static void derive_edges(struct code *c, const struct func *f, const struct fgra
 	uint8_t *depth = xcalloc(g->n, 1); /* a difference's: how many one after the other */
 	for (uint32_t i = 0; i < g->n; i++) {
 		const struct block *b = &c->blocks[fb + i];
-		if (b->same)
-			pinned[b->same - 1 - fb] = true;
 		if (b->minus) {
 			pinned[b->plus - 1 - fb] = pinned[b->minus - 1 - fb] = true;
 			depth[i] = 1;

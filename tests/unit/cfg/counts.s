@@ -264,5 +264,22 @@ leave_loop:
 	ret
 	.size	leave_loop, .-leave_loop
 
+# a block that takes the count of a test counting its way to the return
+# (the join after the test's if): the join's count is that difference too
+	.globl	same_edge
+	.type	same_edge, @function
+same_edge:
+	xorl	%eax, %eax	# expect: leader
+	testl	%edi, %edi
+	je	.Lse_ret
+	cmpl	$3, %esi	# expect: leader count-of 272 minus 275 edge-to 281
+	jle	.Lse_join
+	addl	$1, %eax	# expect: leader
+.Lse_join:
+	addl	%esi, %eax	# expect: leader count-of 275
+.Lse_ret:
+	ret	# expect: leader count-of 272
+	.size	same_edge, .-same_edge
+
 	.section	.note.GNU-stack,"",@progbits
 # model: zen3 (a cycle model costs memcpy: its calls are of another kind)
