@@ -327,15 +327,15 @@ def feature_loops(ctx):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def profile_of(ctx, tmp, src, profinst_args=(), cflags=("-O2",)):
-    """Compile src (gcc -O2), instrument it, run it once in tmp: (its
-    output, the profile's path)."""
+def profile_of(ctx, tmp, src, profinst_args=(), cflags=("-O2",), env=None):
+    """Compile src (gcc -O2), instrument it, run it once in tmp (more
+    environment: env): (its output, the profile's path)."""
     obj = os.path.join(tmp, "a.o")
     must(["gcc"] + list(cflags) + ["-c", src, "-o", obj], "compile")
     exe = os.path.join(tmp, "a.prof")
     must([ctx.profinst] + list(profinst_args) + [obj, "-o", exe], "profinst")
     pf = os.path.join(tmp, "p.pf")
-    out = must([exe], "run", env=dict(os.environ, PROFINST_OUTPUT=pf), cwd=tmp).stdout
+    out = must([exe], "run", env=dict(os.environ, PROFINST_OUTPUT=pf, **(env or {})), cwd=tmp).stdout
     return out, pf
 
 
@@ -853,6 +853,12 @@ def unit_reader(ctx):
         profile_of(ctx, sim, os.path.join(HERE, "e2e", "005_function_pointers.c"),
                    ["--cpu=zen5", "--branch-sim", "--cache-sim"])
         must([os.path.join(ctx.build, "tests", "test_reader"), os.path.join(sim, "p.pf")], "test_reader")
+        # holding its maps, whose tables count arms by their edges, one
+        # difference after another (PI_MAP_EDGES)
+        edges = os.path.join(tmp, "edges")
+        os.mkdir(edges)
+        profile_of(ctx, edges, os.path.join(HERE, "e2e", "062_exit_edges.c"), env={"PROFINST_SELF_CONTAINED": "1"})
+        must([os.path.join(ctx.build, "tests", "test_reader"), os.path.join(edges, "p.pf")], "test_reader")
         # and profview on a truncated one: one line, status 1
         data = open(os.path.join(tmp, "p.pf"), "rb").read()
         with open(os.path.join(tmp, "t.pf"), "wb") as f:
