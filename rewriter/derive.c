@@ -437,18 +437,25 @@ static bool edge_ok(const struct code *c, const struct func *f, const struct fgr
 }
 
 /* The arms that take their counts as their branch's block's less an
- * edge's (the file's comment), after the rest: an arm no difference or
- * sum reads (blocks counted as it take the difference too), whose branch's
- * block is no sum. */
+ * edge's (the file's comment), after the rest: an arm whose own counter
+ * no difference or sum reads, whose branch's block is no sum.  Blocks
+ * counted as it take the difference too, and so do arms after it that
+ * take their counts from its (one difference more, each). */
 static void derive_edges(struct code *c, const struct func *f, const struct fgraph *g, const uint32_t *idom)
 {
 	uint32_t fb = f->first_block;
-	bool *pinned = xcalloc(g->n, sizeof(bool));
+	bool *pinned = xcalloc(g->n, sizeof(bool)); /* its own counter is read */
 	uint8_t *depth = xcalloc(g->n, 1); /* a difference's: how many one after the other */
-	for (uint32_t i = 0; i < g->n; i++) {
+	/* the arms that take their counts from a block's, by that block: the
+	 * first's index + 1, then each one's next's */
+	uint32_t *reader = xcalloc(g->n, sizeof(uint32_t)), *next_reader = xcalloc(g->n, sizeof(uint32_t));
+	for (uint32_t i = g->n; i-- > 0;) {
 		const struct block *b = &c->blocks[fb + i];
 		if (b->minus) {
-			pinned[b->plus - 1 - fb] = pinned[b->minus - 1 - fb] = true;
+			uint32_t x = b->plus - 1 - fb;
+			pinned[b->minus - 1 - fb] = true;
+			next_reader[i] = reader[x];
+			reader[x] = i + 1;
 			depth[i] = 1;
 		}
 		if (b->sum) {
@@ -461,7 +468,7 @@ static void derive_edges(struct code *c, const struct func *f, const struct fgra
 	bool looked = false;
 	for (uint32_t s = 1; s < g->n; s++) {
 		struct block *sb = &c->blocks[fb + s];
-		if (block_derived(sb) || pinned[s] || g->special[s] || !g->live[s])
+		if (block_derived(sb) || pinned[s] || g->special[s] || !g->live[s] || (reader[s] && reader[s] - 1 < s))
 			continue;
 		uint32_t p = only_pred(g, s);
 		if (p == UINT32_MAX || p == s || g->stops[p] || g->outn[p] != 2)
@@ -472,7 +479,8 @@ static void derive_edges(struct code *c, const struct func *f, const struct fgra
 		const struct block *pb = &c->blocks[fb + p];
 		uint32_t pr = pb->same ? pb->same - 1 - fb : p;
 		const struct block *rb = &c->blocks[fb + pr];
-		if (pr == s || rb->sum || (rb->minus && (pr > s || depth[pr] >= PI_MAP_DIFF_DEPTH)))
+		uint8_t d = (uint8_t)(rb->minus ? depth[pr] + 1 : 1);
+		if (pr == s || rb->sum || (rb->minus && pr > s) || d + (reader[s] ? 1 : 0) > PI_MAP_DIFF_DEPTH)
 			continue;
 		bool ret = last_insn(c, &c->blocks[fb + t])->kind == INSN_RET;
 		if (!ret && !looked) {
@@ -485,10 +493,15 @@ static void derive_edges(struct code *c, const struct func *f, const struct fgra
 		sb->minus = fb + s + 1;
 		sb->efrom = fb + p + 1;
 		sb->eto = fb + t + 1;
-		depth[s] = (uint8_t)(rb->minus ? depth[pr] + 1 : 1);
-		pinned[pr] = pinned[s] = true;
+		depth[s] = d;
+		for (uint32_t r = reader[s]; r; r = next_reader[r - 1])
+			depth[r - 1] = (uint8_t)(d + 1);
+		next_reader[s] = reader[pr];
+		reader[pr] = s + 1;
 	}
 	free(l.bits);
+	free(reader);
+	free(next_reader);
 	free(depth);
 	free(pinned);
 }

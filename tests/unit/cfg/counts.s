@@ -157,7 +157,9 @@ sum_loop:
 	.size	sum_loop, .-sum_loop
 
 # the same loop with two ways back, one of them an arm whose count is a
-# difference: the head keeps its counter (a sum takes counts of their own)
+# difference: the head keeps its counter (a sum takes counts of their own);
+# the tests that leave the loop count their ways out, and the arm takes
+# its count from the second's, a difference itself
 	.globl	sum_not
 	.type	sum_not, @function
 sum_not:
@@ -165,11 +167,11 @@ sum_not:
 .Lsn_head:
 	cmpl	%esi, %eax	# expect: leader loop
 	jge	.Lsn_done
-	testl	%eax, (%rdi)	# expect: leader loop count-of 166 minus 168 edge-to 178
+	testl	%eax, (%rdi)	# expect: leader loop count-of 168 minus 170 edge-to 180
 	js	.Lsn_done
-	testl	$1, %eax	# expect: leader loop
+	testl	$1, %eax	# expect: leader loop count-of 170 minus 172 edge-to 180
 	je	.Lsn_v
-	addl	$3, %eax	# expect: leader loop count-of 170 minus 175
+	addl	$3, %eax	# expect: leader loop count-of 172 minus 177
 	jmp	.Lsn_head
 .Lsn_v:
 	addl	$1, %eax	# expect: leader loop
@@ -188,7 +190,7 @@ padded_arm:
 	jmp	.Lpa_head
 	nopl	0(%rax)	# expect: leader flags-live SF
 .Lpa_back:
-	js	.Lpa_done	# expect: leader loop flags-live SF count-of 194 minus 196
+	js	.Lpa_done	# expect: leader loop flags-live SF count-of 196 minus 198
 	addl	$2, %eax	# expect: leader loop
 .Lpa_head:
 	cmpl	%esi, %eax	# expect: leader loop
@@ -209,7 +211,7 @@ flags_arm:
 	movl	$1, %eax	# expect: leader
 	ret
 .Lfa_flags:
-	jl	.Lfa_neg	# expect: leader flags-live SF OF count-of 207 minus 209
+	jl	.Lfa_neg	# expect: leader flags-live SF OF count-of 209 minus 211
 	movl	$2, %eax	# expect: leader
 	ret
 .Lfa_neg:
@@ -227,17 +229,17 @@ chain:
 	movzbl	(%rdi), %eax	# expect: leader
 	cmpb	(%rsi), %al
 	jne	.Lch_ret
-	movzbl	1(%rdi), %eax	# expect: leader count-of 227 minus 230 edge-to 234
+	movzbl	1(%rdi), %eax	# expect: leader count-of 229 minus 232 edge-to 236
 	cmpb	1(%rsi), %al
 	je	.Lch_3
 .Lch_ret:
 	setb	%al	# expect: leader flags-live CF
 	ret
 .Lch_3:
-	movzbl	2(%rdi), %eax	# expect: leader count-of 230 minus 237 edge-to 234
+	movzbl	2(%rdi), %eax	# expect: leader count-of 232 minus 239 edge-to 236
 	cmpb	2(%rsi), %al
 	jne	.Lch_ret
-	xorl	%eax, %eax	# expect: leader count-of 237 minus 240 edge-to 234
+	xorl	%eax, %eax	# expect: leader count-of 239 minus 242 edge-to 236
 	ret
 	.size	chain, .-chain
 
@@ -254,13 +256,13 @@ leave_loop:
 	movl	(%rdi), %ecx	# expect: leader loop
 	testl	%ecx, %ecx
 	je	.Lll_out
-	addq	$4, %rdi	# expect: leader loop count-of 254 minus 257 edge-to 263
+	addq	$4, %rdi	# expect: leader loop count-of 256 minus 259 edge-to 265
 	cmpl	$7, %ecx
 	jne	.Lll_head
 	addl	$1, %eax	# expect: leader loop
 	jmp	.Lll_head
 .Lll_out:
-	addl	$2, %eax	# expect: leader count-of 250
+	addl	$2, %eax	# expect: leader count-of 252
 	ret
 	.size	leave_loop, .-leave_loop
 
@@ -272,13 +274,13 @@ same_edge:
 	xorl	%eax, %eax	# expect: leader
 	testl	%edi, %edi
 	je	.Lse_ret
-	cmpl	$3, %esi	# expect: leader count-of 272 minus 275 edge-to 281
+	cmpl	$3, %esi	# expect: leader count-of 274 minus 277 edge-to 283
 	jle	.Lse_join
 	addl	$1, %eax	# expect: leader
 .Lse_join:
-	addl	%esi, %eax	# expect: leader count-of 275
+	addl	%esi, %eax	# expect: leader count-of 277
 .Lse_ret:
-	ret	# expect: leader count-of 272
+	ret	# expect: leader count-of 274
 	.size	same_edge, .-same_edge
 
 	.section	.note.GNU-stack,"",@progbits
