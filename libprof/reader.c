@@ -148,6 +148,15 @@ static bool counted_root(const struct pi_map_hdr *m, const uint32_t *same, const
 	       b[x - 1].func == b[i].func;
 }
 
+/* Whether block x + 1 (0: none) is of block i's function and its count a
+ * difference, with no same block of its own (PI_MAP_EDGES: a block
+ * counted as it, or a difference after it, goes on from it) */
+static bool diff_root(const struct pi_map_hdr *m, const uint32_t *same, const uint32_t *diff, uint32_t x, uint32_t i)
+{
+	const struct pi_map_block *b = (const void *)((const char *)m + m->blocks_off);
+	return x && x <= m->nblocks && !same[x - 1] && diff[2 * (x - 1)] && b[x - 1].func == b[i].func;
+}
+
 /* The table of blocks counted as another: one per block, each naming a
  * block of its own function that has a count of its own; and with
  * PI_MAP_DIFF the differences: per block none, or two such blocks, and
@@ -175,12 +184,9 @@ static int check_same(const struct pi_map_hdr *m, char *err, size_t n)
 			return prof_fail(err, n, "object map's counted blocks overrun the map");
 	}
 	bool edges = diff && (m->reserved & PI_MAP_EDGES);
-	const struct pi_map_block *b = (const void *)((const char *)m + m->blocks_off);
 	for (uint32_t i = 0; i < m->nsame; i++) {
 		uint32_t x = same[i];
-		/* (PI_MAP_EDGES: or a difference, with no same block of its own) */
-		if (x && !counted_root(m, same, diff, x, i) &&
-		    !(edges && x <= m->nblocks && !same[x - 1] && diff[2 * (x - 1)] && b[x - 1].func == b[i].func))
+		if (x && !counted_root(m, same, diff, x, i) && !(edges && diff_root(m, same, diff, x, i)))
 			return prof_fail(err, n, "bad counted block in object map");
 		if (edges && diff[2 * i] && !same[i] &&
 		    (diff[2 * i + 1] == i + 1 || !counted_root(m, same, diff, diff[2 * i], i))) {
@@ -193,8 +199,7 @@ static int check_same(const struct pi_map_hdr *m, char *err, size_t n)
 			uint32_t depth = 1;
 			x = diff[2 * i];
 			while (!counted_root(m, same, diff, x, i)) {
-				if (!x || x > i || same[x - 1] || !diff[2 * (x - 1)] || b[x - 1].func != b[i].func ||
-				    ++depth > PI_MAP_DIFF_DEPTH)
+				if (x > i || !diff_root(m, same, diff, x, i) || ++depth > PI_MAP_DIFF_DEPTH)
 					return prof_fail(err, n, "bad block count difference in object map");
 				x = diff[2 * (x - 1)];
 			}

@@ -358,6 +358,20 @@ static bool dominates(const uint32_t *idom, uint32_t a, uint32_t b)
 	return false;
 }
 
+static bool in_row(const uint64_t *row, uint32_t b)
+{
+	return row[b / 64] >> (b % 64) & 1;
+}
+
+/* Puts b in the row; false if it was there */
+static bool row_add(uint64_t *row, uint32_t b)
+{
+	if (in_row(row, b))
+		return false;
+	row[b / 64] |= 1ull << (b % 64);
+	return true;
+}
+
 static void find_loops(const struct fgraph *g, const uint32_t *idom, struct loops_of *l)
 {
 	l->n = 0;
@@ -374,23 +388,17 @@ static void find_loops(const struct fgraph *g, const uint32_t *idom, struct loop
 				l->bits = xrealloc(l->bits, (size_t)(l->n + 1) * l->words * sizeof(uint64_t));
 				row = l->bits + (size_t)l->n++ * l->words;
 				memset(row, 0, l->words * sizeof(uint64_t));
-				row[h / 64] |= 1ull << (h % 64);
+				row_add(row, h);
 			}
 			/* the blocks that reach x without passing h */
 			uint32_t depth = 0;
-			if (!(row[x / 64] >> (x % 64) & 1)) {
-				row[x / 64] |= 1ull << (x % 64);
+			if (row_add(row, x))
 				stack[depth++] = x;
-			}
 			while (depth) {
 				uint32_t b = stack[--depth];
-				for (size_t i = 0; i < g->inn[b]; i++) {
-					uint32_t p = g->in[b][i];
-					if (!(row[p / 64] >> (p % 64) & 1)) {
-						row[p / 64] |= 1ull << (p % 64);
-						stack[depth++] = p;
-					}
-				}
+				for (size_t i = 0; i < g->inn[b]; i++)
+					if (row_add(row, g->in[b][i]))
+						stack[depth++] = g->in[b][i];
 			}
 		}
 	}
@@ -402,7 +410,7 @@ static bool leaves_loop(const struct loops_of *l, uint32_t p, uint32_t s, uint32
 {
 	for (uint32_t i = 0; i < l->n; i++) {
 		const uint64_t *row = l->bits + (size_t)i * l->words;
-		if ((row[p / 64] >> (p % 64) & 1) && (row[s / 64] >> (s % 64) & 1) && !(row[t / 64] >> (t % 64) & 1))
+		if (in_row(row, p) && in_row(row, s) && !in_row(row, t))
 			return true;
 	}
 	return false;
@@ -496,6 +504,8 @@ static void derive_edges(struct code *c, const struct func *f, const struct fgra
 		depth[s] = d;
 		for (uint32_t r = reader[s]; r; r = next_reader[r - 1])
 			depth[r - 1] = (uint8_t)(d + 1);
+		/* s reads pr now: a pr after s (a jump back to p) keeps its
+		 * count, since a difference goes on from a block before it only */
 		next_reader[s] = reader[pr];
 		reader[pr] = s + 1;
 	}
