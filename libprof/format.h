@@ -436,6 +436,10 @@ enum {
 				 in the executable, not in the profile */
 	PI_REC_SHLIB = 11,  /* struct pi_prof_shlib: a shared object's
 				 objects, whose maps are in it */
+	PI_REC_CTHREAD = 12, /* struct pi_prof_cthread, then its nodes as the
+				 counting runtime kept them (FORMAT.md):
+				 readers cost them into a THREAD's and its
+				 COUNTS */
 	PI_REC_END = 0xffff,
 };
 
@@ -544,6 +548,24 @@ struct pi_prof_thread {
 	uint32_t nrec;      /* recursive-call edges, after the nodes */
 	uint64_t clock;     /* the thread's final virtual clock */
 };
+
+/* A thread's calling-context tree under --counts, as the stubs left it:
+ * nnodes nodes after its root (node 0, which is not written), each a
+ * sequence of unsigned LEB128 numbers (FORMAT.md, "Counting trees").  A
+ * reader derives every block's count from the map and costs it, which
+ * the program's exit does not. */
+struct pi_prof_cthread {
+	uint32_t index;
+	uint32_t tid;
+	uint32_t nnodes;
+	uint32_t reserved;  /* 0 */
+};
+
+/* A counting node's flags */
+#define PI_CN_EXTERNAL 0x1  /* a function outside the instrumented code: no
+			       blocks; its cost is calls * per_call + add */
+#define PI_CN_UNTRACKED 0x2 /* not a function recursion is looked for
+			       (a target of calls through pointers) */
 
 /* Calling-context tree node; nodes are written parents first. Node 0 is the
  * thread's root, which has no function (obj = func = UINT32_MAX). */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "reader.h"
+#include "ctree.h"
 
 #include "fail.h"
 #include "image.h"
@@ -372,7 +373,7 @@ static int parse(struct profile *p, char *err, size_t errsz)
 	if (h->hdr_size < sizeof(*h) || h->hdr_size > size || h->hdr_size % 8)
 		return prof_fail(err, errsz, "bad profile header size");
 	p->hdr = h;
-	size_t objcap = 0, thcap = 0;
+	size_t objcap = 0, thcap = 0, nctrees = 0;
 	bool ended = false;
 	const struct pi_prof_image *image = NULL;
 	uint64_t off = h->hdr_size;
@@ -466,10 +467,20 @@ static int parse(struct profile *p, char *err, size_t errsz)
 			    t->nnodes == 0)
 				return prof_fail(err, errsz, "bad thread record");
 			GROW(p->threads, p->nthreads, thcap);
-			struct prof_thread *pt = &p->threads[p->nthreads++];
-			pt->hdr = t;
-			pt->nodes = (const void *)(pl + sizeof(*t));
-			pt->recs = (const void *)(pl + sizeof(*t) + (uint64_t)t->nnodes * sizeof(struct pi_prof_node));
+			p->threads[p->nthreads++] = (struct prof_thread){
+				.hdr = t,
+				.nodes = (const void *)(pl + sizeof(*t)),
+				.recs = (const void *)(pl + sizeof(*t) + (uint64_t)t->nnodes * sizeof(struct pi_prof_node)),
+			};
+			break;
+		}
+		case PI_REC_CTHREAD: {
+			/* (made a THREAD once the objects and functions are known) */
+			if (r->size < sizeof(struct pi_prof_cthread))
+				return prof_fail(err, errsz, "bad counting tree record");
+			GROW(p->threads, p->nthreads, thcap);
+			p->threads[p->nthreads++] = (struct prof_thread){.ctree = pl, .ctree_size = r->size};
+			nctrees++;
 			break;
 		}
 		case PI_REC_LOSS:
@@ -537,6 +548,20 @@ static int parse(struct profile *p, char *err, size_t errsz)
 		if (r->obj >= p->nobjs || r->func >= p->objs[r->obj].map->nfuncs || r->npieces > PI_MAX_PIECES)
 			return prof_fail(err, errsz, "bad function record");
 		p->funcs[p->objs[r->obj].first_gfunc + r->func].rec = r;
+	}
+	if (nctrees && !(p->ctrees = calloc(nctrees, sizeof(*p->ctrees))))
+		return prof_fail(err, errsz, "out of memory");
+	for (uint32_t i = 0; i < p->nthreads; i++) {
+		struct prof_thread *t = &p->threads[i];
+		if (!t->ctree)
+			continue;
+		struct ctree_out *o = &p->ctrees[p->nctrees++];
+		if (ctree_convert(p, t->ctree, t->ctree_size, t, o, err, errsz))
+			return -1;
+		for (uint64_t k = 0; k < o->ncounts; k++) {
+			GROW(p->counts_recs, p->ncounts, p->countcap);
+			p->counts_recs[p->ncounts++] = o->counts[k];
+		}
 	}
 	for (size_t i = 0; i < p->ncounts; i++) {
 		const struct pi_prof_rec *r = (const void *)p->counts_recs[i];
@@ -673,6 +698,9 @@ void prof_free(struct profile *p)
 		free(p->names);
 	}
 	free(p->counts_recs);
+	for (size_t i = 0; i < p->nctrees; i++)
+		ctree_free(&p->ctrees[i]);
+	free(p->ctrees);
 	free(p->image_maps);
 	for (size_t i = 0; i < p->nshlibs; i++)
 		free(p->shlib_maps[i]);

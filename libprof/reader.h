@@ -53,6 +53,10 @@ struct prof_thread {
 	const struct pi_prof_thread *hdr;
 	const struct pi_prof_node *nodes;
 	const struct pi_prof_recedge *recs;
+	/* a PI_REC_CTHREAD's payload, which hdr, nodes and recs were made of
+	 * (ctrees), or NULL */
+	const uint8_t *ctree;
+	uint64_t ctree_size;
 };
 
 /* A function of the whole program: (object, index in its map). */
@@ -66,6 +70,8 @@ struct prof_gfunc {
 				 <external:name>), made by it on first use, or
 				 NULL; freed with the profile */
 };
+
+struct ctree_out;
 
 struct profile {
 	uint8_t *data;
@@ -104,6 +110,8 @@ struct profile {
 	uint8_t **shlib_maps;
 	size_t nshlibs, shlibcap;
 	size_t ncounts, countcap;
+	struct ctree_out *ctrees; /* what the counting trees (PI_REC_CTHREAD) became */
+	size_t nctrees;
 };
 
 /* Load and validate path. Returns 0, or -1 with a one-line message in err. */

@@ -19,9 +19,9 @@
  * hangs under the current one, and its return goes through a trampoline
  * (__profinst_ctramp) that puts the current node back.
  *
- * Cycles are the counts times the map's block costs, added up when the
- * profile is written (rt_counting_convert): the profile is the same from
- * run to run by construction.
+ * Cycles are the counts times the map's block costs, added up by the
+ * profile's reader (the profile holds the nodes as they are: encode_tree):
+ * the profile is the same from run to run by construction.
  */
 #include "rt.h"
 
@@ -74,28 +74,6 @@ _Static_assert(sizeof(struct ptr_memo) == 32 && offsetof(struct ptr_memo, target
  * fparent).  Counts there are lost; nothing else is overwritten. */
 static struct rt_cnode *sink;
 
-/* Where each object's counters start in a thread's saved counters (an
- * ended thread's, which hold every object's in turn), by object index;
- * made again where a shared object loaded since adds objects. */
-static uint64_t *saved_off;
-static uint64_t saved_off_n;
-
-static void make_saved_off(void)
-{
-	uint64_t nobjs = rt_nobjs(), off = 0;
-	if (saved_off && saved_off_n >= nobjs)
-		return;
-	uint64_t *t = rt_alloc_keep((nobjs + 1) * sizeof(*t));
-	if (!t)
-		return;
-	RT_EACH_OBJ(d) {
-		t[d->index] = off;
-		off += pi_counters(d->map);
-	}
-	saved_off = t;
-	saved_off_n = nobjs;
-}
-
 /* The node of no function, where nothing else can be had: room for the
  * counters and slots of the largest function of the images from first
  * on (a larger one's image replaces it). */
@@ -134,7 +112,6 @@ void rt_counting_init(void)
 	 * object's, the counting runtime's) */
 	const struct pi_map_hdr *first = rt_first_map();
 	rt_counts_in_nodes = !first || (first->reserved & PI_MAP_COUNTING);
-	make_saved_off();
 	make_sink(0);
 	names_stale(); /* (made before, and an image came since) */
 }
@@ -899,19 +876,32 @@ void pi_rt_cresync(uint64_t sp, const struct pi_funcrec *fn)
 	}
 }
 
-/* ----- the profile: counts to cycles */
+/* ----- the profile: the tree as the stubs left it */
 
-static uint64_t ext_cost(const struct rt_cnode *n)
+/*
+ * The profile holds each thread's nodes as they are (PI_REC_CTHREAD):
+ * their raw counters, which the reader turns into every block's count
+ * with the map's tables and costs with the map's costs.  The program's
+ * exit reads no map and builds no other tree: it writes what it kept.
+ * What only the runtime knows goes with each node, in units: what its
+ * helpers added, the measured time it charges and the time it does not,
+ * and an external's model cost but for its per-call part, whose calls
+ * the reader knows only from its caller's counts.
+ */
+
+/* An external's model cost: per_call for each call, plus rest (modulo
+ * 2^64, as the reader adds them) */
+static void ext_cost(const struct rt_cnode *n, uint64_t *per_call, uint64_t *rest)
 {
 	const struct pi_funcrec *x = n->fn;
-	uint32_t flags = x->size[0];
-	if (!(flags & PI_EXT_FIXED))
-		return 0;
+	*per_call = *rest = 0;
+	if (!(x->size[0] & PI_EXT_FIXED))
+		return;
 	/* counts[0]: the calls that cost size[3] >> 8 instead (a NULL first
 	 * argument's; a C-locale cost's calls, a lock's or a once-call's,
-	 * measured instead, at none) */
-	return (n->calls - n->counts[0]) * x->size[1] + n->counts[0] * (x->size[3] >> 8) +
-	       n->counts[1] * x->size[2] / 256;
+	 * measured instead, at none); counts[1]: the bytes */
+	*per_call = x->size[1];
+	*rest = n->counts[0] * ((uint64_t)(x->size[3] >> 8) - x->size[1]) + n->counts[1] * x->size[2] / 256;
 }
 
 /* A node's measured time in units: charged (an external's calls under a
@@ -931,124 +921,6 @@ static void measured(const struct rt_cnode *n, uint64_t *charged, uint64_t *left
 	*left = run + wait - *charged;
 }
 
-/* Block i's count in n (of an instrumented function): an entry block
- * without a counter of its own ran once per call (PI_FUNC_ENTRY_CALLS);
- * a block the map counts as another (PI_MAP_SAME) ran as often as that
- * one; an arm of a branch (PI_MAP_DIFF), its branch's count less the
- * other arm's; a join (PI_MAP_SUM), as often as its predecessors. */
-static uint64_t own_count(const struct rt_cnode *n, const struct pi_map_func *mf, uint32_t i)
-{
-	return i == 0 && (mf->flags & PI_FUNC_ENTRY_CALLS) ? n->calls : n->counts[i];
-}
-
-/* A function's rows of the map's tables of derived counts (NULL: none) */
-struct derived {
-	const uint32_t *same; /* by block of the function */
-	const uint32_t *diff; /* two words a block */
-	const uint32_t *sums; /* the object's groups of sums */
-};
-
-static struct derived derived_of(const struct rt_cnode *n, const struct pi_map_func *mf)
-{
-	const struct pi_map_hdr *m = n->fn->obj->map;
-	struct derived d = {NULL, NULL, NULL};
-	if (!(m->reserved & PI_MAP_SAME) || !m->nsame)
-		return d;
-	const uint32_t *same = (const uint32_t *)((const char *)m + m->same_off);
-	d.same = same + mf->first_block;
-	if (m->reserved & PI_MAP_DIFF) {
-		d.diff = same + m->nsame + 2 * mf->first_block;
-		if (m->reserved & PI_MAP_SUM)
-			d.sums = same + 3 * m->nsame + 1; /* (past their count of words) */
-	}
-	return d;
-}
-
-static uint64_t derived_count(const struct rt_cnode *n, const struct pi_map_func *mf, struct derived d, uint32_t i)
-{
-	if (!d.same)
-		return own_count(n, mf, i);
-	if (d.same[i])
-		i = d.same[i] - 1 - mf->first_block;
-	if (d.sums && !d.diff[2 * i] && d.diff[2 * i + 1]) {
-		/* a join: the sum of its predecessors' counts */
-		const uint32_t *g = d.sums + d.diff[2 * i + 1] - 1;
-		uint64_t k = 0;
-		for (uint32_t j = 1; j <= g[0]; j++)
-			k += own_count(n, mf, g[j] - 1 - mf->first_block);
-		return k;
-	}
-	if (!d.diff || !d.diff[2 * i])
-		return own_count(n, mf, i);
-	/* an arm of a two-way branch: its branch's block's count less the
-	 * other arm's, or less the count of the other way out, which the
-	 * arm's own counter keeps (PI_MAP_EDGES); the branch's block's count
-	 * may be such a difference again (the reader saw to it that they end
-	 * within PI_MAP_DIFF_DEPTH, each from a block before): the blocks
-	 * from the one with a count of its own on, each its count less what
-	 * it takes (0 rather than less, if a frame left between them made
-	 * them disagree) */
-	uint32_t chain[PI_MAP_DIFF_DEPTH], depth = 0;
-	do {
-		chain[depth++] = i;
-		i = d.diff[2 * i] - 1 - mf->first_block;
-	} while (d.diff[2 * i] && depth < PI_MAP_DIFF_DEPTH);
-	uint64_t k = own_count(n, mf, i);
-	while (depth--) {
-		uint64_t b = own_count(n, mf, d.diff[2 * chain[depth] + 1] - 1 - mf->first_block);
-		k = k > b ? k - b : 0;
-	}
-	return k;
-}
-
-static uint64_t block_count(const struct rt_cnode *n, const struct pi_map_func *mf, uint32_t i)
-{
-	return derived_count(n, mf, derived_of(n, mf), i);
-}
-
-/* The calls of n: in its parent's slot of a call site (not a tail
- * jump's), of an instrumented function, the count of the block holding
- * the call, whose every run ends in it (the sites do not count such
- * calls; an entry that settles one still does, for nothing); else its
- * own count.  The parent's calls must be its own already (block_count
- * may read them): the tree is converted from the root down. */
-static uint64_t site_calls(const struct rt_cnode *n)
-{
-	const struct rt_cnode *p = n->parent;
-	if (!p || p == sink || !p->fn || rt_is_external(p->fn) || !n->fn || n->slot == UINT32_MAX)
-		return n->calls;
-	const struct pi_map_hdr *m = p->fn->obj->map;
-	const struct pi_map_func *mf = pi_map_funcs(m) + p->fn->index;
-	if (n->slot >= mf->nsites)
-		return n->calls;
-	const struct pi_map_site *site = pi_map_sites(m) + mf->first_site + n->slot;
-	return block_count(p, mf, site->block - mf->first_block);
-}
-
-/* n's own figure: its blocks' counts times their costs (each count also
- * added to cnt, the thread's counters of n's function's blocks, where
- * cnt is not NULL), or an external's cost; and charged, what it measured
- * and charges (measured). */
-static uint64_t node_self(const struct rt_cnode *n, uint64_t *cnt, uint64_t charged)
-{
-	if (!n->fn)
-		return 0;
-	if (rt_is_external(n->fn))
-		return ext_cost(n) + n->extra + charged;
-	const struct pi_map_hdr *m = n->fn->obj->map;
-	const struct pi_map_func *mf = pi_map_funcs(m) + n->fn->index;
-	const struct pi_map_block *b = pi_map_blocks(m) + mf->first_block;
-	struct derived d = derived_of(n, mf);
-	uint64_t s = n->extra + charged;
-	for (uint32_t i = 0; i < n->nblocks; i++) {
-		uint64_t k = derived_count(n, mf, d, i);
-		s += k * b[i].cost;
-		if (cnt)
-			cnt[i] += k;
-	}
-	return s;
-}
-
 /* Children of n, in no particular order: slots (and their chains), then
  * those entered from outside. */
 struct citer {
@@ -1056,12 +928,7 @@ struct citer {
 	uint32_t slot;
 	const struct rt_cnode *c;
 	int outside;
-	bool spliced;        /* a call through a pointer's node: its children are its parent's */
-	struct rt_node *to;  /* the rt_node its children go under */
-	struct rt_node *own; /* the rt_node its figures went to (the ancestor's, if recursive) */
-	struct rt_node *edge; /* a recursive call's edge, or NULL */
-	bool outermost;      /* the first activation of its function on the path */
-	uint64_t sub;        /* its figures and its descendants' */
+	uint64_t index; /* n's, as written */
 };
 
 static const struct rt_cnode *cnext(struct citer *it)
@@ -1104,6 +971,8 @@ void rt_counting_zero(struct rt_thread *th)
 	struct rt_cthread *ct = th->counting;
 	uint64_t depth = 1;
 	struct citer *st = ct ? walk_room(ct, 1) : NULL;
+	th->ctree = NULL; /* (an ended thread's is not the child's) */
+	th->ctree_len = th->ctree_n = 0;
 	if (!st)
 		return;
 	st[0] = (struct citer){.n = &ct->root};
@@ -1121,187 +990,142 @@ void rt_counting_zero(struct rt_thread *th)
 	}
 }
 
-/* Where the call of c returns: its site's return address (a tail jump's:
- * its jumping caller's), 0 if it came from outside. */
-static uint64_t node_ra(const struct rt_cnode *c)
-{
-	if (c->slot == UINT32_MAX && c->parent && !c->parent->fn && c->parent->parent)
-		c = c->parent; /* through a pointer: that site's */
-	if (c->slot == UINT32_MAX || !c->parent || !c->parent->fn)
-		return 0;
-	const struct pi_funcrec *pf = c->parent->fn;
-	if (rt_is_external(pf))
-		return 0;
-	const struct pi_map_hdr *m = pf->obj->map;
-	const struct pi_map_func *mf = pi_map_funcs(m) + pf->index;
-	if (c->slot >= mf->nsites)
-		return node_ra(c->parent); /* a tail jump's callee returns where its caller would: views
-					      know a tail call by that */
-	const struct pi_map_site *s = pi_map_sites(m) + mf->first_site + c->slot;
-	return pf->addr[s->piece] + s->ret_off;
-}
+/* The encoding's buffer (ct's, kept for the next profile and thread):
+ * room for n more bytes, in fresh mappings, so that the program's own
+ * heap is never touched. */
+struct enc {
+	uint8_t *p;
+	uint64_t len, cap;
+};
 
-/* parent's child for (fn, ra, alias), made if there is none: the timed
- * runtime's key, so that contexts the slots tell apart but it does not
- * (two calls through one pointer site) add up as they would there. */
-static struct rt_node *rt_child(struct rt_node *parent, const struct pi_funcrec *fn, uint64_t ra,
-				struct rt_node *alias)
+static bool enc_room(struct enc *e, uint64_t n)
 {
-	for (struct rt_node *n = parent->first_child; n; n = n->next_sibling)
-		if (n->fn == fn && n->ra == ra && n->alias == alias)
-			return n;
-	struct rt_node *n = rt_alloc_keep(sizeof(*n)); /* (zero: fresh memory) */
-	if (!n)
-		return NULL;
-	n->fn = fn;
-	n->ra = ra;
-	n->alias = alias;
-	n->parent = parent;
-	n->next_sibling = parent->first_child;
-	parent->first_child = n;
-	return n;
-}
-
-/* The block counters of fn's object in th (its saved ones: node_counts) */
-static uint64_t *thread_counts(struct rt_thread *th, const struct pi_objdesc *d)
-{
-	if (saved_off && d->index < saved_off_n)
-		return th->saved_counts + saved_off[d->index];
-	uint64_t off = 0; /* (no memory for the table) */
-	RT_EACH_OBJ(e)
-		if (e->index < d->index)
-			off += pi_counters(e->map);
-	return th->saved_counts + off;
-}
-
-/* Under --counts, th's block counters, made the first time (fresh
- * memory, 0 and not yet touched: an object that did not run costs
- * nothing); false if there is no memory for them.  *fresh: just made. */
-static bool node_counts(struct rt_thread *th, bool *fresh)
-{
-	uint64_t nobjs = rt_nobjs();
-	*fresh = false;
-	make_saved_off();
-	if (th->counts_nobjs < nobjs) {
-		/* (first, or a shared object came since a checkpoint's) */
-		th->counted_objs = NULL;
-		th->saved_counts = NULL;
-	}
-	if (!th->counted_objs && !(th->counted_objs = rt_alloc_keep(nobjs + 1)))
-		return false;
-	th->counts_nobjs = nobjs;
-	if (th->saved_counts)
+	if (e->len + n <= e->cap)
 		return true;
-	uint64_t total = 0;
-	RT_EACH_OBJ(d)
-		total += pi_counters(d->map);
-	th->saved_counts = rt_alloc_keep((total ? total : 1) * sizeof(uint64_t));
-	*fresh = true;
-	return th->saved_counts != NULL;
+	uint64_t cap = e->cap ? 2 * e->cap : 256u << 10;
+	while (cap < e->len + n)
+		cap *= 2;
+	uint8_t *q = rt_mmap(cap);
+	if (!q)
+		return false;
+	if (e->p) {
+		rt_copy(q, e->p, e->len);
+		rt_munmap(e->p, e->cap);
+	}
+	e->p = q;
+	e->cap = cap;
+	return true;
 }
 
-/*
- * Build th's calling-context tree as the timed runtime keeps it (rt_node:
- * a recursive call is an edge back to the function's node up the path,
- * which takes its figures; a node's incl is the time of its function's
- * outermost activations under it), and its block counters, from its
- * counting nodes.
- */
-void rt_counting_convert(struct rt_thread *th)
+/* an unsigned LEB128 number (room taken before) */
+static inline void enc_u(struct enc *e, uint64_t v)
 {
-	struct rt_cthread *ct = th->counting;
-	bool fresh;
-	if (!ct || !node_counts(th, &fresh))
-		return;
-	RT_EACH_OBJ(d)
-		if (!fresh && th->counted_objs[d->index]) { /* (a checkpoint's conversion before) */
-			rt_zero(thread_counts(th, d), 8ull * d->nblocks);
-			th->counted_objs[d->index] = 0;
-		}
-	th->root.first_child = NULL;
-	th->root.incl = 0;
-	/* the rt_node of each function's activation on the path, if any */
-	uint64_t nfuncs = rt_nfuncs();
-	if (ct->onpath_n < nfuncs + 1) {
-		ct->onpath = rt_alloc_keep((nfuncs + 1) * sizeof(*ct->onpath));
-		ct->onpath_n = ct->onpath ? nfuncs + 1 : 0;
+	while (v >= 0x80) {
+		e->p[e->len++] = (uint8_t)(v | 0x80);
+		v >>= 7;
 	}
-	struct rt_node **onpath = ct->onpath;
-	uint64_t depth = 0;
+	e->p[e->len++] = (uint8_t)v;
+}
+
+/* One node, up places after its parent (FORMAT.md, "Counting trees") */
+static bool encode_node(struct enc *e, const struct rt_cnode *c, uint64_t up, uint64_t nfuncs)
+{
+	bool ext = c->fn && rt_is_external(c->fn);
+	uint64_t nb = c->fn && !ext ? c->nblocks : 0;
+	if (!enc_room(e, 11 * 10 + 20 * nb))
+		return false;
+	enc_u(e, up);
+	if (!c->fn) { /* a call through a pointer's: only its place */
+		enc_u(e, 0);
+		enc_u(e, c->slot == UINT32_MAX ? 0 : (uint64_t)c->slot + 1);
+		return true;
+	}
+	enc_u(e, (uint64_t)c->fn->obj->index + 1);
+	enc_u(e, c->fn->index);
+	enc_u(e, c->slot == UINT32_MAX ? 0 : (uint64_t)c->slot + 1);
+	enc_u(e, (ext ? PI_CN_EXTERNAL : 0) | (rt_func_index(c->fn) >= nfuncs ? PI_CN_UNTRACKED : 0));
+	uint64_t charged, left, per_call = 0, rest = 0;
+	measured(c, &charged, &left);
+	if (ext)
+		ext_cost(c, &per_call, &rest);
+	enc_u(e, c->calls);
+	enc_u(e, rest + c->extra + charged);
+	enc_u(e, per_call);
+	enc_u(e, charged);
+	enc_u(e, left);
+	if (!nb)
+		return true;
+	/* the counters that counted, each its distance from the last + 1 */
+	uint64_t last = 0;
+	for (uint64_t i = 0; i < nb; i++)
+		if (c->counts[i]) {
+			enc_u(e, i + 1 - last);
+			enc_u(e, c->counts[i]);
+			last = i + 1;
+		}
+	enc_u(e, 0);
+	return true;
+}
+
+/* th's tree, its nodes in the order of a walk from its root: into ct's
+ * buffer; false if there is no memory for it (a profile without it) */
+static bool encode_tree(struct rt_cthread *ct, uint64_t *len, uint32_t *nnodes)
+{
+	struct enc e = {ct->enc, 0, ct->enc_cap};
+	uint64_t depth = 1, next = 1, nfuncs = rt_nfuncs();
+	bool ok = false;
 	struct citer *st = walk_room(ct, 1);
-	if (!st || !onpath)
-		return;
-	rt_zero(onpath, (nfuncs + 1) * sizeof(*onpath));
-	st[0] = (struct citer){.n = &ct->root, .to = &th->root, .own = &th->root};
-	depth = 1;
+	if (!st)
+		return false;
+	st[0] = (struct citer){.n = &ct->root, .index = 0};
 	while (depth) {
-		if (!(st = walk_room(ct, depth + 1))) /* room for one more level */
-			return;
-		struct citer *it = &st[depth - 1];
-		const struct rt_cnode *c = cnext(it);
+		if (!(st = walk_room(ct, depth + 1)))
+			goto out;
+		const struct rt_cnode *c = cnext(&st[depth - 1]);
 		if (!c) {
-			/* done: its time to where the timed runtime puts it */
-			if (it->edge)
-				it->edge->incl += it->sub;
-			else if (it->outermost)
-				it->own->incl += it->sub;
-			if (it->outermost && it->n->fn)
-				onpath[rt_func_index(it->n->fn)] = NULL;
-			if (depth > 1)
-				st[depth - 2].sub += it->sub;
 			depth--;
 			continue;
 		}
-		struct citer *nx = &st[depth];
-		if (!c->fn) {
-			/* a call through a pointer's node: its children are the caller's */
-			*nx = (struct citer){.n = c, .spliced = true, .to = it->to, .own = it->own};
-			depth++;
-			continue;
-		}
-		((struct rt_cnode *)c)->calls = site_calls(c);
-		/* (the thread's counters of its blocks, which its figures add to) */
-		uint64_t *cnt = NULL;
-		if (!rt_is_external(c->fn)) {
-			const struct pi_objdesc *d = c->fn->obj;
-			cnt = thread_counts(th, d) + pi_map_funcs(d->map)[c->fn->index].first_block;
-			th->counted_objs[d->index] = 1;
-		}
-		uint64_t charged, left;
-		measured(c, &charged, &left);
-		uint64_t self = node_self(c, cnt, charged);
-		uint64_t fi = rt_func_index(c->fn);
-		struct rt_node *anc = fi < nfuncs ? onpath[fi] : NULL;
-		uint64_t ra = node_ra(c);
-		*nx = (struct citer){.n = c, .sub = self};
-		if (anc && anc->parent == it->to && anc->ra == ra && !anc->alias) {
-			/* under a recursive call, which went on from its
-			 * ancestor's node, a call that node made before: that
-			 * node again, as the timed runtime finds it (is_odd
-			 * calling is_even calling is_odd calling is_even) */
-			nx->own = nx->to = anc;
-		} else if (anc) {
-			/* a recursive call: an edge to the ancestor, which takes it */
-			nx->edge = rt_child(it->to, c->fn, ra, anc);
-			if (!nx->edge)
-				return;
-			nx->edge->calls += c->calls;
-			anc->rec_calls += c->calls;
-			nx->own = nx->to = anc;
-		} else {
-			nx->own = nx->to = rt_child(it->to, c->fn, ra, NULL);
-			if (!nx->own)
-				return;
-			nx->outermost = true;
-			if (fi < nfuncs)
-				onpath[fi] = nx->own;
-		}
-		nx->own->calls += c->calls;
-		nx->own->self += self;
-		nx->own->os += charged;
-		nx->own->os_left += left;
-		depth++;
+		if (next > UINT32_MAX || !encode_node(&e, c, next - st[depth - 1].index, nfuncs))
+			goto out;
+		st[depth++] = (struct citer){.n = c, .index = next++};
 	}
-	th->root.incl = st[0].sub;
-	th->final_clock = th->root.incl;
+	*len = e.len;
+	*nnodes = (uint32_t)(next - 1);
+	ok = true;
+out:
+	ct->enc = e.p;
+	ct->enc_cap = e.cap;
+	return ok;
+}
+
+const uint8_t *rt_counting_tree(struct rt_thread *th, uint64_t *len, uint32_t *nnodes)
+{
+	*len = 0;
+	*nnodes = 0;
+	if (th->ctree) {
+		*len = th->ctree_len;
+		*nnodes = th->ctree_n;
+		return th->ctree;
+	}
+	struct rt_cthread *ct = th->counting;
+	if (!ct || !encode_tree(ct, len, nnodes)) {
+		*len = *nnodes = 0;
+		return NULL;
+	}
+	return ct->enc;
+}
+
+void rt_counting_keep(struct rt_thread *th)
+{
+	uint64_t len;
+	uint32_t n;
+	const uint8_t *t = rt_counting_tree(th, &len, &n);
+	uint8_t *kept = t ? rt_alloc_keep(len ? len : 1) : NULL;
+	if (!kept)
+		return; /* (its nodes are lost: the profile has its root only) */
+	rt_copy(kept, t, len);
+	th->ctree = kept;
+	th->ctree_len = len;
+	th->ctree_n = n;
 }

@@ -53,6 +53,20 @@ static void fn_ids(const struct pi_funcrec *fn, uint32_t *obj, uint32_t *func)
 	*func = fn->index;
 }
 
+/* Under --counts, th's tree as the stubs left it (the reader costs it,
+ * and makes its block counters) */
+static void write_cthread(struct rt_thread *th)
+{
+	struct pi_prof_cthread ct = {.index = th->index, .tid = th->tid};
+	uint64_t len;
+	const uint8_t *nodes = rt_counting_tree(th, &len, &ct.nnodes);
+	pw_rec(&w, PI_REC_CTHREAD, sizeof(ct) + len);
+	pw_put(&w, &ct, sizeof(ct));
+	if (nodes)
+		pw_put(&w, nodes, len);
+	pw_pad(&w, sizeof(ct) + len);
+}
+
 static void write_thread(struct rt_thread *th)
 {
 	uint32_t nnodes = 0, nrec = 0;
@@ -106,17 +120,11 @@ static void write_thread(struct rt_thread *th)
 		pw_put(&w, &re, sizeof(re));
 	}
 	pw_pad(&w, size);
-	/* block counters of every object, for this thread (under --counts,
-	 * of the objects its tree counted in, and none if they could not be
-	 * had: an object's record missing reads as all 0) */
-	if (rt_counts_in_nodes && (!th->saved_counts || !th->counted_objs))
-		return;
+	/* block counters of every object, for this thread */
 	uint64_t i = 0;
 	RT_EACH_OBJ(d) {
 		uint64_t at = i;
 		i += pi_counters(d->map);
-		if (rt_counts_in_nodes && !th->counted_objs[d->index])
-			continue;
 		uint32_t hdr[2] = {d->index, th->index};
 		const uint64_t *c = th->saved_counts ? th->saved_counts + at
 						     : (const uint64_t *)(th->tp + (int64_t)d->counts_tpoff);
@@ -418,8 +426,6 @@ static void close_threads(struct rt_thread *head, struct pi_tls *self)
 		rt_dcache_settle(t);
 		rt_close_all(th, t->clock);
 		th->final_clock = t->clock;
-		if (th->counting)
-			rt_counting_convert(th);
 		th->skipped += t->skipped;
 		t->skipped = 0;
 	}
@@ -592,8 +598,12 @@ static int write_file(const struct target *tg, int sig, struct rt_thread *head, 
 		}
 		pw_put(&w, &pf, sizeof(pf));
 	}
-	for (struct rt_thread *th = head; th; th = th->next)
-		write_thread(th);
+	for (struct rt_thread *th = head; th; th = th->next) {
+		if (rt_counts_in_nodes)
+			write_cthread(th);
+		else
+			write_thread(th);
+	}
 	write_losses(head);
 	pw_rec(&w, PI_REC_END, 0);
 	int bad = pw_flush(&w);

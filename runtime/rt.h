@@ -108,11 +108,12 @@ struct rt_cthread {
 	uint32_t nnest;
 	char *arena, *arena_end;
 	char *first_piece; /* the arena's first piece, again for the next thread */
-	/* the tree walks' room, kept for the next walk and thread */
+	/* the tree walk's room and the encoding's, kept for the next
+	 * profile and thread */
 	struct citer *walk;
 	uint64_t walk_cap;
-	struct rt_node **onpath;
-	uint64_t onpath_n; /* its entries */
+	uint8_t *enc;
+	uint64_t enc_cap;
 	struct ptr_memo *memo; /* 1 << MEMO_BITS entries (NULL: no memory) */
 };
 
@@ -167,15 +168,11 @@ struct rt_thread {
 	uint64_t hmask, hcount;
 	struct rt_thread *next;
 	uint64_t tp;          /* thread pointer, to reach its TLS counters */
-	uint64_t *saved_counts; /* copy of the counters, once the thread ended;
-				   under --counts, where its tree's block
-				   counts go (rt_counting_convert), for want
-				   of counters in TLS */
-	uint8_t *counted_objs;  /* --counts: per object, whether its counters
-				   there may be other than 0 (else they are
-				   not written) */
-	uint64_t counts_nobjs;  /* --counts: the objects counted_objs and
-				   saved_counts have room for */
+	uint64_t *saved_counts; /* copy of the counters, once the thread ended */
+	/* --counts: an ended thread's tree, encoded (rt_counting_keep) */
+	const uint8_t *ctree;
+	uint64_t ctree_len;
+	uint32_t ctree_n;
 	uint64_t final_clock;
 	uint32_t tid;
 	uint32_t index;
@@ -736,11 +733,17 @@ void rt_counting_init(void);
 /* --counts: the block counts are in the nodes; the objects have no
  * counters in TLS (their section there is one word) */
 extern bool rt_counts_in_nodes;
-/* An ended thread's (converted) counting tables and arena go to its kit,
+/* An ended thread's (kept) counting tables and arena go to its kit,
  * for the next thread; its stubs count in the sink from now on. */
 void rt_counting_end(struct pi_tls *t, struct rt_thread *th);
-/* th's rt_node tree and block counters from its counting nodes */
-void rt_counting_convert(struct rt_thread *th);
+/* th's counting tree as a PI_REC_CTHREAD's nodes: *len bytes, *nnodes
+ * nodes after the root; an ended thread's (rt_counting_keep), or encoded
+ * now, into memory the next call reuses.  NULL (0, 0) where there is no
+ * tree or no memory to encode it. */
+const uint8_t *rt_counting_tree(struct rt_thread *th, uint64_t *len, uint32_t *nnodes);
+/* An ending thread's tree, encoded into memory kept to the end, before
+ * its nodes go to the next thread (lost if there is no memory) */
+void rt_counting_keep(struct rt_thread *th);
 /* Zero th's counting nodes (a fork's child counts its own); the nodes
  * and the trampolines stay, as the frames do. */
 void rt_counting_zero(struct rt_thread *th);

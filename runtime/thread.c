@@ -99,7 +99,7 @@ struct rt_thread *rt_thread_init(struct pi_tls *t)
 static void save_counts(struct rt_thread *th)
 {
 	if (rt_counts_in_nodes)
-		return; /* (none there: rt_counting_convert makes them) */
+		return; /* (none there: they are in the tree's nodes) */
 	uint64_t total = 0;
 	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
 		total += pi_counters(d->map);
@@ -206,7 +206,7 @@ void rt_thread_finish(struct pi_tls *t)
 	th->final_clock = t->clock;
 	save_counts(th);
 	if (th->counting) {
-		rt_counting_convert(th); /* (into the saved counters) */
+		rt_counting_keep(th);
 		rt_counting_end(t, th);
 	}
 	th->skipped += t->skipped;

@@ -14,7 +14,8 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(HERE)
 WORDFREQ = [os.path.join(ROOT, "examples", "wordfreq", f) for f in ("main.c", "hash.c")]
 
-TAG_OBJECT, TAG_COUNTS, TAG_IMAGE, TAG_OBJREF, TAG_SHLIB, TAG_END = 1, 2, 9, 10, 11, 0xFFFF
+TAG_OBJECT, TAG_COUNTS, TAG_THREAD, TAG_IMAGE, TAG_OBJREF, TAG_SHLIB, TAG_CTHREAD, TAG_END = \
+    1, 2, 4, 9, 10, 11, 12, 0xFFFF
 
 # a program of three objects, one of which never runs, with a thread
 UNRUN = {
@@ -252,9 +253,10 @@ def tests(ctx, Fail, sh, must, profile_json):
 
     def counts_where_run():
         """Under --counts the block counts are in the tree's nodes: no
-        counters in TLS (which the C library clears for every thread), and
-        a profile holds the counters of the objects that ran only, with
-        the figures --timed gives."""
+        counters in TLS (which the C library clears for every thread); the
+        profile holds each thread's tree as it was (no block counter
+        records), whose reading (profview pack writes it) has the counters
+        of the objects that ran only, with the figures --timed gives."""
         tmp = tempfile.mkdtemp(prefix="pi-maps-")
         try:
             objs = compile_sources(tmp, UNRUN)
@@ -271,11 +273,20 @@ def tests(ctx, Fail, sh, must, profile_json):
                                    capture_output=True, text=True)
                 if p.returncode or p.stdout != expect:
                     raise Fail("%s: rc %d, printed %r" % (mode, p.returncode, p.stdout))
-                counts = [t for t, _ in records(out)].count(TAG_COUNTS)
-                # main.o and work.o, in each of the two threads; never.o in none
-                want = 4 if mode == "--counts" else 6
-                if counts != want:
-                    raise Fail("%s: %d block counter records, want %d" % (mode, counts, want))
+                tags = [t for t, _ in records(out)]
+                want = (0, 2, 0) if mode == "--counts" else (6, 0, 2)
+                got = (tags.count(TAG_COUNTS), tags.count(TAG_CTHREAD), tags.count(TAG_THREAD))
+                if got != want:
+                    raise Fail("%s: %d block counter, %d counting tree and %d thread records, want %r" %
+                               ((mode,) + got + (want,)))
+                if mode == "--counts":
+                    packed = os.path.join(tmp, "packed.pf")
+                    must([ctx.profview, "pack", out, "-o", packed], "profview pack")
+                    tags = [t for t, _ in records(packed)]
+                    # main.o and work.o, in each of the two threads; never.o in none
+                    if (tags.count(TAG_COUNTS), tags.count(TAG_THREAD)) != (4, 2):
+                        raise Fail("--counts, packed: %d block counter and %d thread records, want 4 and 2" %
+                                   (tags.count(TAG_COUNTS), tags.count(TAG_THREAD)))
                 figs[mode] = figures(profile_json(ctx, out))
             # (the runtime's own words are the same in both; the three
             # objects' counters, one word each under --counts)
