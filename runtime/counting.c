@@ -1002,10 +1002,10 @@ static bool enc_room(struct enc *e, uint64_t n)
 {
 	if (e->len + n <= e->cap)
 		return true;
-	uint64_t cap = e->cap ? 2 * e->cap : 256u << 10;
+	uint64_t cap = e->cap ? 2 * e->cap : 64u << 10;
 	while (cap < e->len + n)
 		cap *= 2;
-	uint8_t *q = rt_mmap(cap);
+	uint8_t *q = rt_mmap_filled(cap);
 	if (!q)
 		return false;
 	if (e->p) {

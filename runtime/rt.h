@@ -379,6 +379,9 @@ long rt_syscall6(long nr, long a, long b, long c, long d, long e, long f);
 
 /* Fresh zeroed pages, or NULL. */
 void *rt_mmap(uint64_t size);
+/* The same, its pages made at once (MAP_POPULATE): for memory the runtime
+ * is about to fill, which would take a fault a page otherwise */
+void *rt_mmap_filled(uint64_t size);
 void rt_munmap(void *p, uint64_t size);
 /* Zeroed memory kept until the process ends (thread records, nodes, an
  * ended thread's counters), or NULL; lock-free and signal-safe. */

@@ -293,13 +293,13 @@ static struct entries *build_entries(void)
 	while ((1ull << bits) < 2 * n)
 		bits++;
 	struct entries *e = rt_mmap(sizeof(*e));
-	uint64_t *tab = e ? rt_mmap(sizeof(uint64_t) << bits) : NULL;
+	uint64_t *tab = e ? rt_mmap_filled(sizeof(uint64_t) << bits) : NULL;
 	if (!tab) {
 		if (e)
 			rt_munmap(e, sizeof(*e));
 		return NULL;
 	}
-	e->recs = rt_mmap(sizeof(*e->recs) << bits); /* (NULL: no records) */
+	e->recs = rt_mmap_filled(sizeof(*e->recs) << bits); /* (NULL: no records) */
 	e->mask = (1ull << bits) - 1;
 	e->shift = 64 - bits;
 	e->tab = tab;
