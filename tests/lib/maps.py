@@ -139,6 +139,87 @@ def records(path):
     return out
 
 
+def leb(d, at):
+    """An unsigned LEB128 number at d[at:]: (value, where the next starts)."""
+    v, shift = 0, 0
+    while True:
+        b = d[at]
+        at += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return v, at
+
+
+def to_leb(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append(v & 0x7F | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def counting_tree(payload):
+    """A CTHREAD record's payload as FORMAT.md ("Counting trees") describes
+    it: (header words, nodes), each node a list of its numbers, an
+    instrumented function's ending in its counters' (gap, count) pairs;
+    ValueError if its bytes are not exactly that."""
+    head = struct.unpack_from("<IIII", payload, 0)
+    at, nodes = 16, []
+    for _ in range(head[2]):
+        up, at = leb(payload, at)
+        obj1, at = leb(payload, at)
+        node = [up, obj1]
+        if obj1 == 0:  # a call through a pointer's node: its slot only
+            slot1, at = leb(payload, at)
+            nodes.append(node + [slot1])
+            continue
+        for _ in range(8):  # func, slot + 1, flags, calls, add, per_call, os, os_left
+            v, at = leb(payload, at)
+            node.append(v)
+        if not node[4] & 1:  # (not PI_CN_EXTERNAL) its counters, then 0
+            while True:
+                gap, at = leb(payload, at)
+                node.append(gap)
+                if not gap:
+                    break
+                count, at = leb(payload, at)
+                node.append(count)
+        nodes.append(node)
+    if at != len(payload):
+        raise ValueError("%d bytes after the nodes" % (len(payload) - at))
+    return head, nodes
+
+
+def encode_tree(head, nodes):
+    return struct.pack("<IIII", head[0], head[1], len(nodes), head[3]) + b"".join(
+        b"".join(to_leb(v) for v in n) for n in nodes)
+
+
+def replace_record(d, tag, payload):
+    """The profile d with its (first) record of tag's payload replaced."""
+    off = struct.unpack_from("<I", d, 12)[0]
+    while off + 16 <= len(d):
+        t, _, size = struct.unpack_from("<IIQ", d, off)
+        end = off + 16 + ((size + 7) & ~7)
+        if t == tag:
+            pad = b"\0" * (-len(payload) % 8)
+            return d[:off] + struct.pack("<IIQ", tag, 0, len(payload)) + payload + pad + d[end:]
+        off = end
+    raise ValueError("no record of tag %d" % tag)
+
+
+def record_payload(d, tag):
+    off = struct.unpack_from("<I", d, 12)[0]
+    while off + 16 <= len(d):
+        t, _, size = struct.unpack_from("<IIQ", d, off)
+        if t == tag:
+            return d[off + 16:off + 16 + size]
+        off += 16 + ((size + 7) & ~7)
+    raise ValueError("no record of tag %d" % tag)
+
+
 def figures(pj):
     """What two runs of one deterministic program agree on."""
     return sorted((f["name"], f["calls"], f["self_cycles"], f["incl_cycles"]) for f in pj["functions"])
@@ -392,7 +473,73 @@ def tests(ctx, Fail, sh, must, profile_json):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    def counting_tree_checked():
+        """Under --counts a thread's tree is written as its stubs left it
+        (CTHREAD): its bytes are exactly the nodes FORMAT.md describes,
+        written back they read the same, and a tree that does not fit
+        (a parent off its walk's path, a counter past its function's
+        blocks, more nodes than its bytes, bytes after its nodes) is
+        refused, in one line."""
+        tmp = tempfile.mkdtemp(prefix="pi-maps-")
+        try:
+            exe = build(tmp)
+            prof = run(tmp, exe, os.path.join(tmp, "p.pf"))
+            with open(prof, "rb") as f:
+                d = f.read()
+            head, nodes = counting_tree(record_payload(d, TAG_CTHREAD))
+            if not nodes or encode_tree(head, nodes) != record_payload(d, TAG_CTHREAD):
+                raise Fail("the counting tree does not decode as FORMAT.md has it (%d nodes)" % len(nodes))
+            want = figures(profile_json(ctx, prof))
+            again = os.path.join(tmp, "again.pf")
+            with open(again, "wb") as f:
+                f.write(replace_record(d, TAG_CTHREAD, encode_tree(head, nodes)))
+            if figures(profile_json(ctx, again)) != want:
+                raise Fail("the tree written back reads otherwise")
+            # a node whose parent the walk has left: node k's parent made
+            # a node j before it that is not on the path to node k - 1
+            parent = [None] + [i + 1 - n[0] for i, n in enumerate(nodes)]  # (node i + 1's)
+            moved = None
+            for k in range(2, len(nodes) + 1):
+                path, x = set(), k - 1
+                while x:
+                    path.add(x)
+                    x = parent[x]
+                off = [j for j in range(1, k) if j not in path]
+                if off:
+                    moved = (k, off[0])
+                    break
+            if not moved:
+                raise Fail("wordfreq's tree is one path: no node to move off it")
+            counted = [i for i, n in enumerate(nodes) if n[1] and not n[4] & 1 and len(n) > 10]
+            if not counted:
+                raise Fail("no node of an instrumented function counted a block")
+
+            def damaged(name, change):
+                path = os.path.join(tmp, name + ".pf")
+                with open(path, "wb") as f:
+                    f.write(replace_record(d, TAG_CTHREAD, change([list(n) for n in nodes])))
+                return path
+
+            def off_path(bad):
+                k, j = moved
+                bad[k - 1][0] = k - j
+                return encode_tree(head, bad)
+
+            def past_blocks(bad):
+                bad[counted[0]][10] += 1 << 20
+                return encode_tree(head, bad)
+
+            cases = [("off_path", off_path, "not on its path"), ("past_blocks", past_blocks, "past its function"),
+                     ("more_nodes", lambda bad: encode_tree(head, bad)[:8] + struct.pack("<I", 10 ** 6) +
+                      encode_tree(head, bad)[12:], "more nodes"),
+                     ("after", lambda bad: encode_tree(head, bad) + b"\x01", "after its nodes")]
+            for name, change, words in cases:
+                fails_with(damaged(name, change), ["bad counting tree", words])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
     return [("maps/in_executable", in_executable),
+            ("maps/counting_tree_checked", counting_tree_checked),
             ("maps/sums_checked", sums_checked),
             ("maps/edges_checked", edges_checked),
             ("maps/counts_where_run", counts_where_run),
