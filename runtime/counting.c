@@ -1027,6 +1027,31 @@ static inline void enc_u(struct enc *e, uint64_t v)
 	e->p[e->len++] = (uint8_t)v;
 }
 
+/* The functions some node is of, by object and function: their records
+ * are the ones a counting profile needs (each node's call site is found
+ * by its parent's), so FUNCREC holds those only (rt_counting_needs).
+ * Made at each writing, while the other threads are stopped: the live
+ * trees mark as they are encoded, the ended ones' are read back
+ * (mark_kept_tree). */
+static uint64_t *needed;   /* a bit a function, from func_base[object] on */
+static uint64_t *func_base; /* by object index */
+static uint64_t needed_objs, needed_n;
+
+static inline void mark_needed(uint64_t obj, uint64_t func)
+{
+	if (needed && obj < needed_objs && func_base[obj] + func < needed_n)
+		needed[(func_base[obj] + func) / 64] |= 1ull << ((func_base[obj] + func) % 64);
+}
+
+bool rt_counting_needs(const struct pi_funcrec *f)
+{
+	uint64_t obj = f->obj->index;
+	if (!needed || obj >= needed_objs || func_base[obj] + f->index >= needed_n)
+		return true;
+	uint64_t g = func_base[obj] + f->index;
+	return needed[g / 64] >> (g % 64) & 1;
+}
+
 /* One node, up places after its parent (FORMAT.md, "Counting trees") */
 static bool encode_node(struct enc *e, const struct rt_cnode *c, uint64_t up, uint64_t nfuncs)
 {
@@ -1043,6 +1068,7 @@ static bool encode_node(struct enc *e, const struct rt_cnode *c, uint64_t up, ui
 	enc_u(e, (uint64_t)c->fn->obj->index + 1);
 	enc_u(e, c->fn->index);
 	enc_u(e, c->slot == UINT32_MAX ? 0 : (uint64_t)c->slot + 1);
+	mark_needed(c->fn->obj->index, c->fn->index);
 	enc_u(e, (ext ? PI_CN_EXTERNAL : 0) | (rt_func_index(c->fn) >= nfuncs ? PI_CN_UNTRACKED : 0));
 	uint64_t charged, left, per_call = 0, rest = 0;
 	measured(c, &charged, &left);
@@ -1097,6 +1123,63 @@ out:
 	ct->enc = e.p;
 	ct->enc_cap = e.cap;
 	return ok;
+}
+
+/* an unsigned LEB128 number of a tree encode_tree made */
+static uint64_t dec_u(const uint8_t **at, const uint8_t *end)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0; *at < end && shift < 64; shift += 7) {
+		uint8_t b = *(*at)++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			break;
+	}
+	return v;
+}
+
+/* The functions of a tree encoded before (an ended thread's), marked:
+ * its nodes read back as encode_node wrote them */
+static void mark_kept_tree(const uint8_t *at, uint64_t len, uint32_t n)
+{
+	const uint8_t *end = at + len;
+	for (uint32_t k = 0; k < n && at < end; k++) {
+		dec_u(&at, end); /* up */
+		uint64_t obj1 = dec_u(&at, end);
+		if (!obj1) {
+			dec_u(&at, end); /* slot + 1 */
+			continue;
+		}
+		mark_needed(obj1 - 1, dec_u(&at, end));
+		dec_u(&at, end); /* slot + 1 */
+		uint64_t flags = dec_u(&at, end);
+		for (int i = 0; i < 5; i++) /* calls, add, per_call, os, os_left */
+			dec_u(&at, end);
+		if (flags & PI_CN_EXTERNAL)
+			continue;
+		while (at < end && dec_u(&at, end)) /* (gap, count) pairs, then 0 */
+			dec_u(&at, end);
+	}
+}
+
+void rt_counting_begin_writing(struct rt_thread *head)
+{
+	uint64_t nobjs = rt_nobjs(), n = 0;
+	needed = NULL; /* (every record written, where there is no memory) */
+	func_base = rt_alloc_keep((nobjs + 1) * sizeof(*func_base));
+	if (!func_base)
+		return;
+	RT_EACH_OBJ(d) {
+		if (d->index < nobjs)
+			func_base[d->index] = n;
+		n += d->nfuncs;
+	}
+	needed = rt_alloc_keep((n / 64 + 1) * 8);
+	needed_objs = nobjs;
+	needed_n = n;
+	for (struct rt_thread *th = head; th; th = th->next)
+		if (th->ctree)
+			mark_kept_tree(th->ctree, th->ctree_len, th->ctree_n);
 }
 
 const uint8_t *rt_counting_tree(struct rt_thread *th, uint64_t *len, uint32_t *nnodes)

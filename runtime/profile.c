@@ -582,10 +582,23 @@ static int write_file(const struct target *tg, int sig, struct rt_thread *head, 
 	/* the targets of calls through pointers: named before the nodes that
 	 * name them are written */
 	rt_targets_write(&w, (uint32_t)rt_nobjs());
-	uint64_t nf = rt_nfuncs() - RT_TARGETS;
+	/* the threads, then the records of the functions they name: under
+	 * --counts, only those some node is of (the trees mark them as they
+	 * are encoded) */
+	if (rt_counts_in_nodes)
+		rt_counting_begin_writing(head);
+	for (struct rt_thread *th = head; th; th = th->next) {
+		if (rt_counts_in_nodes)
+			write_cthread(th);
+		else
+			write_thread(th);
+	}
+	uint64_t nf = 0;
+	RT_EACH_FUNC(f)
+		nf += !rt_is_target(f) && (!rt_counts_in_nodes || rt_counting_needs(f));
 	pw_rec(&w, PI_REC_FUNCREC, nf * sizeof(struct pi_prof_funcrec));
 	RT_EACH_FUNC(f) {
-		if (rt_is_target(f))
+		if (rt_is_target(f) || (rt_counts_in_nodes && !rt_counting_needs(f)))
 			continue;
 		struct pi_prof_funcrec pf;
 		memset(&pf, 0, sizeof(pf));
@@ -597,12 +610,6 @@ static int write_file(const struct target *tg, int sig, struct rt_thread *head, 
 			pf.size[i] = f->size[i];
 		}
 		pw_put(&w, &pf, sizeof(pf));
-	}
-	for (struct rt_thread *th = head; th; th = th->next) {
-		if (rt_counts_in_nodes)
-			write_cthread(th);
-		else
-			write_thread(th);
 	}
 	write_losses(head);
 	pw_rec(&w, PI_REC_END, 0);

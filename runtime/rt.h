@@ -744,6 +744,13 @@ void rt_counting_end(struct pi_tls *t, struct rt_thread *th);
  * now, into memory the next call reuses.  NULL (0, 0) where there is no
  * tree or no memory to encode it. */
 const uint8_t *rt_counting_tree(struct rt_thread *th, uint64_t *len, uint32_t *nnodes);
+/* Before a counting profile's trees are encoded: what marks the
+ * functions they hold (the ended threads' at once), for
+ * rt_counting_needs; the other threads stopped */
+void rt_counting_begin_writing(struct rt_thread *head);
+/* Whether the profile needs f's record: a node of some tree written is
+ * f's (true for all before rt_counting_begin_writing, or without memory) */
+bool rt_counting_needs(const struct pi_funcrec *f);
 /* An ending thread's tree, encoded into memory kept to the end, before
  * its nodes go to the next thread (lost if there is no memory) */
 void rt_counting_keep(struct rt_thread *th);
