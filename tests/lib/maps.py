@@ -14,8 +14,8 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(HERE)
 WORDFREQ = [os.path.join(ROOT, "examples", "wordfreq", f) for f in ("main.c", "hash.c")]
 
-TAG_OBJECT, TAG_COUNTS, TAG_THREAD, TAG_IMAGE, TAG_OBJREF, TAG_SHLIB, TAG_CTHREAD, TAG_END = \
-    1, 2, 4, 9, 10, 11, 12, 0xFFFF
+TAG_OBJECT, TAG_COUNTS, TAG_FUNCREC, TAG_THREAD, TAG_IMAGE, TAG_OBJREF, TAG_SHLIB, TAG_CTHREAD, TAG_END = \
+    1, 2, 3, 4, 9, 10, 11, 12, 0xFFFF
 
 # a program of three objects, one of which never runs, with a thread
 UNRUN = {
@@ -210,6 +210,17 @@ def replace_record(d, tag, payload):
     raise ValueError("no record of tag %d" % tag)
 
 
+def payloads(d, tag):
+    """Every record of tag's payload, in order."""
+    off, out = struct.unpack_from("<I", d, 12)[0], []
+    while off + 16 <= len(d):
+        t, _, size = struct.unpack_from("<IIQ", d, off)
+        if t == tag:
+            out.append(d[off + 16:off + 16 + size])
+        off += 16 + ((size + 7) & ~7)
+    return out
+
+
 def record_payload(d, tag):
     off = struct.unpack_from("<I", d, 12)[0]
     while off + 16 <= len(d):
@@ -361,6 +372,16 @@ def tests(ctx, Fail, sh, must, profile_json):
                     raise Fail("%s: %d block counter, %d counting tree and %d thread records, want %r" %
                                ((mode,) + got + (want,)))
                 if mode == "--counts":
+                    # the function records are those of the functions the
+                    # trees' nodes are of: the ended thread's (th) too
+                    with open(out, "rb") as f:
+                        d = f.read()
+                    named = {(n[1] - 1, n[2]) for p in payloads(d, TAG_CTHREAD) for n in counting_tree(p)[1] if n[1]}
+                    recs = payloads(d, TAG_FUNCREC)[0]
+                    recorded = {struct.unpack_from("<II", recs, k) for k in range(0, len(recs), 64)}
+                    if named != recorded or len(named) < 5:
+                        raise Fail("--counts: function records of %r, the trees' functions %r" %
+                                   (sorted(recorded), sorted(named)))
                     packed = os.path.join(tmp, "packed.pf")
                     must([ctx.profview, "pack", out, "-o", packed], "profview pack")
                     tags = [t for t, _ in records(packed)]
