@@ -267,6 +267,21 @@ static uint64_t derived_count(const struct pi_map_hdr *m, const struct pi_map_fu
 	/* (the reader checked that each names a block of the function) */
 	if (same[i])
 		i = same[i] - 1 - mf->first_block;
+	if (sums && !diff[2 * i] && diff[2 * i + 1] && (sums[diff[2 * i + 1] - 1] & PI_LIN_GROUP)) {
+		/* a join: the flow into it, each term a block's count (no such
+		 * sum: it ends) or its counter (an edge's), 0 rather than less */
+		const uint32_t *grp = sums + diff[2 * i + 1] - 1;
+		uint64_t plus = 0, minus = 0;
+		for (uint32_t j = 1; j <= (grp[0] & ~PI_LIN_GROUP); j++) {
+			uint32_t x = (grp[j] & PI_LIN_BLOCK) - 1 - mf->first_block;
+			uint64_t v = grp[j] & PI_LIN_RAW ? own[x] : derived_count(m, mf, own, calls, x);
+			if (grp[j] & PI_LIN_MINUS)
+				minus += v;
+			else
+				plus += v;
+		}
+		return plus > minus ? plus - minus : 0;
+	}
 	if (sums && !diff[2 * i] && diff[2 * i + 1]) {
 		/* a join: the sum of its predecessors' counts */
 		const uint32_t *grp = sums + diff[2 * i + 1] - 1;
@@ -317,8 +332,8 @@ static bool tables_ok(struct conv *c, uint32_t g)
 				continue;
 			if (sums && !diff[2 * b] && diff[2 * b + 1]) {
 				const uint32_t *grp = sums + diff[2 * b + 1] - 1;
-				for (uint32_t j = 1; ok && j <= grp[0]; j++)
-					ok = IN(grp[j]);
+				for (uint32_t j = 1; ok && j <= (grp[0] & ~PI_LIN_GROUP); j++)
+					ok = IN(grp[j] & PI_LIN_BLOCK);
 			} else if (diff[2 * b]) {
 				ok = IN(diff[2 * b]) && IN(diff[2 * b + 1]);
 			}

@@ -99,6 +99,19 @@ struct pi_map_hdr {
  * block counted as another may be counted as such a difference. */
 #define PI_MAP_EDGES 0x400
 #define PI_MAP_DIFF_DEPTH 32
+/* With PI_MAP_SUM: a group whose count word has PI_LIN_GROUP set is a
+ * block's count as a signed sum (flow into a join, each way in its
+ * source's count or a difference): each term is a block + 1 of the same
+ * function, PI_LIN_MINUS to take it away, and PI_LIN_RAW for the
+ * block's own counter as it is (an edge's, PI_MAP_EDGES) rather than its
+ * count; no term's block is such a sum, and the result is 0 rather than
+ * less. */
+#define PI_MAP_LIN 0x800
+#define PI_LIN_GROUP 0x80000000u
+#define PI_LIN_MINUS 0x80000000u
+#define PI_LIN_RAW 0x40000000u
+#define PI_LIN_BLOCK 0x3fffffffu
+#define PI_LIN_MAX 16
 
 /* The header's size in a map without PI_MAP_RELOCS, in one without
  * PI_MAP_INLINES, and in one without PI_MAP_SAME. */

@@ -158,6 +158,13 @@ static bool diff_root(const struct pi_map_hdr *m, const uint32_t *same, const ui
 	return x && x <= m->nblocks && !same[x - 1] && diff[2 * (x - 1)] && b[x - 1].func == b[i].func;
 }
 
+/* Whether a pair (0, k) names a group of the flow into a join
+ * (PI_MAP_LIN) */
+static bool lin_group(const uint32_t *sums, uint32_t nsums, uint32_t k)
+{
+	return k - 1 < nsums && (sums[k - 1] & PI_LIN_GROUP);
+}
+
 /* The table of blocks counted as another: one per block, each naming a
  * block of its own function that has a count of its own; and with
  * PI_MAP_DIFF the differences: per block none, or two such blocks, and
@@ -185,6 +192,8 @@ static int check_same(const struct pi_map_hdr *m, char *err, size_t n)
 			return prof_fail(err, n, "object map's counted blocks overrun the map");
 	}
 	bool edges = diff && (m->reserved & PI_MAP_EDGES);
+	bool lin = sums && (m->reserved & PI_MAP_LIN);
+	const struct pi_map_block *b = (const void *)((const char *)m + m->blocks_off);
 	for (uint32_t i = 0; i < m->nsame; i++) {
 		uint32_t x = same[i];
 		if (x && !counted_root(m, same, diff, x, i) && !(edges && diff_root(m, same, diff, x, i)))
@@ -203,6 +212,24 @@ static int check_same(const struct pi_map_hdr *m, char *err, size_t n)
 				if (x > i || !diff_root(m, same, diff, x, i) || ++depth > PI_MAP_DIFF_DEPTH)
 					return prof_fail(err, n, "bad block count difference in object map");
 				x = diff[2 * (x - 1)];
+			}
+			continue;
+		}
+		if (lin && !diff[2 * i] && diff[2 * i + 1] && lin_group(sums, nsums, diff[2 * i + 1])) {
+			/* (PI_MAP_LIN) the flow into a join: terms of its
+			 * function's blocks, none such a sum, a raw one a
+			 * counter's (a count of its own, or an edge's) */
+			uint32_t g = diff[2 * i + 1] - 1, k = sums[g] & ~PI_LIN_GROUP;
+			if (same[i] || !k || k > PI_LIN_MAX || k > nsums - g - 1)
+				return prof_fail(err, n, "bad block count flow in object map");
+			for (uint32_t j = 1; j <= k; j++) {
+				uint32_t x = sums[g + j] & PI_LIN_BLOCK;
+				if (!x || x > m->nblocks || x - 1 == i || b[x - 1].func != b[i].func ||
+				    (!diff[2 * (x - 1)] && diff[2 * (x - 1) + 1] &&
+				     lin_group(sums, nsums, diff[2 * (x - 1) + 1])) ||
+				    ((sums[g + j] & PI_LIN_RAW) && !counted_root(m, same, diff, x, i) &&
+				     !(edges && !same[x - 1] && diff[2 * (x - 1)] && diff[2 * (x - 1) + 1] == x)))
+					return prof_fail(err, n, "bad block count flow in object map");
 			}
 			continue;
 		}

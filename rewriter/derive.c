@@ -41,6 +41,17 @@
  * leaves a loop S stays in, or goes to a return.  P's count may be such
  * a difference itself (a chain of tests, each the one before's arm), to
  * PI_MAP_DIFF_DEPTH of them.
+ *
+ * And, last, a block J that still keeps a counter, that no other count
+ * reads, runs as often as what flows into it: each way in is its
+ * source's count where the source goes only to J, the counter of an arm
+ * that counts the edge, the count of a block entered only by it, or,
+ * a level or two down, its source's count less its other way out, or
+ * the count of the block it enters less that block's other ways in
+ * (PI_MAP_LIN: a signed sum of counts and counters, none of them such a
+ * sum).  zlib's longest_match keeps its chain loop's top counted and its
+ * other test's join takes the top's count less the loop's exits plus its
+ * way in from before the loop: one counter a turn, not two.
  */
 #include "derive.h"
 
@@ -560,6 +571,143 @@ static void derive_sums(struct code *c, const struct func *f, const struct fgrap
 	free(pinned);
 }
 
+/* A join's count as the flow into it (PI_MAP_LIN): the terms so far */
+struct lin {
+	struct code *c;
+	const struct func *f;
+	const struct fgraph *g;
+	uint32_t j;           /* the join */
+	const bool *no_term;  /* blocks no term may name as a count: sums of this kind */
+	uint32_t t[PI_LIN_MAX];
+	uint32_t n;
+};
+
+static bool lin_put(struct lin *l, uint32_t b, uint32_t flags)
+{
+	if (l->n == PI_LIN_MAX)
+		return false;
+	l->t[l->n++] = (l->f->first_block + b + 1) | flags;
+	return true;
+}
+
+/* b's count, own or derived (not the join's, nor another such sum's) */
+static bool lin_count(struct lin *l, uint32_t b, bool minus)
+{
+	return b != l->j && !l->no_term[b] && lin_put(l, b, minus ? PI_LIN_MINUS : 0);
+}
+
+static uint32_t live_outs(const struct fgraph *g, uint32_t p)
+{
+	uint32_t n = 0;
+	for (size_t e = 0; e < g->outn[p]; e++)
+		n += g->live[g->out[p][e]];
+	return n;
+}
+
+/* The count of the edge from p to q (blocks of f), as terms: p's count
+ * where p goes only to q, q's where q is entered from p only, the
+ * counter of an arm that counts the edge (PI_MAP_EDGES); with depth
+ * left, p's count less its other way out's, or q's less its other ways
+ * in.  Blocks that call, return or trap (stops) end no edge whose count
+ * is theirs. */
+static bool lin_edge(struct lin *l, uint32_t p, uint32_t q, bool minus, int depth)
+{
+	const struct fgraph *g = l->g;
+	uint32_t fb = l->f->first_block, n0 = l->n;
+	if (!g->stops[p] && g->outn[p] == 1 && g->out[p][0] == q)
+		return lin_count(l, p, minus);
+	if (only_pred(g, q) == p && q != l->j && !g->special[q])
+		return lin_count(l, q, minus);
+	for (uint32_t s = 0; s < g->n; s++) {
+		const struct block *sb = &l->c->blocks[fb + s];
+		if (sb->eto == fb + q + 1 && sb->efrom == fb + p + 1)
+			return lin_put(l, s, PI_LIN_RAW | (minus ? PI_LIN_MINUS : 0));
+	}
+	if (depth <= 0)
+		return false;
+	if (!g->stops[p] && g->outn[p] == 2 && live_outs(g, p) == 2 && g->out[p][0] != g->out[p][1]) {
+		uint32_t r = g->out[p][0] == q ? g->out[p][1] : g->out[p][0];
+		if (lin_count(l, p, minus) && lin_edge(l, p, r, !minus, depth - 1))
+			return true;
+		l->n = n0;
+	}
+	if (q != l->j && q != 0 && !g->special[q] && lin_count(l, q, minus)) {
+		bool ok = true, from_p = false;
+		for (size_t e = 0; e < g->inn[q] && ok; e++) {
+			uint32_t x = g->in[q][e];
+			if (!g->live[x])
+				continue;
+			if (x == p && !from_p) {
+				from_p = true; /* (the edge itself) */
+				continue;
+			}
+			ok = lin_edge(l, x, q, !minus, depth - 1);
+		}
+		if (ok && from_p)
+			return true;
+		l->n = n0;
+	}
+	return false;
+}
+
+/* The joins whose counts are the flow into them (the file's comment),
+ * last: a counted block that no other count reads, each of whose ways in
+ * is a count or a difference of counts the tables have already (its
+ * source's, the edge's counter, or its source's count less its other way
+ * out's); its terms' blocks keep what they have. */
+static void derive_lin(struct code *c, const struct func *f, const struct fgraph *g)
+{
+	uint32_t fb = f->first_block;
+	bool *pinned = xcalloc(g->n, sizeof(bool)), *lin = xcalloc(g->n, sizeof(bool));
+	for (uint32_t i = 0; i < g->n; i++) {
+		const struct block *b = &c->blocks[fb + i];
+		if (b->same)
+			pinned[b->same - 1 - fb] = true;
+		if (b->minus)
+			pinned[b->plus - 1 - fb] = pinned[b->minus - 1 - fb] = true;
+		if (b->sum)
+			for (uint32_t k = 1; k <= c->sums[b->sum - 1]; k++)
+				pinned[c->sums[b->sum - 1 + k] - 1 - fb] = true;
+	}
+	for (uint32_t j = 1; j < g->n; j++) {
+		struct block *jb = &c->blocks[fb + j];
+		if (block_derived(jb) || pinned[j] || g->special[j] || !g->live[j])
+			continue;
+		struct lin l = {.c = c, .f = f, .g = g, .j = j, .no_term = lin};
+		bool ok = true;
+		uint32_t nin = 0;
+		for (size_t e = 0; e < g->inn[j] && ok; e++) {
+			uint32_t p = g->in[j][e];
+			if (!g->live[p])
+				continue;
+			nin++;
+			ok = p != j && lin_edge(&l, p, j, false, 2);
+		}
+		/* (a block's count added and taken away again: neither) */
+		for (uint32_t a = 0; a < l.n; a++)
+			for (uint32_t b = a + 1; b < l.n; b++)
+				if ((l.t[a] ^ l.t[b]) == PI_LIN_MINUS) {
+					l.t[b] = l.t[--l.n];
+					l.t[a] = l.t[--l.n];
+					a--;
+					break;
+				}
+		if (!ok || nin < 2 || !l.n)
+			continue;
+		jb->sum = (uint32_t)c->nsums + 1;
+		uint32_t *k = VEC_PUSH(c->sums, c->nsums, c->sumcap);
+		*k = l.n | PI_LIN_GROUP;
+		for (uint32_t i = 0; i < l.n; i++) {
+			pinned[(l.t[i] & PI_LIN_BLOCK) - 1 - fb] = true;
+			uint32_t *x = VEC_PUSH(c->sums, c->nsums, c->sumcap);
+			*x = l.t[i];
+		}
+		lin[j] = true;
+	}
+	free(lin);
+	free(pinned);
+}
+
 void code_derive_counts(struct code *c)
 {
 	for (size_t fi = 0; fi < c->nfuncs; fi++) {
@@ -584,6 +732,7 @@ void code_derive_counts(struct code *c)
 		derive_arms(c, f, &g);
 		derive_sums(c, f, &g);
 		derive_edges(c, f, &g, idom);
+		derive_lin(c, f, &g);
 		free(mark), free(idom), free(rpo), free(place);
 		graph_free(&g);
 	}

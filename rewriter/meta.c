@@ -388,6 +388,9 @@ static void build_map(struct code *c, const struct addrmap *m, struct buf *b)
 			buf_u32(&body, (uint32_t)c->nsums);
 			for (size_t i = 0; i < c->nsums; i++)
 				buf_u32(&body, c->sums[i]);
+			for (size_t i = 0; i < c->nblocks; i++)
+				if (c->blocks[i].sum && (c->sums[c->blocks[i].sum - 1] & PI_LIN_GROUP))
+					h.reserved |= PI_MAP_LIN; /* (a signed sum: the flow into a join) */
 		}
 	}
 	h.code_off = (uint32_t)(sizeof(h) + body.len);

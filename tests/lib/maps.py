@@ -451,20 +451,39 @@ def tests(ctx, Fail, sh, must, profile_json):
         try:
             counted = both_runtimes(tmp, SUMS, "sum_loop")
 
-            def join_itself(d, pairs, nsame):
-                sums = pairs + 8 * nsame + 4
-                for i in range(nsame):
-                    plus, k = struct.unpack_from("<II", d, pairs + 8 * i)
-                    if not plus and k:
-                        # the group's first block: the join itself
-                        struct.pack_into("<I", d, sums + 4 * k, i + 1)
-                        return True
-                return False
-
-            corrupt = corrupt_pairs(tmp, counted, 0x200, join_itself)  # PI_MAP_SUM
+            corrupt = corrupt_pairs(tmp, counted, 0x200, join_itself(False))  # PI_MAP_SUM
             if not corrupt:
                 raise Fail("no block of the program's maps counts as a sum")
             fails_with(corrupt, ["bad block count sum"])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def join_itself(flow):
+        """A damage (corrupt_pairs) that makes the first group's first term
+        the join itself: a sum's (flow False) or a flow's (PI_LIN_GROUP)."""
+        def damage(d, pairs, nsame):
+            sums = pairs + 8 * nsame + 4
+            for i in range(nsame):
+                plus, k = struct.unpack_from("<II", d, pairs + 8 * i)
+                if not plus and k and bool(struct.unpack_from("<I", d, sums + 4 * (k - 1))[0] >> 31) == flow:
+                    term = struct.unpack_from("<I", d, sums + 4 * k)[0]
+                    struct.pack_into("<I", d, sums + 4 * k, (term & 0xC0000000) | (i + 1))
+                    return True
+            return False
+        return damage
+
+    def flow_checked():
+        """A join whose count is the flow into it (PI_MAP_LIN): the exit of
+        a loop left from two tests, each the arm of the one before
+        (tests/unit/cfg/counts.s, sum_loop) counts what --timed counts; a
+        map whose flow names the join itself is refused, in one line."""
+        tmp = tempfile.mkdtemp(prefix="pi-maps-")
+        try:
+            counted = both_runtimes(tmp, SUMS, "sum_loop")
+            corrupt = corrupt_pairs(tmp, counted, 0x800, join_itself(True))  # PI_MAP_LIN
+            if not corrupt:
+                raise Fail("no block of the program's maps counts as the flow into it")
+            fails_with(corrupt, ["bad block count flow"])
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
@@ -562,6 +581,7 @@ def tests(ctx, Fail, sh, must, profile_json):
     return [("maps/in_executable", in_executable),
             ("maps/counting_tree_checked", counting_tree_checked),
             ("maps/sums_checked", sums_checked),
+            ("maps/flow_checked", flow_checked),
             ("maps/edges_checked", edges_checked),
             ("maps/counts_where_run", counts_where_run),
             ("maps/executable_gone", executable_gone),

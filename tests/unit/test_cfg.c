@@ -35,6 +35,11 @@
  *   sum-of L...        its block keeps no counter: its count is the sum
  *                      of those of the blocks starting on these lines (a
  *                      join), in any order
+ *   flow-of T...       its block keeps no counter: its count is the flow
+ *                      into it (PI_MAP_LIN), terms in any order, each +L
+ *                      or -L: the count of the block on line L added or
+ *                      taken away; +~L, -~L: that block's own counter as
+ *                      it is (an edge's)
  *
  * Checked both ways, in every instrumented function: an instruction
  * without `leader` does not start a block, a jump without `tail` does
@@ -74,6 +79,30 @@ static int cmp_unsigned(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A term of a flow (flow-of), as one number: its line, 100000 more for
+ * a counter's, negative if taken away */
+static int flow_term(unsigned line, bool minus, bool raw)
+{
+	int v = (int)line + (raw ? 100000 : 0);
+	return minus ? -v : v;
+}
+
+static const char *flow_name(int v)
+{
+	static char buf[4][32];
+	static int at;
+	char *b = buf[at++ % 4];
+	int a = v < 0 ? -v : v;
+	snprintf(b, 32, "%c%s%d", v < 0 ? '-' : '+', a >= 100000 ? "~" : "", a % 100000);
+	return b;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return x < y ? -1 : x > y;
+}
+
 struct expect {
 	unsigned what;   /* E_* */
 	uint16_t live;   /* flags-live */
@@ -83,6 +112,7 @@ struct expect {
 	unsigned minus;    /* ... minus: a line, or 0 */
 	unsigned edge_to;  /* edge-to: a line, or 0 */
 	unsigned sum_of[MAX_SUM]; /* sum-of: lines, ascending; 0 after the last */
+	int flow_of[PI_LIN_MAX];  /* flow-of: terms (flow_term), ascending; 0 after the last */
 	bool seen;       /* an instruction is on its line */
 };
 
@@ -202,6 +232,19 @@ static struct expect *read_expects(const char *src, struct classes *cl, size_t *
 					return NULL;
 				}
 				*(w[0] == 'c' ? &x->count_of : &x->minus) = v;
+			} else if (!strcmp(w, "flow-of")) {
+				size_t k = 0;
+				for (char *l; k < PI_LIN_MAX && (l = strtok(NULL, " \t\n")) && (l[0] == '+' || l[0] == '-');) {
+					bool raw = l[1] == '~';
+					x->flow_of[k++] = flow_term((unsigned)atoi(l + 1 + raw), l[0] == '-', raw);
+				}
+				if (k < 2) {
+					fprintf(stderr, "%s:%zu: flow-of what?\n", src, n);
+					free(e);
+					fclose(f);
+					return NULL;
+				}
+				qsort(x->flow_of, k, sizeof(int), cmp_int);
 			} else if (!strcmp(w, "sum-of")) {
 				size_t k = 0;
 				for (char *l; k < MAX_SUM && (l = strtok(NULL, " \t\n")) && atoi(l) > 0;)
@@ -331,7 +374,7 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 				fbad[t->fn[k]]++;
 			}
 			if (!leader) {
-				if (x->live || (x->what & E_LOOP) || x->count_of || x->sum_of[0]) {
+				if (x->live || (x->what & E_LOOP) || x->count_of || x->sum_of[0] || x->flow_of[0]) {
 					fprintf(stderr, "%s:%u: flags-live, loop or count-of on an instruction that starts "
 						"no block\n", src, line);
 					fbad[t->fn[k]]++;
@@ -358,11 +401,29 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 				fbad[t->fn[k]]++;
 			}
 			unsigned sum_lines[MAX_SUM] = {0};
-			if (kb->sum) {
+			int flow[PI_LIN_MAX] = {0};
+			if (kb->sum && (c->sums[kb->sum - 1] & PI_LIN_GROUP)) {
+				const uint32_t *g = c->sums + kb->sum - 1;
+				uint32_t nt = g[0] & ~PI_LIN_GROUP;
+				for (uint32_t j = 0; j < nt && j < PI_LIN_MAX; j++)
+					flow[j] = flow_term(block_line(c, g[1 + j] & PI_LIN_BLOCK), g[1 + j] & PI_LIN_MINUS,
+							    g[1 + j] & PI_LIN_RAW);
+				qsort(flow, nt < PI_LIN_MAX ? nt : PI_LIN_MAX, sizeof(int), cmp_int);
+			} else if (kb->sum) {
 				const uint32_t *g = c->sums + kb->sum - 1;
 				for (uint32_t j = 0; j < g[0] && j < MAX_SUM; j++)
 					sum_lines[j] = block_line(c, g[1 + j]);
 				qsort(sum_lines, g[0] < MAX_SUM ? g[0] : MAX_SUM, sizeof(unsigned), cmp_unsigned);
+			}
+			if (memcmp(flow, x->flow_of, sizeof(flow))) {
+				fprintf(stderr, "%s:%u: its count is the flow", src, line);
+				for (int j = 0; j < PI_LIN_MAX && flow[j]; j++)
+					fprintf(stderr, " %s", flow_name(flow[j]));
+				fprintf(stderr, "%s, expected", flow[0] ? "" : " (none)");
+				for (int j = 0; j < PI_LIN_MAX && x->flow_of[j]; j++)
+					fprintf(stderr, " %s", flow_name(x->flow_of[j]));
+				fprintf(stderr, "%s\n", x->flow_of[0] ? "" : " (none)");
+				fbad[t->fn[k]]++;
 			}
 			if (memcmp(sum_lines, x->sum_of, sizeof(sum_lines))) {
 				fprintf(stderr, "%s:%u: its count is the sum of lines", src, line);

@@ -77,7 +77,7 @@ nested:
 	.size	nested, .-nested
 
 # a join that another block jumps to from outside the region (a second
-# entry's way) counts
+# entry's way) counts what flows in: the arm, its edge, the other block
 	.globl	second_way
 	.type	second_way, @function
 second_way:
@@ -85,7 +85,7 @@ second_way:
 	je	.Ls_join
 	addl	$1, %esi	# expect: leader count-of 84 minus 86 edge-to 88
 .Ls_join:
-	movl	%esi, %eax	# expect: leader
+	movl	%esi, %eax	# expect: leader flow-of +86 +~86 +91
 	ret
 .Ls_other:
 	movl	$9, %esi	# expect: leader
@@ -153,7 +153,7 @@ sum_loop:
 	addl	$1, %eax	# expect: leader loop
 	jmp	.Lsl_head
 .Lsl_done:
-	ret	# expect: leader
+	ret	# expect: leader flow-of +149 -153
 	.size	sum_loop, .-sum_loop
 
 # the same loop with two ways back, one of them an arm whose count is a
@@ -177,7 +177,7 @@ sum_not:
 	addl	$1, %eax	# expect: leader loop
 	jmp	.Lsn_head
 .Lsn_done:
-	ret	# expect: leader
+	ret	# expect: leader flow-of +~170 +~172
 	.size	sum_not, .-sum_not
 
 # a loop's arm that the compiler aligned: the padding after the jump
@@ -233,7 +233,7 @@ chain:
 	cmpb	1(%rsi), %al
 	je	.Lch_3
 .Lch_ret:
-	setb	%al	# expect: leader flags-live CF
+	setb	%al	# expect: leader flags-live CF flow-of +~232 +~239 +~242
 	ret
 .Lch_3:
 	movzbl	2(%rdi), %eax	# expect: leader count-of 232 minus 239 edge-to 236
