@@ -530,7 +530,9 @@ static void derive_edges(struct code *c, const struct func *f, const struct fgra
 /* The joins whose counts are their predecessors' sum (the file's
  * comment), after the same counts and the arms: a block another's count
  * reads stays counted (pinned), and so does each block a sum reads. */
-static void derive_sums(struct code *c, const struct func *f, const struct fgraph *g)
+/* The blocks of f whose own counts the tables read so far (pinned): a
+ * same count's root, a difference's two, a sum's or a flow's terms. */
+static bool *counts_read(const struct code *c, const struct func *f, const struct fgraph *g)
 {
 	uint32_t fb = f->first_block;
 	bool *pinned = xcalloc(g->n, sizeof(bool));
@@ -540,7 +542,19 @@ static void derive_sums(struct code *c, const struct func *f, const struct fgrap
 			pinned[b->same - 1 - fb] = true;
 		if (b->minus)
 			pinned[b->plus - 1 - fb] = pinned[b->minus - 1 - fb] = true;
+		if (b->sum) {
+			const uint32_t *k = c->sums + b->sum - 1;
+			for (uint32_t j = 1; j <= (k[0] & ~PI_LIN_GROUP); j++)
+				pinned[(k[j] & PI_LIN_BLOCK) - 1 - fb] = true;
+		}
 	}
+	return pinned;
+}
+
+static void derive_sums(struct code *c, const struct func *f, const struct fgraph *g)
+{
+	uint32_t fb = f->first_block;
+	bool *pinned = counts_read(c, f, g);
 	for (uint32_t j = 1; j < g->n; j++) {
 		struct block *jb = &c->blocks[fb + j];
 		if (block_derived(jb) || pinned[j] || g->special[j] || !g->live[j])
@@ -658,17 +672,7 @@ static bool lin_edge(struct lin *l, uint32_t p, uint32_t q, bool minus, int dept
 static void derive_lin(struct code *c, const struct func *f, const struct fgraph *g)
 {
 	uint32_t fb = f->first_block;
-	bool *pinned = xcalloc(g->n, sizeof(bool)), *lin = xcalloc(g->n, sizeof(bool));
-	for (uint32_t i = 0; i < g->n; i++) {
-		const struct block *b = &c->blocks[fb + i];
-		if (b->same)
-			pinned[b->same - 1 - fb] = true;
-		if (b->minus)
-			pinned[b->plus - 1 - fb] = pinned[b->minus - 1 - fb] = true;
-		if (b->sum)
-			for (uint32_t k = 1; k <= c->sums[b->sum - 1]; k++)
-				pinned[c->sums[b->sum - 1 + k] - 1 - fb] = true;
-	}
+	bool *pinned = counts_read(c, f, g), *lin = xcalloc(g->n, sizeof(bool));
 	for (uint32_t j = 1; j < g->n; j++) {
 		struct block *jb = &c->blocks[fb + j];
 		if (block_derived(jb) || pinned[j] || g->special[j] || !g->live[j])

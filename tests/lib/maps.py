@@ -441,51 +441,46 @@ def tests(ctx, Fail, sh, must, profile_json):
             off += 16 + ((size + 7) & ~7)
         return None
 
+    def join_refused(sources, func, flag, flow, words, what):
+        """The program of sources counts what --timed counts (both_runtimes);
+        a copy of its profile whose first sum (flow False) or flow
+        (PI_LIN_GROUP) names the join itself as its first term is refused
+        with words, in one line."""
+        tmp = tempfile.mkdtemp(prefix="pi-maps-")
+        try:
+            counted = both_runtimes(tmp, sources, func)
+
+            def join_itself(d, pairs, nsame):
+                sums = pairs + 8 * nsame + 4
+                for i in range(nsame):
+                    plus, k = struct.unpack_from("<II", d, pairs + 8 * i)
+                    if not plus and k and bool(struct.unpack_from("<I", d, sums + 4 * (k - 1))[0] >> 31) == flow:
+                        term = struct.unpack_from("<I", d, sums + 4 * k)[0]
+                        struct.pack_into("<I", d, sums + 4 * k, (term & 0xC0000000) | (i + 1))
+                        return True
+                return False
+
+            corrupt = corrupt_pairs(tmp, counted, flag, join_itself)
+            if not corrupt:
+                raise Fail("no block of the program's maps counts as %s" % what)
+            fails_with(corrupt, words)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
     def sums_checked():
         """A join whose count is its predecessors' sum (PI_MAP_SUM): a
         loop's head entered from before the loop and from its body's end
         (tests/unit/cfg/counts.s has the shape) counts what --timed
         counts; a map whose sum names a block without a count of its own
         (the join itself) is refused, in one line."""
-        tmp = tempfile.mkdtemp(prefix="pi-maps-")
-        try:
-            counted = both_runtimes(tmp, SUMS, "sum_loop")
-
-            corrupt = corrupt_pairs(tmp, counted, 0x200, join_itself(False))  # PI_MAP_SUM
-            if not corrupt:
-                raise Fail("no block of the program's maps counts as a sum")
-            fails_with(corrupt, ["bad block count sum"])
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-
-    def join_itself(flow):
-        """A damage (corrupt_pairs) that makes the first group's first term
-        the join itself: a sum's (flow False) or a flow's (PI_LIN_GROUP)."""
-        def damage(d, pairs, nsame):
-            sums = pairs + 8 * nsame + 4
-            for i in range(nsame):
-                plus, k = struct.unpack_from("<II", d, pairs + 8 * i)
-                if not plus and k and bool(struct.unpack_from("<I", d, sums + 4 * (k - 1))[0] >> 31) == flow:
-                    term = struct.unpack_from("<I", d, sums + 4 * k)[0]
-                    struct.pack_into("<I", d, sums + 4 * k, (term & 0xC0000000) | (i + 1))
-                    return True
-            return False
-        return damage
+        join_refused(SUMS, "sum_loop", 0x200, False, ["bad block count sum"], "a sum")
 
     def flow_checked():
         """A join whose count is the flow into it (PI_MAP_LIN): the exit of
         a loop left from two tests, each the arm of the one before
         (tests/unit/cfg/counts.s, sum_loop) counts what --timed counts; a
         map whose flow names the join itself is refused, in one line."""
-        tmp = tempfile.mkdtemp(prefix="pi-maps-")
-        try:
-            counted = both_runtimes(tmp, SUMS, "sum_loop")
-            corrupt = corrupt_pairs(tmp, counted, 0x800, join_itself(True))  # PI_MAP_LIN
-            if not corrupt:
-                raise Fail("no block of the program's maps counts as the flow into it")
-            fails_with(corrupt, ["bad block count flow"])
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        join_refused(SUMS, "sum_loop", 0x800, True, ["bad block count flow"], "the flow into it")
 
     def edges_checked():
         """Counts taken from edges' counters, one difference after another
