@@ -283,5 +283,31 @@ same_edge:
 	ret	# expect: leader count-of 274
 	.size	same_edge, .-same_edge
 
+# a loop left from two tests and entered at its last test from before it
+# (zlib's longest_match): the last test keeps its counter, the top is its
+# arm, the second test the top's less the edge out that its counter
+# counts, and the exit takes the flow into it: that edge, and the second
+# test's count less what goes on to the last test (the last test's count
+# less its way in from before the loop)
+	.globl	chain_loop
+	.type	chain_loop, @function
+chain_loop:
+	xorl	%eax, %eax	# expect: leader
+	jmp	.Lcl_in
+.Lcl_top:
+	movl	(%rdi,%rdx,4), %eax	# expect: leader loop count-of 304 minus 306
+	cmpl	%esi, %eax
+	jae	.Lcl_out
+	subl	$1, %edx	# expect: leader loop count-of 298 minus 301 edge-to 309
+	je	.Lcl_out
+.Lcl_in:
+	cmpl	$7, %eax	# expect: leader loop
+	jne	.Lcl_top
+	movl	%edx, %eax	# expect: leader
+	ret
+.Lcl_out:
+	ret	# expect: leader flow-of +295 +301 +~301 -304
+	.size	chain_loop, .-chain_loop
+
 	.section	.note.GNU-stack,"",@progbits
 # model: zen3 (a cycle model costs memcpy: its calls are of another kind)
