@@ -12,7 +12,7 @@
  * - every block's count, from its own counter or, through the map's
  *   tables, from others' (a block counted as another, an arm as its
  *   branch's count less the other way out, a join as the sum of its
- *   ways in);
+ *   ways in, or as the flow into it, a signed sum);
  * - a call's count, where its site does not count it, from the count of
  *   the caller's block that holds it;
  * - self = the counts times the map's block costs, plus what the runtime
