@@ -165,6 +165,23 @@ static bool lin_group(const uint32_t *sums, uint32_t nsums, uint32_t k)
 	return k - 1 < nsums && (sums[k - 1] & PI_LIN_GROUP);
 }
 
+/* Whether a term of block i's flow (PI_MAP_LIN) names a block of i's
+ * function, not i, whose count is no flow; a raw one, a block whose
+ * counter is a count of its own or an edge's (PI_MAP_EDGES) */
+static bool flow_term_ok(const struct pi_map_hdr *m, const uint32_t *same, const uint32_t *diff,
+			 const uint32_t *sums, uint32_t nsums, bool edges, uint32_t term, uint32_t i)
+{
+	const struct pi_map_block *b = (const void *)((const char *)m + m->blocks_off);
+	uint32_t x = term & PI_LIN_BLOCK;
+	if (!x || x > m->nblocks || x - 1 == i || b[x - 1].func != b[i].func)
+		return false;
+	const uint32_t *pair = diff + 2 * (x - 1);
+	if (!pair[0] && pair[1] && lin_group(sums, nsums, pair[1]))
+		return false; /* (a flow) */
+	bool edge = edges && !same[x - 1] && pair[0] && pair[1] == x;
+	return !(term & PI_LIN_RAW) || counted_root(m, same, diff, x, i) || edge;
+}
+
 /* The table of blocks counted as another: one per block, each naming a
  * block of its own function that has a count of its own; and with
  * PI_MAP_DIFF the differences: per block none, or two such blocks, and
@@ -193,7 +210,6 @@ static int check_same(const struct pi_map_hdr *m, char *err, size_t n)
 	}
 	bool edges = diff && (m->reserved & PI_MAP_EDGES);
 	bool lin = sums && (m->reserved & PI_MAP_LIN);
-	const struct pi_map_block *b = (const void *)((const char *)m + m->blocks_off);
 	for (uint32_t i = 0; i < m->nsame; i++) {
 		uint32_t x = same[i];
 		if (x && !counted_root(m, same, diff, x, i) && !(edges && diff_root(m, same, diff, x, i)))
@@ -222,15 +238,9 @@ static int check_same(const struct pi_map_hdr *m, char *err, size_t n)
 			uint32_t g = diff[2 * i + 1] - 1, k = sums[g] & ~PI_LIN_GROUP;
 			if (same[i] || !k || k > PI_LIN_MAX || k > nsums - g - 1)
 				return prof_fail(err, n, "bad block count flow in object map");
-			for (uint32_t j = 1; j <= k; j++) {
-				uint32_t x = sums[g + j] & PI_LIN_BLOCK;
-				if (!x || x > m->nblocks || x - 1 == i || b[x - 1].func != b[i].func ||
-				    (!diff[2 * (x - 1)] && diff[2 * (x - 1) + 1] &&
-				     lin_group(sums, nsums, diff[2 * (x - 1) + 1])) ||
-				    ((sums[g + j] & PI_LIN_RAW) && !counted_root(m, same, diff, x, i) &&
-				     !(edges && !same[x - 1] && diff[2 * (x - 1)] && diff[2 * (x - 1) + 1] == x)))
+			for (uint32_t j = 1; j <= k; j++)
+				if (!flow_term_ok(m, same, diff, sums, nsums, edges, sums[g + j], i))
 					return prof_fail(err, n, "bad block count flow in object map");
-			}
 			continue;
 		}
 		if (diff && !diff[2 * i] && diff[2 * i + 1]) {

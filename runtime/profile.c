@@ -67,6 +67,13 @@ static void write_cthread(struct rt_thread *th)
 	pw_pad(&w, sizeof(ct) + len);
 }
 
+/* Whether FUNCREC holds f's record: not a target's (TARGETS names
+ * them); under --counts, only a function some node is of */
+static bool record_written(const struct pi_funcrec *f)
+{
+	return !rt_is_target(f) && (!rt_counts_in_nodes || rt_counting_needs(f));
+}
+
 static void write_thread(struct rt_thread *th)
 {
 	uint32_t nnodes = 0, nrec = 0;
@@ -595,10 +602,10 @@ static int write_file(const struct target *tg, int sig, struct rt_thread *head, 
 	}
 	uint64_t nf = 0;
 	RT_EACH_FUNC(f)
-		nf += !rt_is_target(f) && (!rt_counts_in_nodes || rt_counting_needs(f));
+		nf += record_written(f);
 	pw_rec(&w, PI_REC_FUNCREC, nf * sizeof(struct pi_prof_funcrec));
 	RT_EACH_FUNC(f) {
-		if (rt_is_target(f) || (rt_counts_in_nodes && !rt_counting_needs(f)))
+		if (!record_written(f))
 			continue;
 		struct pi_prof_funcrec pf;
 		memset(&pf, 0, sizeof(pf));
