@@ -334,6 +334,47 @@ static void describe_none(struct insn_detail *d)
 {
 	memset(d, 0, sizeof(*d));
 	d->mem.base = d->mem.index = -1;
+	d->step_reg = -1;
+}
+
+/* A register stepped by a constant (insn_detail.step_reg): what counts a
+ * loop's turns by the register's change (rewriter/stepcount.c) */
+static void describe_step(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, struct insn_detail *d)
+{
+	if (in->operand_count_visible < 1 || ops[0].type != ZYDIS_OPERAND_TYPE_REGISTER)
+		return;
+	ZydisRegisterClass k = ZydisRegisterGetClass(ops[0].reg.value);
+	if (k != ZYDIS_REGCLASS_GPR64 && k != ZYDIS_REGCLASS_GPR32)
+		return;
+	int64_t step;
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_ADD: case ZYDIS_MNEMONIC_SUB:
+		if (in->operand_count_visible != 2 || ops[1].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+			return;
+		step = in->mnemonic == ZYDIS_MNEMONIC_ADD ? ops[1].imm.value.s : -ops[1].imm.value.s;
+		break;
+	case ZYDIS_MNEMONIC_INC: case ZYDIS_MNEMONIC_DEC:
+		if (in->operand_count_visible != 1)
+			return;
+		step = in->mnemonic == ZYDIS_MNEMONIC_INC ? 1 : -1;
+		break;
+	case ZYDIS_MNEMONIC_LEA:
+		/* lea disp(%r),%r: a 64-bit one of a 64-bit address (a 32-bit
+		 * one keeps the low half of either) */
+		if (regn(ops[1].mem.base) != regn(ops[0].reg.value) || ops[1].mem.index != ZYDIS_REGISTER_NONE ||
+		    (k == ZYDIS_REGCLASS_GPR64 && ZydisRegisterGetClass(ops[1].mem.base) != ZYDIS_REGCLASS_GPR64) ||
+		    (ops[1].mem.segment != ZYDIS_REGISTER_DS && ops[1].mem.segment != ZYDIS_REGISTER_NONE))
+			return;
+		step = ops[1].mem.disp.value;
+		break;
+	default:
+		return;
+	}
+	if (step == 0 || step < INT32_MIN || step > INT32_MAX)
+		return;
+	d->step_reg = (int8_t)regn(ops[0].reg.value);
+	d->step_bits = k == ZYDIS_REGCLASS_GPR64 ? 64 : 32;
+	d->step = (int32_t)step;
 }
 
 /* Describe into d, which describes nothing yet, the instruction Zydis
@@ -530,6 +571,7 @@ static void describe(const ZydisDecodedInstruction *in, const ZydisDecodedOperan
 	default:
 		break;
 	}
+	describe_step(in, ops, d);
 	switch (in->mnemonic) {
 	case ZYDIS_MNEMONIC_MOV: case ZYDIS_MNEMONIC_MOVZX: case ZYDIS_MNEMONIC_MOVSX:
 	case ZYDIS_MNEMONIC_MOVSXD: case ZYDIS_MNEMONIC_MOVD: case ZYDIS_MNEMONIC_MOVQ:

@@ -143,6 +143,13 @@ struct insn_detail {
 	bool imm_add;        /* a 64-bit register plus a constant (add/sub/inc/dec
 				of an immediate, lea disp(base)): foldable at rename */
 	int64_t imm;         /* imm_add's constant */
+	/* a general register plus a constant into itself, 32 or 64 bits
+	 * wide (add or sub of an immediate, inc, dec, lea disp(itself)):
+	 * the register (REGN_GPR) and width, and the constant; step_reg -1
+	 * for any other instruction */
+	int8_t step_reg;
+	uint8_t step_bits;
+	int32_t step;
 	bool partial_write;  /* writes 8 or 16 bits of a GPR: merges with the old value */
 	bool lea_rip;        /* lea of a RIP-relative address */
 	bool lea3;           /* lea of base + index + displacement */

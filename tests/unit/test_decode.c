@@ -87,6 +87,35 @@ int main(void)
 	tap_case("lea of a RIP-relative address: its displacement's place");
 	CHECK(insn_decode(&dx, (const uint8_t *)"\x48\x8d\x05\x10\x00\x00\x00", 7, 0, &in));
 	CHECK(in.rip_rel && in.disp_off == 3);
+	static const struct {
+		const char *name, *bytes;
+		size_t len;
+		int reg, bits, step;
+	} steps[] = {
+		{"sub $1,%edi", "\x83\xef\x01", 3, 7, 32, -1},
+		{"add $8,%rsi", "\x48\x83\xc6\x08", 4, 6, 64, 8},
+		{"dec %r9", "\x49\xff\xc9", 3, 9, 64, -1},
+		{"inc %eax", "\xff\xc0", 2, 0, 32, 1},
+		{"lea -16(%rbx),%rbx", "\x48\x8d\x5b\xf0", 4, 3, 64, -16},
+		{"lea 1(%rdx),%edx (the low half)", "\x8d\x52\x01", 3, 2, 32, 1},
+		{"sub $0x1000,%r12", "\x49\x81\xec\x00\x10\x00\x00", 7, 12, 64, -0x1000},
+		/* not a register stepped in itself */
+		{"lea 1(%rsi),%rdi", "\x48\x8d\x7e\x01", 4, -1, 0, 0},
+		{"lea 1(%eax),%rax (a 32-bit address)", "\x67\x48\x8d\x40\x01", 5, -1, 0, 0},
+		{"lea 1(%rax,%rcx),%rax", "\x48\x8d\x44\x08\x01", 5, -1, 0, 0},
+		{"add %rcx,%rax", "\x48\x01\xc8", 3, -1, 0, 0},
+		{"sub $1,%ax (16 bits)", "\x66\x83\xe8\x01", 4, -1, 0, 0},
+		{"addq $1,(%rax) (memory)", "\x48\x83\x00\x01", 4, -1, 0, 0},
+		{"add $0,%rax", "\x48\x83\xc0\x00", 4, -1, 0, 0},
+	};
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		tap_case("a register's step: %s", steps[i].name);
+		struct insn_detail d;
+		CHECK(insn_describe(&dx, (const uint8_t *)steps[i].bytes, steps[i].len, &d));
+		CHECK(d.step_reg == steps[i].reg);
+		if (steps[i].reg >= 0)
+			CHECK(d.step_bits == steps[i].bits && d.step == steps[i].step);
+	}
 	tap_case("salc: invalid in 64-bit mode");
 	CHECK(!insn_decode(&dx, (const uint8_t *)"\xd6", 1, 0, &in));
 	tap_case("a truncated instruction");
