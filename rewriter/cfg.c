@@ -1339,6 +1339,7 @@ void code_free(struct code *c)
 		free(c->exts[i].name);
 	free(c->exts);
 	free(c->texts), free(c->text_of_sec), free(c->funcs), free(c->blocks), free(c->sums), free(c->sites);
+	free(c->stepped), free(c->stepped_edges);
 	free(c->func_of_sym), free(c->bases), free(c->block_code);
 	for (size_t i = 0; i < c->nkept; i++)
 		free(c->kept_relas[i].symbol);

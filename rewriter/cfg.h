@@ -91,6 +91,30 @@ struct block {
 			       block to the other arm, + 1 each (derive.h) */
 	uint32_t sum;       /* --counts: where code.sums lists the blocks whose
 			       counts' sum is this one's, + 1, or 0 (derive.h) */
+	uint32_t stepped;   /* --counts: the code.stepped entry that keeps its
+			       counter, + 1, or 0 (stepcount.h) */
+};
+
+/* --counts: a block's counter kept by its loop's register (stepcount.h) */
+struct stepped {
+	uint32_t block;     /* the block */
+	uint32_t keep;      /* the block whose counter slot keeps the register
+			       as the loop was entered (a derived block's, which
+			       no count reads) */
+	uint8_t reg;        /* the register (REGN_GPR) */
+	uint8_t bits;       /* its width: 32 or 64 */
+	uint8_t shift;      /* it steps by 1 << shift */
+	bool down;          /* ... down */
+};
+
+/* --counts: an edge into or out of a loop whose register keeps a counter */
+struct stepped_edge {
+	uint32_t from, to;  /* blocks */
+	uint32_t stepped;   /* its code.stepped entry */
+	bool in;            /* into the loop: the register kept; out of it:
+			       the turns added */
+	int32_t add;        /* out: the runs of the block the way out has seen
+			       beyond the steps taken */
 };
 
 /* One executable section. */
@@ -210,6 +234,10 @@ struct code {
 			       blocks (+ 1) whose counts add up to a block's
 			       (block.sum) */
 	size_t nsums, sumcap;
+	struct stepped *stepped; /* --counts: stepcount.h */
+	size_t nstepped, steppedcap;
+	struct stepped_edge *stepped_edges;
+	size_t nstepped_edges, stepped_edgecap;
 	struct site *sites;
 	size_t nsites, sitecap;
 	/* per symbol: function whose entry it names, or -1 */

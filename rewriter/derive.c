@@ -59,6 +59,7 @@
 #include <string.h>
 
 #include "fgraph.h"
+#include "stepcount.h"
 #include "util.h"
 
 /* A region larger than this is not followed (the search is per block) */
@@ -479,6 +480,7 @@ void code_derive_counts(struct code *c)
 		derive_sums(c, f, &g);
 		derive_edges(c, f, &g, idom);
 		derive_lin(c, f, &g);
+		code_step_counters(c, f, &g, idom);
 		free(mark), free(idom), free(rpo), free(place);
 		fgraph_free(&g);
 	}

@@ -15,7 +15,9 @@
  * counter counts it, and whether the jump falls into the target */
 struct landing {
 	uint32_t kt, kp;
-	uint32_t slot;
+	uint32_t slot;     /* block.eto's counter, or UINT32_MAX */
+	uint32_t stepped;  /* the code.stepped_edges entry of a loop's register
+			      (stepcount.h), or UINT32_MAX */
 	bool fall;
 };
 
@@ -56,6 +58,8 @@ struct emit {
 	struct landing *landing; /* --counts: this text's, by target (the
 			       fall first), and the next to emit */
 	size_t nlanding, landcap, at_landing;
+	uint32_t *pre_jump; /* --counts, per instruction: a jmp's code.stepped_edges
+			       entry, whose stub goes before it, or UINT32_MAX */
 	uint64_t to_store;  /* --counts: where a call past the entry stub (or
 			       a pointer's to its kept function) jumps (rel32)
 			       with the caller's node in %r11, to the code
@@ -1179,15 +1183,21 @@ static void emit_centry(struct emit *e, const struct func *f)
 	cfa_row(e, 8);
 }
 
-/* A register dead at the block's start (reglive.h), -1 if none: %r11
- * first; never %rsp or %r12 (whose addressing takes a SIB byte). */
-static int dead_reg(const struct block *bl, bool not_rax)
+/* The first register of mask in the order stubs take them, %r11 first,
+ * or -1 */
+static int first_reg(uint16_t mask)
 {
 	static const int order[] = {11, 10, 9, 8, 7, 6, 2, 1, 0, 3, 5, 13, 14, 15};
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (!(bl->gpr_live & (1u << order[i])) && !(not_rax && order[i] == 0))
+		if (mask >> order[i] & 1)
 			return order[i];
 	return -1;
+}
+
+/* A register dead at the block's start (stub_free_regs), -1 if none */
+static int dead_reg(const struct block *bl, bool not_rax)
+{
+	return first_reg((uint16_t)(stub_free_regs(bl) & (not_rax ? ~1u : 0xffffu)));
 }
 
 /* mov %fs:cur,%r */
@@ -1264,21 +1274,101 @@ static void emit_cblock(struct emit *e, uint32_t b, const struct func *f)
 	e->cur_reg = emit_load_count(e, bl, -1, b, f);
 }
 
-/* The counter of an edge into the block that instruction kt starts, from
- * the jump kp, which block slot's counter counts (block.eto): where the
- * edge's jump lands, before that block's label, so that its registers and
- * flags are the block's.  Through the register the jump leaves the
- * current node in, if it does (as the pass saw it, before: a jump back's
- * is not known yet); it leaves the node where the block assumes it. */
-static void emit_cedge(struct emit *e, uint32_t kt, uint32_t kp, uint32_t slot, const struct func *f)
+/* OP disp32(%base) with reg, 64 bits wide if w (base neither %rsp nor %r12) */
+static void emit_rm(struct emit *e, bool w, uint8_t op, int reg, int base, uint32_t disp)
+{
+	uint8_t rex = (uint8_t)(0x40 | (w ? 8 : 0) | (reg >= 8 ? 4 : 0) | (base >= 8 ? 1 : 0));
+	if (rex != 0x40)
+		buf_u8(&e->tl->out, rex);
+	uint8_t b[] = {op, (uint8_t)(0x80 | (reg & 7) << 3 | (base & 7))};
+	PUT(e, b);
+	buf_u32(&e->tl->out, disp);
+}
+
+/* OP %src,%dst, 64 bits wide if w */
+static void emit_rr(struct emit *e, bool w, uint8_t op, int src, int dst)
+{
+	uint8_t rex = (uint8_t)(0x40 | (w ? 8 : 0) | (src >= 8 ? 4 : 0) | (dst >= 8 ? 1 : 0));
+	if (rex != 0x40)
+		buf_u8(&e->tl->out, rex);
+	uint8_t b[] = {op, (uint8_t)(0xc0 | (src & 7) << 3 | (dst & 7))};
+	PUT(e, b);
+}
+
+/* The stub of a way into or out of a loop whose register keeps block
+ * s->block's counter (stepcount.h), on the edge into bl: in, the
+ * register kept in the node; out, the turns since added to the counter
+ * (the status flags are dead there), and the place cleared.  Through the
+ * node in have (>= 0), else loaded into want or a free register; with a
+ * second free register for the turns, but not avoid.  The register that
+ * holds the node after it. */
+static int emit_cstep(struct emit *e, const struct block *bl, const struct stepped_edge *se, int have, int want,
+		      int avoid, const struct func *f)
+{
+	const struct stepped *s = &e->c->stepped[se->stepped];
+	int r = s->reg;
+	bool w = s->bits == 64;
+	uint16_t free_regs = (uint16_t)(stub_free_regs(bl) & ~(1u << r));
+	uint32_t keep = STUB_CN_COUNTS + 8 * (s->keep - f->first_block);
+	uint32_t cnt = STUB_CN_COUNTS + 8 * (s->block - f->first_block);
+	int rn = have >= 0 && have != r ? have : -1;
+	if (rn < 0) {
+		rn = want >= 0 && want != r && (free_regs >> want & 1) ? want : first_reg(free_regs);
+		if (rn < 0) { /* (stepcount.c found one) */
+			pi_error("internal error: %s: no register for a loop's stub", f->name);
+			abort();
+		}
+		emit_load_cur(e, rn);
+	}
+	if (se->in) {
+		emit_rm(e, w, 0x89, r, rn, keep); /* mov %r,keep(%rn) */
+		return rn;
+	}
+	int rt = first_reg((uint16_t)(free_regs & ~(1u << rn) & (avoid >= 0 ? ~(1u << avoid) : 0xffff)));
+	if (rt < 0) { /* (stepcount.c found three) */
+		pi_error("internal error: %s: no register for a loop's stub", f->name);
+		abort();
+	}
+	if (s->down) {
+		emit_rm(e, w, 0x8b, rt, rn, keep); /* mov keep(%rn),%rt */
+		emit_rr(e, w, 0x29, r, rt);        /* sub %r,%rt */
+	} else {
+		emit_rr(e, w, 0x89, r, rt);        /* mov %r,%rt */
+		emit_rm(e, w, 0x2b, rt, rn, keep); /* sub keep(%rn),%rt */
+	}
+	if (s->shift) { /* shr $shift,%rt */
+		uint8_t b[] = {(uint8_t)(0x48 | (rt >= 8 ? 1 : 0)), 0xc1, (uint8_t)(0xe8 | (rt & 7)), s->shift};
+		PUT(e, b);
+	}
+	if (se->add) /* lea add(%rt),%rt */
+		emit_rm(e, true, 0x8d, rt, rt, (uint32_t)se->add);
+	emit_rm(e, true, 0x01, rt, rn, cnt); /* add %rt,cnt(%rn) */
+	emit_rm(e, w, 0xc7, 0, rn, keep);    /* movl $0,keep(%rn) */
+	buf_u32(&e->tl->out, 0);
+	return rn;
+}
+
+/* The stubs of an edge into the block that instruction kt starts, from
+ * the jump l->kp: a loop's register's (emit_cstep), then the counter of
+ * block l->slot, which counts the edge (block.eto): where the edge's jump
+ * lands, before that block's label, so that its registers and flags are
+ * the block's.  Through the register the jump leaves the current node
+ * in, if it does (as the pass saw it, before: a jump back's is not known
+ * yet); it leaves the node where the block assumes it.  avoid: a
+ * register that holds the node for the block, which stays so. */
+static void emit_cedge(struct emit *e, uint32_t kt, const struct landing *l, int avoid, const struct func *f)
 {
 	const struct block *bl = &e->c->blocks[e->t->block[kt]];
 	int want = e->assumed ? e->assumed[kt] : -1;
-	int have = e->edge_reg && kp < kt ? e->edge_reg[kp] : -1;
-	if (have >= 0 && !(bl->live_in & FLAGS_STATUS))
-		emit_count(e, have, slot, f);
+	int have = e->edge_reg && l->kp < kt ? e->edge_reg[l->kp] : -1;
+	if (l->stepped != UINT32_MAX)
+		have = emit_cstep(e, bl, &e->c->stepped_edges[l->stepped], have, want, avoid, f);
+	if (l->slot == UINT32_MAX)
+		;
+	else if (have >= 0 && !(bl->live_in & FLAGS_STATUS))
+		emit_count(e, have, l->slot, f);
 	else
-		have = emit_load_count(e, bl, want, slot, f);
+		have = emit_load_count(e, bl, want, l->slot, f);
 	if (want >= 0 && want != have && have >= 0) {
 		/* mov %have,%want */
 		uint8_t mov[] = {(uint8_t)(0x48 | (have >= 8 ? 4 : 0) | (want >= 8 ? 1 : 0)), 0x89,
@@ -1323,12 +1413,12 @@ static bool emit_landings(struct emit *e, uint32_t k, const struct func *f)
 	e->cur_reg = -1;
 	bool fall = e->landing[i].fall;
 	if (fall)
-		emit_cedge(e, k, e->landing[i].kp, e->landing[i].slot, f), i++;
+		emit_cedge(e, k, &e->landing[i], keep, f), i++;
 	if (i < end && (fall || falls_in)) /* (past the jumps' counters) */
 		later[nlater++] = emit_jmp_later(e);
 	for (; i < end; i++) {
 		e->tl->edge_at[e->landing[i].kp] = (uint32_t)cur(e);
-		emit_cedge(e, k, e->landing[i].kp, e->landing[i].slot, f);
+		emit_cedge(e, k, &e->landing[i], -1, f);
 		if (i + 1 < end)
 			later[nlater++] = emit_jmp_later(e);
 	}
@@ -2019,7 +2109,7 @@ static bool counts_after_call(const struct emit *e, uint32_t k, const struct fun
 		return false;
 	const struct block *b = &e->c->blocks[t->block[n]];
 	return t->block[n] != t->block[k] && b->first == n && b->edges == 1 && !(b->live_in & FLAGS_STATUS) &&
-	       t->block[n] > f->first_block && !block_derived(b);
+	       t->block[n] > f->first_block && !block_derived(b) && !b->stepped;
 }
 
 static void emit_insn(struct emit *e, uint32_t k)
@@ -2080,6 +2170,7 @@ static void emit_insn(struct emit *e, uint32_t k)
 	if (f && (t->mark[k] & MARK_LEADER) && !counting)
 		emit_block_stub(e, t->block[k]);
 	else if (f && (t->mark[k] & MARK_LEADER) && e->counted != k && !block_derived(&e->c->blocks[t->block[k]]) &&
+		 !e->c->blocks[t->block[k]].stepped &&
 		 !(t->block[k] == f->first_block && code_entry_by_calls(e->c, f)))
 		emit_cblock(e, t->block[k], f);
 	if (f && (t->mark[k] & MARK_FLUSH)) {
@@ -2152,6 +2243,12 @@ static void emit_insn(struct emit *e, uint32_t k)
 	} else if (cinner) {
 		emit_cinner(e, k, f, cinner - 1); /* the call itself, twice */
 		done = true;
+	}
+	if (!done && f && in->kind == INSN_JMP && e->pre_jump && e->pre_jump[k] != UINT32_MAX) {
+		/* a loop's register's stub of the jump's edge: what the
+		 * registers and flags are at the jump they are where it goes */
+		const struct stepped_edge *se = &e->c->stepped_edges[e->pre_jump[k]];
+		e->cur_reg = emit_cstep(e, &e->c->blocks[se->to], se, e->cur_reg, -1, -1, f);
 	}
 	int natural = e->cur_reg; /* (a jump's way out, before its fix) */
 	if (!done && f && e->fix && e->fix[k] >= 0 && in->kind == INSN_JMP && fixable(e, k)) {
@@ -2549,7 +2646,15 @@ static int landing_order(const void *a, const void *b)
 	return x->kp < y->kp ? -1 : x->kp > y->kp;
 }
 
-/* The edges of e's text that have counters (block.eto), by target */
+/* Whether instruction kp reaches kt by falling into it (not by its jump) */
+static bool landing_falls(const struct emit *e, uint32_t kp, uint32_t kt)
+{
+	const struct insn *in = &e->t->insns[kp];
+	return !(in->kind == INSN_JMP || in->kind == INSN_JCC) || in->target != e->t->insns[kt].off;
+}
+
+/* The edges of e's text that have counters (block.eto) or a loop's
+ * register's stubs (code.stepped_edges), by target */
 static void find_landings(struct emit *e)
 {
 	const struct code *c = e->c;
@@ -2560,10 +2665,38 @@ static void find_landings(struct emit *e)
 		const struct block *pb = &c->blocks[sb->efrom - 1], *tb = &c->blocks[sb->eto - 1];
 		uint32_t kp = pb->first + pb->n - 1;
 		struct landing *l = VEC_PUSH(e->landing, e->nlanding, e->landcap);
-		*l = (struct landing){tb->first, kp, (uint32_t)b, e->t->insns[kp].target != e->t->insns[tb->first].off};
+		*l = (struct landing){tb->first, kp, (uint32_t)b, UINT32_MAX, landing_falls(e, kp, tb->first)};
 	}
-	if (e->nlanding)
-		qsort(e->landing, e->nlanding, sizeof(*e->landing), landing_order);
+	for (size_t i = 0; i < c->nstepped_edges; i++) {
+		const struct stepped_edge *se = &c->stepped_edges[i];
+		const struct block *pb = &c->blocks[se->from], *tb = &c->blocks[se->to];
+		if (tb->ts != e->ti)
+			continue;
+		uint32_t kp = pb->first + pb->n - 1;
+		if (e->t->insns[kp].kind == INSN_JMP) {
+			e->pre_jump[kp] = (uint32_t)i;
+			continue;
+		}
+		struct landing *l = VEC_PUSH(e->landing, e->nlanding, e->landcap);
+		*l = (struct landing){tb->first, kp, UINT32_MAX, (uint32_t)i, landing_falls(e, kp, tb->first)};
+	}
+	if (!e->nlanding)
+		return;
+	qsort(e->landing, e->nlanding, sizeof(*e->landing), landing_order);
+	/* an edge with both: one landing (stepcount.c puts one loop's stub on an edge at most) */
+	size_t n = 1;
+	for (size_t i = 1; i < e->nlanding; i++) {
+		struct landing *p = &e->landing[n - 1], *l = &e->landing[i];
+		if (l->kt == p->kt && l->kp == p->kp && l->fall == p->fall) {
+			if (l->slot != UINT32_MAX)
+				p->slot = l->slot;
+			if (l->stepped != UINT32_MAX)
+				p->stepped = l->stepped;
+			continue;
+		}
+		e->landing[n++] = *l;
+	}
+	e->nlanding = n;
 }
 
 void layout_object(struct code *c, struct layout *l)
@@ -2587,6 +2720,8 @@ void layout_object(struct code *c, struct layout *l)
 			es[ti].agree = xcalloc(n, sizeof(uint16_t));
 			es[ti].fixes = xcalloc(n, sizeof(uint16_t));
 			es[ti].never = xcalloc(n, sizeof(bool));
+			es[ti].pre_jump = xmalloc(n * sizeof(uint32_t));
+			memset(es[ti].pre_jump, 0xff, n * sizeof(uint32_t));
 			find_landings(&es[ti]);
 		}
 		/* a branch's reach is inside its text: each text on its own;
@@ -2620,6 +2755,8 @@ void layout_object(struct code *c, struct layout *l)
 		es[ti].never = NULL;
 		free(es[ti].landing);
 		es[ti].landing = NULL;
+		free(es[ti].pre_jump);
+		es[ti].pre_jump = NULL;
 		es[ti].nlanding = 0;
 	}
 	/* call sites' return addresses, per piece */

@@ -292,3 +292,8 @@ void reg_liveness(struct code *c)
 		free(r.use[ti]), free(r.def[ti]);
 	free(r.use), free(r.def), free(r.keep);
 }
+
+uint16_t stub_free_regs(const struct block *b)
+{
+	return (uint16_t)(~b->gpr_live & ~(1u << 4) & ~(1u << 12));
+}

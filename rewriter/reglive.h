@@ -47,6 +47,11 @@ uint16_t call_reads(const struct code *c, const struct text *t, uint32_t k);
  * clobbers them, so no caller keeps a value there). */
 uint16_t call_clobbers(const struct code *c, const struct text *t, uint32_t k);
 
+/* The general registers a stub may take as scratch where block b starts:
+ * those not live there, but %rsp and %r12 (whose addressing takes a SIB
+ * byte). */
+uint16_t stub_free_regs(const struct block *b);
+
 /* text.set_up's bits */
 #define CHAIN_R10 1
 #define CHAIN_RAX 2

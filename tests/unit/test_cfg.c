@@ -40,6 +40,9 @@
  *                      or -L: the count of the block on line L added or
  *                      taken away; +~L, -~L: that block's own counter as
  *                      it is (an edge's)
+ *   stepped R B S      its block's counter is kept by its loop's register
+ *                      R (rax ... r15), B bits wide, stepped by S each
+ *                      turn (stepcount.h): no stub inside the loop
  *
  * Checked both ways, in every instrumented function: an instruction
  * without `leader` does not start a block, a jump without `tail` does
@@ -113,6 +116,9 @@ struct expect {
 	unsigned edge_to;  /* edge-to: a line, or 0 */
 	unsigned sum_of[MAX_SUM]; /* sum-of: lines, ascending; 0 after the last */
 	int flow_of[PI_LIN_MAX];  /* flow-of: terms (flow_term), ascending; 0 after the last */
+	int stepped_reg;  /* stepped: the register, its width (0: not stepped), its step */
+	unsigned stepped_bits;
+	int stepped_by;
 	bool seen;       /* an instruction is on its line */
 };
 
@@ -245,6 +251,17 @@ static struct expect *read_expects(const char *src, struct classes *cl, size_t *
 					return NULL;
 				}
 				qsort(x->flow_of, k, sizeof(int), cmp_int);
+			} else if (!strcmp(w, "stepped")) {
+				char *r = strtok(NULL, " \t\n"), *b = strtok(NULL, " \t\n"), *by = strtok(NULL, " \t\n");
+				x->stepped_reg = r ? reg_named(r) : -1;
+				x->stepped_bits = b ? (unsigned)atoi(b) : 0;
+				x->stepped_by = by ? atoi(by) : 0;
+				if (x->stepped_reg < 0 || (x->stepped_bits != 32 && x->stepped_bits != 64) || !x->stepped_by) {
+					fprintf(stderr, "%s:%zu: stepped what?\n", src, n);
+					free(e);
+					fclose(f);
+					return NULL;
+				}
 			} else if (!strcmp(w, "sum-of")) {
 				size_t k = 0;
 				for (char *l; k < MAX_SUM && (l = strtok(NULL, " \t\n")) && atoi(l) > 0;)
@@ -433,6 +450,19 @@ static int check_code(const char *src, const struct code *c, struct expect *e, s
 				for (int j = 0; j < MAX_SUM && x->sum_of[j]; j++)
 					fprintf(stderr, " %u", x->sum_of[j]);
 				fprintf(stderr, "%s\n", x->sum_of[0] ? "'s" : " (none)");
+				fbad[t->fn[k]]++;
+			}
+			int sreg = -1, sby = 0;
+			unsigned sbits = 0;
+			if (kb->stepped) {
+				const struct stepped *st = &c->stepped[kb->stepped - 1];
+				sreg = st->reg, sbits = st->bits, sby = (st->down ? -1 : 1) * (1 << st->shift);
+			}
+			if (sbits != x->stepped_bits || (sbits && (sreg != x->stepped_reg || sby != x->stepped_by))) {
+				fprintf(stderr, "%s:%u: its counter is kept by %s%s %u %d, expected %s%s %u %d\n", src, line,
+					sbits ? "%" : "", sbits ? reg_names[sreg] : "no register", sbits, sby,
+					x->stepped_bits ? "%" : "", x->stepped_bits ? reg_names[x->stepped_reg] : "no register",
+					x->stepped_bits, x->stepped_by);
 				fbad[t->fn[k]]++;
 			}
 			uint16_t gl = c->blocks[t->block[k]].gpr_live;

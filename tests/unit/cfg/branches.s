@@ -6,7 +6,7 @@
 count_down:
 	xorl	%eax, %eax		# expect: leader
 .Lloop:
-	addl	%edi, %eax		# expect: leader loop
+	addl	%edi, %eax		# expect: leader loop stepped rdi 32 -1
 	subl	$1, %edi
 	jne	.Lloop
 	ret				# expect: leader

@@ -47,7 +47,7 @@ with_call:
 loop:
 	xorl	%eax, %eax	# expect: leader
 .Lhead:
-	cmpl	%edi, %eax	# expect: leader loop
+	cmpl	%edi, %eax	# expect: leader loop stepped rax 32 1
 	jge	.Ldone
 	addl	$1, %eax	# expect: leader loop count-of 50 minus 55
 	jmp	.Lhead
@@ -148,7 +148,7 @@ sum_loop:
 .Lsl_head:
 	cmpl	%esi, %eax	# expect: leader loop sum-of 147 153
 	jge	.Lsl_done
-	testl	%eax, (%rdi)	# expect: leader loop
+	testl	%eax, (%rdi)	# expect: leader loop stepped rax 32 1
 	js	.Lsl_done
 	addl	$1, %eax	# expect: leader loop
 	jmp	.Lsl_head
@@ -253,7 +253,7 @@ leave_loop:
 	testq	%rdi, %rdi
 	je	.Lll_out
 .Lll_head:
-	movl	(%rdi), %ecx	# expect: leader loop
+	movl	(%rdi), %ecx	# expect: leader loop stepped rdi 64 4
 	testl	%ecx, %ecx
 	je	.Lll_out
 	addq	$4, %rdi	# expect: leader loop count-of 256 minus 259 edge-to 265
@@ -301,7 +301,7 @@ chain_loop:
 	subl	$1, %edx	# expect: leader loop count-of 298 minus 301 edge-to 309
 	je	.Lcl_out
 .Lcl_in:
-	cmpl	$7, %eax	# expect: leader loop
+	cmpl	$7, %eax	# expect: leader loop stepped rdx 32 -1
 	jne	.Lcl_top
 	movl	%edx, %eax	# expect: leader
 	ret

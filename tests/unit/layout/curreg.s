@@ -21,6 +21,9 @@
 #  - coded_1: a block the function's indirect jump reaches, whose address
 #    code takes (a lea, as a hand-written return address would be): it
 #    loads the node, for it may be entered ways no edge shows.
+# (The loops shift their registers rather than step them: a loop that
+# steps a register keeps its counter in it, with no stub inside the
+# loop at all: rewriter/stepcount.h.)
 	.text
 	.globl	kept_loop_0
 	.type	kept_loop_0, @function
@@ -31,7 +34,7 @@ kept_loop_0:
 	xorl	%eax, %eax
 .L1head:
 	addl	%ebx, %eax
-	decl	%ebx
+	shrl	%ebx
 	jne	.L1head
 	popq	%rbx
 	ret
@@ -48,7 +51,7 @@ lost_loop_2:
 	addl	%ebx, %eax
 	movq	$1, %r11
 	addl	%r11d, %eax
-	decl	%ebx
+	shrl	%ebx
 	jne	.L2head
 	popq	%rbx
 	ret
@@ -67,7 +70,7 @@ kept_join_0:
 	addl	%ebx, %eax
 	cmpl	$100, %eax
 	jg	.L3join
-	decl	%ebx
+	shrl	%ebx
 	jne	.L3head
 	popq	%rbx
 	ret
@@ -90,7 +93,7 @@ fixed_loop_1:
 	testl	%ebx, %ebx
 	je	.L4out
 	addl	%ebx, %eax
-	decl	%ebx
+	shrl	%ebx
 	jmp	.L4head
 .L4out:
 	popq	%rbx
