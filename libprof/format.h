@@ -265,6 +265,14 @@ struct pi_objdesc {
 	uint32_t nblocks;
 	uint32_t nfuncs;
 	uint32_t index;          /* filled in by the runtime at start-up */
+	/* the map's header's size, flags (PI_MAP_*) and units, which the
+	 * runtime reads here rather than in the map: a program of a thousand
+	 * objects would fault in a page of its map section for each at its
+	 * start and again at its exit (so for node_words) */
+	uint32_t map_size, map_flags, map_units;
+	/* --counts: the most words a node of one of its functions holds
+	 * (the map's nblocks and the record's nslots) */
+	uint32_t node_words;
 	/* The model's front end, charged by the runtime at a call into and a
 	 * return from instrumented code (units; all 0: the block costs hold
 	 * it): a call's and a return's bubble, and how far (window) the
@@ -299,7 +307,7 @@ struct pi_objdesc {
 	 * miss costs its latency over this (0: nothing). */
 	uint32_t cache_overlap[3];
 };
-#define PI_OBJDESC_MAGIC 0x534544504e495250ull /* "PRINPDES" */
+#define PI_OBJDESC_MAGIC 0x324544504e495250ull /* "PRINPDE2" */
 
 /* What a shared object profinst instrumented (profinst -shared) tells the
  * runtime of itself when it is loaded: its constructor passes this to
@@ -334,6 +342,10 @@ struct pi_funcrec {
 	uint32_t size[PI_MAX_PIECES]; /* instrumented size of each piece */
 };
 
+/* An external's record: addr[PI_EXT_NAME_AT] is where its name is,
+ * relative to that word (a string of a section the linker merges, so
+ * that the runtime reads the names from a few pages, not the maps) */
+#define PI_EXT_NAME_AT 2
 #define PI_EXT_CHARGE 0x1   /* add its time to the thread's clock (a cycle model) */
 #define PI_EXT_WAIT 0x2     /* waits on the outside world: not charged by default */
 #define PI_EXT_TTYREAD 0x4  /* a read: a wait when its descriptor is a pipe,

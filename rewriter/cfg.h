@@ -207,6 +207,7 @@ struct external {
 	uint32_t flags;    /* PI_EXT_* */
 	struct ext_cost cost; /* PI_EXT_FIXED: the model's cost of a call */
 	uint32_t map_index; /* its pi_map_func: after the object's functions */
+	uint64_t name_off;  /* its name's place in code.extnames_sec */
 	int rec_sec;
 	uint64_t rec_off;
 };
@@ -253,6 +254,7 @@ struct code {
 	int sym_centry, sym_centry_flags, sym_cextnew, sym_cptr, sym_cptr_tail, sym_locale, sym_solo, sym_cresync, sym_cmeas_start, sym_cmeas_stop, sym_frames, sym_cframe, sym_cpark,
 	    sym_cunpark, sym_pentry;
 	int counts_sec, desc_sec, map_sec;
+	int extnames_sec;   /* the externals' names (meta.c), or 0 */
 	uint32_t nwarn;
 	/* kept from before the rewrite, for the map: line tables, and the
 	 * original bytes of each block */

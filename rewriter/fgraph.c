@@ -7,7 +7,7 @@
 #include "external.h"
 #include "util.h"
 
-
+/* code_block_flow's visit of one block's successors */
 struct collect {
 	struct fgraph *g;
 	uint32_t from;

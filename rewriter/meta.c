@@ -168,6 +168,21 @@ void meta_prepare(struct code *c)
 						NULL, 0);
 			obj_section_symbol(o, plain);
 		}
+		if (!c->extnames_sec) {
+			/* strings the linker merges: one copy of each name in
+			 * the program, in a section of few pages, where the
+			 * runtime reads them (runtime/external.c) */
+			c->extnames_sec = obj_add_section(o, "profinst_extnames", SHT_PROGBITS,
+							  SHF_ALLOC | SHF_MERGE | SHF_STRINGS, 1, NULL, 0);
+			o->secs[c->extnames_sec].entsize = 1;
+			obj_section_symbol(o, c->extnames_sec);
+		}
+		struct section *ns = &o->secs[c->extnames_sec];
+		size_t len = strlen(c->exts[i].name) + 1;
+		c->exts[i].name_off = ns->size;
+		ns->data = xrealloc(ns->data, ns->size + len);
+		memcpy(ns->data + ns->size, c->exts[i].name, len);
+		ns->size += len;
 		struct section *s = &o->secs[plain];
 		c->exts[i].rec_sec = plain;
 		c->exts[i].rec_off = s->size;
@@ -206,6 +221,8 @@ static void fill_funcrecs(struct code *c, const struct addrmap *m)
 		uint8_t *r = o->secs[x->rec_sec].data + x->rec_off;
 		obj_add_rela(o, x->rec_sec, x->rec_off + offsetof(struct pi_funcrec, obj), R_X86_64_64,
 			     (uint32_t)o->secs[c->desc_sec].secsym, 0);
+		obj_add_rela(o, x->rec_sec, x->rec_off + offsetof(struct pi_funcrec, addr) + 8 * PI_EXT_NAME_AT,
+			     R_X86_64_PC64, (uint32_t)o->secs[c->extnames_sec].secsym, (int64_t)x->name_off);
 		wr32(r + offsetof(struct pi_funcrec, index), x->map_index);
 		wr32(r + offsetof(struct pi_funcrec, size), x->flags);
 		wr32(r + offsetof(struct pi_funcrec, size) + 4, x->cost.units);
@@ -448,6 +465,17 @@ void meta_finish(struct code *c, const struct addrmap *map)
 			     (uint32_t)o->secs[c->counts_sec].secsym, 0);
 	struct buf m = {0};
 	build_map(c, map, &m);
+	const struct pi_map_hdr *h = (const struct pi_map_hdr *)(const void *)m.p;
+	wr32(d->data + offsetof(struct pi_objdesc, map_size), h->size);
+	wr32(d->data + offsetof(struct pi_objdesc, map_flags), h->reserved);
+	wr32(d->data + offsetof(struct pi_objdesc, map_units), h->units);
+	uint32_t words = 0;
+	for (size_t fi = 0; fi < c->nfuncs; fi++) {
+		const struct func *f = &c->funcs[fi];
+		if (f->instrument && f->nblocks + f->nslots_counting > words)
+			words = f->nblocks + f->nslots_counting;
+	}
+	wr32(d->data + offsetof(struct pi_objdesc, node_words), words);
 	struct section *ms = &o->secs[c->map_sec];
 	free(ms->data);
 	ms->data = m.p;

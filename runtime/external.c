@@ -156,6 +156,8 @@ static const char *map_str(const struct pi_map_hdr *m, uint32_t s)
 
 static const char *ext_name(const struct pi_funcrec *r)
 {
+	if (r->addr[PI_EXT_NAME_AT])
+		return (const char *)&r->addr[PI_EXT_NAME_AT] + (int64_t)r->addr[PI_EXT_NAME_AT];
 	const struct pi_map_hdr *m = r->obj->map;
 	const struct pi_map_func *f = (const struct pi_map_func *)((const char *)m + m->funcs_off);
 	return map_str(m, f[r->index].name);
@@ -243,13 +245,13 @@ static void model_of(const struct rt_image *im)
 {
 	for (const struct pi_objdesc *d = im->desc.objs; d < im->desc.objs_end; d++) {
 		if (!units_known) {
-			rt_units = d->map->units ? d->map->units : 1;
+			rt_units = d->map_units ? d->map_units : 1;
 			cycles_per_tick_q32 *= rt_units;
 			units_known = 1;
 		}
-		if (d->map->reserved & PI_MAP_CHARGE_OS)
+		if (d->map_flags & PI_MAP_CHARGE_OS)
 			sys_charge = 1;
-		if (d->map->reserved & PI_MAP_CHARGE_WAITS)
+		if (d->map_flags & PI_MAP_CHARGE_WAITS)
 			sys_charge_waits = 1;
 	}
 }

@@ -138,7 +138,7 @@ static void write_thread(struct rt_thread *th)
 		pw_rec(&w, PI_REC_COUNTS, 8 + 8ull * d->nblocks);
 		pw_put(&w, hdr, sizeof(hdr));
 		pw_put(&w, c, 8ull * d->nblocks);
-		if (d->map->reserved & PI_MAP_SIMS) { /* the simulations' counters follow */
+		if (d->map_flags & PI_MAP_SIMS) { /* the simulations' counters follow */
 			pw_rec(&w, PI_REC_SIMCOUNTS, 8 + 16ull * d->nblocks);
 			pw_put(&w, hdr, sizeof(hdr));
 			pw_put(&w, c + d->nblocks, 16ull * d->nblocks);
@@ -256,7 +256,7 @@ static void put_ref(struct pw *w, const struct pi_objdesc *d, const char *maps)
 	struct pi_prof_objref r = {
 		.index = d->index,
 		.offset = (uint64_t)((const char *)d->map - maps),
-		.size = d->map->size,
+		.size = d->map_size,
 	};
 	pw_put(w, &r, sizeof(r));
 }

@@ -94,7 +94,7 @@ bool rt_target_charged(void)
 	if (charge < 0) {
 		int c = 0;
 		RT_EACH_OBJ(d)
-			c |= (d->map->reserved & PI_MAP_CHARGE_OS) != 0;
+			c |= (d->map_flags & PI_MAP_CHARGE_OS) != 0;
 		charge = c;
 	}
 	return charge;

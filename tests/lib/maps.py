@@ -573,7 +573,72 @@ def tests(ctx, Fail, sh, must, profile_json):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    def section(tmp, exe, name):
+        """The bytes of the executable's section name, as the file holds them."""
+        out = os.path.join(tmp, name + ".bin")
+        must(["objcopy", "-O", "binary", "--only-section=" + name, exe, out], "objcopy " + name)
+        with open(out, "rb") as f:
+            return f.read()
+
+    def objdesc_mirrors_map():
+        """Each object's descriptor says what the runtime needs of its map,
+        which it then reads nowhere else at start and exit: the map's size,
+        flags and units as its header has them, and the most words a node
+        of its functions holds (its blocks and call slots); and the
+        externals' names, which the runtime merges by, are in one section
+        the linker merged: each name once."""
+        tmp = tempfile.mkdtemp(prefix="pi-maps-")
+        try:
+            exe = build(tmp)
+            maps, at = [], 0
+            blob = section(tmp, exe, "profinst_map")
+            while at + 80 <= len(blob):
+                size = struct.unpack_from("<I", blob, at + 8)[0]
+                if not size:
+                    break
+                maps.append(blob[at:at + size])
+                at = (at + size + 7) & ~7
+            descs = section(tmp, exe, "profinst_objs")
+            if len(maps) != 2 or len(descs) % len(maps):
+                raise Fail("%d maps, %d bytes of descriptors" % (len(maps), len(descs)))
+            dsize = len(descs) // len(maps)
+            recs = section(tmp, exe, "profinst_funcs")
+            # the records by their object's descriptor, which the file
+            # holds linked (the loader adds the load address); the
+            # runtime's own records name none
+            objs_at = next(int(l.split()[l.split().index("profinst_objs") + 2], 16) for l in
+                           must(["readelf", "-SW", exe], "readelf").stdout.splitlines() if "profinst_objs" in l)
+            objrecs = [[] for _ in maps]
+            for r in range(0, len(recs) - 63, 64):
+                obj, index, npieces, nslots = struct.unpack_from("<QIHH", recs, r)
+                if obj:
+                    objrecs[(obj - objs_at) // dsize].append((index, npieces, nslots))
+            names = []
+            for i, m in enumerate(maps):
+                d = descs[i * dsize:(i + 1) * dsize]
+                if d[:8] != b"PRINPDE2":
+                    raise Fail("descriptor %d: magic %r" % (i, d[:8]))
+                size, flags, units, words = struct.unpack_from("<IIII", d, 32)  # (after index)
+                nfuncs, funcs_off, str_off = (struct.unpack_from("<I", m, o)[0] for o in (16, 28, 40))
+                hflags, hunits = struct.unpack_from("<II", m, 68)
+                if (size, flags, units) != (len(m), hflags, hunits):
+                    raise Fail("descriptor %d: map size %d, flags %#x, units %d; its header %d, %#x, %d"
+                               % (i, size, flags, units, len(m), hflags, hunits))
+                funcs = [struct.unpack_from("<10I", m, funcs_off + 40 * k) for k in range(nfuncs)]
+                most = max([funcs[x][5] + slots for x, npieces, slots in objrecs[i] if npieces] + [0])
+                if words != most or not most:
+                    raise Fail("descriptor %d: nodes of %d words, its functions' most %d" % (i, words, most))
+                for f in funcs:
+                    if f[8] & 0x8:  # PI_FUNC_EXTERNAL
+                        names.append(m[str_off + f[0]:m.index(b"\0", str_off + f[0])])
+            merged = section(tmp, exe, "profinst_extnames").split(b"\0")[:-1]
+            if len(names) == len(set(names)) or sorted(merged) != sorted(set(names)):
+                raise Fail("externals %r, their names' section %r" % (sorted(names), merged))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
     return [("maps/in_executable", in_executable),
+            ("maps/objdesc_mirrors_map", objdesc_mirrors_map),
             ("maps/counting_tree_checked", counting_tree_checked),
             ("maps/sums_checked", sums_checked),
             ("maps/flow_checked", flow_checked),
