@@ -38,6 +38,17 @@ void *rt_mmap_filled(uint64_t size)
 	return map_anon(size, MAP_POPULATE);
 }
 
+/* (MADV_POPULATE_WRITE, Linux 5.14: where the kernel has it not, the
+ * pages come a fault at a time as before) */
+void rt_populate(void *p, uint64_t size)
+{
+	/* (from the page p is in: the kernel takes whole pages, and one
+	 * made already stays as it is) */
+	uint64_t at = (uint64_t)p & ~4095ull;
+	rt_syscall6(SYS_madvise, (long)at, (long)((uint64_t)p + size - at), 23 /* MADV_POPULATE_WRITE */, 0, 0,
+		    0);
+}
+
 void rt_munmap(void *p, uint64_t size)
 {
 	rt_syscall6(SYS_munmap, (long)p, (long)size, 0, 0, 0, 0);

@@ -383,6 +383,10 @@ void *rt_mmap(uint64_t size);
  * is about to fill, which would take a fault a page otherwise */
 void *rt_mmap_filled(uint64_t size);
 void rt_munmap(void *p, uint64_t size);
+/* Makes the pages of [p, p + size) at once, written (zero), rather than
+ * a fault each as they are first touched, two where the first touch
+ * reads: a mapping's, or a part of one, that will be used */
+void rt_populate(void *p, uint64_t size);
 /* Zeroed memory kept until the process ends (thread records, nodes, an
  * ended thread's counters), or NULL; lock-free and signal-safe. */
 void *rt_alloc_keep(uint64_t size);
