@@ -187,14 +187,15 @@ static bool potential(const struct loop_ctx *x, uint32_t cb, uint32_t sb)
 	return ok;
 }
 
-/* Whether the loop's ways in and out can take their stubs, for register
- * r: ways in each from outside to the head, a register free for the
- * node's address; ways out with the status flags dead and three
- * registers free (the node's, the turns', and one the code before may
- * hold the node in for the block: layout.c's emit_cstep) */
-static bool edges_ok(const struct loop_ctx *x, int r)
+/* The loop's ways in and out, each once: whether they can take their
+ * stubs, for register r (ways in each from outside to the head, a
+ * register free for the node's address; ways out with the status flags
+ * dead and three registers free: the node's, the turns', and one the
+ * code before may hold the node in for the block, layout.c's
+ * emit_cstep); or, step not UINT32_MAX, their stubs recorded for it */
+static bool loop_edges(struct loop_ctx *x, int r, uint32_t step)
 {
-	const struct code *c = x->c;
+	struct code *c = x->c;
 	const struct fgraph *g = x->g;
 	uint32_t fb = x->f->first_block;
 	for (uint32_t u = 0; u < g->n; u++) {
@@ -205,6 +206,11 @@ static bool edges_ok(const struct loop_ctx *x, int r)
 			uint32_t v = g->out[u][e];
 			if (inside == in_loop(x, v))
 				continue;
+			if (step != UINT32_MAX) {
+				struct stepped_edge *se = VEC_PUSH(c->stepped_edges, c->nstepped_edges, c->stepped_edgecap);
+				*se = (struct stepped_edge){fb + u, fb + v, step, !inside, inside ? x->pot[u] : 0};
+				continue;
+			}
 			bool jumped;
 			if (!edge_placeable(c, x->f, u, v, &jumped) || edge_taken(c, fb + u, fb + v))
 				return false;
@@ -219,25 +225,6 @@ static bool edges_ok(const struct loop_ctx *x, int r)
 		}
 	}
 	return true;
-}
-
-static void add_edges(struct loop_ctx *x, uint32_t step)
-{
-	struct code *c = x->c;
-	const struct fgraph *g = x->g;
-	uint32_t fb = x->f->first_block;
-	for (uint32_t u = 0; u < g->n; u++) {
-		if (!g->live[u])
-			continue;
-		bool inside = in_loop(x, u);
-		for (size_t e = 0; e < g->outn[u]; e++) {
-			uint32_t v = g->out[u][e];
-			if (inside == in_loop(x, v))
-				continue;
-			struct stepped_edge *se = VEC_PUSH(c->stepped_edges, c->nstepped_edges, c->stepped_edgecap);
-			*se = (struct stepped_edge){fb + u, fb + v, step, !inside, inside ? x->pot[u] : 0};
-		}
-	}
 }
 
 /* A counted block of the loop that its register can count, the first
@@ -260,13 +247,13 @@ static bool step_one(struct loop_ctx *x)
 		if (!in_loop(x, b) || block_derived(bl) || bl->stepped)
 			continue;
 		for (int r = 0; r < 16; r++) {
-			if (st[r].block == UINT32_MAX || !potential(x, b, st[r].block) || !edges_ok(x, r))
+			if (st[r].block == UINT32_MAX || !potential(x, b, st[r].block) || !loop_edges(x, r, UINT32_MAX))
 				continue;
 			struct stepped *s = VEC_PUSH(c->stepped, c->nstepped, c->steppedcap);
 			*s = (struct stepped){fb + b, fb + keep, (uint8_t)r, st[r].bits, st[r].shift, st[r].down};
 			bl->stepped = (uint32_t)c->nstepped;
 			x->slot_free[keep] = false;
-			add_edges(x, (uint32_t)c->nstepped - 1);
+			loop_edges(x, r, (uint32_t)c->nstepped - 1);
 			return true;
 		}
 	}
