@@ -2246,9 +2246,12 @@ static void emit_insn(struct emit *e, uint32_t k)
 	}
 	if (!done && f && in->kind == INSN_JMP && e->pre_jump && e->pre_jump[k] != UINT32_MAX) {
 		/* a loop's register's stub of the jump's edge: what the
-		 * registers and flags are at the jump they are where it goes */
+		 * registers and flags are at the jump they are where it goes.
+		 * The node's register stays what it was, as if no stub were
+		 * here: a loop's head that came to assume the register of its
+		 * way in would make its ways back load it every turn (fix). */
 		const struct stepped_edge *se = &e->c->stepped_edges[e->pre_jump[k]];
-		e->cur_reg = emit_cstep(e, &e->c->blocks[se->to], se, e->cur_reg, -1, -1, f);
+		emit_cstep(e, &e->c->blocks[se->to], se, e->cur_reg, -1, -1, f);
 	}
 	int natural = e->cur_reg; /* (a jump's way out, before its fix) */
 	if (!done && f && e->fix && e->fix[k] >= 0 && in->kind == INSN_JMP && fixable(e, k)) {
