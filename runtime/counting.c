@@ -1171,14 +1171,11 @@ static void mark_kept_tree(const uint8_t *at, uint64_t len, uint32_t n)
 void rt_counting_begin_writing(struct rt_thread *head)
 {
 	uint64_t nobjs = rt_nobjs(), n = 0;
-	/* mappings of their own, let go when the next profile is begun: the
-	 * bump allocator's next bytes may be a huge page not touched yet,
-	 * 2 MB cleared at exit for these few (OpenSSL's one-round run: 1.4 %
-	 * of its samples) */
-	if (needed)
-		rt_munmap(needed, (needed_n / 64 + 1) * 8);
-	if (func_base)
-		rt_munmap(func_base, (needed_objs + 1) * sizeof(*func_base));
+	/* mappings of their own: the bump allocator's next bytes may be a
+	 * huge page not touched yet, 2 MB cleared at exit for these few
+	 * (OpenSSL's one-round run: 1.4 % of its samples).  A profile
+	 * written before leaves its own mapped: a thread that ends may be
+	 * marking in them. */
 	needed = NULL; /* (every record written, where there is no memory) */
 	needed_objs = nobjs;
 	func_base = rt_mmap((nobjs + 1) * sizeof(*func_base));
