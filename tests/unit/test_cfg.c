@@ -181,6 +181,7 @@ static struct expect *read_expects(const char *src, struct classes *cl, size_t *
 	struct expect *e = NULL;
 	size_t n = 0, cap = 0;
 	char line[512];
+	const char *bad = NULL;
 	*count = 0;
 	while (fgets(line, sizeof line, f)) {
 		grow(&e, &cap, ++n, sizeof *e);
@@ -214,28 +215,22 @@ static struct expect *read_expects(const char *src, struct classes *cl, size_t *
 				char *name = strtok(NULL, " \t\n");
 				int i = name ? class_named(cl, name) : -1;
 				if (i < 0) {
-					fprintf(stderr, "%s:%zu: %s what?\n", src, n, w);
-					free(e);
-					fclose(f);
-					return NULL;
+					bad = w;
+					goto what;
 				}
 				*(w[0] == 'f' ? &x->follows : &x->sets) = i;
 			} else if (!strcmp(w, "edge-to")) {
 				char *l = strtok(NULL, " \t\n");
 				if (!l || !(x->edge_to = (unsigned)atoi(l)) || !x->minus) {
-					fprintf(stderr, "%s:%zu: edge-to what?\n", src, n);
-					free(e);
-					fclose(f);
-					return NULL;
+					bad = w;
+					goto what;
 				}
 			} else if (!strcmp(w, "count-of") || !strcmp(w, "minus")) {
 				char *l = strtok(NULL, " \t\n");
 				unsigned v = l ? (unsigned)atoi(l) : 0;
 				if (!v || (w[0] == 'm' && !x->count_of)) {
-					fprintf(stderr, "%s:%zu: %s what?\n", src, n, w);
-					free(e);
-					fclose(f);
-					return NULL;
+					bad = w;
+					goto what;
 				}
 				*(w[0] == 'c' ? &x->count_of : &x->minus) = v;
 			} else if (!strcmp(w, "flow-of")) {
@@ -245,10 +240,8 @@ static struct expect *read_expects(const char *src, struct classes *cl, size_t *
 					x->flow_of[k++] = flow_term((unsigned)atoi(l + 1 + raw), l[0] == '-', raw);
 				}
 				if (k < 2) {
-					fprintf(stderr, "%s:%zu: flow-of what?\n", src, n);
-					free(e);
-					fclose(f);
-					return NULL;
+					bad = w;
+					goto what;
 				}
 				qsort(x->flow_of, k, sizeof(int), cmp_int);
 			} else if (!strcmp(w, "stepped")) {
@@ -257,20 +250,16 @@ static struct expect *read_expects(const char *src, struct classes *cl, size_t *
 				x->stepped_bits = b ? (unsigned)atoi(b) : 0;
 				x->stepped_by = by ? atoi(by) : 0;
 				if (x->stepped_reg < 0 || (x->stepped_bits != 32 && x->stepped_bits != 64) || !x->stepped_by) {
-					fprintf(stderr, "%s:%zu: stepped what?\n", src, n);
-					free(e);
-					fclose(f);
-					return NULL;
+					bad = w;
+					goto what;
 				}
 			} else if (!strcmp(w, "sum-of")) {
 				size_t k = 0;
 				for (char *l; k < MAX_SUM && (l = strtok(NULL, " \t\n")) && atoi(l) > 0;)
 					x->sum_of[k++] = (unsigned)atoi(l);
 				if (k < 2) {
-					fprintf(stderr, "%s:%zu: sum-of what?\n", src, n);
-					free(e);
-					fclose(f);
-					return NULL;
+					bad = w;
+					goto what;
 				}
 				qsort(x->sum_of, k, sizeof(unsigned), cmp_unsigned);
 			} else if (!strcmp(w, "loop")) {
@@ -295,6 +284,11 @@ static struct expect *read_expects(const char *src, struct classes *cl, size_t *
 	fclose(f);
 	*nlines = n;
 	return e;
+what: /* an annotation's word without what it needs after it */
+	fprintf(stderr, "%s:%zu: %s what?\n", src, n, bad);
+	free(e);
+	fclose(f);
+	return NULL;
 }
 
 /* The source line of the instruction at off of section sec, or 0. */
