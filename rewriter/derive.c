@@ -270,12 +270,7 @@ static void derive_edges(struct code *c, const struct func *f, const struct fgra
 	free(pinned);
 }
 
-/* The joins whose counts are their predecessors' sum (the file's
- * comment), after the same counts and the arms: a block another's count
- * reads stays counted (pinned), and so does each block a sum reads. */
-/* The blocks of f whose own counts the tables read so far (pinned): a
- * same count's root, a difference's two, a sum's or a flow's terms. */
-static bool *counts_read(const struct code *c, const struct func *f, const struct fgraph *g)
+bool *code_counts_read(const struct code *c, const struct func *f, const struct fgraph *g)
 {
 	uint32_t fb = f->first_block;
 	bool *pinned = xcalloc(g->n, sizeof(bool));
@@ -294,10 +289,13 @@ static bool *counts_read(const struct code *c, const struct func *f, const struc
 	return pinned;
 }
 
+/* The joins whose counts are their predecessors' sum (the file's
+ * comment), after the same counts and the arms: a block another's count
+ * reads stays counted (pinned), and so does each block a sum reads. */
 static void derive_sums(struct code *c, const struct func *f, const struct fgraph *g)
 {
 	uint32_t fb = f->first_block;
-	bool *pinned = counts_read(c, f, g);
+	bool *pinned = code_counts_read(c, f, g);
 	for (uint32_t j = 1; j < g->n; j++) {
 		struct block *jb = &c->blocks[fb + j];
 		if (block_derived(jb) || pinned[j] || g->special[j] || !g->live[j])
@@ -415,7 +413,7 @@ static bool lin_edge(struct lin *l, uint32_t p, uint32_t q, bool minus, int dept
 static void derive_lin(struct code *c, const struct func *f, const struct fgraph *g)
 {
 	uint32_t fb = f->first_block;
-	bool *pinned = counts_read(c, f, g), *lin = xcalloc(g->n, sizeof(bool));
+	bool *pinned = code_counts_read(c, f, g), *lin = xcalloc(g->n, sizeof(bool));
 	for (uint32_t j = 1; j < g->n; j++) {
 		struct block *jb = &c->blocks[fb + j];
 		if (block_derived(jb) || pinned[j] || g->special[j] || !g->live[j])

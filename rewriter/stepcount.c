@@ -242,12 +242,18 @@ static bool step_one(struct loop_ctx *x)
 			keep = b;
 	if (keep == UINT32_MAX)
 		return false;
+	int8_t edges_ok[16]; /* (the loop's edges, by register: -1 not looked at yet) */
+	memset(edges_ok, -1, sizeof(edges_ok));
 	for (uint32_t b = 0; b < g->n; b++) {
 		struct block *bl = &c->blocks[fb + b];
 		if (!in_loop(x, b) || block_derived(bl) || bl->stepped)
 			continue;
 		for (int r = 0; r < 16; r++) {
-			if (st[r].block == UINT32_MAX || !potential(x, b, st[r].block) || !loop_edges(x, r, UINT32_MAX))
+			if (st[r].block == UINT32_MAX || !potential(x, b, st[r].block))
+				continue;
+			if (edges_ok[r] < 0)
+				edges_ok[r] = loop_edges(x, r, UINT32_MAX);
+			if (!edges_ok[r])
 				continue;
 			struct stepped *s = VEC_PUSH(c->stepped, c->nstepped, c->steppedcap);
 			*s = (struct stepped){fb + b, fb + keep, (uint8_t)r, st[r].bits, st[r].shift, st[r].down};
@@ -292,23 +298,10 @@ static uint32_t loop_size(const struct fgraph *g, const uint64_t *row)
  * edge's counter, no flow's raw term; or the entry, counted by calls */
 static bool *free_slots(const struct code *c, const struct func *f, const struct fgraph *g)
 {
-	uint32_t fb = f->first_block;
-	bool *slot_free = xcalloc(g->n, sizeof(bool));
+	bool *slot_free = code_counts_read(c, f, g);
 	for (uint32_t i = 0; i < g->n; i++) {
-		const struct block *b = &c->blocks[fb + i];
-		slot_free[i] = block_derived(b) && !b->efrom;
-	}
-	for (uint32_t i = 0; i < g->n; i++) {
-		const struct block *b = &c->blocks[fb + i];
-		if (b->minus)
-			slot_free[b->minus - 1 - fb] = slot_free[b->plus - 1 - fb] = false;
-		if (b->same)
-			slot_free[b->same - 1 - fb] = false;
-		if (!b->sum)
-			continue;
-		const uint32_t *k = c->sums + b->sum - 1;
-		for (uint32_t j = 1; j <= (k[0] & ~PI_LIN_GROUP); j++)
-			slot_free[(k[j] & PI_LIN_BLOCK) - 1 - fb] = false;
+		const struct block *b = &c->blocks[f->first_block + i];
+		slot_free[i] = block_derived(b) && !b->efrom && !slot_free[i];
 	}
 	/* the entry's, where its node's calls are its count (a count that
 	 * is the entry's reads them too) */
