@@ -1363,11 +1363,9 @@ static void emit_cedge(struct emit *e, uint32_t kt, const struct landing *l, int
 	int have = e->edge_reg && l->kp < kt ? e->edge_reg[l->kp] : -1;
 	if (l->stepped != UINT32_MAX)
 		have = emit_cstep(e, bl, &e->c->stepped_edges[l->stepped], have, want, avoid, f);
-	if (l->slot == UINT32_MAX)
-		;
-	else if (have >= 0 && !(bl->live_in & FLAGS_STATUS))
+	if (l->slot != UINT32_MAX && have >= 0 && !(bl->live_in & FLAGS_STATUS))
 		emit_count(e, have, l->slot, f);
-	else
+	else if (l->slot != UINT32_MAX)
 		have = emit_load_count(e, bl, want, l->slot, f);
 	if (want >= 0 && want != have && have >= 0) {
 		/* mov %have,%want */
