@@ -270,7 +270,9 @@ static void derive_edges(struct code *c, const struct func *f, const struct fgra
 	free(pinned);
 }
 
-bool *code_counts_read(const struct code *c, const struct func *f, const struct fgraph *g)
+/* The blocks of f whose own counts the tables read so far (pinned): a
+ * same count's root, a difference's two, a sum's or a flow's terms. */
+static bool *counts_read(const struct code *c, const struct func *f, const struct fgraph *g)
 {
 	uint32_t fb = f->first_block;
 	bool *pinned = xcalloc(g->n, sizeof(bool));
@@ -295,7 +297,7 @@ bool *code_counts_read(const struct code *c, const struct func *f, const struct 
 static void derive_sums(struct code *c, const struct func *f, const struct fgraph *g)
 {
 	uint32_t fb = f->first_block;
-	bool *pinned = code_counts_read(c, f, g);
+	bool *pinned = counts_read(c, f, g);
 	for (uint32_t j = 1; j < g->n; j++) {
 		struct block *jb = &c->blocks[fb + j];
 		if (block_derived(jb) || pinned[j] || g->special[j] || !g->live[j])
@@ -413,7 +415,7 @@ static bool lin_edge(struct lin *l, uint32_t p, uint32_t q, bool minus, int dept
 static void derive_lin(struct code *c, const struct func *f, const struct fgraph *g)
 {
 	uint32_t fb = f->first_block;
-	bool *pinned = code_counts_read(c, f, g), *lin = xcalloc(g->n, sizeof(bool));
+	bool *pinned = counts_read(c, f, g), *lin = xcalloc(g->n, sizeof(bool));
 	for (uint32_t j = 1; j < g->n; j++) {
 		struct block *jb = &c->blocks[fb + j];
 		if (block_derived(jb) || pinned[j] || g->special[j] || !g->live[j])
@@ -478,7 +480,9 @@ void code_derive_counts(struct code *c)
 		derive_sums(c, f, &g);
 		derive_edges(c, f, &g, idom);
 		derive_lin(c, f, &g);
-		code_step_counters(c, f, &g, idom);
+		bool *read = counts_read(c, f, &g);
+		code_step_counters(c, f, &g, idom, read);
+		free(read);
 		free(mark), free(idom), free(rpo), free(place);
 		fgraph_free(&g);
 	}

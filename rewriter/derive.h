@@ -7,7 +7,6 @@
 #define PI_DERIVE_H
 
 #include "cfg.h"
-#include "fgraph.h"
 
 /* Set block.same for every block of c's instrumented functions whose
  * count another block's gives: that block's index + 1, itself one with a
@@ -22,11 +21,6 @@
  * one of those others but as said.
  * After the blocks and their ways in (code_count_preds). */
 void code_derive_counts(struct code *c);
-
-/* The blocks of f (by their index in it) whose own counts the tables
- * read so far: a same count's root, a difference's two, a sum's or a
- * flow's terms; g: f's graph.  The caller frees it. */
-bool *code_counts_read(const struct code *c, const struct func *f, const struct fgraph *g);
 
 /* Whether block b's count is other blocks' (no counter of its own) */
 static inline bool block_derived(const struct block *b)

@@ -295,13 +295,14 @@ static uint32_t loop_size(const struct fgraph *g, const uint64_t *row)
 }
 
 /* The blocks of f whose counter slots no count reads: derived, not an
- * edge's counter, no flow's raw term; or the entry, counted by calls */
-static bool *free_slots(const struct code *c, const struct func *f, const struct fgraph *g)
+ * edge's counter, not read by the tables (read); or the entry, counted
+ * by calls */
+static bool *free_slots(const struct code *c, const struct func *f, const struct fgraph *g, const bool *read)
 {
-	bool *slot_free = code_counts_read(c, f, g);
+	bool *slot_free = xmalloc(g->n * sizeof(bool));
 	for (uint32_t i = 0; i < g->n; i++) {
 		const struct block *b = &c->blocks[f->first_block + i];
-		slot_free[i] = block_derived(b) && !b->efrom && !slot_free[i];
+		slot_free[i] = block_derived(b) && !b->efrom && !read[i];
 	}
 	/* the entry's, where its node's calls are its count (a count that
 	 * is the entry's reads them too) */
@@ -309,7 +310,8 @@ static bool *free_slots(const struct code *c, const struct func *f, const struct
 	return slot_free;
 }
 
-void code_step_counters(struct code *c, const struct func *f, const struct fgraph *g, const uint32_t *idom)
+void code_step_counters(struct code *c, const struct func *f, const struct fgraph *g, const uint32_t *idom,
+			const bool *read)
 {
 	struct loops_of l;
 	fgraph_loops(g, idom, &l);
@@ -329,7 +331,7 @@ void code_step_counters(struct code *c, const struct func *f, const struct fgrap
 			order[j] = order[j - 1];
 			order[j - 1] = t;
 		}
-	struct loop_ctx x = {.c = c, .f = f, .g = g, .slot_free = free_slots(c, f, g),
+	struct loop_ctx x = {.c = c, .f = f, .g = g, .slot_free = free_slots(c, f, g, read),
 			     .pot = xmalloc(g->n * sizeof(int32_t)), .seen = xmalloc(g->n * sizeof(bool))};
 	for (uint32_t i = 0; i < l.n; i++) {
 		x.row = l.bits + (size_t)order[i] * l.words;

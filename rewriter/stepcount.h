@@ -28,7 +28,9 @@
 /* The loops of f that can count a block of theirs so (c->stepped,
  * c->stepped_edges, block.stepped), after the derived counts (derive.h), whose
  * blocks' counter slots no count reads are the kept registers' places.
- * g: f's graph, idom its dominators. */
-void code_step_counters(struct code *c, const struct func *f, const struct fgraph *g, const uint32_t *idom);
+ * g: f's graph, idom its dominators, read: the blocks whose own counts
+ * the derived counts' tables read (by index in f). */
+void code_step_counters(struct code *c, const struct func *f, const struct fgraph *g, const uint32_t *idom,
+			const bool *read);
 
 #endif
