@@ -37,7 +37,10 @@ struct citer;
 #define TRAMP_FIRST 256
 #define PARK_FIRST 16
 #define PIECE_FIRST (64u << 10)
-#define PIECE (1u << 20)
+/* (a little under 1 MiB: two pieces and the chunk's header fit in one
+ * huge page, where two whole MiBs took a second huge page, 2 MB cleared,
+ * for their last bytes) */
+#define PIECE ((1u << 20) - 64)
 #define MEMO_BITS STUB_MEMO_BITS /* entries, in sets of MEMO_WAYS */
 #define MEMO_WAYS STUB_MEMO_WAYS
 
@@ -160,6 +163,7 @@ static struct rt_cthread *cthread(struct pi_tls *t)
 			ct->arena_end = NULL;
 			ct->arena = ct->first_piece;
 			ct->arena_end = ct->first_piece ? ct->first_piece + PIECE_FIRST : NULL;
+			ct->arena_total = PIECE_FIRST;
 		} else {
 			ct = rt_alloc_keep(sizeof(*ct));
 			if (!ct)
@@ -174,6 +178,7 @@ static struct rt_cthread *cthread(struct pi_tls *t)
 				return NULL;
 			ct->arena = ct->first_piece;
 			ct->arena_end = ct->first_piece + PIECE_FIRST;
+			ct->arena_total = PIECE_FIRST;
 		}
 		ct->root.slot = UINT32_MAX;
 		th->counting = ct;
@@ -214,6 +219,7 @@ static struct rt_cnode *new_cnode(struct rt_cthread *ct, const struct pi_funcrec
 			 * read fault and then a write fault, OpenSSL's
 			 * one-round run 0.7 ms of them) */
 			rt_populate(p, piece);
+			__atomic_fetch_add(&ct->arena_total, piece, __ATOMIC_RELAXED);
 			n = (struct rt_cnode *)p;
 			/* no end first: a handler's entry meanwhile takes a
 			 * piece of its own (lost room, never shared room) */
@@ -998,28 +1004,43 @@ void rt_counting_zero(struct rt_thread *th)
 
 /* The encoding's buffer (ct's, kept for the next profile and thread):
  * room for n more bytes, in fresh mappings, so that the program's own
- * heap is never touched. */
+ * heap is never touched.  Its pages are made 64 KiB at a time as the
+ * encoding reaches them (a fault a page costs more; a buffer made whole
+ * and doubled made and copied twice what it kept), and its first
+ * mapping is as large as the nodes' pieces suggest (a node takes more
+ * room than its encoding: OpenSSL's, 4.2 MB of nodes, encode in 0.4 MB). */
 struct enc {
 	uint8_t *p;
-	uint64_t len, cap;
+	uint64_t len, cap, made, hint;
 };
+
+#define ENC_STEP (64u << 10)
 
 static bool enc_room(struct enc *e, uint64_t n)
 {
-	if (e->len + n <= e->cap)
+	if (e->len + n <= e->made)
 		return true;
-	uint64_t cap = e->cap ? 2 * e->cap : 64u << 10;
-	while (cap < e->len + n)
-		cap *= 2;
-	uint8_t *q = rt_mmap_filled(cap);
-	if (!q)
-		return false;
-	if (e->p) {
-		rt_copy(q, e->p, e->len);
-		rt_munmap(e->p, e->cap);
+	if (e->len + n > e->cap) {
+		uint64_t cap = e->cap ? 2 * e->cap : e->hint > ENC_STEP ? e->hint : ENC_STEP;
+		while (cap < e->len + n)
+			cap *= 2;
+		uint8_t *q = rt_mmap(cap);
+		if (!q)
+			return false;
+		if (e->p) {
+			rt_copy(q, e->p, e->len);
+			rt_munmap(e->p, e->cap);
+		}
+		e->p = q;
+		e->cap = cap;
+		e->made = e->len & ~4095ull; /* (the copy made these) */
 	}
-	e->p = q;
-	e->cap = cap;
+	uint64_t to = (e->len + n + ENC_STEP - 1) & ~(uint64_t)(ENC_STEP - 1);
+	if (to > e->cap)
+		to = e->cap;
+	if (to > e->made)
+		rt_populate(e->p + e->made, to - e->made);
+	e->made = to;
 	return true;
 }
 
@@ -1103,7 +1124,7 @@ static bool encode_node(struct enc *e, const struct rt_cnode *c, uint64_t up, ui
  * buffer; false if there is no memory for it (a profile without it) */
 static bool encode_tree(struct rt_cthread *ct, uint64_t *len, uint32_t *nnodes)
 {
-	struct enc e = {ct->enc, 0, ct->enc_cap};
+	struct enc e = {ct->enc, 0, ct->enc_cap, ct->enc_made, (ct->arena_total / 8 + ENC_STEP - 1) & ~(uint64_t)(ENC_STEP - 1)};
 	uint64_t depth = 1, next = 1, nfuncs = rt_nfuncs();
 	bool ok = false;
 	struct citer *st = walk_room(ct, 1);
@@ -1128,6 +1149,7 @@ static bool encode_tree(struct rt_cthread *ct, uint64_t *len, uint32_t *nnodes)
 out:
 	ct->enc = e.p;
 	ct->enc_cap = e.cap;
+	ct->enc_made = e.made;
 	return ok;
 }
 

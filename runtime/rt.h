@@ -108,12 +108,13 @@ struct rt_cthread {
 	uint32_t nnest;
 	char *arena, *arena_end;
 	char *first_piece; /* the arena's first piece, again for the next thread */
-	/* the tree walk's room and the encoding's, kept for the next
-	 * profile and thread */
+	uint64_t arena_total; /* the pieces' bytes */
+	/* the tree walk's room and the encoding's (enc_made bytes of it
+	 * populated), kept for the next profile and thread */
 	struct citer *walk;
 	uint64_t walk_cap;
 	uint8_t *enc;
-	uint64_t enc_cap;
+	uint64_t enc_cap, enc_made;
 	struct ptr_memo *memo; /* 1 << MEMO_BITS entries (NULL: no memory) */
 };
 
