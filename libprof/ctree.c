@@ -153,7 +153,11 @@ static int decode(struct conv *c, const uint8_t *at, const uint8_t *end, uint32_
 	for (uint64_t k = 1; k < c->ncn; k++) {
 		struct cn *n = &c->cn[k];
 		uint64_t up, obj1, slot1;
-		if (!get(&at, end, &up) || up == 0 || up > k || !get(&at, end, &obj1))
+		if (!get(&at, end, &up))
+			return fail(c, "truncated node");
+		if (up == 0 || up > k)
+			return fail(c, "a node whose parent is not before it");
+		if (!get(&at, end, &obj1))
 			return fail(c, "truncated node");
 		n->parent = (uint32_t)(k - up);
 		n->g = NONE;
@@ -200,6 +204,57 @@ static int decode(struct conv *c, const uint8_t *at, const uint8_t *end, uint32_
 	if (at != end)
 		return fail(c, "bytes after its nodes");
 	return 0;
+}
+
+/* The nodes in the order of a walk from the root, each node's children
+ * in the order they came: a runtime writes them in the order it made
+ * them, a parent before its children, and walk() takes a node's
+ * children right after it.  (A walk's order comes back as it was.) */
+static int walk_order(struct conv *c)
+{
+	uint64_t n = c->ncn;
+	uint32_t *first = malloc(n * sizeof(*first)), *next = malloc(n * sizeof(*next));
+	uint32_t *order = malloc(n * sizeof(*order)), *stack = malloc(n * sizeof(*stack));
+	struct cn *cn = malloc(n * sizeof(*cn));
+	int r = 0;
+	if (!first || !next || !order || !stack || !cn) {
+		r = oom(c);
+		goto out;
+	}
+	for (uint64_t k = 0; k < n; k++)
+		first[k] = next[k] = NONE;
+	for (uint64_t k = n - 1; k >= 1; k--) { /* (pushed in front: ascending) */
+		next[k] = first[c->cn[k].parent];
+		first[c->cn[k].parent] = (uint32_t)k;
+	}
+	/* (each node once: its parent comes before it) */
+	uint64_t depth = 0, at = 0;
+	stack[depth++] = 0;
+	while (depth) {
+		uint32_t k = stack[--depth];
+		order[k] = (uint32_t)at;
+		cn[at++] = c->cn[k];
+		uint64_t from = depth;
+		for (uint32_t x = first[k]; x != NONE; x = next[x])
+			stack[depth++] = x;
+		for (uint64_t i = from, j = depth; i + 1 < j; i++, j--) { /* the first on top */
+			uint32_t t = stack[i];
+			stack[i] = stack[j - 1];
+			stack[j - 1] = t;
+		}
+	}
+	for (uint64_t k = 1; k < n; k++)
+		cn[k].parent = order[cn[k].parent];
+	free(c->cn);
+	c->cn = cn;
+	cn = NULL;
+out:
+	free(first);
+	free(next);
+	free(order);
+	free(stack);
+	free(cn);
+	return r;
 }
 
 /* the node made under parent for (g, ra, alias), or the one there */
@@ -621,7 +676,7 @@ int ctree_convert(const struct profile *p, const uint8_t *pl, uint64_t size, str
 	memset(c.onpath, 0xff, (p->nfuncs ? p->nfuncs : 1) * sizeof(*c.onpath));
 	if (h.reserved)
 		fail(&c, "unknown flags");
-	else if (!decode(&c, pl + sizeof(h), pl + size, h.nnodes) && !walk(&c) && !emit(&c, &h, pt, out))
+	else if (!decode(&c, pl + sizeof(h), pl + size, h.nnodes) && !walk_order(&c) && !walk(&c) && !emit(&c, &h, pt, out))
 		r = 0;
 out:
 	if (r) {

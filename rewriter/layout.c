@@ -1139,7 +1139,7 @@ static void emit_centry(struct emit *e, const struct func *f)
 		to_slow[nslow++] = cur(e);
 		buf_u8(&e->tl->out, 0);
 		emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
-		static const uint8_t ptr[] = {0x41, 0x83, 0x7b, STUB_CN_PTRSITE, STUB_CN_POINTER}; /* cmpl $POINTER,ptrsite(%r11) */
+		static const uint8_t ptr[] = {0x41, 0x80, 0x7b, STUB_CN_PTRSITE, STUB_CN_POINTER}; /* cmpb $POINTER,ptrsite(%r11) */
 		PUT(e, ptr);
 		buf_u8(&e->tl->out, 0x75);
 		to_slow[nslow++] = cur(e);
@@ -1770,7 +1770,7 @@ static void emit_kept_call(struct emit *e, const struct func *f, uint32_t slot, 
  *   mov addr(%r11),%r11; cmp %fs:target,%r11; jne 1f;
  *   lea -15(%rsp),%r11; mov %r11,%fs:nextsp; jmp 2f;
  *   1: call __profinst_cptr; 2: mov %fs:target,%r11; call *%r11;
- *   mov %fs:cur,%r11; cmpl $2,ptrsite(%r11); jne 3f;
+ *   mov %fs:cur,%r11; cmpb $2,ptrsite(%r11); jne 3f;
  *   call __profinst_cmeas_stop; 3:
  * The function the site called last (its node the pointer's node keeps)
  * is called at once, and its entry takes that node; any other target
@@ -1871,7 +1871,7 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 	if (jump)
 		return;
 	emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
-	static const uint8_t ext[] = {0x41, 0x83, 0x7b, STUB_CN_PTRSITE, STUB_CN_PTR_EXT, 0x75, 0x05}; /* cmpl $PTR_EXT; jne +5 */
+	static const uint8_t ext[] = {0x41, 0x80, 0x7b, STUB_CN_PTRSITE, STUB_CN_PTR_EXT, 0x75, 0x05}; /* cmpb $PTR_EXT; jne +5 */
 	PUT(e, ext);
 	emit_call_rt(e, e->c->sym_cmeas_stop);
 }

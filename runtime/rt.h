@@ -42,14 +42,19 @@ struct rt_cnode {
 	struct rt_cnode *outside; /* children entered from outside */
 	struct rt_cnode *sibling; /* next in its parent's outside list or slot */
 	uint32_t slot;    /* in its parent, UINT32_MAX: entered from outside */
-	uint32_t nblocks, nslots;
-	uint32_t ptrsite; /* 0, or STUB_CN_POINTER: the node of a call through a
+	uint32_t nblocks;
+	uint16_t nslots;  /* (a record's are 16 bits) */
+	uint8_t lost;     /* made for nothing (a race lost): in no list */
+	uint8_t ptrsite;  /* 0, or STUB_CN_POINTER: the node of a call through a
 			     pointer (fn NULL), whose counts[0] is the node of
 			     the callee it called last (the callee's entry
 			     stub takes it); STUB_CN_PTR_EXT: an external's
 			     called through a pointer, whose clock the site
 			     stops after the call; STUB_CN_OUTERMOST: see
 			     root_ra */
+	/* its index in the last encoding of its thread's tree (RT_CN_SKIP:
+	 * not in the tree), 0 before one (encode_made in counting.c) */
+	uint32_t windex;
 	uint64_t sp;      /* %rsp in its last activation (its entry's, less 8
 			     or 16): where a longjmp or an exception lands
 			     finds the frame it lands in by it */
@@ -63,6 +68,17 @@ struct rt_cnode {
 			     not through the trampoline */
 	uint64_t counts[]; /* nblocks (an external's: calls, bytes), then nslots */
 };
+#define RT_CN_SKIP UINT32_MAX
+
+/* A piece of a thread's arena: its nodes follow, in the order they were
+ * made, up to size bytes from the piece's start or the first node all of
+ * whose header is zero; the pieces are listed in the order they became
+ * the arena. */
+struct rt_piece {
+	struct rt_piece *next;
+	uint64_t size;
+};
+
 static inline struct rt_cnode **rt_cnode_slots(struct rt_cnode *n)
 {
 	return (struct rt_cnode **)(n->counts + n->nblocks);
@@ -108,7 +124,9 @@ struct rt_cthread {
 	uint32_t nnest;
 	char *arena, *arena_end;
 	char *first_piece; /* the arena's first piece, again for the next thread */
+	struct rt_piece *last_piece;
 	uint64_t arena_total; /* the pieces' bytes */
+	uint32_t encodings; /* of this tree (its nodes' windex) */
 	/* the tree walk's room and the encoding's (enc_made bytes of it
 	 * populated), kept for the next profile and thread */
 	struct citer *walk;

@@ -207,7 +207,7 @@
 #define STUB_CN_FN 0
 #define STUB_CN_FPARENT 8
 #define STUB_CN_CALLS 24
-#define STUB_CN_PTRSITE 76 /* 32 bits, what kind of node (rt.h, rt_cnode.ptrsite): */
+#define STUB_CN_PTRSITE 75 /* 8 bits, what kind of node (rt.h, rt_cnode.ptrsite): */
 #define STUB_CN_POINTER 1  /* a call through a pointer's, whose first count is
 			      its last callee's node */
 #define STUB_CN_PTR_EXT 2  /* an external's called through a pointer, timed */

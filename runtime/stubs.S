@@ -1491,7 +1491,7 @@ ENTRY __profinst_centry
 	jnz .Lce_c_busy
 	cmpq $0, CN_SP(%r8)               /* its clock runs */
 	je .Lce_c_busy
-	cmpl $CN_OUTERMOST, CN_PTRSITE(%r8)
+	cmpb $CN_OUTERMOST, CN_PTRSITE(%r8)
 	je .Lce_c_busy
 	lea SAVED_LIGHT+16(%rsp), %rsi    /* the function's %rsp at entry */
 	mov TLS(TLS_NEXTSP), %rax
@@ -1619,7 +1619,7 @@ ENTRY __profinst_pentry
 	cmp %rax, PTLS(TLS_NEXTSP)
 	jne 3f
 	mov PTLS(TLS_CUR), %rax
-	cmpl $CN_POINTER, CN_PTRSITE(%rax)
+	cmpb $CN_POINTER, CN_PTRSITE(%rax)
 	jne 3f
 	mov CN_COUNTS+8*PTR_CALLEE(%rax), %rax
 	test %rax, %rax
@@ -1816,7 +1816,7 @@ ENTRY __profinst_cptr
 	mov TLS(TLS_CUR), %rax            /* the pointer's node */
 	test %rax, %rax
 	jz .Lcp_slow
-	cmpl $CN_POINTER, CN_PTRSITE(%rax)
+	cmpb $CN_POINTER, CN_PTRSITE(%rax)
 	jne .Lcp_slow
 	TAKE_BUSY .Lcp_slow_busy          /* (a handler meanwhile leaves the table alone) */
 	mov TLS(TLS_TARGET), %rdx

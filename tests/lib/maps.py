@@ -33,6 +33,22 @@ UNRUN = {
 }
 
 
+# a call made in a node made before its caller's last sibling: leaf's
+# node, under f's, comes after g's, so that the order in which the nodes
+# were made is not the order of a walk
+LATE = {
+    "main.c": "#include <stdio.h>\nint f(int); int g(int);\n"
+              "int main(int argc, char **argv) {\n"
+              "  int s = 0; (void)argv;\n"
+              "  for (int i = 0; i < 3 + argc; i++) s += f(i) + g(i);\n"
+              "  printf(\"%d\\n\", s); return 0; }\n",
+    "fg.c": "int leaf(int);\n"
+            "int f(int i) { return i > 0 ? leaf(i) : i; }\n"
+            "int g(int i) { return i * 3 + 1; }\n",
+    "leaf.c": "int leaf(int x) { return x * x + (x & 1 ? x : 2); }\n",
+}
+
+
 # a loop whose head is entered from before it and from its body's end,
 # and whose exit has two ways in (no arm's difference): the head counts as
 # the sum of the two (tests/unit/cfg/counts.s, sum_loop)
@@ -510,14 +526,18 @@ def tests(ctx, Fail, sh, must, profile_json):
 
     def counting_tree_checked():
         """Under --counts a thread's tree is written as its stubs left it
-        (CTHREAD): its bytes are exactly the nodes FORMAT.md describes,
-        written back they read the same, and a tree that does not fit
-        (a parent off its walk's path, a counter past its function's
+        (CTHREAD): its bytes are exactly the nodes FORMAT.md describes, in
+        the order the runtime made them (a parent before its children, but
+        not the order of a walk: a node whose parent the walk has left,
+        LATE's leaf under f after g); written back, or in the order of a walk, either
+        way round, they read the same; and a tree that does not fit (a
+        node whose parent is not before it, a counter past its function's
         blocks, more nodes than its bytes, bytes after its nodes) is
         refused, in one line."""
         tmp = tempfile.mkdtemp(prefix="pi-maps-")
         try:
-            exe = build(tmp)
+            exe = os.path.join(tmp, "late")
+            must([ctx.profinst, "-q", "--cpu=instructions"] + compile_sources(tmp, LATE) + ["-o", exe], "profinst")
             prof = run(tmp, exe, os.path.join(tmp, "p.pf"))
             with open(prof, "rb") as f:
                 d = f.read()
@@ -525,26 +545,50 @@ def tests(ctx, Fail, sh, must, profile_json):
             if not nodes or encode_tree(head, nodes) != record_payload(d, TAG_CTHREAD):
                 raise Fail("the counting tree does not decode as FORMAT.md has it (%d nodes)" % len(nodes))
             want = figures(profile_json(ctx, prof))
-            again = os.path.join(tmp, "again.pf")
-            with open(again, "wb") as f:
-                f.write(replace_record(d, TAG_CTHREAD, encode_tree(head, nodes)))
-            if figures(profile_json(ctx, again)) != want:
+
+            def reads(name, payload):
+                path = os.path.join(tmp, name + ".pf")
+                with open(path, "wb") as f:
+                    f.write(replace_record(d, TAG_CTHREAD, payload))
+                return figures(profile_json(ctx, path))
+
+            if reads("again", encode_tree(head, nodes)) != want:
                 raise Fail("the tree written back reads otherwise")
-            # a node whose parent the walk has left: node k's parent made
-            # a node j before it that is not on the path to node k - 1
             parent = [None] + [i + 1 - n[0] for i, n in enumerate(nodes)]  # (node i + 1's)
-            moved = None
+            off_path = []
             for k in range(2, len(nodes) + 1):
                 path, x = set(), k - 1
                 while x:
                     path.add(x)
                     x = parent[x]
-                off = [j for j in range(1, k) if j not in path]
-                if off:
-                    moved = (k, off[0])
-                    break
-            if not moved:
-                raise Fail("wordfreq's tree is one path: no node to move off it")
+                if parent[k] not in path and parent[k] != 0:
+                    off_path.append(k)
+            if not off_path:
+                raise Fail("the tree is written in the order of a walk, not in the order its nodes were made")
+
+            def walked(reverse):
+                """the nodes in the order of a walk from the root, each
+                node's children in the order written, or reversed"""
+                children = [[] for _ in range(len(nodes) + 1)]
+                for k in range(1, len(nodes) + 1):
+                    children[parent[k]].append(k)
+                order, stack = [], [0]
+                while stack:
+                    k = stack.pop()
+                    order.append(k)
+                    stack.extend(children[k] if reverse else reversed(children[k]))
+                index = {k: i for i, k in enumerate(order)}
+                out = []
+                for k in order[1:]:
+                    n = list(nodes[k - 1])
+                    n[0] = index[k] - index[parent[k]]
+                    out.append(n)
+                return encode_tree(head, out)
+
+            for reverse in (False, True):
+                if reads("walked%d" % reverse, walked(reverse)) != want:
+                    raise Fail("the tree in the order of a walk (children %s) reads otherwise" %
+                               ("reversed" if reverse else "in order"))
             counted = [i for i, n in enumerate(nodes) if n[1] and not n[4] & 1 and len(n) > 10]
             if not counted:
                 raise Fail("no node of an instrumented function counted a block")
@@ -555,16 +599,20 @@ def tests(ctx, Fail, sh, must, profile_json):
                     f.write(replace_record(d, TAG_CTHREAD, change([list(n) for n in nodes])))
                 return path
 
-            def off_path(bad):
-                k, j = moved
-                bad[k - 1][0] = k - j
+            def parent_after(bad):
+                bad[1][0] = 3  # node 2's parent "node -1"
+                return encode_tree(head, bad)
+
+            def no_parent(bad):
+                bad[1][0] = 0
                 return encode_tree(head, bad)
 
             def past_blocks(bad):
                 bad[counted[0]][10] += 1 << 20
                 return encode_tree(head, bad)
 
-            cases = [("off_path", off_path, "not on its path"), ("past_blocks", past_blocks, "past its function"),
+            cases = [("parent_after", parent_after, "not before it"), ("no_parent", no_parent, "not before it"),
+                     ("past_blocks", past_blocks, "past its function"),
                      ("more_nodes", lambda bad: encode_tree(head, bad)[:8] + struct.pack("<I", 10 ** 6) +
                       encode_tree(head, bad)[12:], "more nodes"),
                      ("after", lambda bad: encode_tree(head, bad) + b"\x01", "after its nodes")]
