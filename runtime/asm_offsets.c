@@ -34,7 +34,7 @@ _Static_assert(offsetof(struct pi_tls, cur) == STUB_TLS_CUR && offsetof(struct p
 		       offsetof(struct rt_cnode, fn) == STUB_CN_FN &&
 		       offsetof(struct rt_cnode, ptrsite) == STUB_CN_PTRSITE &&
 		       offsetof(struct rt_cnode, calls) == STUB_CN_CALLS && offsetof(struct rt_cnode, sp) == STUB_CN_SP &&
-		       offsetof(struct rt_cnode, wait_sp) == STUB_CN_WAIT_SP &&
+		       offsetof(struct rt_cnode, counts) + 8 * RT_EXT_WAIT_SP == STUB_CN_WAIT_SP &&
 		       offsetof(struct rt_cnode, counts) == STUB_CN_COUNTS,
 	       "the counting stubs' words (stub_abi.h)");
 _Static_assert(offsetof(struct pi_tls, dead) == offsetof(struct pi_tls, busy) + 4,
@@ -64,8 +64,9 @@ void asm_offsets(void)
 	OFFSET(CN_FN, struct rt_cnode, fn);
 	OFFSET(CN_PARENT, struct rt_cnode, parent);
 	OFFSET(CN_CALLS, struct rt_cnode, calls);
-	OFFSET(CN_OS, struct rt_cnode, os);
-	OFFSET(CN_OUTSIDE, struct rt_cnode, outside);
+	DEFINE(CN_EXT_OS, offsetof(struct rt_cnode, counts) + 8 * RT_EXT_OS);
+	OFFSET(CN_AUX, struct rt_cnode, aux);
+	OFFSET(AUX_OUTSIDE, struct rt_caux, outside);
 	OFFSET(CN_SIBLING, struct rt_cnode, sibling);
 	DEFINE(CN_OUTERMOST, STUB_CN_OUTERMOST);
 	OFFSET(TH_COUNTING, struct rt_thread, counting);

@@ -84,7 +84,7 @@ static uint64_t sink_room;
 
 static void make_sink(uint32_t first)
 {
-	uint64_t most = sink ? sink_room : 2;
+	uint64_t most = sink ? sink_room : RT_EXT_WORDS > STUB_PTR_WORDS ? RT_EXT_WORDS : STUB_PTR_WORDS;
 	for (uint32_t i = first, n = rt_image_count(); i < n; i++)
 		for (const struct pi_objdesc *d = rt_images[i].desc.objs; d < rt_images[i].desc.objs_end; d++)
 			if (d->node_words > most)
@@ -158,6 +158,7 @@ static struct rt_cthread *cthread(struct pi_tls *t)
 			if (ct->first_piece)
 				rt_zero(ct->first_piece, used);
 			rt_zero(&ct->root, sizeof(ct->root));
+			rt_zero(&ct->root_aux, sizeof(ct->root_aux));
 			if (ct->memo)
 				rt_zero(ct->memo, sizeof(*ct->memo) << MEMO_BITS);
 			ct->ntramp = ct->npark = ct->nnest = 0;
@@ -187,6 +188,7 @@ static struct rt_cthread *cthread(struct pi_tls *t)
 			*ct->last_piece = (struct rt_piece){.size = PIECE_FIRST};
 		}
 		ct->root.slot = UINT32_MAX;
+		ct->root.aux = &ct->root_aux;
 		th->counting = ct;
 		t->memo = ct->memo;
 	}
@@ -204,7 +206,7 @@ static struct rt_cnode *new_cnode(struct rt_cthread *ct, const struct pi_funcrec
 {
 	/* an external's calls and bytes; a pointer's last callee (and, for
 	 * an external's site, room for its stub's bytes) */
-	uint32_t nblocks = fn ? 2 : STUB_PTR_WORDS, nslots = 0;
+	uint32_t nblocks = fn ? RT_EXT_WORDS : STUB_PTR_WORDS, nslots = 0;
 	if (fn && !rt_is_external(fn)) {
 		const struct pi_map_func *mf = pi_map_funcs(fn->obj->map) + fn->index;
 		nblocks = mf->nblocks;
@@ -311,7 +313,8 @@ static struct rt_cnode *outside_child(struct rt_cthread *ct, struct rt_cnode *pa
 {
 	if (parent == sink)
 		return sink;
-	return list_child(ct, &parent->outside, parent, UINT32_MAX, fn, fparent);
+	struct rt_caux *aux = rt_cnode_aux(parent);
+	return aux ? list_child(ct, &aux->outside, parent, UINT32_MAX, fn, fparent) : NULL;
 }
 
 /* Whether the word at addr is v, read by the kernel: addr may be a stack
@@ -469,7 +472,7 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 		if (o->fn && rt_is_external(o->fn))
 			while (o != &ct->root && o->ptrsite != STUB_CN_OUTERMOST && o->fparent)
 				o = o->fparent;
-		if (o->ptrsite != STUB_CN_OUTERMOST || (sp < o->sp + 8 && word_is(o->sp + 8, o->root_ra)))
+		if (o->ptrsite != STUB_CN_OUTERMOST || (sp < o->sp + 8 && o->aux && word_is(o->sp + 8, o->aux->root_ra)))
 			break;
 		parent = o->fparent ? o->fparent : &ct->root;
 	}
@@ -483,7 +486,7 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 		uint64_t ran = at > parent->sp ? at - parent->sp : 0;
 		if (paused_at)
 			ran = ran > rt_ccb_overhead_ticks ? ran - rt_ccb_overhead_ticks : 0;
-		parent->os += ran;
+		parent->counts[RT_EXT_OS] += ran;
 		parent->sp = 0;
 	}
 	/* a context's first function (makecontext), entered from a
@@ -500,12 +503,15 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 	}
 	struct rt_tramp rec = {.ra = *(uint64_t *)sp, .sp = sp, .cur = t->cur, .next = was_next,
 			       .nextsp = was_nextsp, .target = was_target, .measured = paused};
-	if (under == &ct->root && parent == &ct->root && rec.ra != (uint64_t)__profinst_ctramp) {
+	struct rt_caux *aux = under == &ct->root && parent == &ct->root && rec.ra != (uint64_t)__profinst_ctramp
+				      ? rt_cnode_aux(n) : NULL;
+	if (aux) {
 		/* Nothing instrumented below: no node to give back at its
 		 * return, which then goes where it was going, so that an
-		 * unwinder (backtrace() in main) finds its caller. */
+		 * unwinder (backtrace() in main) finds its caller.  (No
+		 * memory for its aux: the trampoline's way.) */
+		aux->root_ra = rec.ra;
 		n->ptrsite = STUB_CN_OUTERMOST;
-		n->root_ra = rec.ra;
 	} else if (rec.ra != (uint64_t)__profinst_ctramp && !entered) {
 		/* (a function entered from outside that jumped here: its
 		 * record stands) */
@@ -750,10 +756,11 @@ struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x)
 	 * after the call. */
 	static __thread struct {
 		struct rt_cnode n;
-		uint64_t counts[STUB_PTR_WORDS]; /* (a pointer's: words the site reads) */
+		/* (a pointer's: words the site reads; an external's) */
+		uint64_t counts[STUB_PTR_WORDS > RT_EXT_WORDS ? STUB_PTR_WORDS : RT_EXT_WORDS];
 	} lost __attribute__((tls_model("initial-exec")));
 	lost.n.fparent = t->cur;
-	lost.n.nblocks = 2;
+	lost.n.nblocks = RT_EXT_WORDS;
 	lost.n.windex = RT_CN_SKIP;
 	bool entered = rt_enter(t);
 	struct rt_cthread *ct = entered ? cthread(t) : t->th ? t->th->counting : NULL;
@@ -807,7 +814,7 @@ void pi_rt_cmeas_start(uint64_t a0, uint64_t a1, uint64_t a2)
 	} else if (n->fn->size[0] & (PI_EXT_SOLO | PI_EXT_ONCE))
 		n->counts[0]++;
 	if (rt_ext_waits(n->fn, a0, a1, a2))
-		n->wait_sp = ext_now();
+		n->counts[RT_EXT_WAIT_SP] = ext_now();
 	else {
 		n->sp = ext_now();
 		__profinst_tls.cb_hint = 1; /* an entry now is its callback */
@@ -822,11 +829,11 @@ void pi_rt_cmeas_stop(void)
 	if (!n || !n->fn || !rt_is_external(n->fn))
 		return;
 	if (n->sp) {
-		n->os += now - n->sp;
+		n->counts[RT_EXT_OS] += now - n->sp;
 		n->sp = 0;
-	} else if (n->wait_sp) {
-		n->os_left += now - n->wait_sp;
-		n->wait_sp = 0;
+	} else if (n->counts[RT_EXT_WAIT_SP]) {
+		n->counts[RT_EXT_OS_LEFT] += now - n->counts[RT_EXT_WAIT_SP];
+		n->counts[RT_EXT_WAIT_SP] = 0;
 	}
 }
 
@@ -835,10 +842,25 @@ void rt_counting_sys(struct pi_tls *t, uint64_t cyc, bool charged)
 	struct rt_cnode *n = t->cur;
 	if (!n || n == sink || !n->fn || rt_is_external(n->fn))
 		return; /* (an external's system calls are its measured time) */
-	if (charged)
-		n->os += cyc;
-	else
-		n->os_left += cyc;
+	struct rt_caux *aux = rt_cnode_aux(n);
+	if (aux && charged)
+		aux->os += cyc;
+	else if (aux)
+		aux->os_left += cyc;
+}
+
+struct rt_caux *rt_cnode_aux(struct rt_cnode *n)
+{
+	struct rt_caux *a = __atomic_load_n(&n->aux, __ATOMIC_ACQUIRE), *none = NULL;
+	if (a)
+		return a;
+	/* (zero, from the allocator every thread and handler may call; a
+	 * handler's that comes meanwhile is the one kept, this one lost) */
+	if (!(a = rt_alloc_keep(sizeof(*a))))
+		return NULL;
+	if (!__atomic_compare_exchange_n(&n->aux, &none, a, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return none;
+	return a;
 }
 
 /* Before a swapcontext or setcontext call (sp: the caller's %rsp there):
@@ -946,13 +968,13 @@ static void ext_cost(const struct rt_cnode *n, uint64_t *per_call, uint64_t *res
 static void measured(const struct rt_cnode *n, uint64_t *charged, uint64_t *left)
 {
 	if (!rt_is_external(n->fn)) {
-		*charged = n->os;
-		*left = n->os_left;
+		*charged = n->aux ? n->aux->os : 0;
+		*left = n->aux ? n->aux->os_left : 0;
 		return;
 	}
 	uint32_t f = n->fn->size[0];
 	bool charge = rt_is_target(n->fn) ? rt_target_charged() : (f & PI_EXT_CHARGE) != 0;
-	uint64_t run = rt_ticks_to_cycles(n->os), wait = rt_ticks_to_cycles(n->os_left);
+	uint64_t run = rt_ticks_to_cycles(n->counts[RT_EXT_OS]), wait = rt_ticks_to_cycles(n->counts[RT_EXT_OS_LEFT]);
 	*charged = (charge ? run : 0) + (charge && (f & PI_EXT_CHARGE_WAITS) ? wait : 0);
 	*left = run + wait - *charged;
 }
@@ -982,7 +1004,7 @@ static const struct rt_cnode *cnext(struct citer *it)
 			continue;
 		}
 		it->outside = 1;
-		it->c = it->n->outside;
+		it->c = it->n->aux ? it->n->aux->outside : NULL;
 	}
 }
 
@@ -1024,7 +1046,9 @@ void rt_counting_zero(struct rt_thread *th)
 			depth--;
 			continue;
 		}
-		c->calls = c->extra = c->os = c->os_left = 0;
+		c->calls = 0;
+		if (c->aux)
+			c->aux->extra = c->aux->os = c->aux->os_left = 0;
 		rt_zero(c->counts, 8ull * c->nblocks);
 		st[depth++] = (struct citer){.n = c};
 	}
@@ -1130,7 +1154,7 @@ static bool encode_node(struct enc *e, const struct rt_cnode *c, uint64_t up, ui
 	if (ext)
 		ext_cost(c, &per_call, &rest);
 	enc_u(e, c->calls);
-	enc_u(e, rest + c->extra + charged);
+	enc_u(e, rest + (c->aux ? c->aux->extra : 0) + charged);
 	enc_u(e, per_call);
 	enc_u(e, charged);
 	enc_u(e, left);

@@ -29,6 +29,26 @@ struct rt_node {
 	uint64_t os_left; /* measured there but not charged (waits) */
 };
 
+/* What a node seldom needs (a function's system calls' time, its string
+ * operations' units, where an outermost function returns, the nodes
+ * entered from outside under it), made the first time it does
+ * (rt_cnode_aux), so that each node of the tree is 40 bytes smaller. */
+struct rt_caux {
+	struct rt_cnode *outside; /* children entered from outside */
+	uint64_t extra;   /* units the helpers added (string ops) */
+	uint64_t os;      /* a function's system calls' time charged (units) */
+	uint64_t os_left; /* and not charged */
+	uint64_t root_ra; /* STUB_CN_OUTERMOST: a function entered from outside with
+			     no instrumented frame below it, whose return
+			     goes where it was going (root_ra, at sp + 8),
+			     not through the trampoline */
+};
+
+/* An external's node's words (its counts): the calls that cost apart
+ * (ext_cost), the bytes, its measured time (ticks) charged and not (its
+ * waits), and when its wait started */
+enum { RT_EXT_APART, RT_EXT_BYTES, RT_EXT_OS, RT_EXT_OS_LEFT, RT_EXT_WAIT_SP, RT_EXT_WORDS };
+
 /* A calling context under --counts (counting.c): counters of its
  * function's blocks, then a slot per call site (the map's sites, then
  * its tail jumps) holding the callee's node. */
@@ -37,10 +57,12 @@ struct rt_cnode {
 	struct rt_cnode *fparent; /* current again when its frame returns */
 	struct rt_cnode *parent;
 	uint64_t calls;
-	uint64_t extra;   /* units the helpers added (string ops) */
-	uint64_t os;      /* measured (an external's own time) */
-	struct rt_cnode *outside; /* children entered from outside */
 	struct rt_cnode *sibling; /* next in its parent's outside list or slot */
+	uint64_t sp;      /* %rsp in its last activation (its entry's, less 8
+			     or 16): where a longjmp or an exception lands
+			     finds the frame it lands in by it; an
+			     external's: its clock, while it runs */
+	struct rt_caux *aux; /* NULL until needed */
 	uint32_t slot;    /* in its parent, UINT32_MAX: entered from outside */
 	uint32_t nblocks;
 	uint16_t nslots;  /* (a record's are 16 bits) */
@@ -55,19 +77,11 @@ struct rt_cnode {
 	/* its index in the last encoding of its thread's tree (RT_CN_SKIP:
 	 * not in the tree), 0 before one (encode_made in counting.c) */
 	uint32_t windex;
-	uint64_t sp;      /* %rsp in its last activation (its entry's, less 8
-			     or 16): where a longjmp or an exception lands
-			     finds the frame it lands in by it */
-	uint64_t os_left; /* an external's waits (ticks), not charged; a
-			     function's system calls' time not charged (units;
-			     its charged time is in os, in units too) */
-	uint64_t wait_sp; /* an external's wait, when it started */
-	uint64_t root_ra; /* STUB_CN_OUTERMOST: a function entered from outside with
-			     no instrumented frame below it, whose return
-			     goes where it was going (root_ra, at sp + 8),
-			     not through the trampoline */
-	uint64_t counts[]; /* nblocks (an external's: calls, bytes), then nslots */
+	uint64_t counts[]; /* nblocks (an external's: RT_EXT_WORDS), then nslots */
 };
+
+/* n's aux, made if it has none (NULL: no memory); signal-safe */
+struct rt_caux *rt_cnode_aux(struct rt_cnode *n);
 #define RT_CN_SKIP UINT32_MAX
 
 /* A piece of a thread's arena: its nodes follow, in the order they were
@@ -110,6 +124,7 @@ struct ptr_memo;
  * trampoline's fast paths in stubs.S read the trampoline records). */
 struct rt_cthread {
 	struct rt_cnode root;
+	struct rt_caux root_aux;
 	struct rt_tramp *tramp;
 	uint32_t ntramp, tcap;
 	/* contexts switched away from (swapcontext): the call's %rsp and

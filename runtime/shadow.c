@@ -394,8 +394,9 @@ void pi_rt_rep(uint64_t kind, uint64_t rcx, uint64_t flags)
 	} else {
 		extra = k * (kind >> STUB_REP_COST_SHIFT);
 	}
-	if (t->cur)
-		t->cur->extra += extra; /* --counts: its node's */
-	else
+	struct rt_caux *aux;
+	if (!t->cur)
 		t->clock += extra;
+	else if ((aux = rt_cnode_aux(t->cur)))
+		aux->extra += extra; /* --counts: its node's (no memory: lost) */
 }

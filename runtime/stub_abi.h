@@ -207,7 +207,7 @@
 #define STUB_CN_FN 0
 #define STUB_CN_FPARENT 8
 #define STUB_CN_CALLS 24
-#define STUB_CN_PTRSITE 75 /* 8 bits, what kind of node (rt.h, rt_cnode.ptrsite): */
+#define STUB_CN_PTRSITE 67 /* 8 bits, what kind of node (rt.h, rt_cnode.ptrsite): */
 #define STUB_CN_POINTER 1  /* a call through a pointer's, whose first count is
 			      its last callee's node */
 #define STUB_CN_PTR_EXT 2  /* an external's called through a pointer, timed */
@@ -220,9 +220,9 @@
 #define STUB_PTR_ENTRY 2
 #define STUB_PTR_INNER 3
 #define STUB_PTR_WORDS 4
-#define STUB_CN_SP 80
-#define STUB_CN_WAIT_SP 96 /* an external's: its clock, when it runs as a wait */
-#define STUB_CN_COUNTS 112
+#define STUB_CN_SP 40
+#define STUB_CN_WAIT_SP 104 /* an external's counts[4]: its clock, when it runs as a wait */
+#define STUB_CN_COUNTS 72
 #define STUB_FR_ADDR0 16 /* struct pi_funcrec's addr[0]: the entry */
 #define STUB_CENTRY_SYMBOL "__profinst_centry"
 #define STUB_CENTRY_FLAGS_SYMBOL "__profinst_centry_flags"

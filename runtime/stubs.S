@@ -1513,7 +1513,10 @@ ENTRY __profinst_centry
 	mov CT_TRAMP(%rcx), %rdi          /* a record of this stack below: C */
 	lea 1(%rsi), %r10
 	DEAD_RECORD %rdi, %r9, %r10, %rax, %rdx, .Lce_c_busy
-	mov CN_OUTSIDE(%r8), %rdi         /* the function's node there */
+	mov CN_AUX(%r8), %rdi
+	test %rdi, %rdi
+	jz .Lce_c_busy
+	mov AUX_OUTSIDE(%rdi), %rdi       /* the function's node there */
 5:	test %rdi, %rdi
 	jz .Lce_c_busy
 	cmp %r11, CN_FN(%rdi)
@@ -1535,7 +1538,7 @@ ENTRY __profinst_centry
 	jbe 9f
 	sub %rdx, %rax                    /* less the stubs' share */
 	jbe 9f
-	add %rax, CN_OS(%r8)
+	add %rax, CN_EXT_OS(%r8)
 9:	movq $0, CN_SP(%r8)
 	mov (%rsi), %rax                  /* the record */
 	mov %rax, TR_RA(%r9)
@@ -1740,7 +1743,7 @@ ENTRY __profinst_cmeas_stop
 	jz .Lme_slow
 	movq $0, TLS(TLS_CBHINT)
 	sub %rdx, %rax
-	add %rax, CN_OS(%r11)
+	add %rax, CN_EXT_OS(%r11)
 	movq $0, CN_SP(%r11)
 	CFI_POP %r11
 	CFI_POP %rdx
