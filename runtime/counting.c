@@ -41,6 +41,10 @@ struct citer;
  * huge page, where two whole MiBs took a second huge page, 2 MB cleared,
  * for their last bytes) */
 #define PIECE ((1u << 20) - 64)
+/* (the least of a chunk's rest taken for a piece, and what is left
+ * there for the small allocations) */
+#define PIECE_MIN (64u << 10)
+#define KEEP_RESERVE (128u << 10)
 #define MEMO_BITS STUB_MEMO_BITS /* entries, in sets of MEMO_WAYS */
 #define MEMO_WAYS STUB_MEMO_WAYS
 
@@ -201,6 +205,58 @@ static inline uint64_t node_bytes(uint32_t nblocks, uint32_t nslots)
 	return (sizeof(struct rt_cnode) + 8ull * (nblocks + nslots) + 15) & ~15ull;
 }
 
+/* Room for a node of size bytes where ct's arena's made pages end (at,
+ * which the add took): at, where its piece goes on, its next pages made;
+ * else the start of a new piece.  The pages are made MAKE_STEP at a time
+ * as the nodes reach them (nodes are made one by one, and a slot is read
+ * before it is written: a small page took a read fault and then a write
+ * fault; a piece made whole at once made a last piece's unused pages
+ * too). */
+#define MAKE_STEP (256u << 10)
+
+static struct rt_cnode *arena_more(struct rt_cthread *ct, char *at, uint64_t size)
+{
+	uint64_t hdr = sizeof(struct rt_piece);
+	struct rt_piece *pc = __atomic_load_n(&ct->last_piece, __ATOMIC_RELAXED);
+	char *was = __atomic_load_n(&ct->arena_end, __ATOMIC_RELAXED);
+	if (pc && was && at >= (char *)pc + hdr && at + size <= (char *)pc + pc->size) {
+		char *end = (char *)(((uint64_t)at + size + MAKE_STEP - 1) & ~(uint64_t)(MAKE_STEP - 1));
+		if (end > (char *)pc + pc->size)
+			end = (char *)pc + pc->size;
+		rt_populate(at, (uint64_t)(end - at));
+		/* (a handler's entry that moved the end meanwhile, or took a
+		 * piece, keeps its own) */
+		__atomic_compare_exchange_n(&ct->arena_end, &was, end, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		return (struct rt_cnode *)at;
+	}
+	uint64_t most = size + hdr > PIECE ? size + hdr : PIECE, piece;
+	char *p = rt_alloc_keep_upto(size + hdr > PIECE_MIN ? size + hdr : PIECE_MIN, most, KEEP_RESERVE, &piece);
+	if (!p)
+		return NULL;
+	char *end = (char *)(((uint64_t)p + hdr + size + MAKE_STEP - 1) & ~(uint64_t)(MAKE_STEP - 1));
+	if (end > p + piece)
+		end = p + piece;
+	rt_populate(p, (uint64_t)(end - p));
+	__atomic_fetch_add(&ct->arena_total, piece, __ATOMIC_RELAXED);
+	/* no end first: a handler's entry meanwhile takes a piece of its
+	 * own (lost room, never shared room) */
+	__atomic_store_n(&ct->arena_end, NULL, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&ct->arena, p + hdr + size, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&ct->arena_end, end, __ATOMIC_RELAXED);
+	/* listed after: a handler's piece, taken meanwhile, comes first, and
+	 * so do its nodes; one that comes between the two stores below lists
+	 * its own after this one, whose nodes it may be the parent of (the
+	 * encoding then walks the tree instead) */
+	struct rt_piece *npc = (struct rt_piece *)p;
+	npc->size = piece;
+	struct rt_piece *prev = __atomic_exchange_n(&ct->last_piece, npc, __ATOMIC_RELAXED);
+	if (prev)
+		__atomic_store_n(&prev->next, npc, __ATOMIC_RELAXED);
+	return (struct rt_cnode *)(p + hdr);
+}
+
 static struct rt_cnode *new_cnode(struct rt_cthread *ct, const struct pi_funcrec *fn, struct rt_cnode *parent,
 				  uint32_t slot, struct rt_cnode *fparent)
 {
@@ -222,36 +278,8 @@ static struct rt_cnode *new_cnode(struct rt_cthread *ct, const struct pi_funcrec
 		char *end = __atomic_load_n(&ct->arena_end, __ATOMIC_RELAXED);
 		if (at && end && at + size <= end && at >= end - PIECE - size)
 			n = (struct rt_cnode *)at;
-		else {
-			uint64_t hdr = sizeof(struct rt_piece), piece = size + hdr > PIECE ? size + hdr : PIECE;
-			char *p = rt_alloc_keep(piece);
-			if (!p)
-				return NULL;
-			/* (its nodes are made one by one, and a slot is read
-			 * before it is written: a page of small pages took a
-			 * read fault and then a write fault, OpenSSL's
-			 * one-round run 0.7 ms of them) */
-			rt_populate(p, piece);
-			__atomic_fetch_add(&ct->arena_total, piece, __ATOMIC_RELAXED);
-			n = (struct rt_cnode *)(p + hdr);
-			/* no end first: a handler's entry meanwhile takes a
-			 * piece of its own (lost room, never shared room) */
-			__atomic_store_n(&ct->arena_end, NULL, __ATOMIC_RELAXED);
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			__atomic_store_n(&ct->arena, p + hdr + size, __ATOMIC_RELAXED);
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			__atomic_store_n(&ct->arena_end, p + piece, __ATOMIC_RELAXED);
-			/* listed after: a handler's piece, taken meanwhile, comes
-			 * first, and so do its nodes; one that comes between
-			 * the two stores below lists its own after this one,
-			 * whose nodes it may be the parent of (the encoding
-			 * then walks the tree instead) */
-			struct rt_piece *pc = (struct rt_piece *)p;
-			pc->size = piece;
-			struct rt_piece *prev = __atomic_exchange_n(&ct->last_piece, pc, __ATOMIC_RELAXED);
-			if (prev)
-				__atomic_store_n(&prev->next, pc, __ATOMIC_RELAXED);
-		}
+		else if (!(n = arena_more(ct, at, size)))
+			return NULL;
 	} else if ((n = rt_alloc_keep(size)))
 		n->windex = RT_CN_SKIP; /* (in no arena: its tree's encoding
 					   walks around it) */

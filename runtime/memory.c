@@ -116,6 +116,34 @@ void *rt_alloc_keep(uint64_t size)
 	}
 }
 
+/* Up to max bytes, at least min, of the chunk being handed out, leaving
+ * reserve bytes there for the small ones; else max bytes as
+ * rt_alloc_keep gives them.  *got: how many.  (A thread's nodes come in
+ * pieces: the first chunk's last piece, sized to what it has left, keeps
+ * a program whose nodes fit there from clearing a second chunk's huge
+ * page.) */
+void *rt_alloc_keep_upto(uint64_t min, uint64_t max, uint64_t reserve, uint64_t *got)
+{
+	min = (min + 15) & ~15ull;
+	max = (max + 15) & ~15ull;
+	struct chunk *c = __atomic_load_n(&cur_chunk, __ATOMIC_ACQUIRE);
+	if (c && max <= CHUNK_SIZE / 4) {
+		uint64_t used = __atomic_load_n(&c->used, __ATOMIC_RELAXED);
+		while (used + reserve + min <= c->size) {
+			uint64_t take = (c->size - reserve - used) & ~15ull;
+			if (take > max)
+				take = max;
+			if (__atomic_compare_exchange_n(&c->used, &used, used + take, false, __ATOMIC_RELAXED,
+							__ATOMIC_RELAXED)) {
+				*got = take;
+				return (char *)c + used;
+			}
+		}
+	}
+	*got = max;
+	return rt_alloc_keep(max);
+}
+
 /* ----- Reused from thread to thread */
 
 static struct rt_kit *free_kits;

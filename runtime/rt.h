@@ -424,6 +424,7 @@ void rt_populate(void *p, uint64_t size);
 /* Zeroed memory kept until the process ends (thread records, nodes, an
  * ended thread's counters), or NULL; lock-free and signal-safe. */
 void *rt_alloc_keep(uint64_t size);
+void *rt_alloc_keep_upto(uint64_t min, uint64_t max, uint64_t reserve, uint64_t *got);
 
 /* What a running thread needs and an ended one gives to the next. */
 struct rt_kit {
