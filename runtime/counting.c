@@ -274,7 +274,7 @@ static struct rt_cnode *new_cnode(struct rt_cthread *ct, const struct pi_funcrec
 	 * full is left (the process's allocator is lock-free). */
 	struct rt_cnode *n = NULL;
 	if (ct) {
-		char *at = __atomic_fetch_add(&ct->arena, size, __ATOMIC_RELAXED);
+		char *at = (char *)rt_thread_fetch_add((uint64_t *)&ct->arena, size);
 		char *end = __atomic_load_n(&ct->arena_end, __ATOMIC_RELAXED);
 		if (at && end && at + size <= end && at >= end - PIECE - size)
 			n = (struct rt_cnode *)at;
@@ -320,7 +320,7 @@ static struct rt_cnode *list_child(struct rt_cthread *ct, struct rt_cnode **head
 		if (!first && expect)
 			continue; /* (a first came meanwhile) */
 		c->sibling = expect;
-		if (__atomic_compare_exchange_n(at, &expect, c, false, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+		if (rt_thread_cas((void **)at, (void **)&expect, c))
 			return c;
 	}
 }
