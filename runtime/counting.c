@@ -1124,14 +1124,15 @@ static bool enc_room(struct enc *e, uint64_t n)
 	return true;
 }
 
-/* an unsigned LEB128 number (room taken before) */
-static inline void enc_u(struct enc *e, uint64_t v)
+/* an unsigned LEB128 number at q (room taken before): past it */
+static inline uint8_t *put_u(uint8_t *q, uint64_t v)
 {
 	while (v >= 0x80) {
-		e->p[e->len++] = (uint8_t)(v | 0x80);
+		*q++ = (uint8_t)(v | 0x80);
 		v >>= 7;
 	}
-	e->p[e->len++] = (uint8_t)v;
+	*q++ = (uint8_t)v;
+	return q;
 }
 
 /* The functions some node is of, by object and function: their records
@@ -1162,41 +1163,41 @@ bool rt_counting_needs(const struct pi_funcrec *f)
 /* One node, up places after its parent (FORMAT.md, "Counting trees") */
 static bool encode_node(struct enc *e, const struct rt_cnode *c, uint64_t up, uint64_t nfuncs)
 {
-	bool ext = c->fn && rt_is_external(c->fn);
-	uint64_t nb = c->fn && !ext ? c->nblocks : 0;
+	const struct pi_funcrec *fn = c->fn;
+	bool ext = fn && rt_is_external(fn);
+	uint64_t nb = fn && !ext ? c->nblocks : 0;
 	if (!enc_room(e, 11 * 10 + 20 * nb))
 		return false;
-	enc_u(e, up);
-	if (!c->fn) { /* a call through a pointer's: only its place */
-		enc_u(e, 0);
-		enc_u(e, c->slot == UINT32_MAX ? 0 : (uint64_t)c->slot + 1);
+	/* (the bytes through a local pointer: e's words stay in registers) */
+	uint8_t *q = put_u(e->p + e->len, up);
+	uint64_t slot1 = c->slot == UINT32_MAX ? 0 : (uint64_t)c->slot + 1;
+	if (!fn) { /* a call through a pointer's: only its place */
+		q = put_u(put_u(q, 0), slot1);
+		e->len = (uint64_t)(q - e->p);
 		return true;
 	}
-	enc_u(e, (uint64_t)c->fn->obj->index + 1);
-	enc_u(e, c->fn->index);
-	enc_u(e, c->slot == UINT32_MAX ? 0 : (uint64_t)c->slot + 1);
-	mark_needed(c->fn->obj->index, c->fn->index);
-	enc_u(e, (ext ? PI_CN_EXTERNAL : 0) | (rt_func_index(c->fn) >= nfuncs ? PI_CN_UNTRACKED : 0));
+	uint32_t obj = fn->obj->index;
+	q = put_u(put_u(put_u(q, (uint64_t)obj + 1), fn->index), slot1);
+	mark_needed(obj, fn->index);
+	q = put_u(q, (ext ? PI_CN_EXTERNAL : 0) | (rt_func_index(fn) >= nfuncs ? PI_CN_UNTRACKED : 0));
 	uint64_t charged, left, per_call = 0, rest = 0;
 	measured(c, &charged, &left);
 	if (ext)
 		ext_cost(c, &per_call, &rest);
-	enc_u(e, c->calls);
-	enc_u(e, rest + (c->aux ? c->aux->extra : 0) + charged);
-	enc_u(e, per_call);
-	enc_u(e, charged);
-	enc_u(e, left);
-	if (!nb)
-		return true;
-	/* the counters that counted, each its distance from the last + 1 */
-	uint64_t last = 0;
-	for (uint64_t i = 0; i < nb; i++)
-		if (c->counts[i]) {
-			enc_u(e, i + 1 - last);
-			enc_u(e, c->counts[i]);
-			last = i + 1;
-		}
-	enc_u(e, 0);
+	q = put_u(q, c->calls);
+	q = put_u(q, rest + (c->aux ? c->aux->extra : 0) + charged);
+	q = put_u(put_u(put_u(q, per_call), charged), left);
+	if (nb) {
+		/* the counters that counted, each its distance from the last + 1 */
+		uint64_t last = 0;
+		for (uint64_t i = 0; i < nb; i++)
+			if (c->counts[i]) {
+				q = put_u(put_u(q, i + 1 - last), c->counts[i]);
+				last = i + 1;
+			}
+		q = put_u(q, 0);
+	}
+	e->len = (uint64_t)(q - e->p);
 	return true;
 }
 
