@@ -255,6 +255,8 @@ struct code {
 	    sym_cunpark, sym_pentry;
 	int counts_sec, desc_sec, map_sec;
 	int extnames_sec;   /* the externals' names (meta.c), or 0 */
+	int shared_sec;     /* a word an external, where the runtime keeps the
+			       record its name shares (meta.c), or 0 */
 	uint32_t nwarn;
 	/* kept from before the rewrite, for the map: line tables, and the
 	 * original bytes of each block */

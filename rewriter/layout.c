@@ -1767,7 +1767,7 @@ static void emit_kept_call(struct emit *e, const struct func *f, uint32_t slot, 
  * A call (or tail jump) through a pointer k from f, slot its slot:
  *   mov TARGET,%r11; mov %r11,%fs:target; the slot's node (a pointer's)
  *   current; mov counts(%r11),%r11; test; jz 1f; mov fn(%r11),%r11;
- *   mov addr(%r11),%r11; cmp %fs:target,%r11; jne 1f;
+ *   lea addr(%r11),%r11; add (%r11),%r11; cmp %fs:target,%r11; jne 1f;
  *   lea -15(%rsp),%r11; mov %r11,%fs:nextsp; jmp 2f;
  *   1: call __profinst_cptr; 2: mov %fs:target,%r11; call *%r11;
  *   mov %fs:cur,%r11; cmpb $2,ptrsite(%r11); jne 3f;
@@ -1848,8 +1848,9 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 	buf_u8(&e->tl->out, 0x74);
 	to_rt[0] = cur(e);
 	buf_u8(&e->tl->out, 0);
-	static const uint8_t addr[] = {0x4d, 0x8b, 0x5b, STUB_CN_FN, /* mov fn(%r11),%r11 */
-				       0x4d, 0x8b, 0x5b, STUB_FR_ADDR0}; /* mov addr[0](%r11),%r11 */
+	static const uint8_t addr[] = {0x4d, 0x8b, 0x5b, STUB_CN_FN,     /* mov fn(%r11),%r11 */
+				       0x4d, 0x8d, 0x5b, STUB_FR_ADDR0,  /* lea addr[0](%r11),%r11 */
+				       0x4d, 0x03, 0x1b};                /* add (%r11),%r11: its entry */
 	PUT(e, addr);
 	emit_fs_r11(e, 0x3b, STUB_TLS_TARGET); /* cmp %fs:target,%r11 */
 	buf_u8(&e->tl->out, 0x75);

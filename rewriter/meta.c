@@ -177,6 +177,14 @@ void meta_prepare(struct code *c)
 			o->secs[c->extnames_sec].entsize = 1;
 			obj_section_symbol(o, c->extnames_sec);
 		}
+		if (!c->shared_sec) {
+			/* zero in the file: the runtime writes the record an
+			 * external's name shares here, not in the record, whose
+			 * page then stays the file's */
+			c->shared_sec = obj_add_section(o, "profinst_shared", SHT_NOBITS, SHF_ALLOC | SHF_WRITE, 8,
+							NULL, 8 * c->nexts);
+			obj_section_symbol(o, c->shared_sec);
+		}
 		struct section *ns = &o->secs[c->extnames_sec];
 		size_t len = strlen(c->exts[i].name) + 1;
 		c->exts[i].name_off = ns->size;
@@ -201,7 +209,7 @@ static void fill_funcrecs(struct code *c, const struct addrmap *m)
 		if (!f->instrument)
 			continue;
 		uint8_t *r = o->secs[f->rec_sec].data + f->rec_off;
-		obj_add_rela(o, f->rec_sec, f->rec_off + offsetof(struct pi_funcrec, obj), R_X86_64_64,
+		obj_add_rela(o, f->rec_sec, f->rec_off + offsetof(struct pi_funcrec, obj), R_X86_64_PC64,
 			     (uint32_t)o->secs[c->desc_sec].secsym, 0);
 		wr32(r + offsetof(struct pi_funcrec, index), (uint32_t)fi);
 		wr16(r + offsetof(struct pi_funcrec, npieces), (uint16_t)f->npieces);
@@ -212,15 +220,17 @@ static void fill_funcrecs(struct code *c, const struct addrmap *m)
 			uint64_t nstart = addrmap_lookup(m, pc->ts, pc->start, MAP_PLACE);
 			uint64_t nend = addrmap_lookup(m, pc->ts, pc->end, MAP_PLACE);
 			obj_add_rela(o, f->rec_sec, f->rec_off + offsetof(struct pi_funcrec, addr) + 8 * (size_t)p,
-				     R_X86_64_64, (uint32_t)obj_section_symbol(o, tsec), (int64_t)nstart);
+				     R_X86_64_PC64, (uint32_t)obj_section_symbol(o, tsec), (int64_t)nstart);
 			wr32(r + offsetof(struct pi_funcrec, size) + 4 * (size_t)p, (uint32_t)(nend - nstart));
 		}
 	}
 	for (size_t i = 0; i < c->nexts; i++) {
 		const struct external *x = &c->exts[i];
 		uint8_t *r = o->secs[x->rec_sec].data + x->rec_off;
-		obj_add_rela(o, x->rec_sec, x->rec_off + offsetof(struct pi_funcrec, obj), R_X86_64_64,
+		obj_add_rela(o, x->rec_sec, x->rec_off + offsetof(struct pi_funcrec, obj), R_X86_64_PC64,
 			     (uint32_t)o->secs[c->desc_sec].secsym, 0);
+		obj_add_rela(o, x->rec_sec, x->rec_off + offsetof(struct pi_funcrec, addr), R_X86_64_PC64,
+			     (uint32_t)o->secs[c->shared_sec].secsym, (int64_t)(8 * i));
 		obj_add_rela(o, x->rec_sec, x->rec_off + offsetof(struct pi_funcrec, addr) + 8 * PI_EXT_NAME_AT,
 			     R_X86_64_PC64, (uint32_t)o->secs[c->extnames_sec].secsym, (int64_t)x->name_off);
 		wr32(r + offsetof(struct pi_funcrec, index), x->map_index);
@@ -458,7 +468,7 @@ void meta_finish(struct code *c, const struct addrmap *map)
 		for (int i = 0; i < 3; i++)
 			wr32(d->data + offsetof(struct pi_objdesc, cache_overlap) + 4 * i, cc.overlap[i]);
 	}
-	obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, map), R_X86_64_64,
+	obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, map), R_X86_64_PC64,
 		     (uint32_t)o->secs[c->map_sec].secsym, 0);
 	if (!c->opts->pic) /* (a shared object's stubs keep no counter in TLS: counts_tpoff 0) */
 		obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, counts_tpoff), R_X86_64_TPOFF32,

@@ -264,7 +264,7 @@ static struct rt_cnode *new_cnode(struct rt_cthread *ct, const struct pi_funcrec
 	 * an external's site, room for its stub's bytes) */
 	uint32_t nblocks = fn ? RT_EXT_WORDS : STUB_PTR_WORDS, nslots = 0;
 	if (fn && !rt_is_external(fn)) {
-		const struct pi_map_func *mf = pi_map_funcs(fn->obj->map) + fn->index;
+		const struct pi_map_func *mf = pi_map_funcs(pi_obj_map(pi_rec_obj(fn))) + fn->index;
 		nblocks = mf->nblocks;
 		nslots = fn->nslots;
 	}
@@ -421,13 +421,15 @@ static void keep_callee_at(struct pi_tls *t, struct rt_cnode *p, struct rt_cnode
 /* The address past fn's entry stub, 0 where it cannot be entered there */
 static uint64_t inner_addr(const struct pi_funcrec *fn)
 {
-	uint32_t inner = pi_map_funcs(fn->obj->map)[fn->index].flags >> PI_FUNC_INNER_SHIFT;
-	return inner && !rt_is_external(fn) ? fn->addr[0] + inner : 0;
+	if (rt_is_external(fn))
+		return 0;
+	uint32_t inner = pi_map_funcs(pi_obj_map(pi_rec_obj(fn)))[fn->index].flags >> PI_FUNC_INNER_SHIFT;
+	return inner ? pi_rec_addr(fn, 0) + inner : 0;
 }
 
 static void keep_callee(struct pi_tls *t, struct rt_cnode *p, struct rt_cnode *n, const struct pi_funcrec *fn)
 {
-	keep_callee_at(t, p, n, fn->addr[0], inner_addr(fn));
+	keep_callee_at(t, p, n, pi_rec_addr(fn, 0), inner_addr(fn));
 }
 
 /*
@@ -476,7 +478,7 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 			    parent->ptrsite == STUB_CN_POINTER)
 				keep_callee(t, parent, n, fn); /* the next call to fn takes it at entry */
 		} else if (s >= 0) {
-			const struct pi_map_func *mf = pi_map_funcs(parent->fn->obj->map) + parent->fn->index;
+			const struct pi_map_func *mf = pi_map_funcs(pi_obj_map(pi_rec_obj(parent->fn))) + parent->fn->index;
 			n = slot_child(ct, parent, (uint32_t)s, fn, (uint64_t)s >= mf->nsites);
 		}
 	}
@@ -650,7 +652,7 @@ void pi_rt_cptr(uint64_t sp, int tail)
 		for (int w = 0; w < MEMO_WAYS; w++) {
 			struct rt_cnode *n = set[w].node;
 			if (set[w].parent == p && set[w].target == target && n->parent == p && n->fn &&
-			    n->fn->addr[0] == target) {
+			    pi_rec_addr(n->fn, 0) == target) {
 				keep_callee_at(t, p, n, target, set[w].inner);
 				t->nextsp = sp - (tail ? 8 : 16) + 1;
 				goto out;
@@ -718,7 +720,7 @@ static void names_stale(void)
 
 static const char *rec_name(const struct pi_funcrec *f)
 {
-	const struct pi_map_hdr *m = f->obj->map;
+	const struct pi_map_hdr *m = pi_obj_map(pi_rec_obj(f));
 	return (const char *)m + m->str_off + pi_map_funcs(m)[f->index].name;
 }
 
@@ -740,7 +742,7 @@ static void make_names(void)
 		return;
 	nm->mask = cap - 1;
 	RT_EACH_FUNC(f) {
-		if (rt_is_external(f) || !(pi_map_funcs(f->obj->map)[f->index].flags & PI_FUNC_GLOBAL))
+		if (rt_is_external(f) || !(pi_map_funcs(pi_obj_map(pi_rec_obj(f)))[f->index].flags & PI_FUNC_GLOBAL))
 			continue;
 		uint64_t i = name_hash(rec_name(f)) & nm->mask;
 		while (nm->tab[i])
@@ -776,7 +778,7 @@ static const struct pi_funcrec *check_resolve(const struct pi_funcrec *x)
 struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x)
 {
 	struct pi_tls *t = &__profinst_tls;
-	const struct pi_funcrec *shared = x ? (const struct pi_funcrec *)x->addr[0] : NULL;
+	const struct pi_funcrec *shared = x ? rt_ext_shared(x) : NULL;
 	if (shared)
 		x = shared; /* the record all externals of the name share */
 	/* Where no node can be had (inside the runtime already, or no
@@ -799,7 +801,7 @@ struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x)
 		int64_t s = slot_index(t->cur, t->next);
 		/* a tail jump's slot (after the sites): its node returns to
 		 * where the jumping function's caller is current */
-		const struct pi_map_func *mf = pi_map_funcs(t->cur->fn->obj->map) + t->cur->fn->index;
+		const struct pi_map_func *mf = pi_map_funcs(pi_obj_map(pi_rec_obj(t->cur->fn))) + t->cur->fn->index;
 		if (s >= 0)
 			n = slot_child(ct, t->cur, (uint32_t)s, x, (uint64_t)s >= mf->nsites);
 	}
@@ -1153,7 +1155,7 @@ static inline void mark_needed(uint64_t obj, uint64_t func)
 
 bool rt_counting_needs(const struct pi_funcrec *f)
 {
-	uint64_t obj = f->obj->index;
+	uint64_t obj = rt_obj_index(pi_rec_obj(f));
 	if (!needed || obj >= needed_objs || func_base[obj] + f->index >= needed_n)
 		return true;
 	uint64_t g = func_base[obj] + f->index;
@@ -1176,7 +1178,7 @@ static bool encode_node(struct enc *e, const struct rt_cnode *c, uint64_t up, ui
 		e->len = (uint64_t)(q - e->p);
 		return true;
 	}
-	uint32_t obj = fn->obj->index;
+	uint32_t obj = rt_obj_index(pi_rec_obj(fn));
 	q = put_u(put_u(put_u(q, (uint64_t)obj + 1), fn->index), slot1);
 	mark_needed(obj, fn->index);
 	q = put_u(q, (ext ? PI_CN_EXTERNAL : 0) | (rt_func_index(fn) >= nfuncs ? PI_CN_UNTRACKED : 0));
@@ -1342,8 +1344,9 @@ void rt_counting_begin_writing(struct rt_thread *head)
 	if (!func_base)
 		return;
 	RT_EACH_OBJ(d) {
-		if (d->index < nobjs)
-			func_base[d->index] = n;
+		uint32_t i = rt_obj_index(d);
+		if (i < nobjs)
+			func_base[i] = n;
 		n += d->nfuncs;
 	}
 	needed_n = n;

@@ -158,7 +158,7 @@ static const char *ext_name(const struct pi_funcrec *r)
 {
 	if (r->addr[PI_EXT_NAME_AT])
 		return (const char *)&r->addr[PI_EXT_NAME_AT] + (int64_t)r->addr[PI_EXT_NAME_AT];
-	const struct pi_map_hdr *m = r->obj->map;
+	const struct pi_map_hdr *m = pi_obj_map(pi_rec_obj(r));
 	const struct pi_map_func *f = (const struct pi_map_func *)((const char *)m + m->funcs_off);
 	return map_str(m, f[r->index].name);
 }
@@ -231,7 +231,8 @@ static void merge_externals(const struct rt_image *im)
 			ext_tab[i] = r;
 			ext_n++;
 		}
-		((struct pi_funcrec *)r)->addr[0] = (uint64_t)ext_tab[i];
+		if (r->addr[0]) /* (its word, in profinst_shared) */
+			*(const struct pi_funcrec **)pi_rec_addr(r, 0) = ext_tab[i];
 	}
 }
 
@@ -423,7 +424,7 @@ void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uin
 	t->clock += rt_faults_take(t); /* the caller's, before the call */
 	uint64_t now = t->clock;
 	now = rt_unwind_to(th, sp, now);
-	const struct pi_funcrec *fn = rec->addr[0] ? (const struct pi_funcrec *)rec->addr[0] : rec;
+	const struct pi_funcrec *fn = rt_ext_shared(rec) ? rt_ext_shared(rec) : rec;
 	struct rt_frame *f = rt_push(th, fn, sp, pc + len, now);
 	if (f && (flags & (PI_EXT_SWITCH | PI_EXT_SETCTX))) {
 		f->ext = RT_EXT_ON | RT_EXT_SWITCH;

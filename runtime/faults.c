@@ -106,8 +106,8 @@ void rt_faults_init(void)
 	uint64_t k = 0;
 	for (const struct pi_funcrec *f = rt_funcs_begin(); f < rt_funcs_end(); f++)
 		for (uint32_t i = 0; i < f->npieces && i < PI_MAX_PIECES; i++) {
-			p[2 * k] = f->addr[i];
-			p[2 * k + 1] = f->addr[i] + f->size[i];
+			p[2 * k] = pi_rec_addr(f, i);
+			p[2 * k + 1] = pi_rec_addr(f, i) + f->size[i];
 			k++;
 		}
 	qsort(p, k, 2 * sizeof(uint64_t), cmp_piece);

@@ -77,20 +77,26 @@ const struct pi_map_hdr *rt_first_map(void)
 {
 	for (uint32_t i = 0, n = rt_image_count(); i < n; i++)
 		if (rt_images[i].desc.objs < rt_images[i].desc.objs_end)
-			return rt_images[i].desc.objs->map;
+			return pi_obj_map(rt_images[i].desc.objs);
 	return NULL;
 }
 
-static void number_objects(struct rt_image *im)
+/* (the descriptors are not written: their pages stay the file's) */
+static const struct pi_objdesc *extra_obj;
+static uint32_t extra_index;
+
+uint32_t rt_obj_index(const struct pi_objdesc *d)
 {
-	uint32_t i = im->obj_base;
-	for (const struct pi_objdesc *d = im->desc.objs; d < im->desc.objs_end; d++)
-		((struct pi_objdesc *)d)->index = i++;
+	for (uint32_t i = 0, n = rt_image_count(); i < n; i++)
+		if (d >= rt_images[i].desc.objs && d < rt_images[i].desc.objs_end)
+			return rt_images[i].obj_base + (uint32_t)(d - rt_images[i].desc.objs);
+	return d == __atomic_load_n(&extra_obj, __ATOMIC_ACQUIRE) ? extra_index : UINT32_MAX;
 }
 
-void rt_images_init(void)
+void rt_obj_index_set(const struct pi_objdesc *d, uint32_t index)
 {
-	number_objects(&rt_images[0]);
+	extra_index = index;
+	__atomic_store_n(&extra_obj, d, __ATOMIC_RELEASE);
 }
 
 static void say(const char *msg, uint64_t n)
@@ -121,7 +127,6 @@ __attribute__((visibility("default"))) void __profinst_image_add(const struct pi
 	im->desc = *d;
 	im->obj_base = last->obj_base + (uint32_t)(last->desc.objs_end - last->desc.objs);
 	im->func_base = last->func_base + (uint64_t)(last->desc.funcs_end - last->desc.funcs);
-	number_objects(im);
 	__atomic_store_n(&nimages, n + 1, __ATOMIC_RELEASE);
 	if (rt_initialized()) {
 		/* loaded after the start (dlopen): what the runtime made

@@ -49,7 +49,7 @@ static void fn_ids(const struct pi_funcrec *fn, uint32_t *obj, uint32_t *func)
 		*obj = *func = UINT32_MAX;
 		return;
 	}
-	*obj = fn->obj->index;
+	*obj = rt_obj_index(pi_rec_obj(fn));
 	*func = fn->index;
 }
 
@@ -131,8 +131,8 @@ static void write_thread(struct rt_thread *th)
 	uint64_t i = 0;
 	RT_EACH_OBJ(d) {
 		uint64_t at = i;
-		i += pi_counters(d->map);
-		uint32_t hdr[2] = {d->index, th->index};
+		i += pi_counters(pi_obj_map(d));
+		uint32_t hdr[2] = {rt_obj_index(d), th->index};
 		const uint64_t *c = th->saved_counts ? th->saved_counts + at
 						     : (const uint64_t *)(th->tp + (int64_t)d->counts_tpoff);
 		pw_rec(&w, PI_REC_COUNTS, 8 + 8ull * d->nblocks);
@@ -242,11 +242,11 @@ static int maps_in_profile(void)
 static void write_maps(struct pw *w, const struct rt_image *im)
 {
 	for (const struct pi_objdesc *d = im->desc.objs; d < im->desc.objs_end; d++) {
-		uint32_t hdr[2] = {d->index, 0};
-		pw_rec(w, PI_REC_OBJECT, 8 + d->map->size);
+		uint32_t hdr[2] = {rt_obj_index(d), 0};
+		pw_rec(w, PI_REC_OBJECT, 8 + pi_obj_map(d)->size);
 		pw_put(w, hdr, sizeof(hdr));
-		pw_put(w, d->map, d->map->size);
-		pw_pad(w, 8 + d->map->size);
+		pw_put(w, pi_obj_map(d), pi_obj_map(d)->size);
+		pw_pad(w, 8 + pi_obj_map(d)->size);
 	}
 }
 
@@ -254,8 +254,8 @@ static void write_maps(struct pw *w, const struct rt_image *im)
 static void put_ref(struct pw *w, const struct pi_objdesc *d, const char *maps)
 {
 	struct pi_prof_objref r = {
-		.index = d->index,
-		.offset = (uint64_t)((const char *)d->map - maps),
+		.index = rt_obj_index(d),
+		.offset = (uint64_t)((const char *)pi_obj_map(d) - maps),
 		.size = d->map_size,
 	};
 	pw_put(w, &r, sizeof(r));
@@ -609,11 +609,11 @@ static int write_file(const struct target *tg, int sig, struct rt_thread *head, 
 			continue;
 		struct pi_prof_funcrec pf;
 		memset(&pf, 0, sizeof(pf));
-		pf.obj = f->obj->index;
+		pf.obj = rt_obj_index(pi_rec_obj(f));
 		pf.func = f->index;
 		pf.npieces = f->npieces;
 		for (uint32_t i = 0; i < f->npieces && i < PI_MAX_PIECES; i++) {
-			pf.addr[i] = f->addr[i];
+			pf.addr[i] = pi_rec_addr(f, i);
 			pf.size[i] = f->size[i];
 		}
 		pw_put(&w, &pf, sizeof(pf));

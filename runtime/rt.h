@@ -502,8 +502,8 @@ const struct pi_funcrec *rt_funcs_end(void);
 
 /* The instrumented images (images.c): the program's, first, then each
  * shared object's that registered (__profinst_image_add), in that order.
- * An object's index (pi_objdesc.index) and a record's (rt_func_index)
- * count through all of them, the program's first. */
+ * An object's index (rt_obj_index) and a record's (rt_func_index) count
+ * through all of them, the program's first. */
 struct rt_image {
 	struct pi_image_desc desc;
 	uint32_t obj_base;  /* the index of its first object */
@@ -517,7 +517,11 @@ uint64_t rt_nobjs(void);
 uint64_t rt_nfuncs(void);
 /* a record's index among all images', or rt_nfuncs() if none holds it */
 uint64_t rt_func_index(const struct pi_funcrec *f);
-void rt_images_init(void);
+/* an object's index among all images' (the runtime's own object of
+ * calls through pointers: the one it was given, rt_obj_index_set);
+ * UINT32_MAX if none holds it */
+uint32_t rt_obj_index(const struct pi_objdesc *d);
+void rt_obj_index_set(const struct pi_objdesc *d, uint32_t index);
 /* the first object's map among the images, or NULL */
 const struct pi_map_hdr *rt_first_map(void);
 /* The shared runtime defers to the program's where the program has one
@@ -709,6 +713,13 @@ uint64_t rt_tsc_per_kcycle(void);
 static inline int rt_is_external(const struct pi_funcrec *fn)
 {
 	return fn->npieces == 0;
+}
+/* The record every external of r's name shares (rt_externals_init), in
+ * the word r's addr[0] names; NULL before, or for a record of the
+ * runtime's own (a target's) */
+static inline const struct pi_funcrec *rt_ext_shared(const struct pi_funcrec *r)
+{
+	return r->addr[0] ? *(const struct pi_funcrec *const *)pi_rec_addr(r, 0) : NULL;
 }
 
 /* ----- Calls through pointers out of instrumented code (targets.c) */

@@ -254,7 +254,7 @@ void pi_rt_enter(const struct pi_funcrec *fn, uint64_t sp, uint64_t ra)
 	unwind_to(th, sp, now);
 	while (th->depth && th->stack[th->depth - 1].sp == sp) {
 		struct rt_frame *top = &th->stack[th->depth - 1];
-		if (top->tail && top->tail_target == fn->addr[0])
+		if (top->tail && top->tail_target == pi_rec_addr(fn, 0))
 			break; /* the function it tail-called: it stays, as the caller */
 		close_top(th, now);
 	}

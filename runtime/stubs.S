@@ -441,7 +441,8 @@ ENTRY __profinst_enter
 	/* same %rsp: the top frame jumped here (a tail call), or is dead */
 	cmpq $0, FR_TAIL-FRAME_SIZE(%rax)
 	je .Lenter_slow
-	mov FREC_ADDR(%r11), %rsi         /* fn->addr[0], its entry */
+	lea FREC_ADDR(%r11), %rsi
+	add (%rsi), %rsi                  /* fn's entry (addr[0]: from its word) */
 	cmp %rsi, FR_TAIL_TARGET-FRAME_SIZE(%rax)
 	jne .Lenter_slow
 	mov FR_NODE-FRAME_SIZE(%rax), %rsi
@@ -869,7 +870,11 @@ ENTRY __profinst_ext_enter
 	cmpb $0xe8, (%rsi)
 	jne .Lxe_slow_busy
 	add $5, %rsi                      /* its return address */
-	mov FREC_ADDR(%r11), %rdi         /* the record all externals of the name share */
+	mov FREC_ADDR(%r11), %rdi         /* the word of the record all externals */
+	test %rdi, %rdi                   /* of the name share (0: a target's) */
+	jz .Lxe_own
+	mov FREC_ADDR(%r11,%rdi), %rdi
+.Lxe_own:
 	test %rdi, %rdi
 	cmovz %r11, %rdi
 	mov FR_NODE-FRAME_SIZE(%rax), %r8 /* parent node */
@@ -1850,7 +1855,9 @@ ENTRY __profinst_cptr
 	mov CN_FN(%r11), %rsi
 	test %rsi, %rsi
 	jz .Lcp_slow_busy
-	cmp %rdx, FREC_ADDR(%rsi)
+	lea FREC_ADDR(%rsi), %rsi
+	add (%rsi), %rsi                  /* its entry (addr[0]: from its word) */
+	cmp %rdx, %rsi
 	jne .Lcp_slow_busy
 	/* the site keeps it, in keep_callee_at's order */
 	movq $0, CN_COUNTS+8*PTR_ENTRY(%rax)

@@ -30,7 +30,8 @@
 #include "writer.h"
 
 
-/* One record per distinct target, the target in addr[1] (0: free). */
+/* One record per distinct target, the target in addr[1] (0: free; the
+ * address itself: these records are the runtime's). */
 struct pi_funcrec rt_targets[RT_TARGETS]
 	__attribute__((section("profinst_funcs"), aligned(8), used, visibility("hidden")));
 /* the thunk of record i: rt_target_thunks + 16 * i (stubs.S) */
@@ -45,7 +46,7 @@ static struct pi_funcrec *target_rec(uint64_t target)
 {
 	uint64_t i = (target * 0x9e3779b97f4a7c15ull) >> (64 - RT_TARGETS_BITS);
 	for (uint64_t n = 0; n < RT_TARGETS; n++, i = (i + 1) & (RT_TARGETS - 1)) {
-		uint64_t *key = &rt_targets[i].addr[1];
+		uint64_t *key = (uint64_t *)&rt_targets[i].addr[1];
 		uint64_t v = __atomic_load_n(key, __ATOMIC_ACQUIRE);
 		if (v == target)
 			return &rt_targets[i];
@@ -461,9 +462,9 @@ size_t rt_mapping_path(uint64_t addr, char *out, size_t n)
 static const struct pi_funcrec *external_named(const char *name)
 {
 	RT_EACH_FUNC(r) {
-		if (!rt_is_external(r) || rt_is_target(r) || (r->addr[0] && r->addr[0] != (uint64_t)r))
+		if (!rt_is_external(r) || rt_is_target(r) || (rt_ext_shared(r) && rt_ext_shared(r) != r))
 			continue;
-		const struct pi_map_hdr *m = r->obj->map;
+		const struct pi_map_hdr *m = pi_obj_map(pi_rec_obj(r));
 		const struct pi_map_func *fs = (const struct pi_map_func *)((const char *)m + m->funcs_off);
 		if (seq((const char *)m + m->str_off + fs[r->index].name, name))
 			return r;
@@ -533,7 +534,7 @@ void rt_targets_write(struct pw *w, uint32_t index)
 			struct pi_funcrec *r = &rt_targets[slot[i]];
 			const struct pi_funcrec *x = external_named(ti[i].name);
 			if (x) {
-				r->obj = x->obj;
+				r->obj = pi_rel(&r->obj, pi_rec_obj(x));
 				r->index = x->index;
 				continue;
 			}
@@ -546,11 +547,11 @@ void rt_targets_write(struct pw *w, uint32_t index)
 				fs[j].flags = PI_FUNC_EXTERNAL;
 				nf++;
 			}
-			r->obj = &targets_obj;
+			r->obj = pi_rel(&r->obj, &targets_obj);
 			r->index = j;
 		}
 #undef ADDSTR
-		targets_obj.index = index;
+		rt_obj_index_set(&targets_obj, index);
 		if (nf) {
 			h->magic = PI_MAP_MAGIC;
 			h->version = PI_MAP_VERSION;
@@ -580,7 +581,7 @@ void rt_targets_write(struct pw *w, uint32_t index)
 				.map_start = ti[i].start,
 				.map_end = ti[i].end,
 				.map_offset = ti[i].off,
-				.obj = r->obj->index,
+				.obj = rt_obj_index(pi_rec_obj(r)),
 				.func = r->index,
 			};
 			pw_put(w, &pt, sizeof(pt));

@@ -102,14 +102,14 @@ static void save_counts(struct rt_thread *th)
 		return; /* (none there: they are in the tree's nodes) */
 	uint64_t total = 0;
 	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++)
-		total += pi_counters(d->map);
+		total += pi_counters(pi_obj_map(d));
 	uint64_t *buf = rt_alloc_keep((total ? total : 1) * sizeof(uint64_t));
 	if (!buf)
 		return;
 	uint64_t i = 0;
 	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
 		const uint64_t *c = (const uint64_t *)(th->tp + (int64_t)d->counts_tpoff);
-		for (uint64_t b = 0, n = pi_counters(d->map); b < n; b++)
+		for (uint64_t b = 0, n = pi_counters(pi_obj_map(d)); b < n; b++)
 			buf[i++] = c[b];
 	}
 	th->saved_counts = buf;
@@ -306,10 +306,10 @@ static struct entries *build_entries(void)
 	RT_EACH_FUNC(f) {
 		if (rt_is_external(f))
 			continue;
-		uint64_t i = entry_slot(e, f->addr[0]);
+		uint64_t i = entry_slot(e, pi_rec_addr(f, 0));
 		if (!tab[i] && e->recs)
 			e->recs[i] = f;
-		tab[i] = f->addr[0];
+		tab[i] = pi_rec_addr(f, 0);
 	}
 	return e;
 }
@@ -347,7 +347,6 @@ __attribute__((constructor(101))) static void rt_init(void)
 		return;
 	}
 #endif
-	rt_images_init();
 	rt_entries_init();
 	rt_externals_init();
 	rt_frontend_init();
@@ -422,7 +421,7 @@ void rt_reset_for_child(struct pi_tls *t)
 		return; /* (no counters in TLS) */
 	for (const struct pi_objdesc *d = rt_objs_begin(); d < rt_objs_end(); d++) {
 		uint64_t *c = (uint64_t *)(th->tp + (int64_t)d->counts_tpoff);
-		for (uint64_t b = 0, n = pi_counters(d->map); b < n; b++)
+		for (uint64_t b = 0, n = pi_counters(pi_obj_map(d)); b < n; b++)
 			c[b] = 0;
 	}
 }

@@ -632,9 +632,11 @@ def tests(ctx, Fail, sh, must, profile_json):
         """Each object's descriptor says what the runtime needs of its map,
         which it then reads nowhere else at start and exit: the map's size,
         flags and units as its header has them, and the most words a node
-        of its functions holds (its blocks and call slots); and the
+        of its functions holds (its blocks and call slots); the
         externals' names, which the runtime merges by, are in one section
-        the linker merged: each name once."""
+        the linker merged: each name once; and the descriptors and the
+        records point by distances the static link settled, so that the
+        loader relocates nothing in them."""
         tmp = tempfile.mkdtemp(prefix="pi-maps-")
         try:
             exe = build(tmp)
@@ -651,20 +653,28 @@ def tests(ctx, Fail, sh, must, profile_json):
                 raise Fail("%d maps, %d bytes of descriptors" % (len(maps), len(descs)))
             dsize = len(descs) // len(maps)
             recs = section(tmp, exe, "profinst_funcs")
-            # the records by their object's descriptor, which the file
-            # holds linked (the loader adds the load address); the
-            # runtime's own records name none
-            objs_at = next(int(l.split()[l.split().index("profinst_objs") + 2], 16) for l in
-                           must(["readelf", "-SW", exe], "readelf").stdout.splitlines() if "profinst_objs" in l)
+            # the records by their object's descriptor, from the record's
+            # word; the runtime's own records name none
+            secs = {l.split()[l.split().index(n)]: (int(l.split()[l.split().index(n) + 2], 16),
+                                                   int(l.split()[l.split().index(n) + 4], 16))
+                    for l in must(["readelf", "-SW", exe], "readelf").stdout.splitlines()
+                    for n in ("profinst_objs", "profinst_funcs") if n in l.split()}
+            objs_at, funcs_at = secs["profinst_objs"][0], secs["profinst_funcs"][0]
+            relocated = [l for l in must(["readelf", "-rW", exe], "readelf").stdout.splitlines()
+                         if l[:1].isdigit() and
+                         any(a <= int(l.split()[0], 16) < a + size for a, size in secs.values())]
+            if relocated:
+                raise Fail("%d dynamic relocations in the descriptors and records: %s"
+                           % (len(relocated), relocated[0]))
             objrecs = [[] for _ in maps]
             for r in range(0, len(recs) - 63, 64):
-                obj, index, npieces, nslots = struct.unpack_from("<QIHH", recs, r)
+                obj, index, npieces, nslots = struct.unpack_from("<qIHH", recs, r)
                 if obj:
-                    objrecs[(obj - objs_at) // dsize].append((index, npieces, nslots))
+                    objrecs[(funcs_at + r + obj - objs_at) // dsize].append((index, npieces, nslots))
             names = []
             for i, m in enumerate(maps):
                 d = descs[i * dsize:(i + 1) * dsize]
-                if d[:8] != b"PRINPDE2":
+                if d[:8] != b"PRINPDE3":
                     raise Fail("descriptor %d: magic %r" % (i, d[:8]))
                 size, flags, units, words = struct.unpack_from("<IIII", d, 32)  # (after index)
                 nfuncs, funcs_off, str_off = (struct.unpack_from("<I", m, o)[0] for o in (16, 28, 40))
