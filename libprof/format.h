@@ -306,6 +306,17 @@ struct pi_objdesc {
 	 * by where they hit: the second level, the third, memory.  Such a
 	 * miss costs its latency over this (0: nothing). */
 	uint32_t cache_overlap[3];
+	uint32_t unused2;
+	/* its functions' shapes (pi_func_shape, by map index, an external's
+	 * 0), from this word (pi_obj_shapes): what the runtime reads of a
+	 * function's map entry each time it makes a node of it, dense (the
+	 * map's entries lie 40 bytes apart among its other tables) */
+	int64_t shapes;
+};
+
+struct pi_func_shape {
+	uint32_t nblocks;   /* the map's (0: not instrumented) */
+	uint32_t nsites;
 };
 #define PI_OBJDESC_MAGIC 0x334544504e495250ull /* "PRINPDE3" */
 
@@ -361,6 +372,11 @@ static inline uint64_t pi_rec_addr(const struct pi_funcrec *f, int piece)
 static inline const struct pi_map_hdr *pi_obj_map(const struct pi_objdesc *d)
 {
 	return (const struct pi_map_hdr *)(const void *)((const char *)&d->map + d->map);
+}
+
+static inline const struct pi_func_shape *pi_obj_shapes(const struct pi_objdesc *d)
+{
+	return (const struct pi_func_shape *)(const void *)((const char *)&d->shapes + d->shapes);
 }
 
 /* a word that points, as these hold it: to, from the word at */

@@ -486,6 +486,20 @@ void meta_finish(struct code *c, const struct addrmap *map)
 			words = f->nblocks + f->nslots_counting;
 	}
 	wr32(d->data + offsetof(struct pi_objdesc, node_words), words);
+	/* (each function's, in a section of their own: read at every node
+	 * made, and dense) */
+	size_t nshapes = c->nfuncs + c->nexts ? c->nfuncs + c->nexts : 1; /* (an external's: 0, 0) */
+	struct pi_func_shape *shape = xcalloc(nshapes, sizeof(*shape));
+	for (size_t fi = 0; fi < c->nfuncs; fi++) {
+		const struct func *f = &c->funcs[fi];
+		wr32((uint8_t *)&shape[fi].nblocks, f->instrument ? (uint32_t)f->nblocks : 0);
+		wr32((uint8_t *)&shape[fi].nsites, f->instrument ? (uint32_t)f->nsites : 0);
+	}
+	int shapes_sec = obj_add_section(o, "profinst_shapes", SHT_PROGBITS, SHF_ALLOC, 4, shape,
+					 nshapes * sizeof(*shape));
+	obj_add_rela(o, c->desc_sec, offsetof(struct pi_objdesc, shapes), R_X86_64_PC64,
+		     (uint32_t)obj_section_symbol(o, shapes_sec), 0);
+	free(shape);
 	struct section *ms = &o->secs[c->map_sec];
 	free(ms->data);
 	ms->data = m.p;

@@ -264,8 +264,7 @@ static struct rt_cnode *new_cnode(struct rt_cthread *ct, const struct pi_funcrec
 	 * an external's site, room for its stub's bytes) */
 	uint32_t nblocks = fn ? RT_EXT_WORDS : STUB_PTR_WORDS, nslots = 0;
 	if (fn && !rt_is_external(fn)) {
-		const struct pi_map_func *mf = pi_map_funcs(pi_obj_map(pi_rec_obj(fn))) + fn->index;
-		nblocks = mf->nblocks;
+		nblocks = pi_obj_shapes(pi_rec_obj(fn))[fn->index].nblocks;
 		nslots = fn->nslots;
 	}
 	uint64_t size = node_bytes(nblocks, nslots);
@@ -478,8 +477,8 @@ void pi_rt_centry(const struct pi_funcrec *fn, uint64_t sp)
 			    parent->ptrsite == STUB_CN_POINTER)
 				keep_callee(t, parent, n, fn); /* the next call to fn takes it at entry */
 		} else if (s >= 0) {
-			const struct pi_map_func *mf = pi_map_funcs(pi_obj_map(pi_rec_obj(parent->fn))) + parent->fn->index;
-			n = slot_child(ct, parent, (uint32_t)s, fn, (uint64_t)s >= mf->nsites);
+			uint32_t nsites = pi_obj_shapes(pi_rec_obj(parent->fn))[parent->fn->index].nsites;
+			n = slot_child(ct, parent, (uint32_t)s, fn, (uint64_t)s >= nsites);
 		}
 	}
 	t->nextsp = 0;
@@ -801,9 +800,9 @@ struct rt_cnode *pi_rt_cextnew(const struct pi_funcrec *x)
 		int64_t s = slot_index(t->cur, t->next);
 		/* a tail jump's slot (after the sites): its node returns to
 		 * where the jumping function's caller is current */
-		const struct pi_map_func *mf = pi_map_funcs(pi_obj_map(pi_rec_obj(t->cur->fn))) + t->cur->fn->index;
+		uint32_t nsites = pi_obj_shapes(pi_rec_obj(t->cur->fn))[t->cur->fn->index].nsites;
 		if (s >= 0)
-			n = slot_child(ct, t->cur, (uint32_t)s, x, (uint64_t)s >= mf->nsites);
+			n = slot_child(ct, t->cur, (uint32_t)s, x, (uint64_t)s >= nsites);
 	}
 	if (entered)
 		rt_leave(t);

@@ -634,9 +634,11 @@ def tests(ctx, Fail, sh, must, profile_json):
         flags and units as its header has them, and the most words a node
         of its functions holds (its blocks and call slots); the
         externals' names, which the runtime merges by, are in one section
-        the linker merged: each name once; and the descriptors and the
-        records point by distances the static link settled, so that the
-        loader relocates nothing in them."""
+        the linker merged: each name once; each function's blocks and
+        sites, which the runtime reads at every node it makes, in a dense
+        table of their own; and the descriptors and the records point by
+        distances the static link settled, so that the loader relocates
+        nothing in them."""
         tmp = tempfile.mkdtemp(prefix="pi-maps-")
         try:
             exe = build(tmp)
@@ -658,11 +660,12 @@ def tests(ctx, Fail, sh, must, profile_json):
             secs = {l.split()[l.split().index(n)]: (int(l.split()[l.split().index(n) + 2], 16),
                                                    int(l.split()[l.split().index(n) + 4], 16))
                     for l in must(["readelf", "-SW", exe], "readelf").stdout.splitlines()
-                    for n in ("profinst_objs", "profinst_funcs") if n in l.split()}
+                    for n in ("profinst_objs", "profinst_funcs", "profinst_shapes") if n in l.split()}
             objs_at, funcs_at = secs["profinst_objs"][0], secs["profinst_funcs"][0]
             relocated = [l for l in must(["readelf", "-rW", exe], "readelf").stdout.splitlines()
                          if l[:1].isdigit() and
                          any(a <= int(l.split()[0], 16) < a + size for a, size in secs.values())]
+            shapes_at, shapes = secs["profinst_shapes"][0], section(tmp, exe, "profinst_shapes")
             if relocated:
                 raise Fail("%d dynamic relocations in the descriptors and records: %s"
                            % (len(relocated), relocated[0]))
@@ -683,6 +686,13 @@ def tests(ctx, Fail, sh, must, profile_json):
                     raise Fail("descriptor %d: map size %d, flags %#x, units %d; its header %d, %#x, %d"
                                % (i, size, flags, units, len(m), hflags, hunits))
                 funcs = [struct.unpack_from("<10I", m, funcs_off + 40 * k) for k in range(nfuncs)]
+                # each function's blocks and sites, as the map has them
+                # (an external's none), by the descriptor's last word
+                at = objs_at + i * dsize + dsize - 8 + struct.unpack_from("<q", d, dsize - 8)[0] - shapes_at
+                got = [struct.unpack_from("<II", shapes, at + 8 * k) for k in range(nfuncs)]
+                if got != [(f[5], f[7]) for f in funcs]:
+                    raise Fail("descriptor %d: shapes %r, its map's blocks and sites %r"
+                               % (i, got, [(f[5], f[7]) for f in funcs]))
                 most = max([funcs[x][5] + slots for x, npieces, slots in objrecs[i] if npieces] + [0])
                 if words != most or not most:
                     raise Fail("descriptor %d: nodes of %d words, its functions' most %d" % (i, words, most))
