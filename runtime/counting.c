@@ -37,6 +37,7 @@ struct citer;
 #define TRAMP_FIRST 256
 #define PARK_FIRST 16
 #define PIECE_FIRST (64u << 10)
+#define FIRST_MADE (16u << 10)
 /* (a little under 1 MiB: two pieces and the chunk's header fit in one
  * huge page, where two whole MiBs took a second huge page, 2 MB cleared,
  * for their last bytes) */
@@ -184,7 +185,10 @@ static struct rt_cthread *cthread(struct pi_tls *t)
 			if (!ct->tramp || !ct->park || !ct->first_piece)
 				return NULL;
 			ct->arena = ct->first_piece + sizeof(struct rt_piece);
-			ct->arena_end = ct->first_piece + PIECE_FIRST;
+			/* (its first pages made at once, as arena_more makes the
+			 * rest: a thread that makes few nodes makes few pages) */
+			rt_populate(ct->first_piece, FIRST_MADE);
+			ct->arena_end = ct->first_piece + FIRST_MADE;
 			ct->arena_total = PIECE_FIRST;
 		}
 		if (ct->first_piece) {
