@@ -65,7 +65,7 @@ uint64_t rt_nfuncs(void)
 	return last->func_base + (uint64_t)(last->desc.funcs_end - last->desc.funcs);
 }
 
-uint64_t rt_func_index(const struct pi_funcrec *f)
+uint64_t rt_func_index_any(const struct pi_funcrec *f)
 {
 	for (uint32_t i = 0, n = rt_image_count(); i < n; i++)
 		if (f >= rt_images[i].desc.funcs && f < rt_images[i].desc.funcs_end)
@@ -85,7 +85,7 @@ const struct pi_map_hdr *rt_first_map(void)
 static const struct pi_objdesc *extra_obj;
 static uint32_t extra_index;
 
-uint32_t rt_obj_index(const struct pi_objdesc *d)
+uint32_t rt_obj_index_any(const struct pi_objdesc *d)
 {
 	for (uint32_t i = 0, n = rt_image_count(); i < n; i++)
 		if (d >= rt_images[i].desc.objs && d < rt_images[i].desc.objs_end)

@@ -516,11 +516,24 @@ uint32_t rt_image_count(void);
 uint64_t rt_nobjs(void);
 uint64_t rt_nfuncs(void);
 /* a record's index among all images', or rt_nfuncs() if none holds it */
-uint64_t rt_func_index(const struct pi_funcrec *f);
+uint64_t rt_func_index_any(const struct pi_funcrec *f);
+static inline uint64_t rt_func_index(const struct pi_funcrec *f)
+{
+	/* (the program's first: an encoding asks at every node) */
+	if (f >= rt_images[0].desc.funcs && f < rt_images[0].desc.funcs_end)
+		return (uint64_t)(f - rt_images[0].desc.funcs);
+	return rt_func_index_any(f);
+}
 /* an object's index among all images' (the runtime's own object of
  * calls through pointers: the one it was given, rt_obj_index_set);
  * UINT32_MAX if none holds it */
-uint32_t rt_obj_index(const struct pi_objdesc *d);
+uint32_t rt_obj_index_any(const struct pi_objdesc *d);
+static inline uint32_t rt_obj_index(const struct pi_objdesc *d)
+{
+	if (d >= rt_images[0].desc.objs && d < rt_images[0].desc.objs_end)
+		return (uint32_t)(d - rt_images[0].desc.objs);
+	return rt_obj_index_any(d);
+}
 void rt_obj_index_set(const struct pi_objdesc *d, uint32_t index);
 /* the first object's map among the images, or NULL */
 const struct pi_map_hdr *rt_first_map(void);
