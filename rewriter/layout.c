@@ -864,6 +864,21 @@ static uint64_t emit_frames_off_jcc(struct emit *e, uint8_t jcc)
 	return cur(e) - 1;
 }
 
+/* the same with a 32-bit jne: where the rel32 field is */
+static uint64_t emit_frames_off_jne32(struct emit *e)
+{
+	not_pic(e, "the frames' nodes");
+	static const uint8_t b[] = {0x64, 0x80, 0x3c, 0x25};
+	PUT(e, b);
+	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_FRAMES_OFF);
+	buf_u32(&e->tl->out, 0);
+	static const uint8_t j[] = {0x00, 0x0f, 0x85};
+	PUT(e, j);
+	uint64_t at = cur(e);
+	buf_u32(&e->tl->out, 0);
+	return at;
+}
+
 static uint64_t emit_frames_off_jne(struct emit *e)
 {
 	return emit_frames_off_jcc(e, 0x75);
@@ -1714,53 +1729,92 @@ static void emit_rm64(struct emit *e, uint8_t op, int reg, int base, uint32_t di
 	emit_r11m_reg(e, (uint8_t)(0x48 | (reg >> 3) << 2 | base >> 3), op, (uint8_t)reg, (uint8_t)base, disp);
 }
 
-/* The call through a pointer's fast way where the site has a scratch
- * register r1 and maybe a second, r2 (free_reg; else -1), and the target
- * in %r11:
- *   cmpb $0,%fs:frames_off; jne general; mov %fs:cur,%r1;
- *   mov slot(%r1),%r1; test %r1,%r1; jz general; cmp entry(%r1),%r11;
- *   jne general; mov inner(%r1),%r11; mov callee(%r1),%r1;
- *   mov %r1,%fs:cur; incq calls(%r1); the frame's word (%r2 its address)
- * which leaves the address past the kept function's entry stub in %r11,
- * for the caller's call; without r2, the callee's node goes by %r11 and
- * the address by %fs:target (to load again before the call).  What the
- * slower way keeps in TLS words (the target, the pointer's node made
- * current) stays in registers: none of its loads waits for a store just
- * made.  *general: the three jumps (rel8) to the slower way. */
-static void emit_kept_call(struct emit *e, const struct func *f, uint32_t slot, int r1, int r2,
-			   uint64_t general[3])
+/* A rel32 field at `at' aimed at here */
+static void patch_rel32_here(struct emit *e, uint64_t at)
 {
-	not_pic(e, "a kept pointer's call");
-	general[0] = emit_frames_off_jne(e);
-	emit_load_cur(e, r1);
-	emit_rm64(e, 0x8b, r1, r1, slot_disp(f, slot));
-	uint8_t test[] = {(uint8_t)(0x48 | (r1 >> 3) << 2 | r1 >> 3), 0x85, (uint8_t)(0xc0 | (r1 & 7) << 3 | (r1 & 7))};
-	PUT(e, test);
-	static const uint8_t jz[] = {0x74, 0x00};
-	PUT(e, jz);
-	general[1] = cur(e) - 1;
-	emit_rm64(e, 0x3b, 11, r1, STUB_CN_COUNTS + 8 * STUB_PTR_ENTRY); /* cmp entry(%r1),%r11 */
-	static const uint8_t jne[] = {0x75, 0x00};
-	PUT(e, jne);
-	general[2] = cur(e) - 1;
-	emit_rm64(e, 0x8b, 11, r1, STUB_CN_COUNTS + 8 * STUB_PTR_INNER); /* mov inner(%r1),%r11 */
+	wr32(e->tl->out.p + at, (uint32_t)(cur(e) - at - 4));
+}
+
+/* A rel8 field at `at' aimed at here (the stubs' own short jumps, which
+ * never pass a few dozen bytes: checked all the same) */
+static void patch_rel8_here(struct emit *e, uint64_t at)
+{
+	uint64_t d = cur(e) - at - 1;
+	if (d > 127) {
+		pi_error("internal error: %s: a stub's short jump of %llu bytes", e->s->name, (unsigned long long)d);
+		abort();
+	}
+	e->tl->out.p[at] = (uint8_t)d;
+}
+
+/* The kept callee's entry work by registers, its words at inner and
+ * callee (emit_kept_call) */
+static void emit_kept_words(struct emit *e, int r1, int r2, int inner, int callee)
+{
+	emit_rm64(e, 0x8b, 11, r1, STUB_CN_COUNTS + 8 * inner); /* mov inner(%r1),%r11 */
 	if (r2 < 0) {
 		/* the callee's node by %r11, the target by its TLS word */
 		emit_fs_r11(e, 0x89, STUB_TLS_TARGET);
-		emit_rm64(e, 0x8b, 11, r1, STUB_CN_COUNTS + 8 * STUB_PTR_CALLEE);
+		emit_rm64(e, 0x8b, 11, r1, STUB_CN_COUNTS + 8 * callee);
 		emit_fs_r11(e, 0x89, STUB_TLS_CUR);
 		static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
 		PUT(e, inc);
 		emit_frame_word(e, r1, 11);
 		return;
 	}
-	emit_rm64(e, 0x8b, r1, r1, STUB_CN_COUNTS + 8 * STUB_PTR_CALLEE); /* mov callee(%r1),%r1 */
+	emit_rm64(e, 0x8b, r1, r1, STUB_CN_COUNTS + 8 * callee); /* mov callee(%r1),%r1 */
 	uint8_t st[] = {0x64, (uint8_t)(0x48 | (r1 >> 3) << 2), 0x89, (uint8_t)(0x04 | (r1 & 7) << 3), 0x25};
 	PUT(e, st); /* mov %r1,%fs:cur */
 	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_CUR);
 	buf_u32(&e->tl->out, 0);
 	emit_rm64(e, 0xff, 0, r1, STUB_CN_CALLS); /* incq calls(%r1) */
 	emit_frame_word(e, r2, r1);
+}
+
+/* The call through a pointer's fast way where the site has a scratch
+ * register r1 and maybe a second, r2 (free_reg; else -1), and the target
+ * in %r11:
+ *   cmpb $0,%fs:frames_off; jne general; mov %fs:cur,%r1;
+ *   mov slot(%r1),%r1; test %r1,%r1; jz general; cmp entry(%r1),%r11;
+ *   je 1f; cmp entry2(%r1),%r11; jne general; the second's words; jmp 2f;
+ *   1: mov inner(%r1),%r11; mov callee(%r1),%r1;
+ *   mov %r1,%fs:cur; incq calls(%r1); the frame's word (%r2 its address)
+ *   2:
+ * which leaves the address past the kept function's entry stub in %r11,
+ * for the caller's call; without r2, the callee's node goes by %r11 and
+ * the address by %fs:target (to load again before the call).  What the
+ * slower way keeps in TLS words (the target, the pointer's node made
+ * current) stays in registers: none of its loads waits for a store just
+ * made.  *general: the three jumps (rel32) to the slower way. */
+static void emit_kept_call(struct emit *e, const struct func *f, uint32_t slot, int r1, int r2,
+			   uint64_t general[3])
+{
+	not_pic(e, "a kept pointer's call");
+	general[0] = emit_frames_off_jne32(e);
+	emit_load_cur(e, r1);
+	emit_rm64(e, 0x8b, r1, r1, slot_disp(f, slot));
+	uint8_t test[] = {(uint8_t)(0x48 | (r1 >> 3) << 2 | r1 >> 3), 0x85, (uint8_t)(0xc0 | (r1 & 7) << 3 | (r1 & 7))};
+	PUT(e, test);
+	static const uint8_t jz[] = {0x0f, 0x84};
+	PUT(e, jz);
+	general[1] = cur(e);
+	buf_u32(&e->tl->out, 0);
+	emit_rm64(e, 0x3b, 11, r1, STUB_CN_COUNTS + 8 * STUB_PTR_ENTRY); /* cmp entry(%r1),%r11 */
+	static const uint8_t je[] = {0x74, 0x00};
+	PUT(e, je);
+	uint64_t to_first = cur(e) - 1;
+	emit_rm64(e, 0x3b, 11, r1, STUB_CN_COUNTS + 8 * STUB_PTR_ENTRY2); /* cmp entry2(%r1),%r11 */
+	static const uint8_t jne[] = {0x0f, 0x85};
+	PUT(e, jne);
+	general[2] = cur(e);
+	buf_u32(&e->tl->out, 0);
+	emit_kept_words(e, r1, r2, STUB_PTR_INNER2, STUB_PTR_CALLEE2);
+	static const uint8_t jmp[] = {0xeb, 0x00};
+	PUT(e, jmp);
+	uint64_t to_end = cur(e) - 1;
+	patch_rel8_here(e, to_first);
+	emit_kept_words(e, r1, r2, STUB_PTR_INNER, STUB_PTR_CALLEE);
+	patch_rel8_here(e, to_end);
 }
 
 /*
@@ -1773,7 +1827,9 @@ static void emit_kept_call(struct emit *e, const struct func *f, uint32_t slot, 
  *   mov %fs:cur,%r11; cmpb $2,ptrsite(%r11); jne 3f;
  *   call __profinst_cmeas_stop; 3:
  * The function the site called last (its node the pointer's node keeps)
- * is called at once, and its entry takes that node; any other target
+ * is called at once, and its entry takes that node; before that, where
+ * frames keep their nodes, the last two functions the site kept are
+ * tried by their entries, and called past their stubs; any other target
  * goes by the runtime first, which names an instrumented function's
  * node for its entry, and makes any other's, an external's, current and
  * starts its clock, which the code after the call stops.  A tail jump's
@@ -1787,7 +1843,7 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 {
 	bool jump = e->t->insns[k].kind == INSN_JMP_IND;
 	emit_target_r11(e, k);
-	uint64_t to_keep = 0, to_old = 0, to_call_fast = 0;
+	uint64_t to_keep = 0, to_call_fast[2] = {0, 0};
 	bool kept_first = false;
 	uint64_t to_general[3];
 	int r1 = jump || !site_frame(e, k, f) ? -1 : frame_reg(e, k);
@@ -1810,7 +1866,7 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 		emit_frame_return(e, k);
 		kept_first = true;
 		for (int i = 0; i < 3; i++)
-			e->tl->out.p[to_general[i]] = (uint8_t)(cur(e) - to_general[i] - 1);
+			patch_rel32_here(e, to_general[i]);
 	}
 	emit_fs_r11(e, 0x89, STUB_TLS_TARGET);
 	emit_cnode(e, f, slot, NULL, true, false);
@@ -1819,27 +1875,36 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 		 * entered past its stub: the site does the entry's work (its
 		 * node current, its call counted, its frame's node stored)
 		 * and calls past the stub */
-		to_keep = emit_frames_off_jne(e);
-		emit_r11m(e, 0x4d, 0x8b, 3, STUB_CN_COUNTS + 8 * STUB_PTR_ENTRY); /* mov entry,%r11 */
-		emit_fs_r11(e, 0x3b, STUB_TLS_TARGET);                          /* cmp %fs:target,%r11 */
-		buf_u8(&e->tl->out, 0x75);
-		to_old = cur(e);
-		buf_u8(&e->tl->out, 0);
-		emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
-		emit_r11m(e, 0x4d, 0x8b, 3, STUB_CN_COUNTS + 8 * STUB_PTR_INNER);
-		emit_fs_r11(e, 0x89, STUB_TLS_TARGET); /* where the call goes */
-		emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
-		emit_r11m(e, 0x4d, 0x8b, 3, STUB_CN_COUNTS + 8 * STUB_PTR_CALLEE);
-		emit_fs_r11(e, 0x89, STUB_TLS_CUR);
-		static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
-		PUT(e, inc);
-		emit_callee_frame(e, k, jump, frame_reg(e, k));
-		buf_u8(&e->tl->out, 0xeb); /* jmp call */
-		to_call_fast = cur(e);
-		buf_u8(&e->tl->out, 0);
-		e->tl->out.p[to_old] = (uint8_t)(cur(e) - to_old - 1);
+		to_keep = emit_frames_off_jne32(e);
+		/* the one it kept last, then the one before (32-bit jumps to
+		 * the call: the second's words and the general way lie
+		 * between) */
+		static const int words[2][3] = {{STUB_PTR_ENTRY, STUB_PTR_INNER, STUB_PTR_CALLEE},
+						{STUB_PTR_ENTRY2, STUB_PTR_INNER2, STUB_PTR_CALLEE2}};
+		for (int w = 0; w < 2; w++) {
+			if (w)
+				emit_fs_r11(e, 0x8b, STUB_TLS_CUR); /* the pointer's node again */
+			emit_r11m(e, 0x4d, 0x8b, 3, STUB_CN_COUNTS + 8 * words[w][0]); /* mov entry,%r11 */
+			emit_fs_r11(e, 0x3b, STUB_TLS_TARGET);                       /* cmp %fs:target,%r11 */
+			buf_u8(&e->tl->out, 0x75);
+			uint64_t to_next = cur(e);
+			buf_u8(&e->tl->out, 0);
+			emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
+			emit_r11m(e, 0x4d, 0x8b, 3, STUB_CN_COUNTS + 8 * words[w][1]);
+			emit_fs_r11(e, 0x89, STUB_TLS_TARGET); /* where the call goes */
+			emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
+			emit_r11m(e, 0x4d, 0x8b, 3, STUB_CN_COUNTS + 8 * words[w][2]);
+			emit_fs_r11(e, 0x89, STUB_TLS_CUR);
+			static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
+			PUT(e, inc);
+			emit_callee_frame(e, k, jump, frame_reg(e, k));
+			buf_u8(&e->tl->out, 0xe9); /* jmp call */
+			to_call_fast[w] = cur(e);
+			buf_u32(&e->tl->out, 0);
+			patch_rel8_here(e, to_next);
+		}
 		emit_fs_r11(e, 0x8b, STUB_TLS_CUR); /* the pointer's node again */
-		e->tl->out.p[to_keep] = (uint8_t)(cur(e) - to_keep - 1);
+		patch_rel32_here(e, to_keep);
 	}
 	static const uint8_t last[] = {0x4d, 0x8b, 0x5b, STUB_CN_COUNTS}; /* mov counts(%r11),%r11 */
 	PUT(e, last);
@@ -1865,8 +1930,9 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 		e->tl->out.p[to_rt[i]] = (uint8_t)(cur(e) - to_rt[i] - 1);
 	emit_call_rt(e, jump ? e->c->sym_cptr_tail : e->c->sym_cptr);
 	e->tl->out.p[to_call] = (uint8_t)(cur(e) - to_call - 1);
-	if (to_call_fast)
-		e->tl->out.p[to_call_fast] = (uint8_t)(cur(e) - to_call_fast - 1);
+	for (int w = 0; w < 2; w++)
+		if (to_call_fast[w])
+			patch_rel32_here(e, to_call_fast[w]);
 	emit_fs_r11(e, 0x8b, STUB_TLS_TARGET);
 	emit_call_r11(e, k, jump);
 	if (jump)

@@ -407,10 +407,21 @@ static int64_t slot_index(const struct rt_cnode *parent, uint64_t slotaddr)
  * frames keep their nodes and fn can be entered past its entry stub, fn's
  * entry and the address past its stub (counts[2], counts[3]): the site
  * then does the entry's work itself and calls past the stub (layout.c,
- * emit_cptrcall).  The entry goes last, so that a signal handler between
- * never finds the other words of another function. */
+ * emit_cptrcall).  The callee kept before moves to the second words
+ * (counts[4..6]), which the site tries next.  Each entry goes last, so
+ * that a signal handler between never finds the other words of another
+ * function (the same function kept in both meanwhile is right in both). */
 static void keep_callee_at(struct pi_tls *t, struct rt_cnode *p, struct rt_cnode *n, uint64_t entry, uint64_t inner)
 {
+	uint64_t *w = p->counts;
+	if (w[STUB_PTR_CALLEE] != (uint64_t)n) {
+		w[STUB_PTR_ENTRY2] = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		w[STUB_PTR_CALLEE2] = w[STUB_PTR_CALLEE];
+		w[STUB_PTR_INNER2] = w[STUB_PTR_INNER];
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		w[STUB_PTR_ENTRY2] = w[STUB_PTR_ENTRY];
+	}
 	p->counts[STUB_PTR_ENTRY] = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	p->counts[STUB_PTR_CALLEE] = (uint64_t)n;

@@ -219,7 +219,12 @@
 #define STUB_PTR_CALLEE 0
 #define STUB_PTR_ENTRY 2
 #define STUB_PTR_INNER 3
-#define STUB_PTR_WORDS 4
+/* and the one it called before that (a site alternating between two
+ * functions, a merge's comparison and another's, calls both itself) */
+#define STUB_PTR_CALLEE2 4
+#define STUB_PTR_ENTRY2 5
+#define STUB_PTR_INNER2 6
+#define STUB_PTR_WORDS 7
 #define STUB_CN_SP 40
 #define STUB_CN_WAIT_SP 104 /* an external's counts[4]: its clock, when it runs as a wait */
 #define STUB_CN_COUNTS 72

@@ -1859,7 +1859,18 @@ ENTRY __profinst_cptr
 	add (%rsi), %rsi                  /* its entry (addr[0]: from its word) */
 	cmp %rdx, %rsi
 	jne .Lcp_slow_busy
-	/* the site keeps it, in keep_callee_at's order */
+	/* the site keeps it, in keep_callee_at's order, the one it kept
+	 * before second */
+	mov CN_COUNTS+8*PTR_CALLEE(%rax), %rsi
+	cmp %rsi, %r11
+	je .Lcp_same
+	movq $0, CN_COUNTS+8*PTR_ENTRY2(%rax)
+	mov %rsi, CN_COUNTS+8*PTR_CALLEE2(%rax)
+	mov CN_COUNTS+8*PTR_INNER(%rax), %rsi
+	mov %rsi, CN_COUNTS+8*PTR_INNER2(%rax)
+	mov CN_COUNTS+8*PTR_ENTRY(%rax), %rsi
+	mov %rsi, CN_COUNTS+8*PTR_ENTRY2(%rax)
+.Lcp_same:
 	movq $0, CN_COUNTS+8*PTR_ENTRY(%rax)
 	mov %r11, CN_COUNTS+8*PTR_CALLEE(%rax)
 	mov %rcx, CN_COUNTS+8*PTR_INNER(%rax)

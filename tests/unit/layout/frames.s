@@ -2,7 +2,8 @@
 # reads a frame's word.  A call that goes past its callee's entry stub
 # leaves the callee's node in %r11, and the callee's start stores it (the
 # stub stores it for a call that goes through); a call through a pointer
-# to the function its site kept stores it itself, and enters past that.
+# to a function its site kept (the last two it called) stores it itself,
+# and enters past that.
 # So a function that calls nothing has it stored nowhere.  Each function's
 # name ends with how many words its entry stub stores, how many its start
 # does, then how many its sites store for their callees:
@@ -10,7 +11,8 @@
 #  - calls_leaf_1_1_0 calls leaf_0_0_0 past its stub;
 #  - calls_both_1_1_0 calls leaf_0_0_0, then calls_leaf_1_1_0, whose
 #    start stores its word;
-#  - calls_pointer_1_1_1 calls through a pointer.
+#  - calls_pointer_1_1_2 calls through a pointer: the site stores the
+#    word for either of the two functions it keeps.
 	.text
 	.globl	leaf_0_0_0
 	.type	leaf_0_0_0, @function
@@ -55,9 +57,9 @@ calls_both_1_1_0:
 	.cfi_endproc
 	.size	calls_both_1_1_0, .-calls_both_1_1_0
 
-	.globl	calls_pointer_1_1_1
-	.type	calls_pointer_1_1_1, @function
-calls_pointer_1_1_1:
+	.globl	calls_pointer_1_1_2
+	.type	calls_pointer_1_1_2, @function
+calls_pointer_1_1_2:
 	.cfi_startproc
 	subq	$8, %rsp
 	.cfi_def_cfa_offset 16
@@ -66,6 +68,6 @@ calls_pointer_1_1_1:
 	.cfi_def_cfa_offset 8
 	ret
 	.cfi_endproc
-	.size	calls_pointer_1_1_1, .-calls_pointer_1_1_1
+	.size	calls_pointer_1_1_2, .-calls_pointer_1_1_2
 
 	.section	.note.GNU-stack,"",@progbits
