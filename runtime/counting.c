@@ -170,7 +170,6 @@ static struct rt_cthread *cthread(struct pi_tls *t)
 			ct->arena_end = NULL;
 			ct->arena = ct->first_piece ? ct->first_piece + sizeof(struct rt_piece) : NULL;
 			ct->arena_end = ct->first_piece ? ct->first_piece + PIECE_FIRST : NULL;
-			ct->arena_total = PIECE_FIRST;
 			ct->encodings = 0;
 		} else {
 			ct = rt_alloc_keep(sizeof(*ct));
@@ -189,7 +188,6 @@ static struct rt_cthread *cthread(struct pi_tls *t)
 			 * rest: a thread that makes few nodes makes few pages) */
 			rt_populate(ct->first_piece, FIRST_MADE);
 			ct->arena_end = ct->first_piece + FIRST_MADE;
-			ct->arena_total = PIECE_FIRST;
 		}
 		if (ct->first_piece) {
 			ct->last_piece = (struct rt_piece *)ct->first_piece;
@@ -218,16 +216,24 @@ static inline uint64_t node_bytes(uint32_t nblocks, uint32_t nslots)
  * too). */
 #define MAKE_STEP (256u << 10)
 
+/* The pages from `from' to `to' (rounded up to a step, at most `limit')
+ * made; where they end */
+static char *make_pages(char *from, char *to, char *limit)
+{
+	char *end = (char *)(((uint64_t)to + MAKE_STEP - 1) & ~(uint64_t)(MAKE_STEP - 1));
+	if (end > limit)
+		end = limit;
+	rt_populate(from, (uint64_t)(end - from));
+	return end;
+}
+
 static struct rt_cnode *arena_more(struct rt_cthread *ct, char *at, uint64_t size)
 {
 	uint64_t hdr = sizeof(struct rt_piece);
 	struct rt_piece *pc = __atomic_load_n(&ct->last_piece, __ATOMIC_RELAXED);
 	char *was = __atomic_load_n(&ct->arena_end, __ATOMIC_RELAXED);
 	if (pc && was && at >= (char *)pc + hdr && at + size <= (char *)pc + pc->size) {
-		char *end = (char *)(((uint64_t)at + size + MAKE_STEP - 1) & ~(uint64_t)(MAKE_STEP - 1));
-		if (end > (char *)pc + pc->size)
-			end = (char *)pc + pc->size;
-		rt_populate(at, (uint64_t)(end - at));
+		char *end = make_pages(at, at + size, (char *)pc + pc->size);
 		/* (a handler's entry that moved the end meanwhile, or took a
 		 * piece, keeps its own) */
 		__atomic_compare_exchange_n(&ct->arena_end, &was, end, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
@@ -237,11 +243,7 @@ static struct rt_cnode *arena_more(struct rt_cthread *ct, char *at, uint64_t siz
 	char *p = rt_alloc_keep_upto(size + hdr > PIECE_MIN ? size + hdr : PIECE_MIN, most, KEEP_RESERVE, &piece);
 	if (!p)
 		return NULL;
-	char *end = (char *)(((uint64_t)p + hdr + size + MAKE_STEP - 1) & ~(uint64_t)(MAKE_STEP - 1));
-	if (end > p + piece)
-		end = p + piece;
-	rt_populate(p, (uint64_t)(end - p));
-	__atomic_fetch_add(&ct->arena_total, piece, __ATOMIC_RELAXED);
+	char *end = make_pages(p, p + hdr + size, p + piece);
 	/* no end first: a handler's entry meanwhile takes a piece of its
 	 * own (lost room, never shared room) */
 	__atomic_store_n(&ct->arena_end, NULL, __ATOMIC_RELAXED);
@@ -893,11 +895,9 @@ void rt_counting_sys(struct pi_tls *t, uint64_t cyc, bool charged)
 		aux->os_left += cyc;
 }
 
-struct rt_caux *rt_cnode_aux(struct rt_cnode *n)
+struct rt_caux *rt_cnode_aux_make(struct rt_cnode *n)
 {
-	struct rt_caux *a = __atomic_load_n(&n->aux, __ATOMIC_ACQUIRE), *none = NULL;
-	if (a)
-		return a;
+	struct rt_caux *a, *none = NULL;
 	/* (zero, from the allocator every thread and handler may call; a
 	 * handler's that comes meanwhile is the one kept, this one lost) */
 	if (!(a = rt_alloc_keep(sizeof(*a))))
@@ -1293,8 +1293,10 @@ static bool encode_walk(struct rt_cthread *ct, struct enc *e, uint32_t *nnodes)
  * there is no memory for it (a profile without it) */
 static bool encode_tree(struct rt_cthread *ct, uint64_t *len, uint32_t *nnodes)
 {
-	struct enc e = {ct->enc, 0, ct->enc_cap, ct->enc_made,
-			(ct->arena_total / 8 + ENC_STEP - 1) & ~(uint64_t)(ENC_STEP - 1)};
+	uint64_t pieces = 0; /* (the nodes' room: the encoding's first size) */
+	for (const struct rt_piece *pc = (const struct rt_piece *)ct->first_piece; pc; pc = pc->next)
+		pieces += pc->size;
+	struct enc e = {ct->enc, 0, ct->enc_cap, ct->enc_made, (pieces / 8 + ENC_STEP - 1) & ~(uint64_t)(ENC_STEP - 1)};
 	int made = encode_made(ct, &e, nnodes);
 	if (made < 0) {
 		e.len = 0;

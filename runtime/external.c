@@ -424,7 +424,7 @@ void pi_rt_ext_enter(const struct pi_funcrec *rec, uint64_t sp, uint64_t pc, uin
 	t->clock += rt_faults_take(t); /* the caller's, before the call */
 	uint64_t now = t->clock;
 	now = rt_unwind_to(th, sp, now);
-	const struct pi_funcrec *fn = rt_ext_shared(rec) ? rt_ext_shared(rec) : rec;
+	const struct pi_funcrec *shared = rt_ext_shared(rec), *fn = shared ? shared : rec;
 	struct rt_frame *f = rt_push(th, fn, sp, pc + len, now);
 	if (f && (flags & (PI_EXT_SWITCH | PI_EXT_SETCTX))) {
 		f->ext = RT_EXT_ON | RT_EXT_SWITCH;

@@ -80,8 +80,14 @@ struct rt_cnode {
 	uint64_t counts[]; /* nblocks (an external's: RT_EXT_WORDS), then nslots */
 };
 
-/* n's aux, made if it has none (NULL: no memory); signal-safe */
-struct rt_caux *rt_cnode_aux(struct rt_cnode *n);
+/* n's aux, made if it has none (NULL: no memory); signal-safe (a
+ * string operation's helper asks at each run: the made one inline) */
+struct rt_caux *rt_cnode_aux_make(struct rt_cnode *n);
+static inline struct rt_caux *rt_cnode_aux(struct rt_cnode *n)
+{
+	struct rt_caux *a = __atomic_load_n(&n->aux, __ATOMIC_ACQUIRE);
+	return a ? a : rt_cnode_aux_make(n);
+}
 #define RT_CN_SKIP UINT32_MAX
 
 /* A piece of a thread's arena: its nodes follow, in the order they were
@@ -140,7 +146,6 @@ struct rt_cthread {
 	char *arena, *arena_end;
 	char *first_piece; /* the arena's first piece, again for the next thread */
 	struct rt_piece *last_piece;
-	uint64_t arena_total; /* the pieces' bytes */
 	uint32_t encodings; /* of this tree (its nodes' windex) */
 	/* the tree walk's room and the encoding's (enc_made bytes of it
 	 * populated), kept for the next profile and thread */
