@@ -850,16 +850,23 @@ static void emit_frames_r11(struct emit *e, uint8_t op, uint32_t field)
 	buf_u32(&e->tl->out, 0);
 }
 
-/* cmpb $0,%fs:frames_off; jne (jcc 0x75) or je (0x74), rel8 patched:
- * where the thread keeps no frame nodes, or does.  The rel8's offset. */
-static uint64_t emit_frames_off_jcc(struct emit *e, uint8_t jcc)
+/* cmpb $0,%fs:frames_off */
+static void emit_frames_off_cmp(struct emit *e)
 {
 	not_pic(e, "the frames' nodes");
 	static const uint8_t b[] = {0x64, 0x80, 0x3c, 0x25};
 	PUT(e, b);
 	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_FRAMES_OFF);
 	buf_u32(&e->tl->out, 0);
-	uint8_t j[] = {0x00, jcc, 0x00};
+	buf_u8(&e->tl->out, 0x00);
+}
+
+/* cmpb $0,%fs:frames_off; jne (jcc 0x75) or je (0x74), rel8 patched:
+ * where the thread keeps no frame nodes, or does.  The rel8's offset. */
+static uint64_t emit_frames_off_jcc(struct emit *e, uint8_t jcc)
+{
+	emit_frames_off_cmp(e);
+	uint8_t j[] = {jcc, 0x00};
 	PUT(e, j);
 	return cur(e) - 1;
 }
@@ -867,12 +874,8 @@ static uint64_t emit_frames_off_jcc(struct emit *e, uint8_t jcc)
 /* the same with a 32-bit jne: where the rel32 field is */
 static uint64_t emit_frames_off_jne32(struct emit *e)
 {
-	not_pic(e, "the frames' nodes");
-	static const uint8_t b[] = {0x64, 0x80, 0x3c, 0x25};
-	PUT(e, b);
-	add_rela(e, cur(e), R_X86_64_TPOFF32, (uint32_t)e->c->sym_tls, STUB_TLS_FRAMES_OFF);
-	buf_u32(&e->tl->out, 0);
-	static const uint8_t j[] = {0x00, 0x0f, 0x85};
+	emit_frames_off_cmp(e);
+	static const uint8_t j[] = {0x0f, 0x85};
 	PUT(e, j);
 	uint64_t at = cur(e);
 	buf_u32(&e->tl->out, 0);
