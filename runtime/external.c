@@ -149,18 +149,11 @@ static void calibrate(void)
 	tsc_per_kcycle = best * 1000 / (8 * iters);
 }
 
-static const char *map_str(const struct pi_map_hdr *m, uint32_t s)
-{
-	return (const char *)m + m->str_off + s;
-}
-
+/* (every external's record says where its name is: the rewriter writes it
+ * for each, and a record of an older profinst is refused with its object) */
 static const char *ext_name(const struct pi_funcrec *r)
 {
-	if (r->addr[PI_EXT_NAME_AT])
-		return (const char *)&r->addr[PI_EXT_NAME_AT] + (int64_t)r->addr[PI_EXT_NAME_AT];
-	const struct pi_map_hdr *m = pi_obj_map(pi_rec_obj(r));
-	const struct pi_map_func *f = (const struct pi_map_func *)((const char *)m + m->funcs_off);
-	return map_str(m, f[r->index].name);
+	return (const char *)pi_rec_addr(r, PI_EXT_NAME_AT);
 }
 
 static int same(const char *a, const char *b)
