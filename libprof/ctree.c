@@ -402,7 +402,7 @@ static bool tables_ok(struct conv *c, uint32_t g)
 /* Room for n more counts of the walk's path */
 static uint64_t *counts_room(struct conv *c, uint64_t n)
 {
-	if (c->ncounts + n > c->countcap) {
+	if (!c->counts || c->ncounts + n > c->countcap) { /* (none yet: a node of no blocks too) */
 		uint64_t cap = c->countcap ? c->countcap : 4096;
 		while (cap < c->ncounts + n)
 			cap *= 2;
