@@ -113,6 +113,7 @@ static void chain_pass(struct code *c, const struct func *f, uint16_t **wr)
  * entry's is the func's reads, what a call to it reads). */
 struct regs_run {
 	uint16_t *keep; /* per function: what it must keep beyond the ABI */
+	uint16_t *clobbers; /* per function: what no caller keeps through it */
 	uint16_t *reads; /* per block, in the keep-free pass; else NULL */
 	uint16_t **use, **def; /* per text, per instruction (described once) */
 	bool again;     /* a keep or an entry grew: every function again */
@@ -215,7 +216,7 @@ static bool regs_visit(struct code *c, const struct func *f, struct block *bl, v
 			if (!r->reads) {
 				t->live_after[k] = live;
 				/* all live through it, which must keep them */
-				uint16_t need = live & SCRATCH;
+				uint16_t need = live & SCRATCH & (g >= 0 ? (uint16_t)~r->clobbers[g] : 0);
 				if (g >= 0 && (need & ~r->keep[g])) {
 					r->keep[g] |= need;
 					r->again = true;
@@ -233,6 +234,56 @@ static bool regs_visit(struct code *c, const struct func *f, struct block *bl, v
 		return false;
 	*at |= live;
 	return true;
+}
+
+/* What gcc's interprocedural allocation knows each function clobbers
+ * (regs_run.clobbers), so that none of its callers keeps a value there
+ * through it, however our liveness of the caller finds it (a register an
+ * argument of a tail call may be, or one the code after the call cannot
+ * be followed to): the scratch registers it writes anywhere, or that a
+ * call anywhere in it clobbers (all of them for a call to a function of
+ * another unit, or through a pointer), to a fixed point.  Less what it
+ * reads from its entry before it writes it, which a function that keeps
+ * a register for its callers (a push and a pop of its own, as
+ * no_caller_saved_registers or hand-written code keeps it) reads; and
+ * nothing for an instruction that cannot be described or a tail jump:
+ * too little is a register kept that need not be, too much one
+ * clobbered that a caller keeps. */
+static void clobbers_pass(struct code *c, uint16_t **wr, uint16_t *clob)
+{
+	bool again = true;
+	while (again) {
+		again = false;
+		for (size_t fi = 0; fi < c->nfuncs; fi++) {
+			const struct func *f = &c->funcs[fi];
+			if (!f->instrument)
+				continue;
+			uint16_t w = clob[fi];
+			for (uint32_t i = 0; i < f->nblocks; i++) {
+				const struct block *b = &c->blocks[f->first_block + i];
+				const struct text *t = &c->texts[b->ts];
+				for (uint32_t k = b->first; k < b->first + b->n; k++) {
+					enum insn_kind kind = t->insns[k].kind;
+					if (kind == INSN_CALL || kind == INSN_CALL_IND) {
+						int32_t g = kind == INSN_CALL && !(t->mark[k] & MARK_EXT)
+								    ? local_callee(c, t, k)
+								    : -1;
+						if (g < 0)
+							w |= SCRATCH;
+						else if (c->funcs[g].instrument)
+							w |= clob[g];
+					} else if (wr[b->ts][k] != ALL) {
+						w |= wr[b->ts][k];
+					}
+				}
+			}
+			w &= SCRATCH & (uint16_t)~f->reads;
+			if (w != clob[fi]) {
+				clob[fi] = w;
+				again = true;
+			}
+		}
+	}
 }
 
 /* One liveness to a fixed point over every function: again while a
@@ -279,15 +330,18 @@ void reg_liveness(struct code *c)
 			if (c->funcs[fi].nblocks)
 				entry_writes(c, &c->funcs[fi], r.use, r.def);
 		}
-	for (int ti = 0; ti < c->ntexts; ti++)
-		free(wr[ti]);
-	free(wr);
 	/* what each function reads, then what is live where, its callers'
 	 * keeps included */
 	regs_fixpoint(c, &r);
 	free(r.reads);
 	r.reads = NULL;
+	r.clobbers = xcalloc(c->nfuncs + 1, sizeof(uint16_t));
+	clobbers_pass(c, wr, r.clobbers);
+	for (int ti = 0; ti < c->ntexts; ti++)
+		free(wr[ti]);
+	free(wr);
 	regs_fixpoint(c, &r);
+	free(r.clobbers);
 	for (int ti = 0; ti < c->ntexts; ti++)
 		free(r.use[ti]), free(r.def[ti]);
 	free(r.use), free(r.def), free(r.keep);

@@ -180,3 +180,49 @@ other_caller:
 	call	kept_through
 	ret				# expect: leader
 	.size	other_caller, .-other_caller
+
+# gcc's allocation knows what a function of its unit clobbers: a scratch
+# register it writes anywhere.  No caller keeps a value there through it,
+# whatever the caller's own liveness says (here a tail call after the
+# call, whose arguments are live, %rcx among them): %rcx is dead at
+# writes_rcx's return; the arguments it never writes are kept
+	.text
+	.type	writes_rcx, @function
+writes_rcx:
+	movl	(%rdi), %ecx		# expect: leader regs-live rdi rsi
+	leaq	(%rcx,%rsi), %rax
+	jmp	.Lwr_ret
+.Lwr_ret:
+	ret				# expect: leader regs-live rax rdx rdi rsi r8 r9 r10 regs-dead rcx r11
+	.size	writes_rcx, .-writes_rcx
+
+	.globl	tail_after_writer
+	.type	tail_after_writer, @function
+tail_after_writer:
+	call	writes_rcx		# expect: leader regs-live rdi rsi
+	jmp	elsewhere		# expect: leader tail regs-live rdi rsi rdx rcx r8 r9
+	.size	tail_after_writer, .-tail_after_writer
+
+# ... but a register a function reads from its entry before it writes it
+# is one it may keep for its callers (a push and a pop of its own): %rcx
+# stays live at keeps_rcx_itself's return, which keeps_rcx_caller keeps
+# it through
+	.type	keeps_rcx_itself, @function
+keeps_rcx_itself:
+	pushq	%rcx			# expect: leader regs-live rcx rdi
+	movl	(%rdi), %ecx
+	leaq	1(%rcx), %rax
+	popq	%rcx
+	jmp	.Lkri_ret
+.Lkri_ret:
+	ret				# expect: leader regs-live rax rcx
+	.size	keeps_rcx_itself, .-keeps_rcx_itself
+
+	.globl	keeps_rcx_caller
+	.type	keeps_rcx_caller, @function
+keeps_rcx_caller:
+	movq	%rsi, %rcx		# expect: leader regs-live rdi rsi
+	call	keeps_rcx_itself
+	addq	%rcx, %rax		# expect: leader regs-live rax rcx
+	ret
+	.size	keeps_rcx_caller, .-keeps_rcx_caller
