@@ -257,7 +257,8 @@ def tests(ctx, Fail, sh, must, profile_json):
             try:
                 obj, native = compile_(tmp, prog, ["-lpthread"])
                 want = sh([native]).stdout
-                for cpu, mode in (("goldencove", "--counts"), ("goldencove", "--timed"), ("zen5", "--counts")):
+                for cpu, mode in (("goldencove", "--counts"), ("goldencove", "--timed"), ("zen3", "--counts"),
+                                  ("zen5", "--counts")):
                     desc = must([ctx.profinst, "--describe-cpu", "--cpu=" + cpu], "--describe-cpu").stdout
                     unit = {}
                     for op, words in ops:
@@ -316,10 +317,11 @@ def tests(ctx, Fail, sh, must, profile_json):
         try:
             obj, native = compile_(tmp, "056_once")
             want = sh([native]).stdout
-            for cpu, mode in (("goldencove", "--counts"), ("goldencove", "--timed"), ("zen5", "--counts")):
+            for cpu, mode in (("goldencove", "--counts"), ("goldencove", "--timed"), ("zen3", "--counts"),
+                              ("zen5", "--counts")):
                 desc = must([ctx.profinst, "--describe-cpu", "--cpu=" + cpu], "--describe-cpu").stdout
                 m = re.search(r"^libc\.pthread_once (\d+) a call once its initializer has run", desc, re.M)
-                if bool(m) != (cpu == "goldencove"):
+                if bool(m) != (cpu != "zen5"):
                     raise Fail("%s: --describe-cpu's pthread_once:\n%s" % (cpu, desc))
                 unit = int(m.group(1)) if m else None
                 exe = instrument(tmp, obj, "%s%s.prof" % (cpu, mode), ["--cpu=" + cpu, mode, "--no-page-faults"])
