@@ -130,9 +130,9 @@ struct text {
 	uint16_t *live_after; /* --counts: per call, the general registers live
 			       after it (bit n: register n), and at the last
 			       instruction of each block (reglive.h) */
-	uint8_t *set_up;    /* --counts: per call, CHAIN_R10 and CHAIN_RAX where
-			       %r10, %rax may have been written for it
-			       (reglive.h) */
+	uint8_t *set_up;    /* --counts: per call and jump through a pointer,
+			       CHAIN_R10 and CHAIN_RAX where %r10, %rax may
+			       have been written for it (reglive.h) */
 	uint32_t *cslot;    /* --counts: per instruction, the call slot of a call
 			       or direct tail jump (UINT32_MAX: none) */
 	int32_t *cfa;       /* --counts: per call site or direct tail jump, where

@@ -50,8 +50,6 @@ bool ext_measured(const struct external *x);
 int32_t local_callee(const struct code *c, const struct text *t, uint32_t k);
 /* The same where the call enters the function at its start, else -1. */
 int32_t local_entry_callee(const struct code *c, const struct text *t, uint32_t k);
-/* The same, where the call enters the function at its start, else -1 */
-int32_t local_entry_callee(const struct code *c, const struct text *t, uint32_t k);
 
 /* Does the conditional jump k test what the external call just before its
  * block returned, the external being one the model costs (PI_EXT_FIXED)?

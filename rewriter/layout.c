@@ -970,6 +970,31 @@ static void emit_frame_word(struct emit *e, int r, int v)
 	PUT(e, st);
 }
 
+/* lea CFA,%r; add delta(%rip),%r; mov %r11,(%r): node %r11 stored as the
+ * frame's whose CFA is ours at instruction k (a tail jump's callee's),
+ * through scratch register r */
+static void emit_tail_frame_word(struct emit *e, uint32_t k, int r)
+{
+	not_pic(e, "the frames' nodes");
+	uint8_t hi = (uint8_t)(r >> 3), lo = (uint8_t)(r & 7);
+	int32_t cfa = e->t->cfa[k];
+	if (cfa > 0) {
+		uint8_t lea[] = {(uint8_t)(0x48 | hi << 2), 0x8d, (uint8_t)(0x84 | lo << 3), 0x24}; /* lea disp32(%rsp),%r */
+		PUT(e, lea);
+		buf_u32(&e->tl->out, (uint32_t)cfa);
+	} else {
+		uint8_t lea[] = {(uint8_t)(0x48 | hi << 2), 0x8d, (uint8_t)(0x85 | lo << 3)}; /* lea disp32(%rbp),%r */
+		PUT(e, lea);
+		buf_u32(&e->tl->out, (uint32_t)-cfa);
+	}
+	uint8_t add[] = {(uint8_t)(0x48 | hi << 2), 0x03, (uint8_t)(0x05 | lo << 3)}; /* add delta(%rip),%r */
+	PUT(e, add);
+	add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)e->c->sym_frames, (int64_t)STUB_FRAMES_DELTA - 4);
+	buf_u32(&e->tl->out, 0);
+	uint8_t st[] = {(uint8_t)(0x4c | hi), 0x89, (uint8_t)(3 << 3 | lo)}; /* mov %r11,(%r) */
+	PUT(e, st);
+}
+
 /* The callee's frame node (%r11) stored where a call through a pointer
  * that goes past its callee's entry stub and its start's store
  * (PI_FUNC_INNER_SHIFT), or a call into the middle of a function, calls
@@ -1752,7 +1777,7 @@ static void patch_rel8_here(struct emit *e, uint64_t at)
 
 /* The kept callee's entry work by registers, its words at inner and
  * callee (emit_kept_call) */
-static void emit_kept_words(struct emit *e, int r1, int r2, int inner, int callee)
+static void emit_kept_words(struct emit *e, int r1, int r2, int inner, int callee, uint32_t tail)
 {
 	emit_rm64(e, 0x8b, 11, r1, STUB_CN_COUNTS + 8 * inner); /* mov inner(%r1),%r11 */
 	if (r2 < 0) {
@@ -1762,7 +1787,10 @@ static void emit_kept_words(struct emit *e, int r1, int r2, int inner, int calle
 		emit_fs_r11(e, 0x89, STUB_TLS_CUR);
 		static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
 		PUT(e, inc);
-		emit_frame_word(e, r1, 11);
+		if (tail != UINT32_MAX)
+			emit_tail_frame_word(e, tail, r1);
+		else
+			emit_frame_word(e, r1, 11);
 		return;
 	}
 	emit_rm64(e, 0x8b, r1, r1, STUB_CN_COUNTS + 8 * callee); /* mov callee(%r1),%r1 */
@@ -1790,7 +1818,7 @@ static void emit_kept_words(struct emit *e, int r1, int r2, int inner, int calle
  * current) stays in registers: none of its loads waits for a store just
  * made.  *general: the three jumps (rel32) to the slower way. */
 static void emit_kept_call(struct emit *e, const struct func *f, uint32_t slot, int r1, int r2,
-			   uint64_t general[3])
+			   uint64_t general[3], uint32_t tail)
 {
 	not_pic(e, "a kept pointer's call");
 	general[0] = emit_frames_off_jne32(e);
@@ -1811,13 +1839,26 @@ static void emit_kept_call(struct emit *e, const struct func *f, uint32_t slot, 
 	PUT(e, jne);
 	general[2] = cur(e);
 	buf_u32(&e->tl->out, 0);
-	emit_kept_words(e, r1, r2, STUB_PTR_INNER2, STUB_PTR_CALLEE2);
+	emit_kept_words(e, r1, r2, STUB_PTR_INNER2, STUB_PTR_CALLEE2, tail);
 	static const uint8_t jmp[] = {0xeb, 0x00};
 	PUT(e, jmp);
 	uint64_t to_end = cur(e) - 1;
 	patch_rel8_here(e, to_first);
-	emit_kept_words(e, r1, r2, STUB_PTR_INNER, STUB_PTR_CALLEE);
+	emit_kept_words(e, r1, r2, STUB_PTR_INNER, STUB_PTR_CALLEE, tail);
 	patch_rel8_here(e, to_end);
+}
+
+/* The register a tail jump through a pointer k leaves free once its
+ * target is in %r11, or -1: %rax, which the liveness keeps live at a
+ * tail jump (a variadic callee's count of vector registers), where the
+ * jump takes its target from it (pointer_target_rax), or where nothing
+ * wrote it since the function's entry or its last call (text.set_up: a
+ * count is set up for the call it goes with, as call_reads takes it). */
+static int tail_target_reg(const struct emit *e, uint32_t k)
+{
+	if (e->t->insns[k].kind != INSN_JMP_IND)
+		return -1;
+	return pointer_target_rax(e->c, e->t, k) || (e->t->set_up && !(e->t->set_up[k] & CHAIN_RAX)) ? 0 : -1;
 }
 
 /*
@@ -1849,8 +1890,8 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 	uint64_t to_keep = 0, to_call_fast[2] = {0, 0};
 	bool kept_first = false;
 	uint64_t to_general[3];
-	int r1 = jump || !site_frame(e, k, f) ? -1 : frame_reg(e, k);
-	int r2 = r1 >= 0 ? free_reg(e, k, 1u << r1) : -1;
+	int r1 = !site_frame(e, k, f) ? -1 : jump ? tail_target_reg(e, k) : frame_reg(e, k);
+	int r2 = r1 >= 0 && !jump ? free_reg(e, k, 1u << r1) : -1;
 	if (r1 >= 0) {
 		/* a scratch register: the kept function's call by registers
 		 * (emit_kept_call), a call of its own (the one the site's
@@ -1858,15 +1899,16 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 		 * caller's node from its frame's word at once, as after a
 		 * call past the entry stub (emit_cinner): an instrumented
 		 * function was called, with frame nodes on, and no external's
-		 * clock runs */
-		emit_kept_call(e, f, slot, r1, r2, to_general);
+		 * clock runs.  A tail jump's, its jump of its own. */
+		emit_kept_call(e, f, slot, r1, r2, to_general, jump ? k : UINT32_MAX);
 		if (r2 < 0)
 			emit_fs_r11(e, 0x8b, STUB_TLS_TARGET);
 		if (icall_notrack(e, k))
 			buf_u8(&e->tl->out, 0x3e);
-		static const uint8_t call_r11[] = {0x41, 0xff, 0xd3};
+		const uint8_t call_r11[] = {0x41, 0xff, jump ? 0xe3 : 0xd3};
 		PUT(e, call_r11);
-		emit_frame_return(e, k);
+		if (!jump)
+			emit_frame_return(e, k);
 		kept_first = true;
 		for (int i = 0; i < 3; i++)
 			patch_rel32_here(e, to_general[i]);

@@ -96,6 +96,8 @@ static void chain_pass(struct code *c, const struct func *f, uint16_t **wr)
 				if (kind == INSN_CALL || kind == INSN_CALL_IND) {
 					t->set_up[k] |= set;
 					set = 0; /* (the callee's: scratch) */
+				} else if (kind == INSN_JMP_IND) {
+					t->set_up[k] |= set; /* (a tail call's too: layout.c) */
 				} else {
 					set |= (wr[b->ts][k] & B(R10) ? CHAIN_R10 : 0) | (wr[b->ts][k] & B(RAX) ? CHAIN_RAX : 0);
 				}
@@ -153,6 +155,16 @@ static uint16_t live_out(struct code *c, struct regs_run *r, const struct func *
 	return s.out;
 }
 
+uint16_t pointer_target_rax(const struct code *c, const struct text *t, uint32_t k)
+{
+	const struct insn *in = &t->insns[k];
+	struct insn_detail d;
+	if (in->ind_reg)
+		return in->ind_reg == 1 + RAX ? B(RAX) : 0;
+	return insn_describe(&c->dx, c->o->secs[t->sec].data + in->off, in->len, &d) && (d.addr & B(RAX)) ? B(RAX)
+													     : 0;
+}
+
 uint16_t call_reads(const struct code *c, const struct text *t, uint32_t k)
 {
 	const struct insn *in = &t->insns[k];
@@ -161,7 +173,7 @@ uint16_t call_reads(const struct code *c, const struct text *t, uint32_t k)
 				    : (uint16_t)((t->set_up[k] & CHAIN_R10 ? 0 : B(R10)) |
 						 (t->set_up[k] & CHAIN_RAX ? 0 : B(RAX)));
 	if (in->kind != INSN_CALL)
-		return in->kind == INSN_CALL_IND ? ARGS & (uint16_t)~unset : ARGS;
+		return in->kind == INSN_CALL_IND ? ARGS & (uint16_t)~unset & (uint16_t)~pointer_target_rax(c, t, k) : ARGS;
 	int32_t g = t->mark[k] & MARK_EXT ? -1 : local_entry_callee(c, t, k);
 	if (g >= 0 && c->funcs[g].instrument)
 		return c->funcs[g].reads & (uint16_t)~B(R11); /* (which no call reads, by the ABI) */

@@ -38,6 +38,13 @@ void reg_liveness(struct code *c);
  * set up for the call it goes with. */
 uint16_t call_reads(const struct code *c, const struct text *t, uint32_t k);
 
+/* Bit 0 (%rax) where the call or jump through a pointer k takes its
+ * target from %rax (call *%rax) or its address from it (call *8(%rax)):
+ * then %rax is no variadic callee's count of vector registers, which is
+ * set up apart from the target (a count is not a pointer), and the call
+ * does not read it; else 0. */
+uint16_t pointer_target_rax(const struct code *c, const struct text *t, uint32_t k);
+
 /* The scratch registers call k clobbers, by the ABI (bit n: register n):
  * all of them for a call anywhere but into a function of this object;
  * for one into it (its callers may keep values in them through it: the

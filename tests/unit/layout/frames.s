@@ -12,7 +12,9 @@
 #  - calls_both_1_1_0 calls leaf_0_0_0, then calls_leaf_1_1_0, whose
 #    start stores its word;
 #  - calls_pointer_1_1_2 calls through a pointer: the site stores the
-#    word for either of the two functions it keeps.
+#    word for either of the two functions it keeps;
+#  - tails_pointer_0_0_2 jumps through a pointer (a tail call): likewise,
+#    at its own CFA, through %rax, which held the target.
 	.text
 	.globl	leaf_0_0_0
 	.type	leaf_0_0_0, @function
@@ -69,5 +71,15 @@ calls_pointer_1_1_2:
 	ret
 	.cfi_endproc
 	.size	calls_pointer_1_1_2, .-calls_pointer_1_1_2
+
+	.globl	tails_pointer_0_0_2
+	.type	tails_pointer_0_0_2, @function
+tails_pointer_0_0_2:
+	.cfi_startproc
+	movq	%rdi, %rax
+	movq	%rsi, %rdi
+	jmp	*%rax
+	.cfi_endproc
+	.size	tails_pointer_0_0_2, .-tails_pointer_0_0_2
 
 	.section	.note.GNU-stack,"",@progbits
