@@ -954,14 +954,12 @@ static int frame_reg(const struct emit *e, uint32_t k)
 	return free_reg(e, k, 0);
 }
 
-/* mov %rsp,%r; add delta(%rip),%r; mov %v,(%r): node v stored as the
- * frame's whose CFA is our %rsp (a call's callee's) */
-static void emit_frame_word(struct emit *e, int r, int v)
+/* add delta(%rip),%r; mov %v,(%r): node v stored as the frame's whose
+ * CFA %r holds */
+static void emit_frame_word_at(struct emit *e, int r, int v)
 {
 	not_pic(e, "the frames' nodes");
 	uint8_t hi = (uint8_t)(r >> 3), lo = (uint8_t)(r & 7);
-	uint8_t mov[] = {(uint8_t)(0x48 | hi), 0x89, (uint8_t)(0xe0 | lo)}; /* mov %rsp,%r */
-	PUT(e, mov);
 	uint8_t add[] = {(uint8_t)(0x48 | hi << 2), 0x03, (uint8_t)(0x05 | lo << 3)}; /* add delta(%rip),%r */
 	PUT(e, add);
 	add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)e->c->sym_frames, (int64_t)STUB_FRAMES_DELTA - 4);
@@ -970,12 +968,21 @@ static void emit_frame_word(struct emit *e, int r, int v)
 	PUT(e, st);
 }
 
-/* lea CFA,%r; add delta(%rip),%r; mov %r11,(%r): node %r11 stored as the
- * frame's whose CFA is ours at instruction k (a tail jump's callee's),
- * through scratch register r */
+/* mov %rsp,%r; then the store: node v stored as the frame's whose CFA is
+ * our %rsp (a call's callee's) */
+static void emit_frame_word(struct emit *e, int r, int v)
+{
+	uint8_t hi = (uint8_t)(r >> 3), lo = (uint8_t)(r & 7);
+	uint8_t mov[] = {(uint8_t)(0x48 | hi), 0x89, (uint8_t)(0xe0 | lo)}; /* mov %rsp,%r */
+	PUT(e, mov);
+	emit_frame_word_at(e, r, v);
+}
+
+/* lea CFA,%r; then the store: node %r11 stored as the frame's whose CFA
+ * is ours at instruction k (a tail jump's callee's), through scratch
+ * register r */
 static void emit_tail_frame_word(struct emit *e, uint32_t k, int r)
 {
-	not_pic(e, "the frames' nodes");
 	uint8_t hi = (uint8_t)(r >> 3), lo = (uint8_t)(r & 7);
 	int32_t cfa = e->t->cfa[k];
 	if (cfa > 0) {
@@ -987,12 +994,7 @@ static void emit_tail_frame_word(struct emit *e, uint32_t k, int r)
 		PUT(e, lea);
 		buf_u32(&e->tl->out, (uint32_t)-cfa);
 	}
-	uint8_t add[] = {(uint8_t)(0x48 | hi << 2), 0x03, (uint8_t)(0x05 | lo << 3)}; /* add delta(%rip),%r */
-	PUT(e, add);
-	add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)e->c->sym_frames, (int64_t)STUB_FRAMES_DELTA - 4);
-	buf_u32(&e->tl->out, 0);
-	uint8_t st[] = {(uint8_t)(0x4c | hi), 0x89, (uint8_t)(3 << 3 | lo)}; /* mov %r11,(%r) */
-	PUT(e, st);
+	emit_frame_word_at(e, r, 11);
 }
 
 /* The callee's frame node (%r11) stored where a call through a pointer
@@ -1091,12 +1093,7 @@ static void emit_inner_store(struct emit *e, const struct func *f)
 	uint8_t hi = (uint8_t)(r >> 3), lo = (uint8_t)(r & 7);
 	uint8_t lea[] = {(uint8_t)(0x48 | hi << 2), 0x8d, (uint8_t)(0x44 | lo << 3), 0x24, 0x08}; /* lea 8(%rsp),%r */
 	PUT(e, lea);
-	uint8_t add[] = {(uint8_t)(0x48 | hi << 2), 0x03, (uint8_t)(0x05 | lo << 3)}; /* add delta(%rip),%r */
-	PUT(e, add);
-	add_rela(e, cur(e), R_X86_64_PC32, (uint32_t)e->c->sym_frames, (int64_t)STUB_FRAMES_DELTA - 4);
-	buf_u32(&e->tl->out, 0);
-	uint8_t st[] = {(uint8_t)(0x4c | hi), 0x89, (uint8_t)(3 << 3 | lo)}; /* mov %r11,(%r) */
-	PUT(e, st);
+	emit_frame_word_at(e, r, 11);
 }
 
 /* Where a node of f keeps the callee's node of its call slot slot */
