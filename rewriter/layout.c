@@ -902,18 +902,26 @@ static bool site_frame(const struct emit *e, uint32_t k, const struct func *f)
 	return f && e->t->cfa && e->t->cfa[k] && keeps_frame(e, f);
 }
 
-/* lea CFA+extra,%r11 at k (extra: what %rsp moved since; not for a CFA
+/* lea CFA+extra,%r at k (extra: what %rsp moved since; not for a CFA
  * from %rbp) */
-static void emit_lea_cfa_r11(struct emit *e, uint32_t k, int32_t extra)
+static void emit_lea_cfa(struct emit *e, uint32_t k, int32_t extra, int r)
 {
+	uint8_t hi = (uint8_t)(r >> 3), lo = (uint8_t)(r & 7);
 	int32_t cfa = e->t->cfa[k];
 	if (cfa > 0) {
-		emit_lea_rsp_r11(e, cfa + extra);
+		uint8_t lea[] = {(uint8_t)(0x48 | hi << 2), 0x8d, (uint8_t)(0x84 | lo << 3), 0x24}; /* lea disp32(%rsp),%r */
+		PUT(e, lea);
+		buf_u32(&e->tl->out, (uint32_t)(cfa + extra));
 		return;
 	}
-	static const uint8_t b[] = {0x4c, 0x8d, 0x9d}; /* lea disp32(%rbp),%r11 */
-	PUT(e, b);
+	uint8_t lea[] = {(uint8_t)(0x48 | hi << 2), 0x8d, (uint8_t)(0x85 | lo << 3)}; /* lea disp32(%rbp),%r */
+	PUT(e, lea);
 	buf_u32(&e->tl->out, (uint32_t)-cfa);
+}
+
+static void emit_lea_cfa_r11(struct emit *e, uint32_t k, int32_t extra)
+{
+	emit_lea_cfa(e, k, extra, 11);
 }
 
 /* A scratch register the call k may take besides %r11 and those in taken
@@ -949,9 +957,12 @@ static int free_reg(const struct emit *e, uint32_t k, uint32_t taken)
 	return scratch_reg(after | 1u << 11 | call_reads(e->c, e->t, k) | taken);
 }
 
+/* (a call's only: what is live at a tail jump is its callee's arguments,
+ * not what is live after it) */
 static int frame_reg(const struct emit *e, uint32_t k)
 {
-	return free_reg(e, k, 0);
+	enum insn_kind kind = e->t->insns[k].kind;
+	return kind == INSN_CALL || kind == INSN_CALL_IND ? free_reg(e, k, 0) : -1;
 }
 
 /* add delta(%rip),%r; mov %v,(%r): node v stored as the frame's whose
@@ -978,36 +989,22 @@ static void emit_frame_word(struct emit *e, int r, int v)
 	emit_frame_word_at(e, r, v);
 }
 
-/* lea CFA,%r; then the store: node %r11 stored as the frame's whose CFA
- * is ours at instruction k (a tail jump's callee's), through scratch
- * register r */
-static void emit_tail_frame_word(struct emit *e, uint32_t k, int r)
-{
-	uint8_t hi = (uint8_t)(r >> 3), lo = (uint8_t)(r & 7);
-	int32_t cfa = e->t->cfa[k];
-	if (cfa > 0) {
-		uint8_t lea[] = {(uint8_t)(0x48 | hi << 2), 0x8d, (uint8_t)(0x84 | lo << 3), 0x24}; /* lea disp32(%rsp),%r */
-		PUT(e, lea);
-		buf_u32(&e->tl->out, (uint32_t)cfa);
-	} else {
-		uint8_t lea[] = {(uint8_t)(0x48 | hi << 2), 0x8d, (uint8_t)(0x85 | lo << 3)}; /* lea disp32(%rbp),%r */
-		PUT(e, lea);
-		buf_u32(&e->tl->out, (uint32_t)-cfa);
-	}
-	emit_frame_word_at(e, r, 11);
-}
-
 /* The callee's frame node (%r11) stored where a call through a pointer
  * that goes past its callee's entry stub and its start's store
  * (PI_FUNC_INNER_SHIFT), or a call into the middle of a function, calls
  * or jumps (k): at its CFA, our %rsp for a call, our CFA for a tail
- * jump.  With a scratch register r (frame_reg; a call only):
- * emit_frame_word; else push %r11; lea CFA,%r11; add delta(%rip),%r11;
- * pop (%r11), whose push and pop through the stack cost the small-call
- * program 8 % of its time. */
+ * jump.  With a scratch register r (a call's frame_reg, a tail jump's
+ * tail_target_reg): mov %rsp,%r or lea CFA,%r, then the store; else push
+ * %r11; lea CFA,%r11; add delta(%rip),%r11; pop (%r11), whose push and
+ * pop through the stack cost the small-call program 8 % of its time. */
 static void emit_callee_frame(struct emit *e, uint32_t k, bool jump, int r)
 {
-	if (!jump && r >= 0) {
+	if (r >= 0 && jump) {
+		emit_lea_cfa(e, k, 0, r);
+		emit_frame_word_at(e, r, 11);
+		return;
+	}
+	if (r >= 0) {
 		emit_frame_word(e, r, 11);
 		return;
 	}
@@ -1774,7 +1771,7 @@ static void patch_rel8_here(struct emit *e, uint64_t at)
 
 /* The kept callee's entry work by registers, its words at inner and
  * callee (emit_kept_call) */
-static void emit_kept_words(struct emit *e, int r1, int r2, int inner, int callee, uint32_t tail)
+static void emit_kept_words(struct emit *e, uint32_t k, int r1, int r2, int inner, int callee)
 {
 	emit_rm64(e, 0x8b, 11, r1, STUB_CN_COUNTS + 8 * inner); /* mov inner(%r1),%r11 */
 	if (r2 < 0) {
@@ -1784,10 +1781,7 @@ static void emit_kept_words(struct emit *e, int r1, int r2, int inner, int calle
 		emit_fs_r11(e, 0x89, STUB_TLS_CUR);
 		static const uint8_t inc[] = {0x49, 0xff, 0x43, STUB_CN_CALLS};
 		PUT(e, inc);
-		if (tail != UINT32_MAX)
-			emit_tail_frame_word(e, tail, r1);
-		else
-			emit_frame_word(e, r1, 11);
+		emit_callee_frame(e, k, e->t->insns[k].kind == INSN_JMP_IND, r1);
 		return;
 	}
 	emit_rm64(e, 0x8b, r1, r1, STUB_CN_COUNTS + 8 * callee); /* mov callee(%r1),%r1 */
@@ -1814,8 +1808,8 @@ static void emit_kept_words(struct emit *e, int r1, int r2, int inner, int calle
  * slower way keeps in TLS words (the target, the pointer's node made
  * current) stays in registers: none of its loads waits for a store just
  * made.  *general: the three jumps (rel32) to the slower way. */
-static void emit_kept_call(struct emit *e, const struct func *f, uint32_t slot, int r1, int r2,
-			   uint64_t general[3], uint32_t tail)
+static void emit_kept_call(struct emit *e, uint32_t k, const struct func *f, uint32_t slot, int r1, int r2,
+			   uint64_t general[3])
 {
 	not_pic(e, "a kept pointer's call");
 	general[0] = emit_frames_off_jne32(e);
@@ -1836,12 +1830,12 @@ static void emit_kept_call(struct emit *e, const struct func *f, uint32_t slot, 
 	PUT(e, jne);
 	general[2] = cur(e);
 	buf_u32(&e->tl->out, 0);
-	emit_kept_words(e, r1, r2, STUB_PTR_INNER2, STUB_PTR_CALLEE2, tail);
+	emit_kept_words(e, k, r1, r2, STUB_PTR_INNER2, STUB_PTR_CALLEE2);
 	static const uint8_t jmp[] = {0xeb, 0x00};
 	PUT(e, jmp);
 	uint64_t to_end = cur(e) - 1;
 	patch_rel8_here(e, to_first);
-	emit_kept_words(e, r1, r2, STUB_PTR_INNER, STUB_PTR_CALLEE, tail);
+	emit_kept_words(e, k, r1, r2, STUB_PTR_INNER, STUB_PTR_CALLEE);
 	patch_rel8_here(e, to_end);
 }
 
@@ -1897,7 +1891,7 @@ static void emit_cptrcall(struct emit *e, uint32_t k, const struct func *f, uint
 		 * call past the entry stub (emit_cinner): an instrumented
 		 * function was called, with frame nodes on, and no external's
 		 * clock runs.  A tail jump's, its jump of its own. */
-		emit_kept_call(e, f, slot, r1, r2, to_general, jump ? k : UINT32_MAX);
+		emit_kept_call(e, k, f, slot, r1, r2, to_general);
 		if (r2 < 0)
 			emit_fs_r11(e, 0x8b, STUB_TLS_TARGET);
 		if (icall_notrack(e, k))

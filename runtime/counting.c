@@ -424,14 +424,14 @@ static void keep_callee_at(struct pi_tls *t, struct rt_cnode *p, struct rt_cnode
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		w[STUB_PTR_ENTRY2] = w[STUB_PTR_ENTRY];
 	}
-	p->counts[STUB_PTR_ENTRY] = 0;
+	w[STUB_PTR_ENTRY] = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	p->counts[STUB_PTR_CALLEE] = (uint64_t)n;
+	w[STUB_PTR_CALLEE] = (uint64_t)n;
 	if (!inner || t->frames_off)
 		return;
-	p->counts[STUB_PTR_INNER] = inner;
+	w[STUB_PTR_INNER] = inner;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	p->counts[STUB_PTR_ENTRY] = entry;
+	w[STUB_PTR_ENTRY] = entry;
 }
 
 /* The address past fn's entry stub, 0 where it cannot be entered there */
