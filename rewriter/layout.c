@@ -60,6 +60,7 @@ struct emit {
 	size_t nlanding, landcap, at_landing;
 	uint32_t *pre_jump; /* --counts, per instruction: a jmp's code.stepped_edges
 			       entry, whose stub goes before it, or UINT32_MAX */
+	bool any_verbatim_func; /* a function of the object is left as it was */
 	uint64_t to_store;  /* --counts: where a call past the entry stub (or
 			       a pointer's to its kept function) jumps (rel32)
 			       with the caller's node in %r11, to the code
@@ -1067,6 +1068,28 @@ static void emit_frame_store(struct emit *e)
 static bool inner_store(const struct emit *e, const struct func *f)
 {
 	return e->c->opts->counting && keeps_frame(e, f) && !f->no_calls;
+}
+
+/* Whether f's code finds its node in %r11 where it starts (e->cur_reg),
+ * every way in leaving it there, so that its first counters need no load
+ * of the thread's word (which the site's store just before the call
+ * makes a store-to-load forwarding's wait).  A call past the entry stub
+ * (emit_cinner, MAP_INNER) leaves it there; the entry stub's way loads it
+ * after its pop of %r11, and so does a call through a pointer that goes
+ * past the stub (MAP_BRANCH, PI_FUNC_INNER_SHIFT: it comes with its target
+ * in %r11), which goes in at that load.  Only where %r11 is dead at f's
+ * start: f does not read it there, and no caller in the object keeps a
+ * value in it through f (reglive.h), so that the entry stub may leave
+ * the node in it; where nothing of f jumps back to its start (that way
+ * in brings no node); and where no function of the object is left as it
+ * was (whose calls keep what gcc's allocation keeps, which the liveness
+ * does not see); and where the store of its frame's node at its start,
+ * if it has one, takes another register (emit_inner_store). */
+static bool enters_with_cur(const struct emit *e, const struct func *f)
+{
+	const struct block *b = &e->c->blocks[f->first_block];
+	return e->c->opts->counting && keeps_frame(e, f) && !e->any_verbatim_func && !(b->gpr_live & 1u << 11) &&
+	       b->preds == 0 && !f->resyncs && (!inner_store(e, f) || scratch_reg(b->gpr_live) >= 0);
 }
 
 /* The store of the frame's node (%r11) at f's start, where the CFA is
@@ -2239,7 +2262,31 @@ static void emit_insn(struct emit *e, uint32_t k)
 	if (fstart)
 		counting ? emit_centry(e, f) : emit_entry_stub(e, f);
 	tl->inner[k] = (uint32_t)(fstart ? cur(e) : start);
-	if (fstart && inner_store(e, f)) {
+	/* (enters_with_cur: the stub's way and a pointer's load the node,
+	 * then go past the store a call past the stub makes) */
+	bool with_cur = fstart && enters_with_cur(e, f) && !(t->mark[k] & MARK_RESYNC);
+	uint64_t branch_at = cur(e);
+	if (with_cur) {
+		emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
+		/* then past the store of the frame's node, if any, which a
+		 * call past the stub makes, and which goes 16-aligned (as the
+		 * stub's size left it before this load: a fetch block's start) */
+		bool store = inner_store(e, f);
+		uint64_t j = 0;
+		if (store || cur(e) % 16) {
+			buf_u8(&tl->out, 0xeb);
+			j = cur(e);
+			buf_u8(&tl->out, 0);
+			while (cur(e) % 16)
+				buf_u8(&tl->out, 0xcc);
+		}
+		tl->inner[k] = (uint32_t)cur(e);
+		if (store)
+			emit_inner_store(e, f);
+		if (j)
+			patch_rel8_here(e, j);
+	}
+	if (fstart && inner_store(e, f) && !with_cur) {
 		/* the stub stored the word itself: jmp past the store */
 		buf_u8(&tl->out, 0xeb);
 		uint64_t j = cur(e);
@@ -2249,7 +2296,9 @@ static void emit_insn(struct emit *e, uint32_t k)
 		tl->out.p[j] = (uint8_t)(cur(e) - j - 1);
 	}
 	bool landed = !fstart && f && e->nlanding && emit_landings(e, k, f);
-	tl->lab[k] = (uint32_t)(fstart || landed ? cur(e) : start);
+	tl->lab[k] = (uint32_t)(with_cur ? branch_at : fstart || landed ? cur(e) : start);
+	if (with_cur)
+		e->cur_reg = 11;
 	if (counting && fstart && f->resyncs) {
 		/* where a longjmp or an exception lands in it finds its node:
 		 * push %r11; mov %fs:cur,%r11; mov %rsp,sp(%r11); pop %r11 (every
@@ -2813,6 +2862,9 @@ void layout_object(struct code *c, struct layout *l)
 		es[ti] = (struct emit){.c = c, .m = m, .ti = ti, .t = &c->texts[ti], .tl = &m->texts[ti],
 				       .s = &o->secs[c->texts[ti].sec]};
 		es[ti].wide = branch_forms(&es[ti]);
+		for (size_t fi = 0; fi < c->nfuncs; fi++)
+			if (!c->funcs[fi].instrument)
+				es[ti].any_verbatim_func = true;
 		if (c->opts->counting) {
 			size_t n = (size_t)es[ti].t->ninsns + 1;
 			es[ti].edge_reg = xmalloc(n);

@@ -59,8 +59,10 @@ static void stores(const struct code *c, const struct section *s, uint64_t lo, u
 	}
 }
 
-/* The new offsets of function name's entries: past its stub (MAP_INNER)
- * and its body (MAP_BRANCH); false if not found */
+/* The new offsets of function name's entry past its stub (MAP_INNER)
+ * and of its first instruction (a call through a pointer goes in at
+ * MAP_BRANCH, before or after the store at MAP_INNER: layout.c's
+ * enters_with_cur); false if not found */
 static bool entries(const struct code *c, const struct addrmap *m, const char *name, uint64_t *inner,
 		    uint64_t *body)
 {
@@ -71,8 +73,10 @@ static bool entries(const struct code *c, const struct addrmap *m, const char *n
 		const struct text *t = &c->texts[f->pieces[0].ts];
 		uint32_t k = t->at[f->pieces[0].start];
 		*inner = addrmap_lookup(m, f->pieces[0].ts, f->pieces[0].start, MAP_INNER);
-		*body = addrmap_lookup(m, f->pieces[0].ts, f->pieces[0].start, MAP_BRANCH);
-		return k != NO_INSN;
+		if (k == NO_INSN)
+			return false;
+		*body = m->texts[f->pieces[0].ts].pos[k];
+		return true;
 	}
 	return false;
 }

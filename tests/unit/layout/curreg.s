@@ -21,6 +21,13 @@
 #  - coded_1: a block the function's indirect jump reaches, whose address
 #    code takes (a lea, as a hand-written return address would be): it
 #    loads the node, for it may be entered ways no edge shows.
+# And from the start, past the entry stub, to the end:
+#  - entry_free_0: a function whose blocks count through %r11, where
+#    every way in leaves its node (layout.c, enters_with_cur): no load;
+#  - entry_kept_1: the same code, but its caller in this object (keeper)
+#    keeps a value in %r11 through it, as gcc's interprocedural
+#    allocation may: the entry stub keeps %r11, and its counter loads
+#    the node.
 # (The loops shift their registers rather than step them: a loop that
 # steps a register keeps its counter in it, with no stub inside the
 # loop at all: rewriter/stepcount.h.)
@@ -156,4 +163,36 @@ coded_1:
 	popq	%rbx
 	ret
 	.size	coded_1, .-coded_1
+
+	.globl	entry_free_0
+	.type	entry_free_0, @function
+entry_free_0:
+	testl	%edi, %edi
+	je	.L7b
+	leal	1(%rdi), %eax
+	ret
+.L7b:
+	movl	$7, %eax
+	ret
+	.size	entry_free_0, .-entry_free_0
+
+	.type	entry_kept_1, @function
+entry_kept_1:
+	testl	%edi, %edi
+	je	.L8b
+	leal	1(%rdi), %eax
+	ret
+.L8b:
+	movl	$7, %eax
+	ret
+	.size	entry_kept_1, .-entry_kept_1
+
+	.globl	keeper
+	.type	keeper, @function
+keeper:
+	movq	%rdi, %r11
+	call	entry_kept_1
+	addq	%r11, %rax
+	ret
+	.size	keeper, .-keeper
 	.section	.note.GNU-stack,"",@progbits
