@@ -1070,26 +1070,60 @@ static bool inner_store(const struct emit *e, const struct func *f)
 	return e->c->opts->counting && keeps_frame(e, f) && !f->no_calls;
 }
 
-/* Whether f's code finds its node in %r11 where it starts (e->cur_reg),
+/* The register f's code finds its node in where it starts (e->cur_reg),
  * every way in leaving it there, so that its first counters need no load
  * of the thread's word (which the site's store just before the call
- * makes a store-to-load forwarding's wait).  A call past the entry stub
- * (emit_cinner, MAP_INNER) leaves it there; the entry stub's way loads it
- * after its pop of %r11, and so does a call through a pointer that goes
- * past the stub (MAP_BRANCH, PI_FUNC_INNER_SHIFT: it comes with its target
- * in %r11), which goes in at that load.  Only where %r11 is dead at f's
- * start: f does not read it there, and no caller in the object keeps a
- * value in it through f (reglive.h), so that the entry stub may leave
- * the node in it; where nothing of f jumps back to its start (that way
- * in brings no node); and where no function of the object is left as it
- * was (whose calls keep what gcc's allocation keeps, which the liveness
- * does not see); and where the store of its frame's node at its start,
- * if it has one, takes another register (emit_inner_store). */
-static bool enters_with_cur(const struct emit *e, const struct func *f)
+ * makes a store-to-load forwarding's wait); or -1.  A call past the
+ * entry stub (emit_cinner, MAP_INNER) leaves it in %r11; the entry stub's
+ * way loads it after its pop of %r11, and so does a call through a
+ * pointer that goes past the stub (MAP_BRANCH, PI_FUNC_INNER_SHIFT: it
+ * comes with its target in %r11), which goes in at that load.  %r11
+ * where it is dead at f's start: f does not read it there, and no caller
+ * in the object keeps a value in it through f (reglive.h), so that the
+ * entry stub may leave the node in it.  Else another scratch register
+ * dead there (the stub keeps %r11 for the callers), which a call past
+ * the stub copies %r11 to: the one f's code writes least, not in its
+ * first block, or none.  Not where f's code jumps back to its start (that
+ * way in brings no node), where the store of its frame's node has no
+ * register of its own to take (a push and a pop of %r11), nor where a
+ * function of the object is left as it was (whose calls keep what gcc's
+ * allocation keeps, which the liveness does not see). */
+static int entry_reg(const struct emit *e, const struct func *f)
 {
-	const struct block *b = &e->c->blocks[f->first_block];
-	return e->c->opts->counting && keeps_frame(e, f) && !e->any_verbatim_func && !(b->gpr_live & 1u << 11) &&
-	       b->preds == 0 && !f->resyncs && (!inner_store(e, f) || scratch_reg(b->gpr_live) >= 0);
+	const struct code *c = e->c;
+	const struct block *b = &c->blocks[f->first_block];
+	if (!c->opts->counting || !keeps_frame(e, f) || e->any_verbatim_func || b->preds || f->resyncs ||
+	    (inner_store(e, f) && scratch_reg(b->gpr_live) < 0))
+		return -1;
+	if (!(b->gpr_live & 1u << 11))
+		return 11;
+	/* the scratch registers' writes in f (a call writes them all) */
+	static const int order[] = {10, 9, 8, 7, 6, 2, 1, 0};
+	uint32_t writes[16] = {0};
+	uint16_t first = 0;
+	for (int p = 0; p < f->npieces; p++) {
+		const struct text *t = &c->texts[f->pieces[p].ts];
+		for (uint32_t k = t->at[f->pieces[p].start]; k < t->ninsns && t->insns[k].off < f->pieces[p].end; k++) {
+			const struct insn *in = &t->insns[k];
+			const struct insn_detail *d = code_detail(c, in);
+			bool call = in->kind == INSN_CALL || in->kind == INSN_CALL_IND || in->kind == INSN_SYSCALL;
+			for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+				int r = order[i];
+				if (call || !d || in->rep || (d->wr & 1ull << r)) {
+					writes[r]++;
+					if (t->block[k] == f->first_block)
+						first |= (uint16_t)(1u << r);
+				}
+			}
+		}
+	}
+	int best = -1;
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		int r = order[i];
+		if (!(b->gpr_live & 1u << r) && !(first & 1u << r) && (best < 0 || writes[r] < writes[best]))
+			best = r;
+	}
+	return best;
 }
 
 /* The store of the frame's node (%r11) at f's start, where the CFA is
@@ -2262,18 +2296,18 @@ static void emit_insn(struct emit *e, uint32_t k)
 	if (fstart)
 		counting ? emit_centry(e, f) : emit_entry_stub(e, f);
 	tl->inner[k] = (uint32_t)(fstart ? cur(e) : start);
-	/* (enters_with_cur: the stub's way and a pointer's load the node,
-	 * then go past the store a call past the stub makes) */
-	bool with_cur = fstart && enters_with_cur(e, f) && !(t->mark[k] & MARK_RESYNC);
+	/* (entry_reg: the stub's way and a pointer's load the node, then go
+	 * past what a call past the stub does: the store of the frame's
+	 * node, if any, and the copy of %r11; which goes 16-aligned, as the
+	 * stub's size left it before this load: a fetch block's start) */
+	int wreg = fstart && !(t->mark[k] & MARK_RESYNC) ? entry_reg(e, f) : -1;
+	bool with_cur = wreg >= 0;
 	uint64_t branch_at = cur(e);
 	if (with_cur) {
-		emit_fs_r11(e, 0x8b, STUB_TLS_CUR);
-		/* then past the store of the frame's node, if any, which a
-		 * call past the stub makes, and which goes 16-aligned (as the
-		 * stub's size left it before this load: a fetch block's start) */
+		emit_load_cur(e, wreg);
 		bool store = inner_store(e, f);
 		uint64_t j = 0;
-		if (store || cur(e) % 16) {
+		if (store || wreg != 11 || cur(e) % 16) {
 			buf_u8(&tl->out, 0xeb);
 			j = cur(e);
 			buf_u8(&tl->out, 0);
@@ -2283,6 +2317,10 @@ static void emit_insn(struct emit *e, uint32_t k)
 		tl->inner[k] = (uint32_t)cur(e);
 		if (store)
 			emit_inner_store(e, f);
+		if (wreg != 11) {
+			uint8_t mov[] = {(uint8_t)(0x4c | wreg >> 3), 0x89, (uint8_t)(0xd8 | (wreg & 7))}; /* mov %r11,%R */
+			PUT(e, mov);
+		}
 		if (j)
 			patch_rel8_here(e, j);
 	}
@@ -2298,7 +2336,7 @@ static void emit_insn(struct emit *e, uint32_t k)
 	bool landed = !fstart && f && e->nlanding && emit_landings(e, k, f);
 	tl->lab[k] = (uint32_t)(with_cur ? branch_at : fstart || landed ? cur(e) : start);
 	if (with_cur)
-		e->cur_reg = 11;
+		e->cur_reg = wreg;
 	if (counting && fstart && f->resyncs) {
 		/* where a longjmp or an exception lands in it finds its node:
 		 * push %r11; mov %fs:cur,%r11; mov %rsp,sp(%r11); pop %r11 (every

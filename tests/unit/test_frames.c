@@ -62,7 +62,7 @@ static void stores(const struct code *c, const struct section *s, uint64_t lo, u
 /* The new offsets of function name's entry past its stub (MAP_INNER)
  * and of its first instruction (a call through a pointer goes in at
  * MAP_BRANCH, before or after the store at MAP_INNER: layout.c's
- * enters_with_cur); false if not found */
+ * entry_reg); false if not found */
 static bool entries(const struct code *c, const struct addrmap *m, const char *name, uint64_t *inner,
 		    uint64_t *body)
 {

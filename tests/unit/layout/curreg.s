@@ -21,12 +21,16 @@
 #  - coded_1: a block the function's indirect jump reaches, whose address
 #    code takes (a lea, as a hand-written return address would be): it
 #    loads the node, for it may be entered ways no edge shows.
-# And from the start, past the entry stub, to the end:
-#  - entry_free_0: a function whose blocks count through %r11, where
-#    every way in leaves its node (layout.c, enters_with_cur): no load;
-#  - entry_kept_1: the same code, but its caller in this object (keeper)
+# And from the start, past the entry stub, to the end (layout.c,
+# entry_reg: every way in leaves the node in a register):
+#  - entry_free_0: a function whose counter takes the node from %r11,
+#    which is dead where it starts: no load;
+#  - entry_other_0: the same code, but its caller in this object (keeper)
 #    keeps a value in %r11 through it, as gcc's interprocedural
-#    allocation may: the entry stub keeps %r11, and its counter loads
+#    allocation may: the entry stub keeps %r11, and the node comes in
+#    another scratch register, which the code does not write: no load;
+#  - entry_none_1: the same again, but its first block writes every
+#    other scratch register: no register to take, and its counter loads
 #    the node.
 # (The loops shift their registers rather than step them: a loop that
 # steps a register keeps its counter in it, with no stub inside the
@@ -176,8 +180,8 @@ entry_free_0:
 	ret
 	.size	entry_free_0, .-entry_free_0
 
-	.type	entry_kept_1, @function
-entry_kept_1:
+	.type	entry_other_0, @function
+entry_other_0:
 	testl	%edi, %edi
 	je	.L8b
 	leal	1(%rdi), %eax
@@ -185,14 +189,37 @@ entry_kept_1:
 .L8b:
 	movl	$7, %eax
 	ret
-	.size	entry_kept_1, .-entry_kept_1
+	.size	entry_other_0, .-entry_other_0
+
+	.type	entry_none_1, @function
+entry_none_1:
+	xorl	%eax, %eax
+	xorl	%ecx, %ecx
+	xorl	%edx, %edx
+	xorl	%esi, %esi
+	xorl	%r8d, %r8d
+	xorl	%r9d, %r9d
+	xorl	%r10d, %r10d
+	testl	%edi, %edi
+	je	.L9b
+	leal	1(%rdi), %eax
+	ret
+.L9b:
+	movl	$7, %eax
+	ret
+	.size	entry_none_1, .-entry_none_1
 
 	.globl	keeper
 	.type	keeper, @function
 keeper:
+	pushq	%rbx
+	movl	%edi, %ebx
 	movq	%rdi, %r11
-	call	entry_kept_1
+	call	entry_other_0
+	movl	%ebx, %edi
+	call	entry_none_1
 	addq	%r11, %rax
+	popq	%rbx
 	ret
 	.size	keeper, .-keeper
 	.section	.note.GNU-stack,"",@progbits
