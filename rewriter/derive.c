@@ -51,7 +51,11 @@
  * (PI_MAP_LIN: a signed sum of counts and counters, none of them such a
  * sum).  zlib's longest_match keeps its chain loop's top counted and its
  * other test's join takes the top's count less the loop's exits plus its
- * way in from before the loop: one counter a turn, not two.
+ * way in from before the loop: one counter a turn, not two.  Where what
+ * flows in cannot be had so (more ways in than a flow's terms, or an
+ * edge no count gives), and J goes on only to a block K whose count
+ * another table reads already (so that it stays what it is), J runs as
+ * often as the flow out: K's count less K's other ways in.
  */
 #include "derive.h"
 
@@ -361,6 +365,8 @@ static uint32_t live_outs(const struct fgraph *g, uint32_t p)
 	return n;
 }
 
+static bool lin_in_less(struct lin *l, uint32_t p, uint32_t q, bool minus, int depth);
+
 /* The count of the edge from p to q (blocks of f), as terms: p's count
  * where p goes only to q, q's where q is entered from p only, the
  * counter of an arm that counts the edge (PI_MAP_EDGES); with depth
@@ -388,6 +394,15 @@ static bool lin_edge(struct lin *l, uint32_t p, uint32_t q, bool minus, int dept
 			return true;
 		l->n = n0;
 	}
+	return lin_in_less(l, p, q, minus, depth);
+}
+
+/* The count of the edge from p to q as q's count less its other ways in
+ * (lin_edge's, each with depth - 1) */
+static bool lin_in_less(struct lin *l, uint32_t p, uint32_t q, bool minus, int depth)
+{
+	const struct fgraph *g = l->g;
+	uint32_t n0 = l->n;
 	if (q != l->j && q != 0 && !g->special[q] && lin_count(l, q, minus)) {
 		bool ok = true, from_p = false;
 		for (size_t e = 0; e < g->inn[q] && ok; e++) {
@@ -430,6 +445,14 @@ static void derive_lin(struct code *c, const struct func *f, const struct fgraph
 			nin++;
 			ok = p != j && lin_edge(&l, p, j, false, 2);
 		}
+		bool out = false;
+		if ((!ok || !l.n) && !g->stops[j] && g->outn[j] == 1 && g->out[j][0] != j && pinned[g->out[j][0]]) {
+			/* or what flows out of it, where it goes on only to a
+			 * block whose count stays what it is (another table
+			 * reads it): that block's count less its other ways in */
+			l.n = 0;
+			ok = out = lin_in_less(&l, j, g->out[j][0], false, 2);
+		}
 		/* (a block's count added and taken away again: neither) */
 		for (uint32_t a = 0; a < l.n; a++)
 			for (uint32_t b = a + 1; b < l.n; b++)
@@ -439,7 +462,7 @@ static void derive_lin(struct code *c, const struct func *f, const struct fgraph
 					a--;
 					break;
 				}
-		if (!ok || nin < 2 || !l.n)
+		if (!ok || (nin < 2 && !out) || !l.n)
 			continue;
 		jb->sum = (uint32_t)c->nsums + 1;
 		uint32_t *k = VEC_PUSH(c->sums, c->nsums, c->sumcap);

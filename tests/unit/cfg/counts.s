@@ -309,5 +309,37 @@ chain_loop:
 	ret	# expect: leader flow-of +295 +301 +~301 -304
 	.size	chain_loop, .-chain_loop
 
+# a block whose ways in come from two-way branches whose other ways go to
+# a join entered from both (no flow in that the tables can give), which
+# goes on only to a loop's head that an arm's difference keeps counted:
+# its count is the head's less the head's other ways in
+	.globl	flow_out
+	.type	flow_out, @function
+flow_out:
+	xorl	%eax, %eax	# expect: leader
+	testl	%edi, %edi
+	js	.Lfo_neg
+	cmpl	$5, %esi	# expect: leader count-of 319 minus 337
+	jg	.Lfo_k
+.Lfo_j:
+	addl	$1, %eax	# expect: leader flow-of +327 -340 -332 +335
+.Lfo_d:
+	testl	$1, %esi	# expect: leader loop
+	je	.Lfo_y
+	addl	$2, %eax	# expect: leader count-of 327 minus 332
+	ret
+.Lfo_y:
+	addl	$3, %eax	# expect: leader loop
+	shrl	%esi
+	jne	.Lfo_d
+	ret	# expect: leader
+.Lfo_neg:
+	cmpl	$7, %esi	# expect: leader
+	jle	.Lfo_j
+.Lfo_k:
+	movl	$9, %edx	# expect: leader
+	jmp	.Lfo_d
+	.size	flow_out, .-flow_out
+
 	.section	.note.GNU-stack,"",@progbits
 # model: zen3 (a cycle model costs memcpy: its calls are of another kind)
