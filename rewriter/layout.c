@@ -1103,7 +1103,8 @@ static int entry_reg(const struct emit *e, const struct func *f)
 	uint16_t first = 0;
 	for (int p = 0; p < f->npieces; p++) {
 		const struct text *t = &c->texts[f->pieces[p].ts];
-		for (uint32_t k = t->at[f->pieces[p].start]; k < t->ninsns && t->insns[k].off < f->pieces[p].end; k++) {
+		uint32_t k0 = t->at[f->pieces[p].start];
+		for (uint32_t k = k0; k0 != NO_INSN && k < t->ninsns && t->insns[k].off < f->pieces[p].end; k++) {
 			const struct insn *in = &t->insns[k];
 			const struct insn_detail *d = code_detail(c, in);
 			bool call = in->kind == INSN_CALL || in->kind == INSN_CALL_IND || in->kind == INSN_SYSCALL;
@@ -2896,13 +2897,15 @@ void layout_object(struct code *c, struct layout *l)
 	struct addrmap *m = &l->map;
 	addrmap_init(m, c);
 	struct emit *es = xcalloc((size_t)c->ntexts + 1, sizeof(*es));
+	bool any_verbatim_func = false;
+	for (size_t fi = 0; fi < c->nfuncs; fi++)
+		if (!c->funcs[fi].instrument)
+			any_verbatim_func = true;
 	for (int ti = 0; ti < c->ntexts; ti++) {
 		es[ti] = (struct emit){.c = c, .m = m, .ti = ti, .t = &c->texts[ti], .tl = &m->texts[ti],
 				       .s = &o->secs[c->texts[ti].sec]};
 		es[ti].wide = branch_forms(&es[ti]);
-		for (size_t fi = 0; fi < c->nfuncs; fi++)
-			if (!c->funcs[fi].instrument)
-				es[ti].any_verbatim_func = true;
+		es[ti].any_verbatim_func = any_verbatim_func;
 		if (c->opts->counting) {
 			size_t n = (size_t)es[ti].t->ninsns + 1;
 			es[ti].edge_reg = xmalloc(n);
