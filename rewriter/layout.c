@@ -1110,7 +1110,7 @@ static int entry_reg(const struct emit *e, const struct func *f)
 			bool call = in->kind == INSN_CALL || in->kind == INSN_CALL_IND || in->kind == INSN_SYSCALL;
 			for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 				int r = order[i];
-				if (call || !d || in->rep || (d->wr & 1ull << r)) {
+				if (call || !in->desc || in->rep || (d->wr & 1ull << r)) {
 					writes[r]++;
 					if (t->block[k] == f->first_block)
 						first |= (uint16_t)(1u << r);
@@ -2297,43 +2297,32 @@ static void emit_insn(struct emit *e, uint32_t k)
 	if (fstart)
 		counting ? emit_centry(e, f) : emit_entry_stub(e, f);
 	tl->inner[k] = (uint32_t)(fstart ? cur(e) : start);
-	/* (entry_reg: the stub's way and a pointer's load the node, then go
-	 * past what a call past the stub does: the store of the frame's
-	 * node, if any, and the copy of %r11; which goes 16-aligned, as the
-	 * stub's size left it before this load: a fetch block's start) */
+	/* past the stub: a call past it stores the frame's node (the stub
+	 * stored it itself, and jumps past that store); where f's code finds
+	 * its node in a register (entry_reg), the stub's way and a pointer's
+	 * load it first, then jump past the store and the copy of %r11 a
+	 * call past the stub makes, which goes in 16-aligned, as the stub's
+	 * size left it before this load (a fetch block's start) */
 	int wreg = fstart && !(t->mark[k] & MARK_RESYNC) ? entry_reg(e, f) : -1;
-	bool with_cur = wreg >= 0;
-	uint64_t branch_at = cur(e);
-	if (with_cur) {
+	bool with_cur = wreg >= 0, store = fstart && inner_store(e, f);
+	uint64_t branch_at = cur(e), j = 0;
+	if (with_cur)
 		emit_load_cur(e, wreg);
-		bool store = inner_store(e, f);
-		uint64_t j = 0;
-		if (store || wreg != 11 || cur(e) % 16) {
-			buf_u8(&tl->out, 0xeb);
-			j = cur(e);
-			buf_u8(&tl->out, 0);
-			while (cur(e) % 16)
-				buf_u8(&tl->out, 0xcc);
-		}
-		tl->inner[k] = (uint32_t)cur(e);
-		if (store)
-			emit_inner_store(e, f);
-		if (wreg != 11) {
-			uint8_t mov[] = {(uint8_t)(0x4c | wreg >> 3), 0x89, (uint8_t)(0xd8 | (wreg & 7))}; /* mov %r11,%R */
-			PUT(e, mov);
-		}
-		if (j)
-			patch_rel8_here(e, j);
-	}
-	if (fstart && inner_store(e, f) && !with_cur) {
-		/* the stub stored the word itself: jmp past the store */
+	if (store || (with_cur && (wreg != 11 || cur(e) % 16))) {
 		buf_u8(&tl->out, 0xeb);
-		uint64_t j = cur(e);
+		j = cur(e);
 		buf_u8(&tl->out, 0);
-		tl->inner[k] = (uint32_t)cur(e);
-		emit_inner_store(e, f);
-		tl->out.p[j] = (uint8_t)(cur(e) - j - 1);
+		while (with_cur && cur(e) % 16)
+			buf_u8(&tl->out, 0xcc);
 	}
+	if (fstart)
+		tl->inner[k] = (uint32_t)cur(e);
+	if (store)
+		emit_inner_store(e, f);
+	if (with_cur && wreg != 11)
+		emit_rr(e, true, 0x89, 11, wreg); /* mov %r11,%R */
+	if (j)
+		patch_rel8_here(e, j);
 	bool landed = !fstart && f && e->nlanding && emit_landings(e, k, f);
 	tl->lab[k] = (uint32_t)(with_cur ? branch_at : fstart || landed ? cur(e) : start);
 	if (with_cur)

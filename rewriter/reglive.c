@@ -158,11 +158,9 @@ static uint16_t live_out(struct code *c, struct regs_run *r, const struct func *
 uint16_t pointer_target_rax(const struct code *c, const struct text *t, uint32_t k)
 {
 	const struct insn *in = &t->insns[k];
-	struct insn_detail d;
 	if (in->ind_reg)
 		return in->ind_reg == 1 + RAX ? B(RAX) : 0;
-	return insn_describe(&c->dx, c->o->secs[t->sec].data + in->off, in->len, &d) && (d.addr & B(RAX)) ? B(RAX)
-													     : 0;
+	return in->desc && (code_detail(c, in)->addr & B(RAX)) ? B(RAX) : 0;
 }
 
 uint16_t call_reads(const struct code *c, const struct text *t, uint32_t k)
